@@ -1,0 +1,301 @@
+/**
+ * One validated Config from environment variables (and the files they point at).
+ * Every setting lives in SETTINGS below with its variable, default and description;
+ * docs/configuration.md lists the same table (a test keeps the two in step).
+ * A wrong value stops start-up with one line naming the variable and what is allowed.
+ */
+import { z } from 'zod';
+import { MODEL_ROLES, type ModelRole } from './llm/types.ts';
+
+const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().nonnegative();
+const positiveNumber = z.coerce.number().positive();
+const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const url = z.url({ protocol: /^https?$/ });
+const unitInterval = z.coerce.number().min(0).max(1);
+
+interface Setting {
+  env: string;
+  schema: z.ZodType;
+  default?: string;
+  description: string;
+}
+
+/** The table of every setting. Order is the order of docs/configuration.md. */
+export const SETTINGS = [
+  // Server
+  { env: 'PARLEY_HOST', schema: z.string().min(1), default: '127.0.0.1', description: 'Interface to bind. Keep 127.0.0.1 unless a proxy with TLS is in front.' },
+  { env: 'PARLEY_PORT', schema: z.coerce.number().int().min(0).max(65535), default: '8787', description: 'TCP port (0 picks a free one).' },
+  { env: 'PARLEY_API_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys. Empty: auth off (logged once at start).' },
+  { env: 'PARLEY_BODY_LIMIT_BYTES', schema: positiveInt, default: String(1024 * 1024), description: 'Largest accepted request body; larger gets 413.' },
+  { env: 'PARLEY_SHUTDOWN_TIMEOUT_MS', schema: positiveInt, default: '10000', description: 'On SIGINT/SIGTERM, how long in-flight runs may finish before they are cancelled.' },
+  { env: 'PARLEY_LOG_LEVEL', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info', description: 'Log verbosity (logs go to stderr).' },
+  // Model access
+  { env: 'PARLEY_MODEL_BASE_URL', schema: url, description: 'OpenAI-compatible base URL (e.g. https://api.openai.com/v1, http://127.0.0.1:11434/v1 for Ollama). Falls back to OPENAI_BASE_URL. Unset with no API key: the built-in scripted model is used.' },
+  { env: 'PARLEY_MODEL_API_KEY', schema: z.string().min(1), description: 'API key for the model endpoint. Falls back to OPENAI_API_KEY.' },
+  { env: 'PARLEY_MODEL', schema: z.string().min(1), default: 'gpt-4o-mini', description: 'Default model for every role that has no model of its own.' },
+  { env: 'PARLEY_MODEL_TEMPERATURE', schema: z.coerce.number().min(0).max(2), description: 'Default sampling temperature (unset: the provider default).' },
+  { env: 'PARLEY_MODEL_MAX_TOKENS', schema: positiveInt, description: 'Default max output tokens per call (unset: the provider default).' },
+  { env: 'PARLEY_MODEL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Per-attempt timeout of a model call.' },
+  { env: 'PARLEY_MODEL_MAX_RETRIES', schema: nonNegativeInt, default: '3', description: 'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).' },
+  { env: 'PARLEY_MODEL_RETRY_BASE_MS', schema: positiveInt, default: '500', description: 'First backoff delay; doubles each retry, capped at 30 s.' },
+  { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). A model not in it has unknown cost.' },
+  { env: 'PARLEY_SCRIPTED_LATENCY_MS', schema: nonNegativeInt, default: '0', description: 'Fixed latency of the built-in scripted model, when it is used.' },
+  // Knowledge graph
+  { env: 'PARLEY_DATA_DIR', schema: z.string().min(1), default: './data', description: 'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.' },
+  { env: 'NEO4J_URI', schema: z.string().regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\//, 'a neo4j:// or bolt:// URI'), description: 'Use Neo4j instead of Kuzu (e.g. neo4j://localhost:7687).' },
+  { env: 'NEO4J_USER', schema: z.string().min(1), default: 'neo4j', description: 'Neo4j user.' },
+  { env: 'NEO4J_PASSWORD', schema: z.string(), default: '', description: 'Neo4j password.' },
+  { env: 'NEO4J_DATABASE', schema: z.string().min(1), default: 'neo4j', description: 'Neo4j database name.' },
+  { env: 'PARLEY_MCP_CONFIG', schema: z.string().min(1), default: 'mcp_config.json', description: 'Path of the mcpServers config to ingest and connect.' },
+  { env: 'PARLEY_SKILLS_DIRS', schema: list, default: 'specialists', description: 'Comma-separated folders of SKILL.md-style specialist files.' },
+  { env: 'PARLEY_A2A_PEERS', schema: list, default: '', description: 'Comma-separated base URLs of A2A peer agents; their agent cards become specialists.' },
+  { env: 'PARLEY_TOP_K', schema: positiveInt, default: '7', description: 'How many candidate specialists the planner sees.' },
+  { env: 'PARLEY_TEAM_MATCH_THRESHOLD', schema: unitInterval, default: '0.8', description: 'How similar a query must be to a proven team\'s pattern for reuse (0..1).' },
+  { env: 'PARLEY_TEAM_MIN_SUCCESS_RATE', schema: unitInterval, default: '0.6', description: 'Success rate a team needs before it is reused without planning.' },
+  { env: 'PARLEY_EMBEDDINGS_MODEL', schema: z.string().min(1), description: 'Embeddings model on the model endpoint; when set, retrieval adds vector similarity.' },
+  // Engine
+  { env: 'PARLEY_STEP_CONCURRENCY', schema: positiveInt, default: '8', description: 'Steps of one run that may run at once.' },
+  { env: 'PARLEY_STEP_TIMEOUT_MS', schema: positiveInt, default: '120000', description: 'Default timeout of one step (a plan step may set its own).' },
+  { env: 'PARLEY_MAX_TRANSITIONS', schema: positiveInt, default: '50', description: 'Watchdog: node transitions before a run is failed.' },
+  { env: 'PARLEY_MAX_VERIFY_ROUNDS', schema: positiveInt, default: '2', description: 'Verifier rounds (retry or re-plan) before the best result is synthesized as is.' },
+  { env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS', schema: positiveInt, default: '8', description: 'Model turns of a prompt specialist\'s tool loop.' },
+  { env: 'PARLEY_EVENT_BUFFER', schema: positiveInt, default: '2000', description: 'Events buffered per slow consumer before it is detached.' },
+  { env: 'PARLEY_RUN_RETENTION_MS', schema: positiveInt, default: '600000', description: 'How long a finished run\'s events stay replayable (SSE Last-Event-ID, /api/runs/:id/events).' },
+  // Budgets
+  { env: 'PARLEY_RUN_MAX_TOKENS', schema: positiveInt, default: '200000', description: 'Per-run token budget.' },
+  { env: 'PARLEY_RUN_MAX_COST_USD', schema: positiveNumber, default: '1', description: 'Per-run cost budget in USD.' },
+  { env: 'PARLEY_RUN_MAX_MODEL_CALLS', schema: positiveInt, default: '60', description: 'Per-run model call budget.' },
+  { env: 'PARLEY_RUN_MAX_TOOL_CALLS', schema: positiveInt, default: '60', description: 'Per-run tool call budget.' },
+  { env: 'PARLEY_RUN_MAX_WALL_MS', schema: positiveInt, default: '600000', description: 'Per-run wall time budget.' },
+  { env: 'PARLEY_CALLER_MAX_TOKENS', schema: positiveInt, default: '5000000', description: 'Tokens one caller (API key) may use per budget window.' },
+  { env: 'PARLEY_CALLER_MAX_COST_USD', schema: positiveNumber, default: '50', description: 'Cost one caller may incur per budget window.' },
+  { env: 'PARLEY_CALLER_WINDOW_MS', schema: positiveInt, default: '86400000', description: 'Length of the per-caller budget window.' },
+  { env: 'PARLEY_RATE_LIMIT_PER_MINUTE', schema: positiveInt, default: '120', description: 'Runs one caller may start per minute; more get 429 with Retry-After.' },
+  // Tools and approvals
+  { env: 'PARLEY_APPROVAL_POLICY', schema: z.enum(['annotations', 'always', 'never']), default: 'annotations', description: 'Which tool calls need a human: by MCP annotations and config, always, or never.' },
+  { env: 'PARLEY_APPROVAL_TIMEOUT_MS', schema: positiveInt, default: '300000', description: 'How long an approval waits before the default decision applies.' },
+  { env: 'PARLEY_APPROVAL_DEFAULT', schema: z.enum(['deny', 'accept']), default: 'deny', description: 'Decision applied when an approval times out.' },
+  { env: 'PARLEY_TOOLS_CONNECT', schema: z.enum(['lazy', 'eager']), default: 'lazy', description: 'Connect MCP servers on first use, or all at start.' },
+  { env: 'PARLEY_TOOL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Default tool call timeout (per server/tool `timeoutMs` in mcp_config.json wins).' },
+  { env: 'PARLEY_BREAKER_THRESHOLD', schema: positiveInt, default: '5', description: 'Consecutive failures that open a server\'s circuit breaker.' },
+  { env: 'PARLEY_BREAKER_COOLDOWN_MS', schema: positiveInt, default: '30000', description: 'How long an open breaker fails fast before one trial call.' },
+  { env: 'PARLEY_TOOL_RESULT_MAX_CHARS', schema: positiveInt, default: '20000', description: 'Tool results longer than this are truncated for the model (kept whole in lineage).' },
+  // Protocols
+  { env: 'PARLEY_OPENAI_ROUTING', schema: z.enum(['auto', 'passthrough', 'orchestration', 'council']), default: 'auto', description: 'Default X-Routing-Mode of /v1/chat/completions.' },
+  { env: 'PARLEY_SSE_HEARTBEAT_MS', schema: positiveInt, default: '15000', description: 'Heartbeat comment interval on idle event streams.' },
+] as const satisfies readonly Setting[];
+
+type SettingEnv = (typeof SETTINGS)[number]['env'];
+
+export interface RoleModelConfig {
+  model: string;
+  baseUrl: string;
+  apiKey: string;
+  temperature?: number;
+  maxTokens?: number;
+  timeoutMs: number;
+}
+
+export interface Config {
+  server: {
+    host: string;
+    port: number;
+    apiKeys: string[];
+    bodyLimitBytes: number;
+    shutdownTimeoutMs: number;
+    logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  };
+  model: {
+    /** True when no endpoint was configured and the built-in scripted model answers. */
+    scripted: boolean;
+    scriptedLatencyMs: number;
+    maxRetries: number;
+    retryBaseMs: number;
+    pricesFile: string;
+    embeddingsModel?: string;
+    roles: Record<ModelRole, RoleModelConfig>;
+  };
+  knowledge: {
+    dataDir: string;
+    neo4j?: { uri: string; user: string; password: string; database: string };
+    mcpConfigPath: string;
+    skillsDirs: string[];
+    a2aPeers: string[];
+    topK: number;
+    teamMatchThreshold: number;
+    teamMinSuccessRate: number;
+  };
+  engine: {
+    stepConcurrency: number;
+    stepTimeoutMs: number;
+    maxTransitions: number;
+    maxVerifyRounds: number;
+    toolLoopMaxIterations: number;
+    eventBuffer: number;
+    runRetentionMs: number;
+  };
+  budget: {
+    run: { tokens: number; costUsd: number; modelCalls: number; toolCalls: number; wallTimeMs: number };
+    caller: { tokens: number; costUsd: number; windowMs: number; runsPerMinute: number };
+  };
+  approvals: { policy: 'annotations' | 'always' | 'never'; timeoutMs: number; defaultDecision: 'deny' | 'accept' };
+  tools: {
+    connect: 'lazy' | 'eager';
+    timeoutMs: number;
+    breakerThreshold: number;
+    breakerCooldownMs: number;
+    resultMaxChars: number;
+  };
+  protocols: { openaiRouting: 'auto' | 'passthrough' | 'orchestration' | 'council'; sseHeartbeatMs: number };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Placeholder base URL meaning "the in-process scripted model"; the server swaps in its real address. */
+export const SCRIPTED_BASE_URL = 'scripted://local';
+
+type Env = Record<string, string | undefined>;
+
+function readSetting(env: Env, setting: Setting): unknown {
+  const raw = env[setting.env];
+  const value = raw === undefined || raw === '' ? setting.default : raw;
+  if (value === undefined) return undefined;
+  const parsed = setting.schema.safeParse(value);
+  if (!parsed.success) {
+    const allowed = parsed.error.issues.map((i) => i.message).join('; ');
+    throw new ConfigError(`${setting.env}=${JSON.stringify(value)} is invalid: ${allowed}`);
+  }
+  return parsed.data;
+}
+
+const roleEnvName = (role: ModelRole) => `PARLEY_MODEL_${role.toUpperCase()}`;
+
+/** Per-role overrides: PARLEY_MODEL_<ROLE>, PARLEY_MODEL_<ROLE>_BASE_URL, _API_KEY, _TEMPERATURE, _MAX_TOKENS, _TIMEOUT_MS. */
+export const ROLE_SETTING_SUFFIXES = {
+  '': { schema: z.string().min(1), description: 'model name' },
+  _BASE_URL: { schema: url, description: 'base URL' },
+  _API_KEY: { schema: z.string().min(1), description: 'API key' },
+  _TEMPERATURE: { schema: z.coerce.number().min(0).max(2), description: 'temperature' },
+  _MAX_TOKENS: { schema: positiveInt, description: 'max output tokens' },
+  _TIMEOUT_MS: { schema: positiveInt, description: 'timeout' },
+} as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const v = Object.fromEntries(SETTINGS.map((s) => [s.env, readSetting(env, s)])) as Record<SettingEnv, never>;
+  const get = <T>(name: SettingEnv): T => v[name] as T;
+
+  const baseUrl = get<string | undefined>('PARLEY_MODEL_BASE_URL') ?? (env.OPENAI_BASE_URL || undefined);
+  const apiKey = get<string | undefined>('PARLEY_MODEL_API_KEY') ?? (env.OPENAI_API_KEY || undefined);
+  if (baseUrl !== undefined && !url.safeParse(baseUrl).success) {
+    throw new ConfigError(`OPENAI_BASE_URL=${JSON.stringify(baseUrl)} is invalid: an http(s) URL`);
+  }
+  const scripted = baseUrl === undefined && apiKey === undefined;
+  const defaults: RoleModelConfig = {
+    model: scripted && env.PARLEY_MODEL === undefined ? 'scripted' : get<string>('PARLEY_MODEL'),
+    baseUrl: baseUrl ?? (scripted ? SCRIPTED_BASE_URL : 'https://api.openai.com/v1'),
+    apiKey: apiKey ?? 'not-needed',
+    temperature: get<number | undefined>('PARLEY_MODEL_TEMPERATURE'),
+    maxTokens: get<number | undefined>('PARLEY_MODEL_MAX_TOKENS'),
+    timeoutMs: get<number>('PARLEY_MODEL_TIMEOUT_MS'),
+  };
+  const roles = Object.fromEntries(
+    MODEL_ROLES.map((role) => {
+      const cfg: RoleModelConfig = { ...defaults };
+      if (role !== 'default') {
+        const read = (suffix: keyof typeof ROLE_SETTING_SUFFIXES) =>
+          readSetting(env, { env: roleEnvName(role) + suffix, ...ROLE_SETTING_SUFFIXES[suffix] });
+        cfg.model = (read('') as string | undefined) ?? cfg.model;
+        cfg.baseUrl = (read('_BASE_URL') as string | undefined) ?? cfg.baseUrl;
+        cfg.apiKey = (read('_API_KEY') as string | undefined) ?? cfg.apiKey;
+        cfg.temperature = (read('_TEMPERATURE') as number | undefined) ?? cfg.temperature;
+        cfg.maxTokens = (read('_MAX_TOKENS') as number | undefined) ?? cfg.maxTokens;
+        cfg.timeoutMs = (read('_TIMEOUT_MS') as number | undefined) ?? cfg.timeoutMs;
+      }
+      return [role, cfg];
+    }),
+  ) as Record<ModelRole, RoleModelConfig>;
+
+  const neo4jUri = get<string | undefined>('NEO4J_URI');
+  return {
+    server: {
+      host: get('PARLEY_HOST'),
+      port: get('PARLEY_PORT'),
+      apiKeys: get('PARLEY_API_KEYS'),
+      bodyLimitBytes: get('PARLEY_BODY_LIMIT_BYTES'),
+      shutdownTimeoutMs: get('PARLEY_SHUTDOWN_TIMEOUT_MS'),
+      logLevel: get('PARLEY_LOG_LEVEL'),
+    },
+    model: {
+      scripted,
+      scriptedLatencyMs: get('PARLEY_SCRIPTED_LATENCY_MS'),
+      maxRetries: get('PARLEY_MODEL_MAX_RETRIES'),
+      retryBaseMs: get('PARLEY_MODEL_RETRY_BASE_MS'),
+      pricesFile: get('PARLEY_PRICES_FILE'),
+      embeddingsModel: get('PARLEY_EMBEDDINGS_MODEL'),
+      roles,
+    },
+    knowledge: {
+      dataDir: get('PARLEY_DATA_DIR'),
+      neo4j: neo4jUri
+        ? { uri: neo4jUri, user: get('NEO4J_USER'), password: get('NEO4J_PASSWORD'), database: get('NEO4J_DATABASE') }
+        : undefined,
+      mcpConfigPath: get('PARLEY_MCP_CONFIG'),
+      skillsDirs: get('PARLEY_SKILLS_DIRS'),
+      a2aPeers: get('PARLEY_A2A_PEERS'),
+      topK: get('PARLEY_TOP_K'),
+      teamMatchThreshold: get('PARLEY_TEAM_MATCH_THRESHOLD'),
+      teamMinSuccessRate: get('PARLEY_TEAM_MIN_SUCCESS_RATE'),
+    },
+    engine: {
+      stepConcurrency: get('PARLEY_STEP_CONCURRENCY'),
+      stepTimeoutMs: get('PARLEY_STEP_TIMEOUT_MS'),
+      maxTransitions: get('PARLEY_MAX_TRANSITIONS'),
+      maxVerifyRounds: get('PARLEY_MAX_VERIFY_ROUNDS'),
+      toolLoopMaxIterations: get('PARLEY_TOOL_LOOP_MAX_ITERATIONS'),
+      eventBuffer: get('PARLEY_EVENT_BUFFER'),
+      runRetentionMs: get('PARLEY_RUN_RETENTION_MS'),
+    },
+    budget: {
+      run: {
+        tokens: get('PARLEY_RUN_MAX_TOKENS'),
+        costUsd: get('PARLEY_RUN_MAX_COST_USD'),
+        modelCalls: get('PARLEY_RUN_MAX_MODEL_CALLS'),
+        toolCalls: get('PARLEY_RUN_MAX_TOOL_CALLS'),
+        wallTimeMs: get('PARLEY_RUN_MAX_WALL_MS'),
+      },
+      caller: {
+        tokens: get('PARLEY_CALLER_MAX_TOKENS'),
+        costUsd: get('PARLEY_CALLER_MAX_COST_USD'),
+        windowMs: get('PARLEY_CALLER_WINDOW_MS'),
+        runsPerMinute: get('PARLEY_RATE_LIMIT_PER_MINUTE'),
+      },
+    },
+    approvals: {
+      policy: get('PARLEY_APPROVAL_POLICY'),
+      timeoutMs: get('PARLEY_APPROVAL_TIMEOUT_MS'),
+      defaultDecision: get('PARLEY_APPROVAL_DEFAULT'),
+    },
+    tools: {
+      connect: get('PARLEY_TOOLS_CONNECT'),
+      timeoutMs: get('PARLEY_TOOL_TIMEOUT_MS'),
+      breakerThreshold: get('PARLEY_BREAKER_THRESHOLD'),
+      breakerCooldownMs: get('PARLEY_BREAKER_COOLDOWN_MS'),
+      resultMaxChars: get('PARLEY_TOOL_RESULT_MAX_CHARS'),
+    },
+    protocols: {
+      openaiRouting: get('PARLEY_OPENAI_ROUTING'),
+      sseHeartbeatMs: get('PARLEY_SSE_HEARTBEAT_MS'),
+    },
+  };
+}

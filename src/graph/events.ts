@@ -1,0 +1,124 @@
+/**
+ * GraphEvent: THE contract every adapter consumes. docs/events.md documents each type with an example.
+ * Every event carries runId, a per-run strictly increasing seq (starting at 1) and an ISO timestamp.
+ */
+import type { GraphPlan } from './plan.ts';
+import type { ApprovalOutcome, ApprovalRequest } from '../hitl/types.ts';
+import type { RunMode } from './run-request.ts';
+
+export const NODE_NAMES = [
+  'usage_guard',
+  'router',
+  'direct_answer',
+  'memory',
+  'dispatcher',
+  'research_joiner',
+  'execution_joiner',
+  'verifier',
+  'planner',
+  'synthesizer',
+  'council',
+] as const;
+export type NodeName = (typeof NODE_NAMES)[number];
+
+export type RunStatus = 'completed' | 'failed' | 'cancelled' | 'blocked';
+export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+export type RouteStage = 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  /** null when any call used a model with no known price. */
+  costUsd: number | null;
+  modelCalls: number;
+  toolCalls: number;
+}
+
+/** Where a step's result came from: enough to audit and to learn from. */
+export interface StepLineage {
+  specialist: string;
+  kind: 'prompt' | 'mcp' | 'a2a' | 'council';
+  model?: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  attempt: number;
+  toolCalls: { toolCallId: string; tool: string; status: 'ok' | 'error' | 'denied' }[];
+  sources: string[];
+  usage: UsageTotals;
+}
+
+export interface CouncilVerdict {
+  recommendation: string;
+  keyInsights: string[];
+  blindSpots: string[];
+  consensus: string;
+  dissent: string;
+  nextStep: string;
+  confidence: number;
+}
+
+export type GraphEventBody =
+  | { type: 'run.started'; threadId: string; query: string; mode: RunMode; protocol: string }
+  | { type: 'node.started'; node: NodeName }
+  | { type: 'node.finished'; node: NodeName; durationMs: number; next?: string }
+  | { type: 'route.decided'; stage: RouteStage; reason: string; teamConfigId?: string; candidates?: string[] }
+  | { type: 'plan.ready'; plan: GraphPlan; round: number }
+  | { type: 'step.started'; stepId: string; specialist: string; objective: string; attempt: number }
+  | { type: 'step.delta'; stepId: string; text: string }
+  | {
+      type: 'step.finished';
+      stepId: string;
+      specialist: string;
+      status: StepStatus;
+      output?: string;
+      error?: string;
+      lineage?: StepLineage;
+    }
+  | { type: 'tool.started'; stepId: string; toolCallId: string; tool: string; args: unknown }
+  | {
+      type: 'tool.finished';
+      stepId: string;
+      toolCallId: string;
+      tool: string;
+      status: 'ok' | 'error' | 'denied';
+      result?: string;
+      error?: string;
+      durationMs: number;
+    }
+  | { type: 'approval.requested'; request: ApprovalRequest }
+  | { type: 'approval.resolved'; outcome: ApprovalOutcome }
+  | {
+      type: 'verify.result';
+      round: number;
+      score: number;
+      feedback: string;
+      failedStepIds: string[];
+      next: 'synthesize' | 'retry_failed' | 'replan' | 'exhausted';
+    }
+  | {
+      type: 'council.stage';
+      stage: 'advisors' | 'reviews' | 'verdict';
+      detail: string;
+      verdict?: CouncilVerdict;
+    }
+  | { type: 'answer.delta'; text: string }
+  | { type: 'usage'; usage: UsageTotals }
+  | {
+      type: 'run.finished';
+      status: RunStatus;
+      answer?: string;
+      /** Why the run failed, was cancelled or blocked; safe to show a client (no stack traces). */
+      error?: string;
+      usage: UsageTotals;
+      durationMs: number;
+    };
+
+export type GraphEventType = GraphEventBody['type'];
+export type GraphEvent = GraphEventBody & { runId: string; seq: number; at: string };
+export type GraphEventOf<T extends GraphEventType> = Extract<GraphEvent, { type: T }>;
+
+export function isTerminal(event: GraphEvent): event is GraphEventOf<'run.finished'> {
+  return event.type === 'run.finished';
+}

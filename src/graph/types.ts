@@ -1,0 +1,34 @@
+/** The engine's public surface as adapters see it. Implemented by Engine in engine.ts. */
+import type { GraphEvent, RunStatus, UsageTotals } from './events.ts';
+import type { RunRequest } from './run-request.ts';
+
+export interface RunResult {
+  runId: string;
+  threadId: string;
+  status: RunStatus;
+  answer?: string;
+  error?: string;
+  usage: UsageTotals;
+  durationMs: number;
+}
+
+export interface RunHandle {
+  readonly id: string;
+  readonly threadId: string;
+  /** Settles when the run ends; never rejects (failures are a RunResult with status "failed"). */
+  readonly result: Promise<RunResult>;
+  /**
+   * A fresh iterator over the run's events from seq > afterSeq (default 0: from the start, replaying the
+   * retained history), ending after run.finished. Each call is an independent consumer; breaking out of
+   * the loop detaches it.
+   */
+  events(afterSeq?: number): AsyncIterable<GraphEvent>;
+}
+
+export interface RunEngine {
+  start(request: RunRequest): RunHandle;
+  /** Aborts a running run (its in-flight model/tool calls and pending approvals). False if unknown or ended. */
+  cancel(runId: string, reason?: string): boolean;
+  /** A running or recently finished run still retained in memory. */
+  get(runId: string): RunHandle | undefined;
+}

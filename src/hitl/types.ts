@@ -1,0 +1,85 @@
+/** Approval contract shared by the engine, the broker and every protocol adapter. */
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** One tool call awaiting a human decision. */
+export interface PendingToolCall {
+  toolCallId: string;
+  /** Namespaced tool id, `server/tool`. */
+  tool: string;
+  args: unknown;
+  annotations?: ToolAnnotations;
+  /** Why approval is needed (e.g. "destructiveHint", "config: requireApproval"). */
+  reason: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+export type ApprovalRequest =
+  | {
+      id: string;
+      kind: 'tool';
+      runId: string;
+      stepId?: string;
+      toolCalls: PendingToolCall[];
+      createdAt: string;
+      expiresAt: string;
+    }
+  | {
+      id: string;
+      kind: 'elicitation';
+      runId: string;
+      stepId?: string;
+      /** The upstream server that asked (MCP elicitation/create) or the peer (A2A input-required). */
+      source: string;
+      message: string;
+      requestedSchema?: Record<string, unknown>;
+      createdAt: string;
+      expiresAt: string;
+    };
+
+export type ToolDecision = { type: 'accept' } | { type: 'deny' } | { type: 'edit'; args: Record<string, unknown> };
+
+export type ApprovalDecision =
+  | { kind: 'tool'; decisions: Record<string, ToolDecision>; feedback?: string }
+  | { kind: 'elicitation'; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+
+/** How a request ended. "timeout" and "cancelled" carry the default decision that was applied. */
+export interface ApprovalOutcome {
+  requestId: string;
+  decision: ApprovalDecision;
+  resolvedBy: 'human' | 'timeout' | 'cancelled';
+  /** Who decided: an API key id, "acp", "a2a", "mcp-elicitation", or "system". */
+  actor: string;
+  at: string;
+}
+
+type WithoutIssued<T> = T extends unknown ? Omit<T, 'id' | 'createdAt' | 'expiresAt'> : never;
+/** What a caller asks for; the broker adds the id and times. */
+export type ApprovalRequestInput = WithoutIssued<ApprovalRequest>;
+
+export type ResolveAnswer =
+  | { ok: true; outcome: ApprovalOutcome }
+  | { ok: false; code: 'not_found' | 'already_resolved' | 'invalid'; message: string };
+
+/**
+ * The one place every channel resolves approvals through (implemented by ApprovalBroker).
+ * The engine emits approval.requested as soon as request() returns, and approval.resolved when
+ * the outcome settles, so the broker itself knows no event stream.
+ */
+export interface ApprovalPort {
+  request(
+    input: ApprovalRequestInput,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> };
+  resolve(id: string, decision: ApprovalDecision, actor: string): ResolveAnswer;
+  get(id: string): ApprovalRequest | undefined;
+  listPending(runId?: string): ApprovalRequest[];
+  /** Settles every pending request of the run as cancelled (deny / cancel). */
+  cancelRun(runId: string): void;
+}

@@ -1,0 +1,190 @@
+/**
+ * KnowledgeStore: the specialist registry and execution memory. Two backends implement it
+ * (kuzu/ embedded default, neo4j/ when NEO4J_URI is set) and pass the same contract tests.
+ * Methods are the operations Parley needs, not a generic query API. Writes are idempotent.
+ */
+import type { ToolAnnotations } from '../hitl/types.ts';
+import type { ModelRole } from '../llm/types.ts';
+import type { GraphPlan } from '../graph/plan.ts';
+import type { CouncilVerdict, RunStatus, StepStatus } from '../graph/events.ts';
+
+export type SpecialistKind = 'prompt' | 'mcp' | 'a2a';
+
+export interface SpecialistRecord {
+  id: string;
+  name: string;
+  description: string;
+  kind: SpecialistKind;
+  domains: string[];
+  /** System prompt for prompt specialists. */
+  prompt: string;
+  /** MCP server name (mcp) or agent card URL (a2a). */
+  endpoint: string;
+  modelRole: ModelRole;
+  /** Tool ids (`server/tool`) the specialist may call. */
+  tools: string[];
+  sourceId: string;
+  /** false once its source no longer lists it, or its server is unavailable. */
+  available: boolean;
+  unavailableReason?: string;
+}
+
+export interface ToolRecord {
+  id: string; // `server/tool`
+  server: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+  available: boolean;
+}
+
+export interface SourceRecord {
+  id: string; // e.g. "mcp:filesystem", "skills:/path", "a2a:https://…"
+  kind: 'mcp' | 'skills' | 'a2a';
+  location: string;
+  contentHash: string;
+  ingestedAt: string;
+  status: 'ok' | 'unavailable';
+  error?: string;
+}
+
+/** Per-specialist or per-domain record learnt from verifier scores. */
+export interface Proficiency {
+  subject: string; // specialist id or domain name
+  kind: 'specialist' | 'domain';
+  runs: number;
+  successes: number;
+  meanScore: number;
+  meanLatencyMs: number;
+  meanCostUsd: number;
+}
+
+export interface SpecialistCandidate {
+  specialist: SpecialistRecord;
+  /** Text relevance of the specialist to the query, 0..1. */
+  relevance: number;
+  proficiency?: Proficiency;
+  /** Final ranking score (relevance combined with the self-model). */
+  score: number;
+}
+
+export interface TeamConfig {
+  id: string;
+  pattern: string;
+  specialists: string[];
+  plan: GraphPlan;
+  uses: number;
+  successes: number;
+  avgScore: number;
+}
+
+export interface StepRecord {
+  id: string;
+  specialist: string;
+  objective: string;
+  status: StepStatus;
+  output?: string;
+  error?: string;
+  durationMs: number;
+  tokens: number;
+  costUsd: number | null;
+  toolCalls: { tool: string; status: 'ok' | 'error' | 'denied' }[];
+}
+
+export interface ApprovalRecord {
+  id: string;
+  runId: string;
+  kind: 'tool' | 'elicitation';
+  /** What was asked (tool calls with args, or the elicitation message). */
+  request: unknown;
+  requestedAt: string;
+  /** Filled when decided. */
+  decision?: unknown;
+  resolvedBy?: 'human' | 'timeout' | 'cancelled';
+  actor?: string;
+  resolvedAt?: string;
+}
+
+export interface RunRecord {
+  id: string;
+  threadId: string;
+  query: string;
+  protocol: string;
+  callerId: string;
+  startedAt: string;
+  durationMs: number;
+  status: RunStatus;
+  answer?: string;
+  error?: string;
+  tokens: number;
+  costUsd: number | null;
+  /** Verifier score of the final round; null when no verification ran (direct answers, failures). */
+  score: number | null;
+  plan?: GraphPlan;
+  steps: StepRecord[];
+  /** TeamConfig reused by the router, if any. */
+  teamConfigId?: string;
+}
+
+export interface RunSummary {
+  id: string;
+  query: string;
+  status: RunStatus;
+  startedAt: string;
+  durationMs: number;
+  score: number | null;
+}
+
+export interface DecisionRecord {
+  id: string;
+  runId: string;
+  question: string;
+  verdict: CouncilVerdict;
+  decidedAt: string;
+}
+
+export interface MemoryHit {
+  runId: string;
+  query: string;
+  answer: string;
+  score: number | null;
+  relevance: number;
+}
+
+export interface SpecialistFilter {
+  kind?: SpecialistKind;
+  domain?: string;
+  available?: boolean;
+  text?: string;
+}
+
+export interface KnowledgeStore {
+  // Registry
+  upsertSource(source: SourceRecord): Promise<void>;
+  getSource(id: string): Promise<SourceRecord | undefined>;
+  upsertSpecialists(specialists: SpecialistRecord[]): Promise<void>;
+  upsertTools(tools: ToolRecord[]): Promise<void>;
+  /** Marks every specialist/tool of the source not in keepIds as unavailable ("gone"). */
+  markGone(sourceId: string, keepSpecialistIds: string[], keepToolIds: string[]): Promise<void>;
+  listSpecialists(filter?: SpecialistFilter): Promise<SpecialistRecord[]>;
+  getSpecialist(id: string): Promise<SpecialistRecord | undefined>;
+  listTools(server?: string): Promise<ToolRecord[]>;
+  getTool(id: string): Promise<ToolRecord | undefined>;
+  /** Top-k candidates for a query, text relevance combined with the self-model. */
+  retrieveSpecialists(query: string, k: number): Promise<SpecialistCandidate[]>;
+
+  // Execution memory
+  findTeamConfig(query: string): Promise<TeamConfig | undefined>;
+  recordRun(run: RunRecord): Promise<void>;
+  getRun(id: string): Promise<RunRecord | undefined>;
+  listRuns(options?: { limit?: number; status?: RunStatus; threadId?: string }): Promise<RunSummary[]>;
+  getProficiency(subject: string, kind: Proficiency['kind']): Promise<Proficiency | undefined>;
+  searchMemory(query: string, k: number): Promise<MemoryHit[]>;
+  recordApproval(approval: ApprovalRecord): Promise<void>;
+  listApprovals(runId: string): Promise<ApprovalRecord[]>;
+  recordDecision(decision: DecisionRecord): Promise<void>;
+  listDecisions(limit?: number): Promise<DecisionRecord[]>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,79 @@
+/**
+ * The model port: every model call in Parley goes through an implementation of ModelClient
+ * (src/llm/client.ts in production). The engine depends on this interface only.
+ */
+import type { ZodType } from 'zod';
+import type OpenAI from 'openai';
+
+/** Roles a model can play; each has its own model settings and falls back to the default. */
+export const MODEL_ROLES = [
+  'default',
+  'router',
+  'planner',
+  'specialist',
+  'verifier',
+  'synthesizer',
+  'council_advisor',
+  'council_reviewer',
+  'council_chairman',
+] as const;
+export type ModelRole = (typeof MODEL_ROLES)[number];
+
+export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type ChatTool = OpenAI.Chat.Completions.ChatCompletionTool;
+export type ToolCall = { id: string; name: string; arguments: string };
+
+/** Token usage and cost of one model call. costUsd is null when the model has no price in the catalog. */
+export interface ModelUsage {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  costUsd: number | null;
+}
+
+export interface ModelCallOptions {
+  role: ModelRole;
+  messages: ChatMessage[];
+  /** Overrides the role's configured model for this call. */
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+  /** Correlates the call with a run (sent as the x-parley-run-id header). */
+  runId?: string;
+}
+
+export interface ChatOptions extends ModelCallOptions {
+  tools?: ChatTool[];
+}
+
+export interface ChatResult {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage: ModelUsage;
+}
+
+export type StreamChunk =
+  | { type: 'delta'; text: string }
+  | { type: 'done'; text: string; finishReason: string | null; usage: ModelUsage };
+
+export interface StructuredOptions<T> extends ModelCallOptions {
+  schema: ZodType<T>;
+  /** Name of the JSON schema sent in response_format (the scripted model answers by it). */
+  schemaName: string;
+}
+
+export interface StructuredResult<T> {
+  value: T;
+  usage: ModelUsage;
+}
+
+export interface ModelClient {
+  chat(options: ChatOptions): Promise<ChatResult>;
+  stream(options: ModelCallOptions): AsyncIterable<StreamChunk>;
+  structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>>;
+  /** The model a role resolves to (after per-call override), for budgeting and display. */
+  modelFor(role: ModelRole, override?: string): string;
+}

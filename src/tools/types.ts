@@ -1,0 +1,48 @@
+/** The tool port: how specialists reach tools (MCP servers) and peer agents (A2A), as the engine sees them. */
+import type { ToolAnnotations } from '../hitl/types.ts';
+
+export interface ToolDescriptor {
+  /** Namespaced `server/tool`. */
+  id: string;
+  server: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+  /** From mcp_config.json: true/false overrides annotations; undefined defers to policy. */
+  requireApproval?: boolean;
+  timeoutMs?: number;
+}
+
+export interface ToolCallResult {
+  ok: boolean;
+  /** Text for the model (may be truncated, with a note saying so). */
+  text: string;
+  /** The whole result, kept in the step's lineage. */
+  full: unknown;
+  error?: string;
+}
+
+export interface ToolCallContext {
+  runId: string;
+  stepId: string;
+  toolCallId: string;
+  signal: AbortSignal;
+}
+
+export interface ToolHost {
+  listTools(): Promise<ToolDescriptor[]>;
+  getTool(id: string): Promise<ToolDescriptor | undefined>;
+  callTool(id: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolCallResult>;
+  close(): Promise<void>;
+}
+
+/** An A2A peer (or any remote agent) used as a specialist. */
+export interface PeerAgentHost {
+  /** Sends the objective to the peer; streams progress text; resolves with its final output. */
+  run(
+    peer: string,
+    objective: string,
+    ctx: { runId: string; stepId: string; signal: AbortSignal; onProgress?: (text: string) => void },
+  ): Promise<{ ok: boolean; output: string; error?: string; sources: string[] }>;
+}
