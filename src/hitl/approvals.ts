@@ -1,0 +1,215 @@
+/**
+ * ApprovalBroker: pending approvals as futures. request() hands back the issued request at once
+ * (the engine announces it as a sideband event) and a promise that settles exactly once: by a
+ * human through any channel (resolve), by the timeout (the configured default), or by
+ * cancellation (abort signal, cancelRun, close). Every request and outcome is audited through an
+ * injected recorder before the outcome is released, so nothing acts on an unrecorded decision.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApprovalRecord } from '../knowledge/store.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import type {
+  ApprovalDecision,
+  ApprovalOutcome,
+  ApprovalPort,
+  ApprovalRequest,
+  ApprovalRequestInput,
+  ResolveAnswer,
+} from './types.ts';
+import { checkDecision } from './decision-check.ts';
+
+export interface ApprovalBrokerOptions {
+  /** Default wait before the default decision applies (config.approvals.timeoutMs). */
+  timeoutMs: number;
+  /** Applied to tool calls on timeout (config.approvals.defaultDecision). */
+  defaultDecision: 'deny' | 'accept';
+  /** The audit sink, normally KnowledgeStore.recordApproval (idempotent upsert by id). */
+  recordApproval?: (record: ApprovalRecord) => Promise<void>;
+  logger?: Logger;
+  /** How many settled ids are remembered so a late resolve says "already resolved", not "not found". */
+  rememberSettled?: number;
+}
+
+interface Pending {
+  request: ApprovalRequest;
+  settle: (outcome: ApprovalOutcome) => void;
+  timer: ReturnType<typeof setTimeout>;
+  detachSignal: () => void;
+  /** Audit writes for this request, in order (request first, then its outcome). */
+  audit: Promise<void>;
+}
+
+export class ApprovalBroker implements ApprovalPort {
+  readonly #pending = new Map<string, Pending>();
+  readonly #settled = new Map<string, ApprovalOutcome>();
+  readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval'>> & Pick<ApprovalBrokerOptions, 'recordApproval'>;
+
+  constructor(options: ApprovalBrokerOptions) {
+    this.#options = { logger: silentLogger, rememberSettled: 1000, ...options };
+  }
+
+  request(
+    input: ApprovalRequestInput,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    const created = new Date();
+    const request = {
+      ...structuredClone(input),
+      id: randomUUID(),
+      createdAt: created.toISOString(),
+      expiresAt: new Date(created.getTime() + timeoutMs).toISOString(),
+    } as ApprovalRequest;
+
+    let settle!: (outcome: ApprovalOutcome) => void;
+    const settled = new Promise<ApprovalOutcome>((resolve) => (settle = resolve));
+    const entry: Pending = {
+      request,
+      settle,
+      timer: setTimeout(() => this.#finish(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, timeoutMs)), timeoutMs),
+      detachSignal: () => {},
+      audit: this.#record(toRecord(request)),
+    };
+    // A pending approval must never keep the process alive on its own.
+    entry.timer.unref?.();
+    this.#pending.set(request.id, entry);
+
+    const outcome = settled.then(async (o) => {
+      await entry.audit;
+      return o;
+    });
+
+    const signal = options.signal;
+    if (signal) {
+      const onAbort = () => this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', timeoutMs));
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.detachSignal = () => signal.removeEventListener('abort', onAbort);
+      }
+    }
+    return { request: structuredClone(request), outcome };
+  }
+
+  resolve(id: string, decision: ApprovalDecision, actor: string): ResolveAnswer {
+    const entry = this.#pending.get(id);
+    if (!entry) {
+      return this.#settled.has(id)
+        ? { ok: false, code: 'already_resolved', message: `approval ${id} was already resolved` }
+        : { ok: false, code: 'not_found', message: `no approval with id ${id}` };
+    }
+    const checked = checkDecision(entry.request, decision);
+    if (!checked.ok) return { ok: false, code: 'invalid', message: checked.message };
+    const outcome: ApprovalOutcome = {
+      requestId: id,
+      decision: checked.decision,
+      resolvedBy: 'human',
+      actor,
+      at: new Date().toISOString(),
+    };
+    this.#finish(id, outcome);
+    return { ok: true, outcome: structuredClone(outcome) };
+  }
+
+  get(id: string): ApprovalRequest | undefined {
+    const entry = this.#pending.get(id);
+    return entry ? structuredClone(entry.request) : undefined;
+  }
+
+  listPending(runId?: string): ApprovalRequest[] {
+    return [...this.#pending.values()]
+      .map((p) => p.request)
+      .filter((r) => runId === undefined || r.runId === runId)
+      .map((r) => structuredClone(r));
+  }
+
+  cancelRun(runId: string): void {
+    for (const { request } of [...this.#pending.values()]) {
+      if (request.runId === runId) this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', 0));
+    }
+  }
+
+  /** Shutdown: settles everything still pending as cancelled and waits for the audit writes. */
+  async close(): Promise<void> {
+    const entries = [...this.#pending.values()];
+    for (const { request } of entries) this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', 0));
+    // #finish chained each outcome write onto entry.audit.
+    await Promise.allSettled(entries.map((e) => e.audit));
+  }
+
+  #finish(id: string, outcome: ApprovalOutcome): void {
+    const entry = this.#pending.get(id);
+    if (!entry) return;
+    this.#pending.delete(id);
+    clearTimeout(entry.timer);
+    entry.detachSignal();
+    this.#remember(id, outcome);
+    entry.audit = entry.audit.then(() =>
+      this.#record({
+        ...toRecord(entry.request),
+        decision: outcome.decision,
+        resolvedBy: outcome.resolvedBy,
+        actor: outcome.actor,
+        resolvedAt: outcome.at,
+      }),
+    );
+    entry.settle(outcome);
+  }
+
+  #remember(id: string, outcome: ApprovalOutcome): void {
+    this.#settled.set(id, outcome);
+    while (this.#settled.size > this.#options.rememberSettled) {
+      const oldest = this.#settled.keys().next().value;
+      if (oldest === undefined) break;
+      this.#settled.delete(oldest);
+    }
+  }
+
+  /** Audit failures are logged, never thrown: a broken store must not wedge a waiting run. */
+  async #record(record: ApprovalRecord): Promise<void> {
+    if (!this.#options.recordApproval) return;
+    try {
+      await this.#options.recordApproval(record);
+    } catch (err) {
+      this.#options.logger.error('approval audit write failed', { id: record.id, error: String(err) });
+    }
+  }
+}
+
+function toRecord(request: ApprovalRequest): ApprovalRecord {
+  const asked =
+    request.kind === 'tool'
+      ? { stepId: request.stepId, toolCalls: request.toolCalls, expiresAt: request.expiresAt }
+      : {
+          stepId: request.stepId,
+          source: request.source,
+          message: request.message,
+          requestedSchema: request.requestedSchema,
+          expiresAt: request.expiresAt,
+        };
+  return { id: request.id, runId: request.runId, kind: request.kind, request: asked, requestedAt: request.createdAt };
+}
+
+/**
+ * The decision applied when no human answered. Tool calls get the configured default for a
+ * timeout and always deny for a cancellation. Elicitations always end as "cancel": accepting
+ * needs content only a human can give, and MCP reserves "decline" for an explicit refusal.
+ */
+function defaultOutcome(
+  request: ApprovalRequest,
+  resolvedBy: 'timeout' | 'cancelled',
+  toolDefault: 'deny' | 'accept',
+  timeoutMs: number,
+): ApprovalOutcome {
+  const at = new Date().toISOString();
+  if (request.kind === 'elicitation') {
+    return { requestId: request.id, decision: { kind: 'elicitation', action: 'cancel' }, resolvedBy, actor: 'system', at };
+  }
+  const type = resolvedBy === 'timeout' ? toolDefault : 'deny';
+  const feedback =
+    resolvedBy === 'timeout'
+      ? `No human decision within ${Math.round(timeoutMs / 1000)}s; the default (${type}) was applied.`
+      : 'The run was cancelled before a human decided; the tool call was not made.';
+  const decisions = Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, { type }]));
+  return { requestId: request.id, decision: { kind: 'tool', decisions, feedback }, resolvedBy, actor: 'system', at };
+}
