@@ -4,6 +4,7 @@ import { bearerAuth } from 'hono/bearer-auth';
 import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
 import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import type { ApprovalRecord } from '../../../src/knowledge/store.ts';
+import type { ApprovalOutcome, ApprovalRequest } from '../../../src/hitl/types.ts';
 import { listen, type TestServer } from '../../support/http.ts';
 
 const KEY = 'test-key';
@@ -28,6 +29,14 @@ afterAll(async () => {
   await broker.close();
   await server.close();
 });
+
+interface ApiBody {
+  outcome: ApprovalOutcome;
+  approvals: ApprovalRequest[];
+  approval: ApprovalRequest;
+  error: { code: string; message: string };
+}
+const json = async (res: Response) => (await json(res)) as ApiBody;
 
 const post = (body: unknown, auth = true) =>
   fetch(`${server.url}/api/approve`, {
@@ -66,12 +75,12 @@ describe('POST /api/approve and GET /api/approvals', () => {
     const { request, outcome } = askWrite();
     const res = await post({ request_id: request.id, decisions: { 'call-1': 'accept' } });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await json(res);
     expect(body.outcome).toMatchObject({ requestId: request.id, resolvedBy: 'human', actor: 'key:test' });
     expect((await outcome).decision).toEqual({ kind: 'tool', decisions: { 'call-1': { type: 'accept' } } });
     const again = await post({ id: request.id, decisions: { 'call-1': 'deny' } });
     expect(again.status).toBe(404);
-    expect((await again.json()).error.code).toBe('already_resolved');
+    expect((await json(again)).error.code).toBe('already_resolved');
   });
 
   it('deny with feedback and edit with valid args', async () => {
@@ -98,12 +107,12 @@ describe('POST /api/approve and GET /api/approvals', () => {
     for (const [body, message] of cases) {
       const res = await post(body);
       expect(res.status).toBe(400);
-      const { error } = await res.json();
+      const { error } = await json(res);
       expect(error.message).toMatch(message);
     }
     const badEdit = await post({ request_id: request.id, decisions: { c1: { edit: { path: 3 } } } });
     expect(badEdit.status).toBe(400);
-    expect(await badEdit.json()).toMatchObject({ error: { code: 'invalid_decision', message: expect.stringMatching(/input schema/) } });
+    expect(await json(badEdit)).toMatchObject({ error: { code: 'invalid_decision', message: expect.stringMatching(/input schema/) } });
     const missing = await post({ request_id: request.id, decisions: {} });
     expect(missing.status).toBe(400);
     expect(broker.get(request.id)).toBeDefined();
@@ -113,19 +122,19 @@ describe('POST /api/approve and GET /api/approvals', () => {
   it('404 for an unknown id', async () => {
     const res = await post({ request_id: 'does-not-exist', decisions: { x: 'accept' } });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+    expect(await json(res)).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
   });
 
   it('GET /api/approvals lists pending requests, filtered by run', async () => {
     const a = askWrite('run-a');
     const b = askWrite('run-b');
     const auth = { authorization: `Bearer ${KEY}` };
-    const all = await (await fetch(`${server.url}/api/approvals`, { headers: auth })).json();
-    expect(all.approvals.map((r: { id: string }) => r.id)).toEqual(expect.arrayContaining([a.request.id, b.request.id]));
-    const onlyA = await (await fetch(`${server.url}/api/approvals?runId=run-a`, { headers: auth })).json();
-    expect(onlyA.approvals.map((r: { id: string }) => r.id)).toEqual([a.request.id]);
+    const all = await json(await fetch(`${server.url}/api/approvals`, { headers: auth }));
+    expect(all.approvals.map((r) => r.id)).toEqual(expect.arrayContaining([a.request.id, b.request.id]));
+    const onlyA = await json(await fetch(`${server.url}/api/approvals?runId=run-a`, { headers: auth }));
+    expect(onlyA.approvals.map((r) => r.id)).toEqual([a.request.id]);
     const one = await fetch(`${server.url}/api/approvals/${b.request.id}`, { headers: auth });
-    expect((await one.json()).approval.runId).toBe('run-b');
+    expect((await json(one)).approval.runId).toBe('run-b');
     broker.cancelRun('run-a');
     broker.cancelRun('run-b');
   });
