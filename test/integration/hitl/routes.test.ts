@@ -36,7 +36,7 @@ interface ApiBody {
   approval: ApprovalRequest;
   error: { code: string; message: string };
 }
-const json = async (res: Response) => (await json(res)) as ApiBody;
+const json = async (res: Response): Promise<ApiBody> => (await res.json()) as ApiBody;
 
 const post = (body: unknown, auth = true) =>
   fetch(`${server.url}/api/approve`, {
@@ -130,9 +130,9 @@ describe('POST /api/approve and GET /api/approvals', () => {
     const b = askWrite('run-b');
     const auth = { authorization: `Bearer ${KEY}` };
     const all = await json(await fetch(`${server.url}/api/approvals`, { headers: auth }));
-    expect(all.approvals.map((r) => r.id)).toEqual(expect.arrayContaining([a.request.id, b.request.id]));
+    expect(all.approvals.map((r: ApprovalRequest) => r.id)).toEqual(expect.arrayContaining([a.request.id, b.request.id]));
     const onlyA = await json(await fetch(`${server.url}/api/approvals?runId=run-a`, { headers: auth }));
-    expect(onlyA.approvals.map((r) => r.id)).toEqual([a.request.id]);
+    expect(onlyA.approvals.map((r: ApprovalRequest) => r.id)).toEqual([a.request.id]);
     const one = await fetch(`${server.url}/api/approvals/${b.request.id}`, { headers: auth });
     expect((await json(one)).approval.runId).toBe('run-b');
     broker.cancelRun('run-a');
