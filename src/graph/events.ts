@@ -111,6 +111,8 @@ export type GraphEventBody =
       answer?: string;
       /** Why the run failed, was cancelled or blocked; safe to show a client (no stack traces). */
       error?: string;
+      /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */
+      retryAfterMs?: number;
       usage: UsageTotals;
       durationMs: number;
     };

@@ -16,3 +16,80 @@ export const GraphPlanSchema = z.object({
   steps: z.array(PlanStepSchema).min(1),
 });
 export type GraphPlan = z.infer<typeof GraphPlanSchema>;
+
+/** Built-in specialist id that runs the council as a plan step. */
+export const COUNCIL_SPECIALIST = 'council';
+
+const RESULT_REF = /\{\{\s*([A-Za-z0-9_-]+)\.result\s*\}\}/g;
+
+/** Step ids a text references as `{{id.result}}`, in order of first appearance. */
+export function referencedSteps(text: string): string[] {
+  const ids = new Set<string>();
+  for (const m of text.matchAll(RESULT_REF)) ids.add(m[1]!);
+  return [...ids];
+}
+
+/** Replaces each `{{id.result}}` with results[id]; references with no result are left as they are. */
+export function substituteResults(text: string, results: ReadonlyMap<string, string>): string {
+  return text.replace(RESULT_REF, (whole, id: string) => results.get(id) ?? whole);
+}
+
+/**
+ * Every problem with a plan, as sentences a planner model can act on (empty when valid):
+ * duplicate ids, unknown specialists, unknown or self dependencies, cycles, result references to
+ * steps that are not dependencies, research steps that depend on execution steps.
+ */
+export function validatePlan(plan: GraphPlan, knownSpecialists: ReadonlySet<string>): string[] {
+  const errors: string[] = [];
+  const byId = new Map<string, PlanStep>();
+  for (const step of plan.steps) {
+    if (byId.has(step.id)) errors.push(`step id "${step.id}" is used more than once`);
+    else byId.set(step.id, step);
+  }
+  for (const step of plan.steps) {
+    if (!knownSpecialists.has(step.specialist)) {
+      errors.push(`step "${step.id}" uses unknown specialist "${step.specialist}"`);
+    }
+    for (const dep of step.dependsOn) {
+      if (dep === step.id) errors.push(`step "${step.id}" depends on itself`);
+      else if (!byId.has(dep)) errors.push(`step "${step.id}" depends on unknown step "${dep}"`);
+      else if (step.phase === 'research' && byId.get(dep)!.phase === 'execution') {
+        errors.push(`research step "${step.id}" depends on execution step "${dep}" (research runs first)`);
+      }
+    }
+    for (const ref of referencedSteps(step.objective)) {
+      if (!step.dependsOn.includes(ref)) {
+        errors.push(`step "${step.id}" references {{${ref}.result}} but does not depend on "${ref}"`);
+      }
+    }
+  }
+  const cycle = findCycle(plan.steps, byId);
+  if (cycle) errors.push(`steps form a cycle: ${cycle.join(' -> ')}`);
+  return errors;
+}
+
+/** One dependency cycle as a path of ids (first id repeated at the end), or undefined. */
+function findCycle(steps: PlanStep[], byId: Map<string, PlanStep>): string[] | undefined {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    const s = state.get(id);
+    if (s === 'done') return undefined;
+    if (s === 'visiting') return [...path.slice(path.indexOf(id)), id];
+    state.set(id, 'visiting');
+    path.push(id);
+    for (const dep of byId.get(id)?.dependsOn ?? []) {
+      if (dep === id || !byId.has(dep)) continue;
+      const found = visit(dep);
+      if (found) return found;
+    }
+    path.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const step of steps) {
+    const found = visit(step.id);
+    if (found) return found;
+  }
+  return undefined;
+}

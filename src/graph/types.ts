@@ -8,6 +8,8 @@ export interface RunResult {
   status: RunStatus;
   answer?: string;
   error?: string;
+  /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */
+  retryAfterMs?: number;
   usage: UsageTotals;
   durationMs: number;
 }

@@ -1,0 +1,179 @@
+/**
+ * scheduleSteps: event-driven DAG dispatch. A step starts the moment its last dependency succeeds
+ * (no waves, no polling), up to `concurrency` at once. A failed, skipped or cancelled step skips its
+ * dependents; independent branches go on. Each step runs under its own AbortSignal, aborted by the
+ * step timeout or by the run's signal, so cancellation reaches in-flight model and tool calls.
+ */
+import type { PlanStep } from './plan.ts';
+import { substituteResults } from './plan.ts';
+import type { StepLineage, StepStatus } from './events.ts';
+
+export interface StepOutcome {
+  stepId: string;
+  specialist: string;
+  status: StepStatus;
+  /** The objective actually given to the specialist (after {{id.result}} substitution). */
+  objective: string;
+  output?: string;
+  error?: string;
+  lineage?: StepLineage;
+}
+
+/** What a step runner returns on success; throwing (or an ok:false) fails the step. */
+export interface StepRun {
+  ok: boolean;
+  output: string;
+  error?: string;
+  lineage?: StepLineage;
+}
+
+export interface ScheduleOptions {
+  steps: PlanStep[];
+  /** Outcomes of steps outside this batch (earlier phase or round) that batch steps may depend on. */
+  prior?: ReadonlyMap<string, StepOutcome>;
+  concurrency: number;
+  defaultTimeoutMs: number;
+  signal: AbortSignal;
+  run(step: PlanStep, objective: string, signal: AbortSignal): Promise<StepRun>;
+  onStart?(step: PlanStep, objective: string): void;
+  onFinish?(outcome: StepOutcome): void;
+}
+
+export class StepTimeoutError extends Error {
+  override name = 'StepTimeoutError';
+}
+
+export function scheduleSteps(options: ScheduleOptions): Promise<Map<string, StepOutcome>> {
+  const { steps, prior = new Map(), signal } = options;
+  const concurrency = Math.max(1, options.concurrency);
+  const inBatch = new Map(steps.map((s) => [s.id, s]));
+  const results = new Map<string, StepOutcome>();
+  const waitingOn = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  const ready: PlanStep[] = [];
+  const started = new Set<string>();
+  let running = 0;
+
+  return new Promise((resolve) => {
+    if (steps.length === 0) return resolve(results);
+
+    const finish = (outcome: StepOutcome) => {
+      if (results.has(outcome.stepId)) return;
+      results.set(outcome.stepId, outcome);
+      options.onFinish?.(outcome);
+      for (const depId of dependents.get(outcome.stepId) ?? []) {
+        const dependent = inBatch.get(depId)!;
+        if (outcome.status !== 'succeeded') {
+          finish({
+            stepId: dependent.id,
+            specialist: dependent.specialist,
+            status: 'skipped',
+            objective: dependent.objective,
+            error: `skipped: dependency "${outcome.stepId}" ${outcome.status}`,
+          });
+        } else {
+          const left = waitingOn.get(depId)! - 1;
+          waitingOn.set(depId, left);
+          if (left === 0 && !results.has(depId)) ready.push(dependent);
+        }
+      }
+    };
+
+    const cancelUnstarted = () => {
+      for (const step of steps) {
+        if (!started.has(step.id) && !results.has(step.id)) {
+          finish({ stepId: step.id, specialist: step.specialist, status: 'cancelled', objective: step.objective, error: 'run cancelled' });
+        }
+      }
+    };
+
+    const pump = () => {
+      if (signal.aborted) cancelUnstarted();
+      while (!signal.aborted && running < concurrency && ready.length) start(ready.shift()!);
+      if (results.size === steps.length) {
+        signal.removeEventListener('abort', onRunAbort);
+        resolve(results);
+      }
+    };
+    const onRunAbort = () => pump();
+
+    const start = (step: PlanStep) => {
+      started.add(step.id);
+      running++;
+      const depOutputs = new Map<string, string>();
+      for (const dep of step.dependsOn) depOutputs.set(dep, (results.get(dep) ?? prior.get(dep))?.output ?? '');
+      const objective = substituteResults(step.objective, depOutputs);
+      options.onStart?.(step, objective);
+      void runOne(step, objective, options).then((outcome) => {
+        running--;
+        finish(outcome);
+        pump();
+      });
+    };
+
+    // Wire the DAG: dependencies inside the batch gate the start; outside ones must already have succeeded.
+    for (const step of steps) {
+      let waiting = 0;
+      let blockedBy: StepOutcome | undefined;
+      let missing: string | undefined;
+      for (const dep of step.dependsOn) {
+        if (inBatch.has(dep)) {
+          waiting++;
+          dependents.set(dep, [...(dependents.get(dep) ?? []), step.id]);
+        } else {
+          const before = prior.get(dep);
+          if (!before) missing = dep;
+          else if (before.status !== 'succeeded') blockedBy = before;
+        }
+      }
+      waitingOn.set(step.id, waiting);
+      if (blockedBy || missing) {
+        finish({
+          stepId: step.id,
+          specialist: step.specialist,
+          status: 'skipped',
+          objective: step.objective,
+          error: blockedBy
+            ? `skipped: dependency "${blockedBy.stepId}" ${blockedBy.status}`
+            : `skipped: dependency "${missing}" has no result`,
+        });
+      }
+    }
+    for (const step of steps) if (waitingOn.get(step.id) === 0 && !results.has(step.id)) ready.push(step);
+    signal.addEventListener('abort', onRunAbort, { once: true });
+    pump();
+  });
+}
+
+async function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Promise<StepOutcome> {
+  const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
+  const controller = new AbortController();
+  const onRunAbort = () => controller.abort(options.signal.reason);
+  options.signal.addEventListener('abort', onRunAbort, { once: true });
+  if (options.signal.aborted) controller.abort(options.signal.reason);
+  const timer = setTimeout(
+    () => controller.abort(new StepTimeoutError(`step "${step.id}" timed out after ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const base = { stepId: step.id, specialist: step.specialist, objective };
+  let onAbort: (() => void) | undefined;
+  try {
+    // Race the runner against the step's signal so a runner that ignores it cannot hold the run.
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(controller.signal.reason);
+      controller.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const run = await Promise.race([options.run(step, objective, controller.signal), aborted]);
+    return run.ok
+      ? { ...base, status: 'succeeded', output: run.output, lineage: run.lineage }
+      : { ...base, status: 'failed', output: run.output || undefined, error: run.error ?? 'step failed', lineage: run.lineage };
+  } catch (err) {
+    if (options.signal.aborted) return { ...base, status: 'cancelled', error: 'run cancelled' };
+    const reason = controller.signal.aborted ? controller.signal.reason : err;
+    return { ...base, status: 'failed', error: reason instanceof Error ? reason.message : String(reason) };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onRunAbort);
+    if (onAbort) controller.signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * Budgets: what a run (and its caller) may still spend, checked BEFORE each model or tool call by
+ * reservation, and settled from the real usage afterwards. Plain data plus small functions;
+ * the per-caller ledger is a class because it owns state across runs.
+ */
+import type { Budget } from './run-request.ts';
+import type { UsageTotals } from './events.ts';
+import type { ModelUsage } from '../llm/types.ts';
+import type { Config } from '../config.ts';
+
+export class BudgetExceededError extends Error {
+  override name = 'BudgetExceededError';
+  readonly retryAfterMs?: number;
+  constructor(message: string, retryAfterMs?: number) {
+    super(message);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export function emptyUsage(): UsageTotals {
+  return { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
+}
+
+export function addUsage(into: UsageTotals, usage: ModelUsage): void {
+  into.inputTokens += usage.inputTokens;
+  into.outputTokens += usage.outputTokens;
+  into.cachedTokens += usage.cachedTokens;
+  into.costUsd = into.costUsd === null || usage.costUsd === null ? null : into.costUsd + usage.costUsd;
+}
+
+export function sumUsage(parts: UsageTotals[]): UsageTotals {
+  const total = emptyUsage();
+  for (const p of parts) {
+    total.inputTokens += p.inputTokens;
+    total.outputTokens += p.outputTokens;
+    total.cachedTokens += p.cachedTokens;
+    total.costUsd = total.costUsd === null || p.costUsd === null ? null : total.costUsd + p.costUsd;
+    total.modelCalls += p.modelCalls;
+    total.toolCalls += p.toolCalls;
+  }
+  return total;
+}
+
+export const totalTokens = (u: UsageTotals) => u.inputTokens + u.outputTokens;
+
+/** The run budget: configured defaults, lowered (never raised) by a request's overrides. */
+export function effectiveBudget(defaults: Budget, overrides?: Partial<Budget>): Budget {
+  const pick = (key: keyof Budget) => {
+    const o = overrides?.[key];
+    return typeof o === 'number' && Number.isFinite(o) && o >= 0 ? Math.min(defaults[key], o) : defaults[key];
+  };
+  return {
+    tokens: pick('tokens'),
+    costUsd: pick('costUsd'),
+    modelCalls: pick('modelCalls'),
+    toolCalls: pick('toolCalls'),
+    wallTimeMs: pick('wallTimeMs'),
+  };
+}
+
+/** Rough input-token estimate (4 characters a token) used for the reservation before a call. */
+export function estimateTokens(texts: Iterable<string>): number {
+  let chars = 0;
+  for (const t of texts) chars += t.length;
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * Per-caller state shared by every run of one engine: spend within a window and run starts in the
+ * last minute. Entries idle for longer than the window are pruned as new callers arrive.
+ */
+export class CallerLedger {
+  private readonly entries = new Map<string, { windowStart: number; tokens: number; costUsd: number; starts: number[] }>();
+  private readonly limits: Config['budget']['caller'];
+  private readonly now: () => number;
+
+  constructor(limits: Config['budget']['caller'], now: () => number) {
+    this.limits = limits;
+    this.now = now;
+  }
+
+  private entry(callerId: string) {
+    const now = this.now();
+    let e = this.entries.get(callerId);
+    if (e && now - e.windowStart >= this.limits.windowMs) {
+      e.windowStart = now;
+      e.tokens = 0;
+      e.costUsd = 0;
+    }
+    if (!e) {
+      if (this.entries.size > 10_000) this.prune(now);
+      e = { windowStart: now, tokens: 0, costUsd: 0, starts: [] };
+      this.entries.set(callerId, e);
+    }
+    return e;
+  }
+
+  private prune(now: number) {
+    for (const [id, e] of this.entries) {
+      const lastStart = e.starts.at(-1) ?? 0;
+      if (now - e.windowStart >= this.limits.windowMs && now - lastStart >= 60_000) this.entries.delete(id);
+    }
+  }
+
+  /** Counts a run start; throws BudgetExceededError (with retryAfterMs) when over the per-minute limit. */
+  admitRun(callerId: string): void {
+    const now = this.now();
+    const e = this.entry(callerId);
+    while (e.starts.length && now - e.starts[0]! >= 60_000) e.starts.shift();
+    if (e.starts.length >= this.limits.runsPerMinute) {
+      const retryAfterMs = Math.max(1, e.starts[0]! + 60_000 - now);
+      throw new BudgetExceededError(
+        `rate limit: caller "${callerId}" may start ${this.limits.runsPerMinute} runs per minute; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+        retryAfterMs,
+      );
+    }
+    this.checkSpend(callerId, 0);
+    e.starts.push(now);
+  }
+
+  /** Throws when the caller's window spend plus `tokens` would exceed its limits. */
+  checkSpend(callerId: string, tokens: number): void {
+    const e = this.entry(callerId);
+    const retryAfterMs = Math.max(1, e.windowStart + this.limits.windowMs - this.now());
+    if (e.tokens + tokens > this.limits.tokens) {
+      throw new BudgetExceededError(
+        `caller token budget: "${callerId}" has used ${e.tokens} of ${this.limits.tokens} tokens in this window`,
+        retryAfterMs,
+      );
+    }
+    if (e.costUsd >= this.limits.costUsd) {
+      throw new BudgetExceededError(
+        `caller cost budget: "${callerId}" has spent $${e.costUsd.toFixed(4)} of $${this.limits.costUsd} in this window`,
+        retryAfterMs,
+      );
+    }
+  }
+
+  charge(callerId: string, usage: ModelUsage): void {
+    const e = this.entry(callerId);
+    e.tokens += usage.inputTokens + usage.outputTokens;
+    e.costUsd += usage.costUsd ?? 0;
+  }
+}
+
+/**
+ * One run's meter: reserve before a call (throws BudgetExceededError when the call would exceed the
+ * run's or the caller's budget), settle with the real usage after.
+ */
+export class UsageMeter {
+  readonly totals: UsageTotals = emptyUsage();
+  readonly budget: Budget;
+  private readonly callerId: string;
+  private readonly ledger: CallerLedger;
+  private readonly startedAt: number;
+  private readonly now: () => number;
+  private reservedTokens = 0;
+  private inFlightModelCalls = 0;
+  private inFlightToolCalls = 0;
+
+  constructor(options: { budget: Budget; callerId: string; ledger: CallerLedger; startedAt: number; now: () => number }) {
+    this.budget = options.budget;
+    this.callerId = options.callerId;
+    this.ledger = options.ledger;
+    this.startedAt = options.startedAt;
+    this.now = options.now;
+  }
+
+  private checkWall() {
+    const elapsed = this.now() - this.startedAt;
+    if (elapsed >= this.budget.wallTimeMs) {
+      throw new BudgetExceededError(`wall time budget: run has taken ${elapsed} ms of ${this.budget.wallTimeMs} ms`);
+    }
+  }
+
+  /** Reserves one model call with an estimated input size; returns the release/settle handle. */
+  reserveModelCall(estimatedTokens: number): { settle(usage: ModelUsage): void; release(): void } {
+    this.checkWall();
+    const calls = this.totals.modelCalls + this.inFlightModelCalls;
+    if (calls + 1 > this.budget.modelCalls) {
+      throw new BudgetExceededError(`model call budget: run has made ${calls} of ${this.budget.modelCalls} model calls`);
+    }
+    const used = totalTokens(this.totals) + this.reservedTokens;
+    if (used + estimatedTokens > this.budget.tokens) {
+      throw new BudgetExceededError(
+        `token budget: run has used ${used} of ${this.budget.tokens} tokens and the next call needs about ${estimatedTokens}`,
+      );
+    }
+    if (this.totals.costUsd !== null && this.totals.costUsd >= this.budget.costUsd) {
+      throw new BudgetExceededError(`cost budget: run has spent $${this.totals.costUsd.toFixed(4)} of $${this.budget.costUsd}`);
+    }
+    this.ledger.checkSpend(this.callerId, estimatedTokens);
+    this.inFlightModelCalls++;
+    this.reservedTokens += estimatedTokens;
+    let open = true;
+    const close = () => {
+      if (!open) return false;
+      open = false;
+      this.inFlightModelCalls--;
+      this.reservedTokens -= estimatedTokens;
+      return true;
+    };
+    return {
+      settle: (usage) => {
+        if (!close()) return;
+        this.totals.modelCalls++;
+        addUsage(this.totals, usage);
+        this.ledger.charge(this.callerId, usage);
+      },
+      release: () => void close(),
+    };
+  }
+
+  reserveToolCall(): { settle(): void; release(): void } {
+    this.checkWall();
+    const calls = this.totals.toolCalls + this.inFlightToolCalls;
+    if (calls + 1 > this.budget.toolCalls) {
+      throw new BudgetExceededError(`tool call budget: run has made ${calls} of ${this.budget.toolCalls} tool calls`);
+    }
+    this.inFlightToolCalls++;
+    let open = true;
+    return {
+      settle: () => {
+        if (!open) return;
+        open = false;
+        this.inFlightToolCalls--;
+        this.totals.toolCalls++;
+      },
+      release: () => {
+        if (!open) return;
+        open = false;
+        this.inFlightToolCalls--;
+      },
+    };
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { GraphPlanSchema, referencedSteps, substituteResults, validatePlan } from '../../../src/graph/plan.ts';
+
+const known = new Set(['researcher', 'writer']);
+const plan = (steps: unknown[]) => GraphPlanSchema.parse({ steps });
+
+describe('validatePlan', () => {
+  it('accepts a valid DAG', () => {
+    const p = plan([
+      { id: 'a', specialist: 'researcher', objective: 'find', phase: 'research' },
+      { id: 'b', specialist: 'writer', objective: 'write from {{a.result}}', dependsOn: ['a'] },
+    ]);
+    expect(validatePlan(p, known)).toEqual([]);
+  });
+
+  it('names duplicate ids, unknown specialists and unknown dependencies', () => {
+    const p = plan([
+      { id: 'a', specialist: 'researcher', objective: 'x' },
+      { id: 'a', specialist: 'ghost', objective: 'y', dependsOn: ['zzz'] },
+    ]);
+    const errors = validatePlan(p, known);
+    expect(errors).toContain('step id "a" is used more than once');
+    expect(errors).toContain('step "a" uses unknown specialist "ghost"');
+    expect(errors).toContain('step "a" depends on unknown step "zzz"');
+  });
+
+  it('finds a cycle and prints its path', () => {
+    const p = plan([
+      { id: 'a', specialist: 'writer', objective: 'x', dependsOn: ['c'] },
+      { id: 'b', specialist: 'writer', objective: 'y', dependsOn: ['a'] },
+      { id: 'c', specialist: 'writer', objective: 'z', dependsOn: ['b'] },
+    ]);
+    expect(validatePlan(p, known).find((e) => e.startsWith('steps form a cycle'))).toMatch(/a -> c -> b -> a/);
+  });
+
+  it('rejects result references to steps that are not dependencies, and research depending on execution', () => {
+    const p = plan([
+      { id: 'a', specialist: 'writer', objective: 'x' },
+      { id: 'b', specialist: 'researcher', objective: 'use {{a.result}}', phase: 'research', dependsOn: [] },
+      { id: 'c', specialist: 'researcher', objective: 'z', phase: 'research', dependsOn: ['a'] },
+    ]);
+    const errors = validatePlan(p, known);
+    expect(errors).toContain('step "b" references {{a.result}} but does not depend on "a"');
+    expect(errors).toContain('research step "c" depends on execution step "a" (research runs first)');
+  });
+});
+
+describe('result templating', () => {
+  it('lists and substitutes references, leaving unknown ones', () => {
+    expect(referencedSteps('x {{a.result}} {{ b.result }} {{a.result}}')).toEqual(['a', 'b']);
+    expect(substituteResults('x {{a.result}} y {{b.result}}', new Map([['a', 'A!']]))).toBe('x A! y {{b.result}}');
+  });
+});
