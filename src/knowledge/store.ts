@@ -37,6 +37,8 @@ export interface ToolRecord {
   inputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
   available: boolean;
+  /** Source that listed the tool (e.g. "mcp:filesystem"); markGone uses it. */
+  sourceId?: string;
 }
 
 export interface SourceRecord {

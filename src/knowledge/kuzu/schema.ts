@@ -1,0 +1,52 @@
+/**
+ * Kuzu schema and migrations. Kuzu needs declared tables with one label each; lists and objects
+ * are stored as JSON in STRING columns (Kuzu has no `SET n += map`, and empty typed lists bind as
+ * null). The applied version is recorded in the Meta table.
+ */
+import { SchemaVersionError } from '../errors.ts';
+import type { KuzuSession } from './session.ts';
+
+export const SCHEMA_VERSION = 1;
+
+/** Statements per version; version n's list brings a version n-1 database to n. */
+const MIGRATIONS: Record<number, string[]> = {
+  1: [
+    'CREATE NODE TABLE IF NOT EXISTS Source(id STRING, kind STRING, location STRING, contentHash STRING, ingestedAt STRING, status STRING, error STRING, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS Specialist(id STRING, name STRING, description STRING, kind STRING, domains STRING, prompt STRING, endpoint STRING, modelRole STRING, tools STRING, sourceId STRING, available BOOLEAN, unavailableReason STRING, searchText STRING, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS Tool(id STRING, server STRING, name STRING, description STRING, inputSchema STRING, annotations STRING, available BOOLEAN, sourceId STRING, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS Run(id STRING, threadId STRING, query STRING, protocol STRING, callerId STRING, startedAt STRING, durationMs DOUBLE, status STRING, answer STRING, error STRING, tokens DOUBLE, costUsd DOUBLE, score DOUBLE, plan STRING, teamConfigId STRING, searchText STRING, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS Step(id STRING, runId STRING, stepId STRING, idx INT64, specialist STRING, objective STRING, status STRING, output STRING, error STRING, durationMs DOUBLE, tokens DOUBLE, costUsd DOUBLE, toolCalls STRING, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS TeamConfig(id STRING, pattern STRING, specialists STRING, plan STRING, uses INT64, successes INT64, avgScore DOUBLE, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS Proficiency(id STRING, subject STRING, kind STRING, runs INT64, successes INT64, meanScore DOUBLE, meanLatencyMs DOUBLE, meanCostUsd DOUBLE, costRuns INT64, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS Approval(id STRING, runId STRING, kind STRING, request STRING, requestedAt STRING, decision STRING, resolvedBy STRING, actor STRING, resolvedAt STRING, PRIMARY KEY(id))',
+    'CREATE NODE TABLE IF NOT EXISTS Decision(id STRING, runId STRING, question STRING, verdict STRING, decidedAt STRING, PRIMARY KEY(id))',
+    'CREATE REL TABLE IF NOT EXISTS INGESTED_FROM(FROM Specialist TO Source, FROM Tool TO Source)',
+    'CREATE REL TABLE IF NOT EXISTS USES(FROM Specialist TO Tool)',
+    'CREATE REL TABLE IF NOT EXISTS HAS_STEP(FROM Run TO Step)',
+    'CREATE REL TABLE IF NOT EXISTS BY(FROM Step TO Specialist)',
+    'CREATE REL TABLE IF NOT EXISTS CALLED(FROM Step TO Tool, status STRING)',
+    'CREATE REL TABLE IF NOT EXISTS REUSED(FROM Run TO TeamConfig)',
+    'CREATE REL TABLE IF NOT EXISTS HAS_APPROVAL(FROM Run TO Approval)',
+    'CREATE REL TABLE IF NOT EXISTS DECIDED(FROM Run TO Decision)',
+    "CALL CREATE_FTS_INDEX('Specialist', 'specialist_text', ['searchText'])",
+    "CALL CREATE_FTS_INDEX('Run', 'run_text', ['searchText'])",
+  ],
+};
+
+/** Creates or migrates the schema; refuses a database newer than this code. */
+export async function migrate(session: KuzuSession): Promise<void> {
+  await session.exclusive(async () => {
+    await session.ddl('CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))');
+    const rows = await session.run("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v");
+    const current = rows[0] ? Number(rows[0].v) : 0;
+    if (current > SCHEMA_VERSION) {
+      throw new SchemaVersionError(
+        `The knowledge database has schema version ${current}, newer than this Parley understands (${SCHEMA_VERSION}). Upgrade Parley or use another PARLEY_DATA_DIR.`,
+      );
+    }
+    for (let v = current + 1; v <= SCHEMA_VERSION; v++) {
+      for (const statement of MIGRATIONS[v] ?? []) await session.ddl(statement);
+      await session.run("MERGE (m:Meta {key: 'schemaVersion'}) SET m.value = $v", { v: String(v) });
+    }
+  });
+}

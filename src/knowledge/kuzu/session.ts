@@ -1,0 +1,106 @@
+/**
+ * One Kuzu database + connection with the lifecycle Parley needs: open (translating Kuzu's file
+ * lock error), a queue so statements never overlap on the connection, cached prepared statements,
+ * and explicit transactions.
+ */
+import kuzu from 'kuzu';
+import type { Connection, Database, KuzuValue, PreparedStatement, QueryResult } from 'kuzu';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { StoreLockedError } from '../errors.ts';
+
+export type Row = Record<string, KuzuValue>;
+export type Params = Record<string, KuzuValue>;
+
+export class KuzuSession {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly prepared = new Map<string, PreparedStatement>();
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly conn: Connection,
+  ) {}
+
+  static async open(path: string): Promise<KuzuSession> {
+    const inMemory = path === ':memory:';
+    if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
+    const db = new kuzu.Database(path);
+    try {
+      await db.init();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (/lock/i.test(message)) throw new StoreLockedError(resolve(path), message);
+      throw new Error(`Cannot open the Kuzu database at ${path}: ${message}`);
+    }
+    const conn = new kuzu.Connection(db);
+    await conn.init();
+    return new KuzuSession(db, conn);
+  }
+
+  /** Runs fn with exclusive use of the connection. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One statement, already inside exclusive(); parameters are always bound, never interpolated. */
+  async run(statement: string, params: Params = {}): Promise<Row[]> {
+    if (this.closed) throw new Error('The knowledge store is closed');
+    let stmt = this.prepared.get(statement);
+    if (!stmt) {
+      stmt = await this.conn.prepare(statement);
+      if (!stmt.isSuccess()) throw new Error(`Kuzu rejected a statement: ${stmt.getErrorMessage()}\n${statement}`);
+      this.prepared.set(statement, stmt);
+    }
+    const result = await this.conn.execute(stmt, params);
+    return rowsOf(result);
+  }
+
+  /** A statement without parameters (DDL, CALL ...), inside exclusive(). */
+  async ddl(statement: string): Promise<Row[]> {
+    return rowsOf(await this.conn.query(statement));
+  }
+
+  query(statement: string, params: Params = {}): Promise<Row[]> {
+    return this.exclusive(() => this.run(statement, params));
+  }
+
+  /** Runs fn in one write transaction: all of it or none of it. */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      await rowsOf(await this.conn.query('BEGIN TRANSACTION'));
+      try {
+        const value = await fn();
+        await rowsOf(await this.conn.query('COMMIT'));
+        return value;
+      } catch (err) {
+        await this.conn.query('ROLLBACK').then(rowsOf, () => undefined);
+        throw err;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.exclusive(async () => {
+      this.closed = true;
+      this.prepared.clear();
+      await this.conn.close();
+      await this.db.close();
+    });
+  }
+}
+
+async function rowsOf(result: QueryResult | QueryResult[]): Promise<Row[]> {
+  const results = Array.isArray(result) ? result : [result];
+  const rows: Row[] = [];
+  try {
+    for (const r of results) rows.push(...(await r.getAll()));
+  } finally {
+    // Closed explicitly: a result finalised by GC after its database closed crashes the process.
+    for (const r of results) r.close();
+  }
+  return rows;
+}

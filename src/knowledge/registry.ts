@@ -1,0 +1,209 @@
+/**
+ * Backend-independent registry rules: how a query becomes a TeamConfig pattern, how similar two
+ * patterns are, how proficiency is learnt from verifier scores, and how text relevance is combined
+ * with the self-model. Both backends (kuzu/, neo4j/) call these so they rank identically.
+ */
+import { createHash } from 'node:crypto';
+import type { Proficiency, RunRecord, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
+
+/** A verifier score at or above this counts as a success (the engine's "synthesize" threshold). */
+export const SUCCESS_SCORE = 0.7;
+
+export interface RegistryOptions {
+  /** Jaccard similarity a query pattern needs to reuse a team (PARLEY_TEAM_MATCH_THRESHOLD). */
+  teamMatchThreshold: number;
+  /** Success rate a team needs to be reused (PARLEY_TEAM_MIN_SUCCESS_RATE). */
+  teamMinSuccessRate: number;
+}
+
+export const DEFAULT_REGISTRY_OPTIONS: RegistryOptions = { teamMatchThreshold: 0.8, teamMinSuccessRate: 0.6 };
+
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be by can could do does for from how i in into is it its me my of on or our please ' +
+    'should so that the their them then there these this to us was we what when where which who why will ' +
+    'with would you your'
+  ).split(' '),
+);
+
+/** Crude suffix stripping: enough that "migrations"/"migrate" and "tests"/"testing" meet. */
+export function stem(word: string): string {
+  for (const suffix of ['ations', 'ation', 'ings', 'ing', 'ies', 'ed', 'es', 's']) {
+    if (word.length - suffix.length >= 3 && word.endsWith(suffix)) {
+      const base = word.slice(0, -suffix.length);
+      return suffix === 'ies' ? base + 'y' : base;
+    }
+  }
+  return word;
+}
+
+/** Lowercase word tokens without stop words. */
+export function tokenize(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w));
+}
+
+/** The TeamConfig pattern of a query: sorted unique stems, space-separated. */
+export function queryPattern(query: string): string {
+  return [...new Set(tokenize(query).map(stem))].sort().join(' ');
+}
+
+export function jaccard(a: string, b: string): number {
+  const x = new Set(a.split(' ').filter(Boolean));
+  const y = new Set(b.split(' ').filter(Boolean));
+  if (x.size === 0 && y.size === 0) return 0;
+  let both = 0;
+  for (const w of x) if (y.has(w)) both++;
+  return both / (x.size + y.size - both);
+}
+
+/** Best team for the query among `teams`, or undefined when none is similar and proven enough. */
+export function pickTeam(query: string, teams: TeamConfig[], options: RegistryOptions): TeamConfig | undefined {
+  const pattern = queryPattern(query);
+  let best: { team: TeamConfig; similarity: number } | undefined;
+  for (const team of teams) {
+    if (team.uses === 0 || team.successes / team.uses < options.teamMinSuccessRate) continue;
+    const similarity = jaccard(pattern, team.pattern);
+    if (similarity < options.teamMatchThreshold) continue;
+    if (!best || similarity > best.similarity || (similarity === best.similarity && team.avgScore > best.team.avgScore)) {
+      best = { team, similarity };
+    }
+  }
+  return best?.team;
+}
+
+/** FTS query text: plain word tokens only, so no backend query syntax leaks in from users. */
+export function ftsQueryText(query: string): string {
+  return tokenize(query).join(' ');
+}
+
+/** Text the full-text index sees for a specialist. */
+export function specialistSearchText(s: Pick<SpecialistRecord, 'name' | 'description' | 'domains' | 'tools'>): string {
+  return [s.name, s.description, s.domains.join(' '), s.tools.map((t) => t.replace(/[/_-]/g, ' ')).join(' ')].join('\n');
+}
+
+/**
+ * Quality of a record in 0..1. No record is neutral (0.5). Rates are smoothed (one prior success
+ * and one prior failure) so a single lucky run does not outrank a long good record.
+ */
+export function recordQuality(p: Proficiency | undefined): number {
+  if (!p || p.runs === 0) return 0.5;
+  const successRate = (p.successes + 1) / (p.runs + 2);
+  const meanScore = (p.meanScore * p.runs + 0.5) / (p.runs + 1);
+  const latency = 1 / (1 + p.meanLatencyMs / 30_000);
+  const cost = 1 / (1 + p.meanCostUsd / 0.05);
+  return 0.55 * successRate + 0.3 * meanScore + 0.1 * latency + 0.05 * cost;
+}
+
+/** Relevance dominates; the record moves a candidate up to a quarter, which settles ties. */
+export function combineScore(relevance: number, proficiency: Proficiency | undefined): number {
+  return relevance * (0.75 + 0.25 * recordQuality(proficiency));
+}
+
+/**
+ * Ranks full-text hits: relevance is the backend's text score divided by the best hit's score
+ * (0..1), then combined with proficiency. Unavailable specialists are left out.
+ */
+export function rankCandidates(
+  hits: { specialist: SpecialistRecord; textScore: number }[],
+  proficiencies: Map<string, Proficiency>,
+  k: number,
+): SpecialistCandidate[] {
+  const usable = hits.filter((h) => h.specialist.available && h.textScore > 0);
+  const max = Math.max(0, ...usable.map((h) => h.textScore));
+  if (max === 0) return [];
+  return usable
+    .map((h) => {
+      const relevance = h.textScore / max;
+      const proficiency = proficiencies.get(h.specialist.id);
+      return { specialist: h.specialist, relevance, proficiency, score: combineScore(relevance, proficiency) };
+    })
+    .sort((a, b) => b.score - a.score || a.specialist.id.localeCompare(b.specialist.id))
+    .slice(0, k);
+}
+
+/** One observation for a specialist or domain learnt from a finished run. */
+export interface Observation {
+  success: boolean;
+  score: number;
+  latencyMs: number;
+  costUsd: number | null;
+}
+
+/**
+ * What a finished run teaches: one observation per step's specialist, and per domain of that
+ * specialist. Only runs the verifier scored teach anything (a direct answer or a blocked run says
+ * nothing about the specialists); a step that failed scores 0 whatever the run's final score.
+ */
+export function observationsOf(run: RunRecord): { specialistId: string; observation: Observation }[] {
+  if (run.score === null) return [];
+  const score = run.score;
+  return run.steps.map((step) => {
+    const succeeded = step.status === 'succeeded';
+    const stepScore = succeeded ? score : 0;
+    return {
+      specialistId: step.specialist,
+      observation: { success: stepScore >= SUCCESS_SCORE, score: stepScore, latencyMs: step.durationMs, costUsd: step.costUsd },
+    };
+  });
+}
+
+/** Stored running totals behind a Proficiency (costRuns: observations that had a known cost). */
+export interface ProficiencyTotals extends Proficiency {
+  costRuns: number;
+}
+
+export function emptyProficiency(subject: string, kind: Proficiency['kind']): ProficiencyTotals {
+  return { subject, kind, runs: 0, successes: 0, meanScore: 0, meanLatencyMs: 0, meanCostUsd: 0, costRuns: 0 };
+}
+
+export function applyObservation(p: ProficiencyTotals, o: Observation): ProficiencyTotals {
+  const runs = p.runs + 1;
+  const costRuns = p.costRuns + (o.costUsd === null ? 0 : 1);
+  return {
+    ...p,
+    runs,
+    successes: p.successes + (o.success ? 1 : 0),
+    meanScore: p.meanScore + (o.score - p.meanScore) / runs,
+    meanLatencyMs: p.meanLatencyMs + (o.latencyMs - p.meanLatencyMs) / runs,
+    meanCostUsd: o.costUsd === null ? p.meanCostUsd : p.meanCostUsd + (o.costUsd - p.meanCostUsd) / costRuns,
+    costRuns,
+  };
+}
+
+/** The team a run used: its specialists (sorted, unique) under the query's pattern. */
+export function teamOf(run: RunRecord): { pattern: string; specialists: string[] } | undefined {
+  if (!run.plan || run.score === null) return undefined;
+  const specialists = [...new Set(run.plan.steps.map((s) => s.specialist))].sort();
+  return { pattern: queryPattern(run.query), specialists };
+}
+
+/** Stable TeamConfig id for a pattern and team, so the same team under the same pattern accumulates. */
+export function teamId(pattern: string, specialists: string[]): string {
+  return 'team:' + createHash('sha256').update(pattern + '|' + specialists.join(',')).digest('hex').slice(0, 20);
+}
+
+export function applyTeamRun(team: TeamConfig, run: RunRecord): TeamConfig {
+  const score = run.score ?? 0;
+  const uses = team.uses + 1;
+  const success = score >= SUCCESS_SCORE;
+  return {
+    ...team,
+    uses,
+    successes: team.successes + (success ? 1 : 0),
+    avgScore: team.avgScore + (score - team.avgScore) / uses,
+    // A proven plan is only replaced by another that succeeded.
+    plan: success && run.plan ? run.plan : team.plan,
+  };
+}
+
+/** GET /api/specialists filters, applied the same way by every backend. */
+export function matchesFilter(s: SpecialistRecord, filter: SpecialistFilter = {}): boolean {
+  if (filter.kind !== undefined && s.kind !== filter.kind) return false;
+  if (filter.available !== undefined && s.available !== filter.available) return false;
+  if (filter.domain !== undefined && !s.domains.some((d) => d.toLowerCase() === filter.domain!.toLowerCase())) return false;
+  if (filter.text) {
+    const haystack = specialistSearchText(s).toLowerCase() + ' ' + s.id.toLowerCase();
+    if (!tokenize(filter.text).every((w) => haystack.includes(w))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,82 @@
+/** Records the knowledge tests build on: a small roster and run factories. */
+import type { RunRecord, SpecialistRecord, StepRecord, ToolRecord } from '../../../src/knowledge/store.ts';
+
+export function specialist(id: string, description: string, extra: Partial<SpecialistRecord> = {}): SpecialistRecord {
+  return {
+    id,
+    name: id,
+    description,
+    kind: 'prompt',
+    domains: [],
+    prompt: `You are ${id}.`,
+    endpoint: '',
+    modelRole: 'specialist',
+    tools: [],
+    sourceId: 'skills:test',
+    available: true,
+    ...extra,
+  };
+}
+
+export const ROSTER: SpecialistRecord[] = [
+  specialist('python-programmer', 'Writes and fixes Python code, scripts, packaging and pytest tests.', { domains: ['python', 'programming'] }),
+  specialist('typescript-programmer', 'Writes TypeScript and Node.js code with strict types.', { domains: ['typescript', 'programming'] }),
+  specialist('database', 'Designs SQL schemas, indexes, migrations and query tuning for Postgres.', { domains: ['database', 'sql'] }),
+  specialist('devops', 'Docker, Kubernetes, CI pipelines and deployment automation.', { domains: ['devops', 'infrastructure'] }),
+  specialist('writer', 'Writes clear documentation, READMEs and release notes.', { domains: ['writing', 'docs'] }),
+  specialist('security', 'Reviews code for vulnerabilities, secrets handling and threat models.', { domains: ['security'] }),
+];
+
+export function tool(server: string, name: string, extra: Partial<ToolRecord> = {}): ToolRecord {
+  return {
+    id: `${server}/${name}`,
+    server,
+    name,
+    description: `${name} on ${server}`,
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    annotations: { readOnlyHint: true },
+    available: true,
+    sourceId: `mcp:${server}`,
+    ...extra,
+  };
+}
+
+export function step(id: string, specialistId: string, extra: Partial<StepRecord> = {}): StepRecord {
+  return {
+    id,
+    specialist: specialistId,
+    objective: `objective of ${id}`,
+    status: 'succeeded',
+    output: `output of ${id}`,
+    durationMs: 1200,
+    tokens: 300,
+    costUsd: 0.002,
+    toolCalls: [],
+    ...extra,
+  };
+}
+
+let counter = 0;
+export function run(query: string, steps: StepRecord[], extra: Partial<RunRecord> = {}): RunRecord {
+  counter++;
+  return {
+    id: `run-${counter}-${Math.random().toString(36).slice(2, 8)}`,
+    threadId: 'thread-1',
+    query,
+    protocol: 'test',
+    callerId: 'tester',
+    startedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(),
+    durationMs: 4000,
+    status: 'completed',
+    answer: `answer to ${query}`,
+    tokens: steps.reduce((n, s) => n + s.tokens, 0),
+    costUsd: 0.01,
+    score: 0.9,
+    plan: {
+      rationale: 'test plan',
+      steps: steps.map((s) => ({ id: s.id, specialist: s.specialist, objective: s.objective, dependsOn: [], phase: 'execution' as const })),
+    },
+    steps,
+    ...extra,
+  };
+}

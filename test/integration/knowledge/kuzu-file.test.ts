@@ -1,0 +1,67 @@
+/** Kuzu on a file: data survives a restart, and a second process on the same file is refused clearly. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
+import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
+import { ROSTER, run, step } from './fixtures.ts';
+
+const exec = promisify(execFile);
+const openInChild = (path: string) =>
+  exec(process.execPath, ['--import', 'tsx', 'test/fixtures/knowledge/open-store.ts', path]).then(
+    (r) => JSON.parse(r.stdout.trim()) as { ok: boolean; name?: string; message?: string },
+    (err: { stdout: string }) => JSON.parse(err.stdout.trim()) as { ok: boolean; name?: string; message?: string },
+  );
+
+describe('Kuzu store on a file', () => {
+  const dirs: string[] = [];
+  const open: KnowledgeStore[] = [];
+  const tempDb = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-kuzu-'));
+    dirs.push(dir);
+    return join(dir, 'nested', 'knowledge.kuzu');
+  };
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('keeps specialists, runs, statistics and the full-text index across a reopen', async () => {
+    const path = tempDb();
+    const first = await openKuzuStore({ path });
+    await first.upsertSpecialists(ROSTER);
+    const r = run('Design a Postgres schema for invoices', [step('s1', 'database')], { score: 0.9 });
+    await first.recordRun(r);
+    await first.close();
+
+    const second = await openKuzuStore({ path });
+    open.push(second);
+    expect((await second.listSpecialists()).length).toBe(ROSTER.length);
+    expect(await second.getRun(r.id)).toEqual(r);
+    expect((await second.getProficiency('database', 'specialist'))?.runs).toBe(1);
+    expect((await second.retrieveSpecialists('postgres schema', 1))[0]?.specialist.id).toBe('database');
+    expect(await second.findTeamConfig('design a postgres schema for invoices')).toBeDefined();
+  });
+
+  it('refuses a second process on the same file with a clear message, and the first keeps working', async () => {
+    const path = tempDb();
+    const holder = await openKuzuStore({ path });
+    open.push(holder);
+    await holder.upsertSpecialists(ROSTER.slice(0, 1));
+
+    const child = await openInChild(path);
+    expect(child.ok).toBe(false);
+    expect(child.name).toBe('StoreLockedError');
+    expect(child.message).toContain('in use by another process');
+    expect(child.message).toContain('PARLEY_DATA_DIR');
+    expect(child.message).toContain(path);
+
+    expect((await holder.listSpecialists()).map((s) => s.id)).toEqual([ROSTER[0]!.id]);
+    await holder.close();
+    open.length = 0;
+    expect((await openInChild(path)).ok).toBe(true);
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * The KnowledgeStore contract: every backend runs this same suite (kuzu.test.ts always,
+ * neo4j.test.ts when NEO4J_URI is set). Each test opens a fresh, empty store.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
+import { ROSTER, run, specialist, step, tool } from './fixtures.ts';
+
+export function defineStoreContract(open: () => Promise<KnowledgeStore>): void {
+  let store: KnowledgeStore;
+  beforeEach(async () => {
+    store = await open();
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  describe('registry', () => {
+    it('round-trips sources, including an unavailable one with its error', async () => {
+      await store.upsertSource({ id: 'mcp:fs', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h1', ingestedAt: '2026-01-01T00:00:00.000Z', status: 'ok' });
+      await store.upsertSource({ id: 'mcp:down', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h2', ingestedAt: '2026-01-01T00:00:00.000Z', status: 'unavailable', error: 'connect ECONNREFUSED' });
+      expect(await store.getSource('mcp:fs')).toEqual({ id: 'mcp:fs', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h1', ingestedAt: '2026-01-01T00:00:00.000Z', status: 'ok' });
+      expect((await store.getSource('mcp:down'))?.error).toBe('connect ECONNREFUSED');
+      await store.upsertSource({ id: 'mcp:fs', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h3', ingestedAt: '2026-01-02T00:00:00.000Z', status: 'ok' });
+      expect((await store.getSource('mcp:fs'))?.contentHash).toBe('h3');
+      expect(await store.getSource('nope')).toBeUndefined();
+    });
+
+    it('upserts specialists idempotently and filters them by kind, domain, availability and text', async () => {
+      await store.upsertSpecialists(ROSTER);
+      await store.upsertSpecialists(ROSTER);
+      await store.upsertSpecialists([specialist('fs', 'Reads and writes files in the workspace.', { kind: 'mcp', endpoint: 'fs', sourceId: 'mcp:fs', available: false, unavailableReason: 'spawn ENOENT' })]);
+      const all = await store.listSpecialists();
+      expect(all.map((s) => s.id).sort()).toEqual([...ROSTER.map((s) => s.id), 'fs'].sort());
+      expect(await store.getSpecialist('database')).toEqual(ROSTER[2]);
+      expect((await store.listSpecialists({ kind: 'mcp' })).map((s) => s.id)).toEqual(['fs']);
+      expect((await store.listSpecialists({ domain: 'programming' })).map((s) => s.id).sort()).toEqual(['python-programmer', 'typescript-programmer']);
+      expect((await store.listSpecialists({ available: false })).map((s) => s.id)).toEqual(['fs']);
+      expect((await store.listSpecialists({ text: 'kubernetes' })).map((s) => s.id)).toEqual(['devops']);
+      expect((await store.getSpecialist('fs'))?.unavailableReason).toBe('spawn ENOENT');
+      expect(await store.getSpecialist('nobody')).toBeUndefined();
+    });
+
+    it('round-trips tools with schemas and annotations, per server', async () => {
+      const write = tool('fs', 'write_file', { annotations: { destructiveHint: true, readOnlyHint: false }, inputSchema: { type: 'object', required: ['path', 'content'], properties: { path: { type: 'string' }, content: { type: 'string' } } } });
+      await store.upsertTools([tool('fs', 'read_file'), write, tool('mem', 'read_graph')]);
+      await store.upsertTools([write]);
+      expect((await store.listTools()).map((t) => t.id)).toEqual(['fs/read_file', 'fs/write_file', 'mem/read_graph']);
+      expect((await store.listTools('fs')).map((t) => t.id)).toEqual(['fs/read_file', 'fs/write_file']);
+      expect(await store.getTool('fs/write_file')).toEqual(write);
+      expect(await store.getTool('fs/nope')).toBeUndefined();
+    });
+
+    it('marks specialists and tools its source no longer lists as gone, keeping the rest', async () => {
+      await store.upsertTools([tool('fs', 'read_file'), tool('fs', 'move_file')]);
+      await store.upsertSpecialists([
+        specialist('fs', 'files', { kind: 'mcp', sourceId: 'mcp:fs', tools: ['fs/read_file', 'fs/move_file'] }),
+        specialist('fs-old', 'old files', { kind: 'mcp', sourceId: 'mcp:fs' }),
+        specialist('other', 'other source', { sourceId: 'skills:x' }),
+      ]);
+      await store.markGone('mcp:fs', ['fs'], ['fs/read_file']);
+      expect((await store.getTool('fs/read_file'))?.available).toBe(true);
+      expect((await store.getTool('fs/move_file'))?.available).toBe(false);
+      expect((await store.getSpecialist('fs'))?.available).toBe(true);
+      const old = await store.getSpecialist('fs-old');
+      expect(old?.available).toBe(false);
+      expect(old?.unavailableReason).toMatch(/no longer listed/);
+      expect((await store.getSpecialist('other'))?.available).toBe(true);
+    });
+  });
+
+  describe('retrieval', () => {
+    it('returns the relevant specialists for a query, best first, at most k, never unavailable ones', async () => {
+      await store.upsertSpecialists([...ROSTER, specialist('old-sql', 'SQL schemas and migrations for Postgres databases.', { available: false })]);
+      const sql = await store.retrieveSpecialists('Design a Postgres schema with indexes for invoices', 3);
+      expect(sql[0]?.specialist.id).toBe('database');
+      expect(sql.length).toBeLessThanOrEqual(3);
+      expect(sql.map((c) => c.specialist.id)).not.toContain('old-sql');
+      expect(sql[0]?.relevance).toBeGreaterThan(0);
+      expect(sql[0]?.relevance).toBeLessThanOrEqual(1);
+
+      const py = await store.retrieveSpecialists('fix the failing pytest tests in my python script', 7);
+      expect(py[0]?.specialist.id).toBe('python-programmer');
+      const ops = await store.retrieveSpecialists('deploy it to Kubernetes with a CI pipeline', 7);
+      expect(ops[0]?.specialist.id).toBe('devops');
+      expect(await store.retrieveSpecialists('zzzz qqqq', 7)).toEqual([]);
+    });
+
+    it('prefers the specialist with the better record when relevance ties', async () => {
+      const text = 'Analyses quarterly revenue spreadsheets and forecasts.';
+      await store.upsertSpecialists([specialist('alpha-analyst', text), specialist('beta-analyst', text)]);
+      const before = await store.retrieveSpecialists('forecast quarterly revenue', 2);
+      expect(before).toHaveLength(2);
+      expect(before[0]?.relevance).toBeCloseTo(before[1]!.relevance, 6);
+
+      // alpha's runs finish without errors but the verifier scores them low; beta's score high.
+      for (let i = 0; i < 3; i++) {
+        await store.recordRun(run(`revenue forecast ${i}`, [step('s1', 'alpha-analyst')], { score: 0.3 }));
+        await store.recordRun(run(`revenue outlook ${i}`, [step('s1', 'beta-analyst')], { score: 0.95 }));
+      }
+      const after = await store.retrieveSpecialists('forecast quarterly revenue', 2);
+      expect(after.map((c) => c.specialist.id)).toEqual(['beta-analyst', 'alpha-analyst']);
+      expect(after[0]?.relevance).toBeCloseTo(after[1]!.relevance, 6);
+      expect(after[0]!.score).toBeGreaterThan(after[1]!.score);
+      expect(after[0]?.proficiency?.successes).toBe(3);
+      expect(after[1]?.proficiency?.successes).toBe(0);
+    });
+  });
+
+  describe('execution memory', () => {
+    it('records a run with its steps and tool calls and reads it back', async () => {
+      await store.upsertSpecialists(ROSTER);
+      await store.upsertTools([tool('fs', 'write_file')]);
+      const r = run('write the schema docs', [
+        step('research', 'database', { toolCalls: [{ tool: 'fs/write_file', status: 'denied' }] }),
+        step('write', 'writer', { costUsd: null, status: 'failed', error: 'model timeout', output: undefined }),
+      ], { teamConfigId: undefined });
+      await store.recordRun(r);
+      const back = await store.getRun(r.id);
+      expect(back).toEqual(r);
+      expect(await store.getRun('missing')).toBeUndefined();
+    });
+
+    it('lists runs newest first with status/thread filters and a limit', async () => {
+      const a = run('first question', [], { status: 'completed', plan: undefined, score: null });
+      const b = run('second question', [], { status: 'failed', plan: undefined, score: null, error: 'boom', threadId: 'thread-2' });
+      const c = run('third question', [], { status: 'completed', plan: undefined, score: null });
+      for (const r of [a, b, c]) await store.recordRun(r);
+      expect((await store.listRuns()).map((s) => s.id)).toEqual([c.id, b.id, a.id]);
+      expect((await store.listRuns({ status: 'failed' })).map((s) => s.id)).toEqual([b.id]);
+      expect((await store.listRuns({ threadId: 'thread-2' })).map((s) => s.id)).toEqual([b.id]);
+      expect((await store.listRuns({ limit: 1 })).map((s) => s.id)).toEqual([c.id]);
+      expect((await store.listRuns({ limit: 1 }))[0]).toEqual({ id: c.id, query: c.query, status: 'completed', startedAt: c.startedAt, durationMs: c.durationMs, score: null });
+    });
+
+    it('learns proficiency from the verifier score, not from the absence of errors, and only once per run', async () => {
+      await store.upsertSpecialists(ROSTER);
+      const low = run('tune the slow SQL query', [step('s1', 'database', { durationMs: 1000, costUsd: 0.01 })], { score: 0.5 });
+      await store.recordRun(low);
+      await store.recordRun(low); // recorded again: replaces, does not count twice
+      let p = await store.getProficiency('database', 'specialist');
+      expect(p).toMatchObject({ subject: 'database', kind: 'specialist', runs: 1, successes: 0 });
+      expect(p?.meanScore).toBeCloseTo(0.5);
+
+      await store.recordRun(run('add an index', [step('s1', 'database', { durationMs: 3000, costUsd: 0.03 })], { score: 0.9 }));
+      p = await store.getProficiency('database', 'specialist');
+      expect(p).toMatchObject({ runs: 2, successes: 1 });
+      expect(p?.meanScore).toBeCloseTo(0.7);
+      expect(p?.meanLatencyMs).toBeCloseTo(2000);
+      expect(p?.meanCostUsd).toBeCloseTo(0.02);
+      const domain = await store.getProficiency('sql', 'domain');
+      expect(domain).toMatchObject({ kind: 'domain', runs: 2, successes: 1 });
+
+      // A run nobody verified (direct answer) teaches nothing.
+      await store.recordRun(run('hello', [step('s1', 'database')], { score: null }));
+      expect((await store.getProficiency('database', 'specialist'))?.runs).toBe(2);
+      expect(await store.getProficiency('writer', 'specialist')).toBeUndefined();
+    });
+
+    it('finds a proven TeamConfig for a near-identical query and not for an unrelated one', async () => {
+      await store.upsertSpecialists(ROSTER);
+      const steps = [step('schema', 'database'), step('docs', 'writer')];
+      await store.recordRun(run('Design a Postgres schema for the invoices service', steps, { score: 0.9 }));
+      await store.recordRun(run('design the postgres schema for the invoices service', steps, { score: 0.8 }));
+
+      const team = await store.findTeamConfig('Please design a postgres schema for our invoices service');
+      expect(team).toBeDefined();
+      expect(team?.specialists).toEqual(['database', 'writer']);
+      expect(team?.uses).toBe(2);
+      expect(team?.successes).toBe(2);
+      expect(team?.avgScore).toBeCloseTo(0.85);
+      expect(team?.plan.steps.map((s) => s.specialist)).toEqual(['database', 'writer']);
+      expect(await store.findTeamConfig('deploy the frontend to kubernetes')).toBeUndefined();
+
+      // Reusing it with a poor verifier score lowers its record until it is no longer reused.
+      for (let i = 0; i < 3; i++) {
+        await store.recordRun(run('design a postgres schema for the invoices service', steps, { score: 0.2, teamConfigId: team!.id }));
+      }
+      expect(await store.findTeamConfig('design a postgres schema for the invoices service')).toBeUndefined();
+    });
+
+    it('searches memory for past runs relevant to a query', async () => {
+      await store.recordRun(run('How do I rotate the Postgres password?', [], { answer: 'Use ALTER ROLE ... PASSWORD', plan: undefined }));
+      await store.recordRun(run('Write a haiku about autumn', [], { answer: 'Leaves fall softly', plan: undefined }));
+      const hits = await store.searchMemory('postgres password rotation', 5);
+      expect(hits[0]?.query).toBe('How do I rotate the Postgres password?');
+      expect(hits[0]?.answer).toBe('Use ALTER ROLE ... PASSWORD');
+      expect(hits[0]?.relevance).toBe(1);
+      expect(hits.map((h) => h.query)).not.toContain('Write a haiku about autumn');
+    });
+
+    it('records approvals (requested, then decided) and council decisions', async () => {
+      const requested = { id: 'ap-1', runId: 'run-x', kind: 'tool' as const, request: { toolCalls: [{ tool: 'fs/write_file', args: { path: 'a.txt' } }] }, requestedAt: '2026-01-01T00:00:00.000Z' };
+      await store.recordApproval(requested);
+      expect(await store.listApprovals('run-x')).toEqual([requested]);
+      const decided = { ...requested, decision: { kind: 'tool', decisions: { c1: { type: 'accept' } } }, resolvedBy: 'human' as const, actor: 'key-1', resolvedAt: '2026-01-01T00:00:05.000Z' };
+      await store.recordApproval(decided);
+      expect(await store.listApprovals('run-x')).toEqual([decided]);
+      expect(await store.listApprovals('run-y')).toEqual([]);
+
+      const verdict = { recommendation: 'Ship it', keyInsights: ['a'], blindSpots: [], consensus: 'yes', dissent: '', nextStep: 'deploy', confidence: 0.8 };
+      await store.recordDecision({ id: 'd1', runId: 'run-x', question: 'Ship?', verdict, decidedAt: '2026-01-01T00:00:00.000Z' });
+      await store.recordDecision({ id: 'd2', runId: 'run-x', question: 'Ship again?', verdict, decidedAt: '2026-01-02T00:00:00.000Z' });
+      expect((await store.listDecisions()).map((d) => d.id)).toEqual(['d2', 'd1']);
+      expect((await store.listDecisions(1))[0]?.verdict).toEqual(verdict);
+    });
+  });
+}
