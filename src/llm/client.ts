@@ -1,0 +1,260 @@
+/**
+ * createModelClient: the production ModelClient on the official openai SDK, for any OpenAI-compatible
+ * endpoint. Per-role settings come from Config.model.roles; every call carries x-parley-role and
+ * x-parley-run-id, is retried by us (the SDK's own retries are off), gets a span, and reports usage
+ * and cost from the price catalog.
+ */
+import OpenAI from 'openai';
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import type { Config, RoleModelConfig } from '../config.ts';
+import { SCRIPTED_BASE_URL } from '../config.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { attributes, startSpan, withSpan } from '../telemetry.ts';
+import { ModelError, toModelError } from './errors.ts';
+import { startAttempt } from './attempt.ts';
+import { loadPriceCatalog, type PriceCatalog } from './prices.ts';
+import { retryDelay, sleep } from './retry.ts';
+import { jsonSchemaOf, repairMessage, validateStructured } from './structured.ts';
+import type { ChatMessage, ChatOptions, ChatResult, ModelCallOptions, ModelClient, ModelRole, ModelUsage, StreamChunk, StructuredOptions, StructuredResult, ToolCall } from './types.ts';
+
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+type Fetch = NonNullable<ConstructorParameters<typeof OpenAI>[0]>['fetch'];
+
+export interface ModelClientOptions {
+  logger?: Logger;
+  /** fetch used by the SDK (tests, proxies). */
+  fetch?: Fetch;
+  /** Price catalog; default: loaded from config.pricesFile. */
+  prices?: PriceCatalog;
+  /** Source of jitter (tests). */
+  random?: () => number;
+}
+
+/** The ModelClient plus the price catalog it costs calls with (the usage guard reserves with it). */
+export interface ParleyModelClient extends ModelClient {
+  readonly prices: PriceCatalog;
+}
+
+interface Target {
+  role: ModelRole;
+  settings: RoleModelConfig;
+  model: string;
+  sdk: OpenAI;
+}
+
+/** OpenAI's own endpoints want max_completion_tokens (o-series, gpt-5 reject max_tokens); most compatible servers know max_tokens. */
+function maxTokensField(baseUrl: string): 'max_completion_tokens' | 'max_tokens' {
+  const host = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : '';
+  return host === 'api.openai.com' || host.endsWith('.openai.azure.com') ? 'max_completion_tokens' : 'max_tokens';
+}
+
+function sumUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
+  return {
+    model: b.model,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    costUsd: a.costUsd === null || b.costUsd === null ? null : a.costUsd + b.costUsd,
+  };
+}
+
+function setUsageAttributes(span: Span, usage: ModelUsage, attempts: number): void {
+  span.setAttributes(
+    attributes({
+      'gen_ai.response.model': usage.model,
+      'gen_ai.usage.input_tokens': usage.inputTokens,
+      'gen_ai.usage.output_tokens': usage.outputTokens,
+      'parley.usage.cached_tokens': usage.cachedTokens,
+      'parley.cost_usd': usage.costUsd,
+      'parley.attempts': attempts,
+    }),
+  );
+}
+
+export function createModelClient(config: Config['model'], options: ModelClientOptions = {}): ParleyModelClient {
+  const logger = options.logger ?? silentLogger;
+  const prices = options.prices ?? loadPriceCatalog(config.pricesFile);
+  const random = options.random ?? Math.random;
+  const policy = { maxRetries: config.maxRetries, baseMs: config.retryBaseMs };
+  for (const [role, settings] of Object.entries(config.roles)) {
+    if (settings.baseUrl === SCRIPTED_BASE_URL) {
+      throw new Error(`Model role "${role}" points at the scripted model, which is not started: start it and call pointAtScriptedModel(config.model, url) first.`);
+    }
+  }
+
+  const sdks = new Map<string, OpenAI>();
+  const sdkFor = (settings: RoleModelConfig): OpenAI => {
+    const key = `${settings.baseUrl}\n${settings.apiKey}`;
+    let sdk = sdks.get(key);
+    if (!sdk) {
+      // maxRetries 0: retries are ours (backoff, jitter, Retry-After, logging), never doubled by the SDK's.
+      sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs, fetch: options.fetch });
+      sdks.set(key, sdk);
+    }
+    return sdk;
+  };
+
+  const modelFor = (role: ModelRole, override?: string) => override ?? (config.roles[role] ?? config.roles.default).model;
+
+  const target = (opts: ModelCallOptions): Target => {
+    const settings = config.roles[opts.role] ?? config.roles.default;
+    return { role: opts.role, settings, model: modelFor(opts.role, opts.model), sdk: sdkFor(settings) };
+  };
+
+  const headersOf = (opts: ModelCallOptions): Record<string, string> => ({
+    'x-parley-role': opts.role,
+    ...(opts.runId ? { 'x-parley-run-id': opts.runId } : {}),
+  });
+
+  const baseParams = (t: Target, opts: ModelCallOptions, messages: ChatMessage[]) => {
+    const temperature = opts.temperature ?? t.settings.temperature;
+    const maxTokens = opts.maxTokens ?? t.settings.maxTokens;
+    return {
+      model: t.model,
+      messages,
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(maxTokens !== undefined ? { [maxTokensField(t.settings.baseUrl)]: maxTokens } : {}),
+    };
+  };
+
+  const usageOf = (usage: OpenAI.Completions.CompletionUsage | null | undefined, model: string, requested: string): ModelUsage => {
+    const inputTokens = usage?.prompt_tokens ?? 0;
+    const outputTokens = usage?.completion_tokens ?? 0;
+    const cachedTokens = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    const tokens = { inputTokens, outputTokens, cachedTokens };
+    // No usage object means we cannot know the cost: report it as unknown rather than free.
+    const costUsd = usage ? (prices.cost(model, tokens) ?? prices.cost(requested, tokens)) : null;
+    return { model, ...tokens, costUsd };
+  };
+
+  /** Waits before the next attempt, or throws the error when it is not retryable / retries are spent. */
+  const backoff = async (err: ModelError, retry: number, t: Target, signal: AbortSignal | undefined) => {
+    const delay = retryDelay(err, retry, policy, random);
+    if (delay === undefined) {
+      err.attempts = retry + 1;
+      throw err;
+    }
+    logger.warn('model call failed, retrying', { role: t.role, model: t.model, kind: err.kind, status: err.status, retry: retry + 1, delayMs: delay });
+    if (!(await sleep(delay, signal))) throw new ModelError('aborted', `The ${t.role} model call was cancelled.`, { role: t.role, model: t.model, attempts: retry + 1 });
+  };
+
+  /** One completion with our retries around it. */
+  const complete = async (t: Target, opts: ModelCallOptions, params: CreateParams, span: Span): Promise<{ completion: Completion; usage: ModelUsage }> => {
+    const where = { role: t.role, model: t.model };
+    for (let retry = 0; ; retry++) {
+      const attempt = startAttempt(opts.signal, t.settings.timeoutMs);
+      try {
+        const completion = await t.sdk.chat.completions.create(params, { signal: attempt.signal, headers: headersOf(opts), timeout: t.settings.timeoutMs, maxRetries: 0 });
+        const usage = usageOf(completion.usage, completion.model || t.model, t.model);
+        setUsageAttributes(span, usage, retry + 1);
+        return { completion, usage };
+      } catch (err) {
+        await backoff(toModelError(err, attempt.state, where), retry, t, opts.signal);
+      } finally {
+        attempt.done();
+      }
+    }
+  };
+
+  const spanAttrs = (t: Target, opts: ModelCallOptions, extra: Record<string, string | undefined> = {}) => ({
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': t.model,
+    'parley.model.role': t.role,
+    'parley.run_id': opts.runId,
+    ...extra,
+  });
+
+  const chat = (opts: ChatOptions): Promise<ChatResult> => {
+    const t = target(opts);
+    return withSpan(`chat ${t.model}`, spanAttrs(t, opts), async (span) => {
+      const params: CreateParams = { ...baseParams(t, opts, opts.messages), ...(opts.tools?.length ? { tools: opts.tools } : {}) };
+      const { completion, usage } = await complete(t, opts, params, span);
+      const choice = completion.choices[0];
+      const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+      logger.debug('model call', { role: t.role, model: usage.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
+      return { text: choice?.message.content ?? '', toolCalls, finishReason: choice?.finish_reason ?? null, usage };
+    });
+  };
+
+  const structured = async <T>(opts: StructuredOptions<T>): Promise<StructuredResult<T>> => {
+    const t = target(opts);
+    const responseFormat = { type: 'json_schema' as const, json_schema: { name: opts.schemaName, schema: jsonSchemaOf(opts.schema) } };
+    const ask = (messages: ChatMessage[], repair: boolean) =>
+      withSpan(`chat ${t.model}`, spanAttrs(t, opts, { 'parley.schema': opts.schemaName, 'parley.repair': repair ? 'true' : undefined }), async (span) => {
+        const { completion, usage } = await complete(t, opts, { ...baseParams(t, opts, messages), response_format: responseFormat }, span);
+        const message = completion.choices[0]?.message;
+        const text = message?.content ?? '';
+        const check = message?.refusal ? ({ ok: false, error: `a refusal (${message.refusal})` } as const) : validateStructured(text, opts.schema);
+        return { text, check, usage };
+      });
+
+    const first = await ask(opts.messages, false);
+    if (first.check.ok) return { value: first.check.value, usage: first.usage };
+    logger.warn('structured output invalid, asking once to repair', { role: t.role, model: t.model, schema: opts.schemaName, error: first.check.error.slice(0, 300) });
+    const repaired = await ask([...opts.messages, { role: 'assistant', content: first.text }, { role: 'user', content: repairMessage(opts.schemaName, first.check.error) }], true);
+    if (repaired.check.ok) return { value: repaired.check.value, usage: sumUsage(first.usage, repaired.usage) };
+    throw new ModelError('invalid_output', `The ${t.role} model (${t.model}) did not return a valid "${opts.schemaName}" after one repair attempt: it is ${repaired.check.error}`, {
+      role: t.role,
+      model: t.model,
+      raw: repaired.text,
+      issues: repaired.check.error,
+    });
+  };
+
+  async function* stream(opts: ModelCallOptions): AsyncGenerator<StreamChunk> {
+    const t = target(opts);
+    const where = { role: t.role, model: t.model };
+    const span = startSpan(`chat ${t.model}`, { ...spanAttrs(t, opts), 'parley.stream': true });
+    let yielded = false;
+    try {
+      for (let retry = 0; ; retry++) {
+        const attempt = startAttempt(opts.signal, t.settings.timeoutMs);
+        try {
+          const chunks = await t.sdk.chat.completions.create(
+            { ...baseParams(t, opts, opts.messages), stream: true, stream_options: { include_usage: true } },
+            { signal: attempt.signal, headers: headersOf(opts), timeout: t.settings.timeoutMs, maxRetries: 0 },
+          );
+          let text = '';
+          let finishReason: string | null = null;
+          let model = t.model;
+          let rawUsage: OpenAI.Completions.CompletionUsage | null | undefined;
+          for await (const chunk of chunks) {
+            attempt.touch();
+            if (chunk.model) model = chunk.model;
+            if (chunk.usage) rawUsage = chunk.usage;
+            const choice = chunk.choices[0];
+            if (choice?.finish_reason) finishReason = choice.finish_reason;
+            const delta = choice?.delta?.content;
+            if (delta) {
+              text += delta;
+              yielded = true;
+              yield { type: 'delta', text: delta };
+            }
+          }
+          // The SDK ends a stream quietly when its signal aborts: say why it ended.
+          if (attempt.state.aborted || attempt.state.timedOut) throw new Error('stream interrupted');
+          const usage = usageOf(rawUsage, model, t.model);
+          setUsageAttributes(span, usage, retry + 1);
+          yield { type: 'done', text, finishReason, usage };
+          return;
+        } catch (err) {
+          const error = toModelError(err, attempt.state, where);
+          // Once text has reached the caller a retry would repeat it: only failures before the first delta are retried.
+          if (yielded) throw error;
+          await backoff(error, retry, t, opts.signal);
+        } finally {
+          attempt.done();
+        }
+      }
+    } catch (err) {
+      span.recordException(err instanceof Error ? err : new Error(String(err)));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  return { chat, structured, stream, modelFor, prices };
+}

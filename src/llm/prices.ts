@@ -1,0 +1,64 @@
+/**
+ * The price catalog: USD per million tokens per model (input, output, cached input). A model that is
+ * not in it has an unknown cost (null), never zero, so budgets and reports do not undercount.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const price = z.object({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  /** Price of cached input tokens; when absent they cost the input price. */
+  cached: z.number().nonnegative().optional(),
+});
+export type ModelPrice = z.infer<typeof price>;
+
+const catalogFile = z.object({ models: z.record(z.string(), price) });
+
+export interface PriceCatalog {
+  /** The price of a model, matching dated snapshots (gpt-4o-2024-08-06) to their base name. */
+  priceOf(model: string): ModelPrice | null;
+  /** Cost in USD of a call's tokens, null when the model has no price. inputTokens includes cachedTokens. */
+  cost(model: string, tokens: { inputTokens: number; outputTokens: number; cachedTokens: number }): number | null;
+}
+
+export function createPriceCatalog(models: Record<string, ModelPrice>): PriceCatalog {
+  const table = new Map(Object.entries(models).map(([k, v]) => [k.toLowerCase(), v]));
+  const priceOf = (model: string): ModelPrice | null => {
+    const name = model.toLowerCase();
+    const bare = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name; // "openai/gpt-4o" routers
+    for (const candidate of [name, bare, bare.replace(/-\d{4}-\d{2}-\d{2}$/, ''), bare.replace(/-\d{4}$/, '')]) {
+      const hit = table.get(candidate);
+      if (hit) return hit;
+    }
+    return null;
+  };
+  return {
+    priceOf,
+    cost(model, t) {
+      const p = priceOf(model);
+      if (!p) return null;
+      const cached = Math.min(t.cachedTokens, t.inputTokens);
+      return ((t.inputTokens - cached) * p.input + cached * (p.cached ?? p.input) + t.outputTokens * p.output) / 1_000_000;
+    },
+  };
+}
+
+const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Loads the catalog; a relative path is tried from the working directory, then from the package root. */
+export function loadPriceCatalog(file: string): PriceCatalog {
+  const candidates = isAbsolute(file) ? [file] : [resolve(file), resolve(packageRoot, file)];
+  const path = candidates.find((p) => existsSync(p));
+  if (!path) throw new Error(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: no such file`);
+  let parsed;
+  try {
+    parsed = catalogFile.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (err) {
+    throw new Error(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  if (!parsed.success) throw new Error(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return createPriceCatalog(parsed.data.models);
+}

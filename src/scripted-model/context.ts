@@ -1,0 +1,168 @@
+/**
+ * Reads what a request gives the scripted model to work with: the <parley:…> blocks, the [[…]]
+ * directives and the last user message. Parsing is forgiving on purpose: a block whose JSON does not
+ * parse is treated as absent, never as an error, so prompt changes degrade answers instead of failing.
+ */
+
+export interface ScriptedMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface SpecialistCandidate {
+  id: string;
+  description: string;
+  domains: string[];
+}
+
+export interface StepReport {
+  id: string;
+  specialist: string;
+  status: string;
+  output: string;
+}
+
+export interface Directives {
+  route?: 'direct' | 'plan' | 'council';
+  steps?: number;
+  chain: boolean;
+  verify?: number[];
+  tools: { tool: string; args: unknown }[];
+  fault?: string;
+  latencyMs?: number;
+}
+
+export interface RequestContext {
+  /** The user's question: the <parley:query> block, else the last user message without directives. */
+  query: string;
+  lastUserText: string;
+  specialists?: SpecialistCandidate[];
+  steps?: StepReport[];
+  round?: number;
+  answers?: Record<string, string>;
+  /** Directives found in any user message (fault: only in the last one). */
+  directives: Directives;
+}
+
+/** Text of a message's content, whether a string or an array of content parts. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === 'object' && 'text' in part && typeof part.text === 'string' ? part.text : ''))
+      .join('\n');
+  }
+  return '';
+}
+
+/** The inner text of the last <parley:name>…</parley:name> block across the messages. */
+export function block(texts: string[], name: string): string | undefined {
+  const re = new RegExp(`<parley:${name}>([\\s\\S]*?)</parley:${name}>`, 'g');
+  let found: string | undefined;
+  for (const text of texts) for (const m of text.matchAll(re)) found = m[1]!.trim();
+  return found;
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+function parseSpecialists(raw: unknown): SpecialistCandidate[] | undefined {
+  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { specialists?: unknown }).specialists) ? (raw as { specialists: unknown[] }).specialists : undefined;
+  if (!list) return undefined;
+  return list
+    .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
+    .map((s) => ({
+      id: str(s.id ?? s.name),
+      description: str(s.description),
+      domains: Array.isArray(s.domains) ? s.domains.map(str) : typeof s.domains === 'string' ? s.domains.split(',').map((d) => d.trim()) : [],
+    }))
+    .filter((s) => s.id !== '');
+}
+
+function parseSteps(raw: unknown): StepReport[] | undefined {
+  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.entries(raw as object).map(([id, v]) => ({ id, ...(v as object) })) : undefined;
+  if (!list) return undefined;
+  return list
+    .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
+    .map((s) => ({ id: str(s.id ?? s.stepId), specialist: str(s.specialist), status: str(s.status).toLowerCase(), output: str(s.output ?? s.result ?? s.error) }));
+}
+
+function parseAnswers(raw: unknown): Record<string, string> | undefined {
+  if (Array.isArray(raw)) {
+    return Object.fromEntries(
+      raw.map((a, i) => (a && typeof a === 'object' ? [str((a as { label?: unknown }).label) || String.fromCharCode(65 + i), str((a as { answer?: unknown; text?: unknown }).answer ?? (a as { text?: unknown }).text)] : [String.fromCharCode(65 + i), str(a)])),
+    );
+  }
+  if (raw && typeof raw === 'object') return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, str(v)]));
+  return undefined;
+}
+
+const DIRECTIVE = /\[\[\s*([a-z]+)\s*(?::\s*([\s\S]*?))?\s*\]\](?!\])/gi;
+
+export function parseDirectives(texts: string[], lastUserText: string): Directives {
+  const d: Directives = { chain: false, tools: [] };
+  for (const text of texts) {
+    for (const m of text.matchAll(DIRECTIVE)) {
+      const name = m[1]!.toLowerCase();
+      const arg = (m[2] ?? '').trim();
+      if (name === 'route' && ['direct', 'plan', 'council'].includes(arg)) d.route = arg as Directives['route'];
+      else if (name === 'steps' && Number(arg) > 0) d.steps = Math.floor(Number(arg));
+      else if (name === 'chain') d.chain = true;
+      else if (name === 'verify') {
+        const scores = arg.split(',').map(Number).filter((n) => Number.isFinite(n));
+        if (scores.length) d.verify = scores;
+      } else if (name === 'latency' && Number(arg) >= 0) d.latencyMs = Number(arg);
+    }
+  }
+  for (const m of lastUserText.matchAll(DIRECTIVE)) {
+    const name = m[1]!.toLowerCase();
+    const arg = (m[2] ?? '').trim();
+    if (name === 'fault') d.fault = arg.toLowerCase();
+    else if (name === 'tool' && arg) {
+      const space = arg.search(/\s/);
+      const tool = space < 0 ? arg : arg.slice(0, space);
+      const rawArgs = space < 0 ? '' : arg.slice(space + 1).trim();
+      d.tools.push({ tool, args: rawArgs ? (parseJson(rawArgs) ?? {}) : {} });
+    }
+  }
+  return d;
+}
+
+export const stripDirectives = (text: string): string => text.replace(DIRECTIVE, '').replace(/\s+/g, ' ').trim();
+const stripBlocks = (text: string): string => text.replace(/<parley:([a-z_]+)>[\s\S]*?<\/parley:\1>/g, ' ');
+
+export function readContext(messages: ScriptedMessage[]): RequestContext {
+  const texts = messages.map((m) => contentText(m.content));
+  const userTexts = messages.filter((m) => m.role === 'user').map((m) => contentText(m.content));
+  const lastUserText = userTexts.at(-1) ?? '';
+  const queryBlock = block(texts, 'query');
+  const roundText = block(texts, 'round');
+  const round = roundText !== undefined && Number(roundText) > 0 ? Math.floor(Number(roundText)) : undefined;
+  // Directives may sit in the user's query wherever the engine puts it (a block in a system message too).
+  const directiveTexts = queryBlock !== undefined ? [...userTexts, queryBlock] : userTexts;
+  return {
+    query: stripDirectives(queryBlock ?? stripBlocks(lastUserText)),
+    lastUserText,
+    specialists: parseSpecialists(parseJson(block(texts, 'specialists'))),
+    steps: parseSteps(parseJson(block(texts, 'steps'))),
+    round,
+    answers: parseAnswers(parseJson(block(texts, 'answers'))),
+    directives: parseDirectives(directiveTexts, lastUserText),
+  };
+}
+
+/** Lower-case words of a text, for overlap scoring. */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}

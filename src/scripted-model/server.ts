@@ -1,0 +1,236 @@
+/**
+ * The scripted model as an HTTP server: an OpenAI-compatible /v1/chat/completions (JSON and SSE
+ * streaming) on 127.0.0.1, with latency, fault injection and a request log for tests to assert on.
+ */
+import { Hono, type Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { decideAnswer, schemaNameOf, type CompletionRequest } from './answer.ts';
+import { contentText, readContext } from './context.ts';
+import { FaultPlan, parseFaultRules, type FaultKind, type FaultRule } from './faults.ts';
+import { countTokens, pieces } from './tokens.ts';
+
+export interface ScriptedModelOptions {
+  /** Port to bind on 127.0.0.1 (default 0: a free one). */
+  port?: number;
+  host?: string;
+  /** Fixed latency before the first byte of every answer. */
+  latencyMs?: number;
+  /** Extra latency per output token (spread over the chunks when streaming). */
+  perTokenMs?: number;
+  /** Probability (0..1) that a call fails with one of faultKinds (seeded, so repeatable). */
+  faultRate?: number;
+  faultKinds?: FaultKind[];
+  seed?: number;
+  /** Scripted faults for the next calls matching a role or text. */
+  faults?: FaultRule[];
+  /** Retry-After sent with a 429 (default 1000 ms; whole seconds go in Retry-After, else also retry-after-ms). */
+  retryAfterMs?: number;
+  /** Model name reported when the request names none. */
+  model?: string;
+}
+
+/** One entry of the request log. Times are epoch milliseconds with sub-millisecond precision. */
+export interface ScriptedRequestLog {
+  id: number;
+  arrivedAt: number;
+  /** When the answer was fully sent, or the client went away; undefined while in flight. */
+  finishedAt?: number;
+  role?: string;
+  runId?: string;
+  model: string;
+  schemaName?: string;
+  stream: boolean;
+  tools: string[];
+  fault?: FaultKind;
+  status?: number;
+  /** True when the client closed the connection before the answer was complete. */
+  aborted: boolean;
+  lastUserMessage: string;
+  /** The request body as received, for assertions on prompts. */
+  body: unknown;
+}
+
+export interface ScriptedModel {
+  /** Base URL of the server, e.g. http://127.0.0.1:41234 (the OpenAI base URL is `${url}/v1`). */
+  url: string;
+  /** The request log, oldest first (live: grows as requests arrive). */
+  requests: ScriptedRequestLog[];
+  setFaults(rules: FaultRule[]): void;
+  close(): Promise<void>;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** Resolves after ms, or early when the signal aborts; returns false when aborted. */
+function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const openaiError = (c: Context, status: 400 | 404 | 429 | 500, message: string, type: string) =>
+  c.json({ error: { message, type, param: null, code: null } }, status);
+
+export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedRequestLog[], faults: FaultPlan, closing: AbortSignal): Hono {
+  const app = new Hono();
+  const latencyMs = options.latencyMs ?? 0;
+  const perTokenMs = options.perTokenMs ?? 0;
+  const retryAfterMs = options.retryAfterMs ?? 1000;
+
+  const completions = async (c: Context) => {
+    let body: CompletionRequest;
+    try {
+      body = (await c.req.json()) as CompletionRequest;
+    } catch {
+      return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
+    }
+    if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
+      return openaiError(c, 400, '`messages` must be a non-empty array.', 'invalid_request_error');
+    }
+    const role = c.req.header('x-parley-role') ?? undefined;
+    const lastUser = [...body.messages].reverse().find((m) => m?.role === 'user');
+    const lastUserText = contentText(lastUser?.content);
+    const ctx = readContext(body.messages);
+    const entry: ScriptedRequestLog = {
+      id: log.length + 1,
+      arrivedAt: now(),
+      role,
+      runId: c.req.header('x-parley-run-id') ?? undefined,
+      model: typeof body.model === 'string' && body.model ? body.model : (options.model ?? 'scripted'),
+      schemaName: schemaNameOf(body),
+      stream: body.stream === true,
+      tools: (body.tools ?? []).map((t) => t.function?.name ?? '').filter(Boolean),
+      aborted: false,
+      lastUserMessage: lastUserText,
+      body,
+    };
+    log.push(entry);
+    const fault = faults.pick(role, lastUserText, ctx.directives.fault);
+    if (fault) entry.fault = fault;
+
+    // Aborted by the client, or the server is closing: both end the wait.
+    const clientSignal = c.req.raw.signal;
+    const signal = AbortSignal.any([clientSignal, closing]);
+    clientSignal.addEventListener(
+      'abort',
+      () => {
+        if (entry.finishedAt === undefined) {
+          entry.aborted = true;
+          entry.finishedAt = now();
+        }
+      },
+      { once: true },
+    );
+    const finish = (status: number) => {
+      entry.status = status;
+      if (entry.finishedAt === undefined) entry.finishedAt = now();
+    };
+
+    if (!(await wait(latencyMs + (ctx.directives.latencyMs ?? 0), signal))) return finish(499), c.body(null, 499 as 400);
+    if (fault === '429') {
+      finish(429);
+      const headers: Record<string, string> = { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) };
+      if (retryAfterMs % 1000 !== 0) headers['retry-after-ms'] = String(retryAfterMs);
+      return c.json({ error: { message: 'Rate limit reached (scripted fault).', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } }, 429, headers);
+    }
+    if (fault === '500') {
+      finish(500);
+      return openaiError(c, 500, 'The server had an error (scripted fault).', 'server_error');
+    }
+    if (fault === 'hang') {
+      // Until the client gives up (its timeout or abort) or the server closes.
+      await wait(2 ** 31 - 1, signal);
+      finish(499);
+      return c.body(null, 499 as 400);
+    }
+
+    const id = `chatcmpl-scripted-${entry.id}`;
+    const answer = decideAnswer(body, role ?? '', fault, `call_${entry.id}`);
+    const promptTokens = countTokens(body.messages.map((m) => contentText(m.content)).join('\n'));
+    const completionTokens = countTokens(answer.content ?? '') + answer.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+    const created = Math.floor(Date.now() / 1000);
+    const toolCallsJson = answer.toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } }));
+
+    if (!body.stream) {
+      if (!(await wait(perTokenMs * completionTokens, signal))) return finish(499), c.body(null, 499 as 400);
+      finish(200);
+      return c.json({
+        id,
+        object: 'chat.completion',
+        created,
+        model: entry.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: answer.content, refusal: null, ...(toolCallsJson.length ? { tool_calls: toolCallsJson } : {}) }, logprobs: null, finish_reason: answer.finishReason }],
+        usage,
+      });
+    }
+
+    return streamSSE(c, async (stream) => {
+      const chunk = (delta: object, finishReason: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
+      const send = (data: object) => stream.writeSSE({ data: JSON.stringify(data) });
+      await send(chunk({ role: 'assistant', content: '' }));
+      for (const piece of pieces(answer.content ?? '')) {
+        if (!(await wait(perTokenMs * countTokens(piece), signal))) return;
+        await send(chunk({ content: piece }));
+      }
+      for (const [index, t] of toolCallsJson.entries()) await send(chunk({ tool_calls: [{ index, ...t }] }));
+      await send(chunk({}, answer.finishReason));
+      if (body.stream_options?.include_usage) await send({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [], usage });
+      await stream.writeSSE({ data: '[DONE]' });
+      finish(200);
+    });
+  };
+
+  app.post('/v1/chat/completions', completions);
+  app.post('/chat/completions', completions);
+  app.get('/v1/models', (c) => c.json({ object: 'list', data: [{ id: options.model ?? 'scripted', object: 'model', created: 0, owned_by: 'parley' }] }));
+  app.get('/_scripted/log', (c) => c.json(log.map(({ body: _body, ...rest }) => rest)));
+  app.post('/_scripted/faults', async (c) => {
+    try {
+      faults.setRules(parseFaultRules(await c.req.json()));
+      return c.json({ ok: true });
+    } catch (err) {
+      return openaiError(c, 400, err instanceof Error ? err.message : String(err), 'invalid_request_error');
+    }
+  });
+  app.notFound((c) => openaiError(c, 404, `No route ${c.req.method} ${c.req.path} on the scripted model.`, 'invalid_request_error'));
+  app.onError((err, c) => openaiError(c, 500, err.message, 'server_error'));
+  return app;
+}
+
+/** Starts the scripted model on 127.0.0.1 (or options.host) and resolves once it listens. */
+export function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+  const requests: ScriptedRequestLog[] = [];
+  const faults = new FaultPlan({ rules: options.faults, rate: options.faultRate, kinds: options.faultKinds, seed: options.seed });
+  const closing = new AbortController();
+  const app = scriptedModelApp(options, requests, faults, closing.signal);
+  const host = options.host ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, (info: AddressInfo) => {
+      resolve({
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`,
+        requests,
+        setFaults: (rules) => faults.setRules(rules),
+        close: () =>
+          new Promise<void>((done) => {
+            closing.abort();
+            server.close(() => done());
+            if ('closeAllConnections' in server) server.closeAllConnections();
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}
