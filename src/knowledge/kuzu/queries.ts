@@ -1,4 +1,5 @@
 /** Every Cypher statement of the Kuzu backend (Kuzu's dialect: declared schema, no `+=` maps). */
+import type { QuerySet } from '../cypher-store.ts';
 
 export const Q = {
   upsertSource: `MERGE (s:Source {id: $id})
@@ -56,6 +57,8 @@ export const Q = {
     CREATE (r)-[:HAS_STEP]->(:Step {id: x.id, runId: $runId, stepId: x.stepId, idx: x.idx, specialist: x.specialist,
       objective: x.objective, status: x.status, output: x.output, error: x.error, durationMs: x.durationMs,
       tokens: x.tokens, costUsd: x.costUsd, toolCalls: x.toolCalls})`,
+  /** Steps bind as one struct type per list, so an unknown cost travels as -1 and is stored as null. */
+  clearUnknownStepCosts: 'MATCH (s:Step {runId: $runId}) WHERE s.costUsd < 0 SET s.costUsd = NULL',
   linkStepSpecialists: `MATCH (st:Step {runId: $runId}), (sp:Specialist) WHERE sp.id = st.specialist
     MERGE (st)-[:BY]->(sp)`,
   linkStepTools: `UNWIND $calls AS c
@@ -81,4 +84,4 @@ export const Q = {
   upsertDecision: `MERGE (d:Decision {id: $id})
     SET d.runId = $runId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
   listDecisions: 'MATCH (d:Decision) RETURN d ORDER BY d.decidedAt DESC, d.id DESC LIMIT $limit',
-} as const;
+} as const satisfies QuerySet;

@@ -1,5 +1,8 @@
-/** Kuzu rows ⇄ record types. Lists and objects live in STRING columns as JSON. */
-import type { KuzuValue } from 'kuzu';
+/**
+ * Database rows ⇄ record types, shared by both backends (their executors hand over plain property
+ * objects). Lists and objects are stored as JSON strings: Kuzu has no map properties and binds empty
+ * typed lists as null, and Neo4j properties cannot hold maps.
+ */
 import type {
   ApprovalRecord,
   DecisionRecord,
@@ -9,17 +12,18 @@ import type {
   StepRecord,
   TeamConfig,
   ToolRecord,
-} from '../store.ts';
-import type { ProficiencyTotals } from '../registry.ts';
-import type { ModelRole } from '../../llm/types.ts';
+} from './store.ts';
+import type { ProficiencyTotals } from './registry.ts';
+import type { ModelRole } from '../llm/types.ts';
 
-type Node = Record<string, KuzuValue>;
+type Value = unknown;
+type Node = Record<string, Value>;
 
-export const str = (v: KuzuValue | undefined): string => (v === null || v === undefined ? '' : String(v));
-export const optStr = (v: KuzuValue | undefined): string | undefined => (v === null || v === undefined || v === '' ? undefined : String(v));
-export const num = (v: KuzuValue | undefined): number => (v === null || v === undefined ? 0 : Number(v));
-export const optNum = (v: KuzuValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
-export function json<T>(v: KuzuValue | undefined, fallback: T): T {
+export const str = (v: Value | undefined): string => (v === null || v === undefined ? '' : String(v));
+export const optStr = (v: Value | undefined): string | undefined => (v === null || v === undefined || v === '' ? undefined : String(v));
+export const num = (v: Value | undefined): number => (v === null || v === undefined ? 0 : Number(v));
+export const optNum = (v: Value | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+export function json<T>(v: Value | undefined, fallback: T): T {
   if (typeof v !== 'string' || v === '') return fallback;
   return JSON.parse(v) as T;
 }
@@ -142,7 +146,7 @@ function stepFromNode(n: Node): StepRecord {
   return step;
 }
 
-export function approvalParams(a: ApprovalRecord): Record<string, KuzuValue> {
+export function approvalParams(a: ApprovalRecord): Record<string, Value> {
   return {
     id: a.id,
     runId: a.runId,
