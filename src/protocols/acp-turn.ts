@@ -10,8 +10,7 @@ import type { Caller } from '../graph/run-request.ts';
 import type { RunEngine, RunResult } from '../graph/types.ts';
 import type { ApprovalPort, PendingToolCall } from '../hitl/types.ts';
 import type { Logger } from '../log.ts';
-import { askClient } from './acp-permission.ts';
-import { toolKind, toolTitle } from './acp-permission.ts';
+import { askClient, toolKind, toolTitle } from './acp-permission.ts';
 import { PlanView } from './acp-plan.ts';
 import type { PromptInput } from './acp-prompt.ts';
 import { remember, type AcpSession } from './acp-session.ts';
@@ -28,15 +27,21 @@ export interface TurnDeps {
 
 export async function runTurn(deps: TurnDeps, input: PromptInput, requestSignal: AbortSignal): Promise<PromptResponse> {
   const { session, engine, logger } = deps;
-  const handle = engine.start({
-    threadId: session.id,
-    query: input.query,
-    ...(input.parts.length ? { parts: input.parts } : {}),
-    messages: [...session.history],
-    mode: session.mode,
-    protocol: 'acp',
-    ...(deps.caller ? { caller: deps.caller } : {}),
-  });
+  let handle;
+  try {
+    handle = engine.start({
+      threadId: session.id,
+      query: input.query,
+      ...(input.parts.length ? { parts: input.parts } : {}),
+      messages: [...session.history],
+      mode: session.mode,
+      protocol: 'acp',
+      ...(deps.caller ? { caller: deps.caller } : {}),
+    });
+  } catch (err) {
+    logger.error('acp: the engine refused to start a run', { sessionId: session.id, error: String(err) });
+    throw RequestError.internalError(undefined, 'the run could not be started');
+  }
   const active = { runId: handle.id, cancelRequested: false };
   session.active = active;
   const stopOnAbort = () => {
@@ -141,13 +146,17 @@ class TurnView {
       }
       case 'tool.finished': {
         const text = event.status === 'ok' ? event.result : (event.error ?? (event.status === 'denied' ? 'Denied.' : 'Failed.'));
-        return this.send({
-          sessionUpdate: 'tool_call_update',
-          toolCallId: this.#announced.get(event.toolCallId) ?? this.#acpId(event.toolCallId),
-          status: event.status === 'ok' ? 'completed' : 'failed',
-          ...(text ? { content: [{ type: 'content', content: { type: 'text', text } }] } : {}),
+        const outcome = {
+          status: event.status === 'ok' ? ('completed' as const) : ('failed' as const),
+          ...(text ? { content: [{ type: 'content' as const, content: { type: 'text' as const, text } }] } : {}),
           _meta: { parley: { status: event.status, durationMs: event.durationMs } },
-        });
+        };
+        const known = this.#announced.get(event.toolCallId);
+        if (known) return this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, ...outcome });
+        // A call the client never saw start (e.g. refused before it ran): announce it with its outcome.
+        const toolCallId = this.#acpId(event.toolCallId);
+        this.#announced.set(event.toolCallId, toolCallId);
+        return this.send({ sessionUpdate: 'tool_call', toolCallId, title: toolTitle(event.tool), kind: 'other', ...outcome });
       }
       case 'approval.requested':
         return this.#ask(event.request);
