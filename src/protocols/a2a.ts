@@ -1,0 +1,68 @@
+/**
+ * A2A server (v1.0 JSON-RPC with v0.3 compatibility) on Hono:
+ *   GET  /.well-known/agent-card.json   the agent card (v1.0; v0.3 shape when A2A-Version is 0.3 or absent)
+ *   POST /a2a                           JSON-RPC; SendStreamingMessage and SubscribeToTask answer with SSE
+ * A task is a run (see a2a-bridge.ts); docs/protocols/a2a.md documents methods and the resume shape.
+ */
+import { Hono, type Context } from 'hono';
+import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
+import type { Config } from '../config.ts';
+import type { RunEngine } from '../graph/types.ts';
+import type { ApprovalPort } from '../hitl/types.ts';
+import type { KnowledgeStore } from '../knowledge/store.ts';
+import type { Logger } from '../log.ts';
+import { A2ARunBridge } from './a2a-bridge.ts';
+import { buildAgentCard, legacyCardTranslator, refreshSkills } from './a2a-card.ts';
+import { ParleyRequestHandler } from './a2a-handler.ts';
+import { jsonRpcRoute } from './a2a-jsonrpc.ts';
+
+export interface A2ADeps {
+  engine: RunEngine;
+  approvals: ApprovalPort;
+  store: KnowledgeStore;
+  config: Config;
+  logger: Logger;
+  /** Base URL clients use to reach this server (goes into the agent card). */
+  publicUrl: string;
+  /** Parley's version for the card (default 0.1.0). */
+  version?: string;
+  /** The authenticated caller id the auth middleware established, if any; tasks are scoped per caller. */
+  callerOf?: (c: Context) => string | undefined;
+}
+
+class Caller implements User {
+  constructor(readonly userName: string) {}
+  get isAuthenticated() {
+    return true;
+  }
+}
+
+export function a2aRoutes(deps: A2ADeps): Hono {
+  const card = buildAgentCard({ publicUrl: deps.publicUrl, version: deps.version ?? '0.1.0', bearerAuth: deps.config.server.apiKeys.length > 0 });
+  const taskStore = new InMemoryTaskStore();
+  const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });
+  const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge);
+  const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
+  const legacyCard = legacyCardTranslator(card);
+  const userOf = (c: Context): User => {
+    const id = deps.callerOf?.(c);
+    return id ? new Caller(id) : new UnauthenticatedUser();
+  };
+
+  const app = new Hono();
+  app.get('/.well-known/agent-card.json', async (c) => {
+    try {
+      await refreshSkills(card, deps.store);
+      const requested = c.req.header(A2A_VERSION_HEADER) || '0.3';
+      c.header('Vary', A2A_VERSION_HEADER);
+      c.header('Cache-Control', 'no-cache');
+      return c.json(requested === '0.3' ? await legacyCard() : AgentCard.toJSON(card));
+    } catch (err) {
+      deps.logger.error('a2a: agent card failed', { error: (err as Error).message });
+      return c.json({ error: 'Failed to retrieve agent card' }, 500);
+    }
+  });
+  app.post('/a2a', jsonRpcRoute({ handler, card, userOf, logger: deps.logger }));
+  return app;
+}
