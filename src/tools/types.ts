@@ -1,5 +1,5 @@
 /** The tool port: how specialists reach tools (MCP servers) and peer agents (A2A), as the engine sees them. */
-import type { ToolAnnotations } from '../hitl/types.ts';
+import type { ApprovalPort, ToolAnnotations } from '../hitl/types.ts';
 
 export interface ToolDescriptor {
   /** Namespaced `server/tool`. */
@@ -28,6 +28,12 @@ export interface ToolCallContext {
   stepId: string;
   toolCallId: string;
   signal: AbortSignal;
+  /**
+   * Where input the tool's server asks for mid-call (MCP elicitation/create) is requested. The
+   * engine passes its own port here so it can emit approval.requested/resolved around it; when
+   * absent the host falls back to the port it was built with.
+   */
+  approvals?: Pick<ApprovalPort, 'request'>;
 }
 
 export interface ToolHost {
@@ -43,6 +49,13 @@ export interface PeerAgentHost {
   run(
     peer: string,
     objective: string,
-    ctx: { runId: string; stepId: string; signal: AbortSignal; onProgress?: (text: string) => void },
+    ctx: {
+      runId: string;
+      stepId: string;
+      signal: AbortSignal;
+      onProgress?: (text: string) => void;
+      /** Where the peer's input-required questions go (see ToolCallContext.approvals). */
+      approvals?: Pick<ApprovalPort, 'request'>;
+    },
   ): Promise<{ ok: boolean; output: string; error?: string; sources: string[] }>;
 }
