@@ -1,0 +1,31 @@
+/** EngineDeps: everything the engine needs, as ports. The composition root (src/server.ts) builds them. */
+import type { Config } from '../config.ts';
+import type { ApprovalPort } from '../hitl/types.ts';
+import type { KnowledgeStore } from '../knowledge/store.ts';
+import type { ModelClient } from '../llm/types.ts';
+import type { Logger } from '../log.ts';
+import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
+
+/** The slices of Config the engine reads. Pass the whole Config or just these. */
+export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
+
+/**
+ * Optional tracing hook: wraps `fn` in a span named `name` (run, node, step, model call, tool call).
+ * Give it src/telemetry.ts withSpan; absent, spans are not recorded.
+ */
+export type SpanRunner = <T>(name: string, attributes: Record<string, string | number | boolean>, fn: () => Promise<T>) => Promise<T>;
+
+export interface EngineDeps {
+  model: ModelClient;
+  store: KnowledgeStore;
+  tools: ToolHost;
+  /** A2A peers for `a2a` specialists; without it such steps fail with a clear error. */
+  peers?: PeerAgentHost;
+  approvals: ApprovalPort;
+  config: EngineConfig;
+  /** Wall clock in ms since the epoch (default Date.now); budgets, rate limits and event times use it. */
+  now?: () => number;
+  logger?: Logger;
+  /** Telemetry span helper; no-op when absent. */
+  span?: SpanRunner;
+}

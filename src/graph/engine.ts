@@ -1,0 +1,353 @@
+/**
+ * Engine: runs many isolated runs concurrently. Each run is a RunState moved through the L0 nodes
+ * by one loop (with a watchdog on transitions), and an event log any number of consumers can read.
+ * Finished runs stay replayable for config.engine.runRetentionMs, then are dropped.
+ */
+import { randomUUID } from 'node:crypto';
+import type { GraphEventBody, NodeName } from './events.ts';
+import { RUN_MODES, type RunRequest } from './run-request.ts';
+import type { RunEngine, RunHandle, RunResult } from './types.ts';
+import type { EngineDeps, SpanRunner } from './deps.ts';
+import { RunEventLog } from './run-events.ts';
+import { BudgetExceededError, CallerLedger, UsageMeter, effectiveBudget, totalTokens } from './usage.ts';
+import { meterModel } from './metered-model.ts';
+import { emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
+import type { NodeFn, NodeResult } from './nodes/types.ts';
+import { usageGuard } from './nodes/usage-guard.ts';
+import { router } from './nodes/router.ts';
+import { directAnswer } from './nodes/direct-answer.ts';
+import { memory } from './nodes/memory.ts';
+import { dispatcher } from './nodes/dispatcher.ts';
+import { executionJoiner, researchJoiner } from './nodes/joiner.ts';
+import { verifier } from './nodes/verifier.ts';
+import { planner } from './nodes/planner.ts';
+import { synthesizer } from './nodes/synthesizer.ts';
+import { council } from './nodes/council.ts';
+import { silentLogger } from '../log.ts';
+import type { RunRecord, StepRecord } from '../knowledge/store.ts';
+
+const NODES: Record<NodeName, NodeFn> = {
+  usage_guard: usageGuard,
+  router,
+  direct_answer: directAnswer,
+  memory,
+  dispatcher,
+  research_joiner: researchJoiner,
+  execution_joiner: executionJoiner,
+  verifier,
+  planner,
+  synthesizer,
+  council,
+};
+
+/** Why a run was cancelled (engine.cancel or shutdown); its message becomes run.finished.error. */
+export class RunCancelledError extends Error {
+  override name = 'RunCancelledError';
+}
+
+const noSpan: SpanRunner = (_name, _attributes, fn) => fn();
+
+interface Entry {
+  run: RunState;
+  handle: RunHandle;
+  done: boolean;
+  expiresAt?: number;
+}
+
+export class Engine implements RunEngine {
+  readonly #ctx: EngineContext;
+  readonly #runs = new Map<string, Entry>();
+  #sweep?: ReturnType<typeof setInterval>;
+
+  constructor(deps: EngineDeps) {
+    const now = deps.now ?? Date.now;
+    this.#ctx = {
+      ...deps,
+      now,
+      logger: deps.logger ?? silentLogger,
+      span: deps.span ?? noSpan,
+      ledger: new CallerLedger(deps.config.budget.caller, now),
+    };
+  }
+
+  /** Runs still in progress. */
+  get activeRuns(): number {
+    let n = 0;
+    for (const e of this.#runs.values()) if (!e.done) n++;
+    return n;
+  }
+
+  /** Runs held in memory (in progress plus finished ones still retained for replay). */
+  get retainedRuns(): number {
+    return this.#runs.size;
+  }
+
+  start(request: RunRequest): RunHandle {
+    const ctx = this.#ctx;
+    const id = request.runId ?? randomUUID();
+    const threadId = request.threadId ?? id;
+    const startedAt = ctx.now();
+    const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: () => new Date(ctx.now()) });
+    if (this.#runs.has(id)) {
+      // Never disturb the run that owns the id: answer with a detached, already failed run.
+      return this.#failedHandle(log, threadId, request, `run id "${id}" is already in use`);
+    }
+
+    const abort = new AbortController();
+    const callerId = request.caller?.id || 'anonymous';
+    const meter = new UsageMeter({
+      budget: effectiveBudget(ctx.config.budget.run, request.budget),
+      callerId,
+      ledger: ctx.ledger,
+      startedAt,
+      now: ctx.now,
+    });
+    const run: RunState = {
+      id,
+      threadId,
+      request,
+      mode: request.mode ?? 'auto',
+      callerId,
+      startedAt,
+      log,
+      abort,
+      meter,
+      model: meterModel(ctx.model, {
+        runId: id,
+        signal: abort.signal,
+        meter,
+        models: request.models,
+        span: ctx.span,
+        onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
+      }),
+      specialists: new Map(),
+      candidates: [],
+      planRound: 1,
+      results: new Map(),
+      pending: new Set(),
+      attempts: new Map(),
+      verifyRound: 0,
+    };
+    const result = this.#execute(run);
+    const handle: RunHandle = { id, threadId, result, events: (afterSeq) => log.events(afterSeq) };
+    const entry: Entry = { run, handle, done: false };
+    this.#runs.set(id, entry);
+    void result.then(() => this.#retain(entry));
+    return handle;
+  }
+
+  cancel(runId: string, reason?: string): boolean {
+    const entry = this.#runs.get(runId);
+    if (!entry || entry.done || entry.run.abort.signal.aborted) return false;
+    entry.run.abort.abort(new RunCancelledError(reason ? `cancelled: ${reason}` : 'cancelled'));
+    this.#cancelApprovals(runId);
+    return true;
+  }
+
+  get(runId: string): RunHandle | undefined {
+    return this.#runs.get(runId)?.handle;
+  }
+
+  /** Cancels every running run, waits for them to finish, and drops all retained runs. */
+  async close(reason = 'engine shutting down'): Promise<void> {
+    const running = [...this.#runs.values()].filter((e) => !e.done);
+    for (const e of running) this.cancel(e.run.id, reason);
+    await Promise.all(running.map((e) => e.handle.result));
+    if (this.#sweep) clearInterval(this.#sweep);
+    this.#sweep = undefined;
+    this.#runs.clear();
+  }
+
+  async #execute(run: RunState): Promise<RunResult> {
+    const ctx = this.#ctx;
+    emit(run, { type: 'run.started', threadId: run.threadId, query: run.request.query, mode: run.mode, protocol: run.request.protocol });
+    const wall = setTimeout(
+      () => run.abort.abort(new BudgetExceededError(`wall time budget: the run took longer than ${run.meter.budget.wallTimeMs} ms`)),
+      run.meter.budget.wallTimeMs,
+    );
+    wall.unref?.();
+    try {
+      const invalid = invalidRequest(run.request);
+      if (invalid) run.outcome = { status: 'failed', error: invalid };
+      else
+        await ctx.span('run', { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode }, () =>
+          this.#loop(run),
+        );
+    } catch (err) {
+      run.outcome = outcomeOf(run, err);
+    } finally {
+      clearTimeout(wall);
+    }
+    if (run.abort.signal.aborted && (!run.outcome || run.outcome.status === 'completed')) run.outcome = outcomeOf(run, run.abort.signal.reason);
+    const outcome: RunOutcome = run.outcome ?? (run.answer !== undefined ? { status: 'completed' } : { status: 'failed', error: 'the run ended without an answer' });
+    run.outcome = outcome;
+    if (!run.abort.signal.aborted) run.abort.abort(new RunCancelledError('run finished'));
+    this.#cancelApprovals(run.id);
+
+    const durationMs = ctx.now() - run.startedAt;
+    await this.#record(run, outcome, durationMs);
+    const usage = { ...run.meter.totals };
+    const finished: GraphEventBody = {
+      type: 'run.finished',
+      status: outcome.status,
+      ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+      usage,
+      durationMs,
+    };
+    emit(run, finished);
+    return {
+      runId: run.id,
+      threadId: run.threadId,
+      status: outcome.status,
+      ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+      usage,
+      durationMs,
+    };
+  }
+
+  /** The L0 loop: node → next node, racing each node against the run's abort signal. */
+  async #loop(run: RunState): Promise<void> {
+    const ctx = this.#ctx;
+    const signal = run.abort.signal;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    aborted.catch(() => undefined);
+    try {
+      let node: NodeName = 'usage_guard';
+      for (let transitions = 1; ; transitions++) {
+        if (signal.aborted) throw signal.reason;
+        if (transitions > ctx.config.engine.maxTransitions) {
+          run.outcome = {
+            status: 'failed',
+            error: `watchdog: the run made more than ${ctx.config.engine.maxTransitions} node transitions (last node: ${node})`,
+          };
+          return;
+        }
+        run.node = node;
+        emit(run, { type: 'node.started', node });
+        const t0 = ctx.now();
+        const current: NodeName = node;
+        const next: NodeResult = await Promise.race([
+          ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () => NODES[current](run, ctx)),
+          aborted,
+        ]);
+        emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
+        if (next === 'end' || run.outcome) return;
+        node = next;
+      }
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #record(run: RunState, outcome: RunOutcome, durationMs: number): Promise<void> {
+    // A run refused before any model call (rate limit, caller budget) is not execution memory.
+    if (outcome.status === 'blocked' && run.meter.totals.modelCalls === 0) return;
+    const source = run.exhausted && run.best ? run.best : run.plan ? { plan: run.plan, results: run.results } : undefined;
+    const score = run.exhausted && run.best ? run.best.verification.score : (run.verification?.score ?? null);
+    const steps: StepRecord[] = source
+      ? source.plan.steps.map((s) => {
+          const o = source.results.get(s.id);
+          const usage = o?.lineage?.usage;
+          return {
+            id: s.id,
+            specialist: s.specialist,
+            objective: o?.objective ?? s.objective,
+            status: o?.status ?? 'skipped',
+            ...(o?.output !== undefined ? { output: o.output } : {}),
+            ...(o?.error !== undefined ? { error: o.error } : {}),
+            durationMs: o?.lineage?.durationMs ?? 0,
+            tokens: usage ? totalTokens(usage) : 0,
+            costUsd: usage ? usage.costUsd : 0,
+            toolCalls: (o?.lineage?.toolCalls ?? []).map((t) => ({ tool: t.tool, status: t.status })),
+          };
+        })
+      : [];
+    const record: RunRecord = {
+      id: run.id,
+      threadId: run.threadId,
+      query: run.request.query,
+      protocol: run.request.protocol,
+      callerId: run.callerId,
+      startedAt: new Date(run.startedAt).toISOString(),
+      durationMs,
+      status: outcome.status,
+      ...(run.answer !== undefined ? { answer: run.answer } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      tokens: totalTokens(run.meter.totals),
+      costUsd: run.meter.totals.costUsd,
+      score,
+      ...(source ? { plan: source.plan } : {}),
+      steps,
+      ...(run.teamConfigId ? { teamConfigId: run.teamConfigId } : {}),
+    };
+    try {
+      await this.#ctx.store.recordRun(record);
+    } catch (err) {
+      this.#ctx.logger.error('recording the run in execution memory failed', { runId: run.id, error: (err as Error).message });
+    }
+  }
+
+  #cancelApprovals(runId: string): void {
+    try {
+      this.#ctx.approvals.cancelRun(runId);
+    } catch (err) {
+      this.#ctx.logger.warn('cancelling pending approvals failed', { runId, error: (err as Error).message });
+    }
+  }
+
+  #retain(entry: Entry): void {
+    entry.done = true;
+    entry.expiresAt = this.#ctx.now() + this.#ctx.config.engine.runRetentionMs;
+    if (this.#sweep) return;
+    const every = Math.max(10, Math.min(this.#ctx.config.engine.runRetentionMs, 1000));
+    this.#sweep = setInterval(() => this.#sweepExpired(), every);
+    this.#sweep.unref?.();
+  }
+
+  #sweepExpired(): void {
+    const now = this.#ctx.now();
+    let retained = 0;
+    for (const [id, e] of this.#runs) {
+      if (!e.done) continue;
+      if (e.expiresAt !== undefined && e.expiresAt <= now) this.#runs.delete(id);
+      else retained++;
+    }
+    if (retained === 0 && this.#sweep) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
+  }
+
+  #failedHandle(log: RunEventLog, threadId: string, request: RunRequest, error: string): RunHandle {
+    const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
+    log.emit({ type: 'run.started', threadId, query: String(request.query ?? ''), mode: request.mode ?? 'auto', protocol: request.protocol });
+    log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
+    const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
+    return { id: log.runId, threadId, result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
+  }
+}
+
+function invalidRequest(request: RunRequest): string | undefined {
+  if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length)) return 'the query is empty';
+  if (request.mode !== undefined && !RUN_MODES.includes(request.mode)) {
+    return `unknown mode "${String(request.mode)}" (expected ${RUN_MODES.join(', ')})`;
+  }
+  return undefined;
+}
+
+function outcomeOf(run: RunState, err: unknown): RunOutcome {
+  const reason = run.abort.signal.aborted ? run.abort.signal.reason : err;
+  if (reason instanceof BudgetExceededError) {
+    return { status: 'blocked', error: reason.message, ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}) };
+  }
+  if (run.abort.signal.aborted) return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
+  return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+}

@@ -1,0 +1,52 @@
+/**
+ * dispatcher: on first entry goes to memory; then fans out the pending research steps (awaited by
+ * research_joiner), then the pending execution steps (execution_joiner); when nothing is pending,
+ * the plan is complete and the verifier judges it. A re-run round carries the verifier's feedback.
+ */
+import { scheduleSteps } from '../scheduler.ts';
+import type { PlanStep } from '../plan.ts';
+import { emit, type EngineContext, type RunState } from '../state.ts';
+import { runStep } from '../specialists/index.ts';
+import type { NodeResult } from './types.ts';
+
+export async function dispatcher(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+  if (run.memory === undefined) return 'memory';
+  const plan = run.plan;
+  if (!plan) throw new Error('dispatcher reached without a plan');
+  const pending = plan.steps.filter((s) => run.pending.has(s.id));
+  const research = pending.filter((s) => s.phase === 'research');
+  const batch = research.length ? research : pending;
+  if (batch.length === 0) return 'verifier';
+
+  const steps = batch.map((s) => withFeedback(s, run.feedback));
+  run.inflight = scheduleSteps({
+    steps,
+    prior: run.results,
+    concurrency: ctx.config.engine.stepConcurrency,
+    defaultTimeoutMs: ctx.config.engine.stepTimeoutMs,
+    signal: run.abort.signal,
+    onStart: (step, objective) => {
+      const attempt = (run.attempts.get(step.id) ?? 0) + 1;
+      run.attempts.set(step.id, attempt);
+      emit(run, { type: 'step.started', stepId: step.id, specialist: step.specialist, objective, attempt });
+    },
+    onFinish: (o) => {
+      emit(run, {
+        type: 'step.finished',
+        stepId: o.stepId,
+        specialist: o.specialist,
+        status: o.status,
+        ...(o.output !== undefined ? { output: o.output } : {}),
+        ...(o.error !== undefined ? { error: o.error } : {}),
+        ...(o.lineage ? { lineage: o.lineage } : {}),
+      });
+    },
+    run: (step, objective, signal) => runStep(run, ctx, step, objective, signal, run.attempts.get(step.id) ?? 1),
+  });
+  return research.length ? 'research_joiner' : 'execution_joiner';
+}
+
+function withFeedback(step: PlanStep, feedback: string | undefined): PlanStep {
+  if (!feedback) return step;
+  return { ...step, objective: `${step.objective}\n\nFeedback from verification of the previous attempt: ${feedback}` };
+}

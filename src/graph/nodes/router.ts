@@ -1,0 +1,109 @@
+/**
+ * router: cheapest first. Stage 1 reuses a proven TeamConfig (no model call); otherwise the trivial
+ * fast path (schemaName `route`: direct | plan | council) unless the request's mode decides; then
+ * stage 2 (self-model: the store ranks candidates by relevance combined with proficiency) and
+ * stage 3 (LLM planning over the top-k, schemaName `graph_plan`).
+ */
+import { validatePlan } from '../plan.ts';
+import { block } from '../prompts.ts';
+import { RouteSchema } from '../schemas.ts';
+import { emit, type EngineContext, type RunState } from '../state.ts';
+import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel } from '../planning.ts';
+import type { TeamConfig } from '../../knowledge/store.ts';
+import type { NodeResult } from './types.ts';
+
+const ROUTER_SYSTEM = `You are Parley's router. Decide how to answer the query:
+"direct" for greetings, small talk and simple facts one model call can answer;
+"council" for decisions and trade-offs that benefit from several perspectives;
+"plan" for anything that needs specialists, tools or several steps.`;
+
+export async function router(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+  if (run.mode === 'direct') {
+    emit(run, { type: 'route.decided', stage: 'direct', reason: 'mode "direct" requested' });
+    return 'direct_answer';
+  }
+  if (run.mode === 'council') {
+    emit(run, { type: 'route.decided', stage: 'council', reason: 'mode "council" requested' });
+    return 'council';
+  }
+
+  await loadSpecialists(run, ctx);
+  const team = await reusableTeam(run, ctx);
+  if (team) {
+    run.teamConfigId = team.id;
+    const rate = team.uses ? team.successes / team.uses : 0;
+    emit(run, {
+      type: 'route.decided',
+      stage: 'team_config',
+      reason: `reused proven team "${team.pattern}" (${team.uses} uses, ${Math.round(rate * 100)}% success, mean score ${team.avgScore.toFixed(2)})`,
+      teamConfigId: team.id,
+      candidates: team.specialists,
+    });
+    adoptPlan(run, team.plan);
+    return 'dispatcher';
+  }
+
+  if (run.mode === 'auto') {
+    const { value } = await run.model.structured({
+      role: 'router',
+      schemaName: 'route',
+      schema: RouteSchema,
+      messages: [
+        { role: 'system', content: ROUTER_SYSTEM },
+        { role: 'user', content: block('query', run.request.query) },
+      ],
+      signal: run.abort.signal,
+    });
+    if (value.route === 'direct') {
+      emit(run, { type: 'route.decided', stage: 'direct', reason: value.reason });
+      return 'direct_answer';
+    }
+    if (value.route === 'council') {
+      emit(run, { type: 'route.decided', stage: 'council', reason: value.reason });
+      return 'council';
+    }
+  }
+
+  run.candidates = await ctx.store.retrieveSpecialists(run.request.query, ctx.config.knowledge.topK);
+  const withRecord = run.candidates.filter((c) => c.proficiency && c.proficiency.runs > 0);
+  const reordered = run.candidates.some((c, i) => i > 0 && c.relevance > run.candidates[i - 1]!.relevance);
+  emit(run, {
+    type: 'route.decided',
+    stage: reordered ? 'self_model' : 'llm_plan',
+    reason: reordered
+      ? `self-model reordered the top ${run.candidates.length} candidates (${withRecord.length} with a track record); planning over them`
+      : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`,
+    candidates: run.candidates.map((c) => c.specialist.id),
+  });
+  if (run.candidates.length === 0) {
+    run.outcome = { status: 'failed', error: 'no specialists are available to plan with (is the registry empty?)' };
+    return 'end';
+  }
+  const attempt = await planWithModel(run, ctx);
+  if (!attempt.ok) {
+    run.outcome = { status: 'failed', error: `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}` };
+    return 'end';
+  }
+  adoptPlan(run, attempt.plan);
+  return 'dispatcher';
+}
+
+/** Stage 1: a close-enough proven team whose plan is still valid against today's registry. */
+async function reusableTeam(run: RunState, ctx: EngineContext): Promise<TeamConfig | undefined> {
+  let team: TeamConfig | undefined;
+  try {
+    team = await ctx.store.findTeamConfig(run.request.query);
+  } catch (err) {
+    ctx.logger.warn('team config lookup failed; planning instead', { runId: run.id, error: (err as Error).message });
+    return undefined;
+  }
+  if (!team) return undefined;
+  const rate = team.uses ? team.successes / team.uses : 0;
+  if (rate < ctx.config.knowledge.teamMinSuccessRate) return undefined;
+  const errors = validatePlan(team.plan, knownSpecialists(run));
+  if (errors.length) {
+    ctx.logger.info('proven team no longer valid; planning instead', { runId: run.id, teamConfigId: team.id, errors });
+    return undefined;
+  }
+  return team;
+}

@@ -1,0 +1,42 @@
+/**
+ * synthesizer: streams the final answer from the step results (answer.delta), then cites the step
+ * ids it used. After exhausted verification it answers from the best round and says so first.
+ */
+import { block, memoryNote, stepsBlock } from '../prompts.ts';
+import { emit, type EngineContext, type RunState } from '../state.ts';
+import type { ChatMessage } from '../../llm/types.ts';
+import type { NodeResult } from './types.ts';
+
+const SYNTH_SYSTEM = `You are Parley's synthesizer. Write the final answer to the query from the step results.
+Cite the steps you used by id in square brackets, e.g. [s1]. Do not invent facts the steps do not support.`;
+
+export async function synthesizer(run: RunState, _ctx: EngineContext): Promise<NodeResult> {
+  const source = run.exhausted && run.best ? run.best : { plan: run.plan!, results: run.results };
+  const outcomes = source.plan.steps.map((s) => source.results.get(s.id)).filter((o) => o !== undefined);
+  const used = outcomes.filter((o) => o.status === 'succeeded');
+  if (used.length === 0) {
+    const why = outcomes.map((o) => `${o.stepId}: ${o.error ?? o.status}`).join('; ');
+    run.outcome = { status: 'failed', error: `no step succeeded (${why || 'no steps ran'})` };
+    return 'end';
+  }
+
+  let answer = '';
+  const say = (text: string) => {
+    if (!text) return;
+    answer += text;
+    emit(run, { type: 'answer.delta', text });
+  };
+  if (run.exhausted) say(`Note: ${run.exhausted}. This is the best result.\n\n`);
+
+  const messages: ChatMessage[] = [
+    { role: 'system', content: SYNTH_SYSTEM + memoryNote(run.memory) },
+    ...(run.request.messages ?? []).map((m) => ({ role: m.role, content: m.content }) as ChatMessage),
+    { role: 'user', content: [block('query', run.request.query), stepsBlock(used)].join('\n\n') },
+  ];
+  for await (const chunk of run.model.stream({ role: 'synthesizer', messages, signal: run.abort.signal })) {
+    if (chunk.type === 'delta') say(chunk.text);
+  }
+  say(`\n\nSteps used: ${used.map((o) => `[${o.stepId}]`).join(' ')}`);
+  run.answer = answer;
+  return 'end';
+}

@@ -1,0 +1,18 @@
+/**
+ * usage_guard: admits the run against its caller's rate limit and window budget. Per-call budget
+ * checks happen later, by reservation, in the run's metered model client (metered-model.ts).
+ */
+import type { EngineContext, RunState } from '../state.ts';
+import type { NodeResult } from './types.ts';
+import { BudgetExceededError } from '../usage.ts';
+
+export async function usageGuard(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+  try {
+    ctx.ledger.admitRun(run.callerId);
+  } catch (err) {
+    if (!(err instanceof BudgetExceededError)) throw err;
+    run.outcome = { status: 'blocked', error: err.message, retryAfterMs: err.retryAfterMs };
+    return 'end';
+  }
+  return 'router';
+}

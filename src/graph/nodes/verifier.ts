@@ -1,0 +1,81 @@
+/**
+ * verifier: scores the plan's results (schemaName `verification`). ≥ 0.7 → synthesizer;
+ * 0.4–0.7 → dispatcher re-runs only the failed steps (and what they block) with the feedback;
+ * < 0.4 → planner re-plans. At most config.engine.maxVerifyRounds verifications: on the last one
+ * a low score synthesizes the best result so far and says verification did not pass.
+ */
+import { block, stepsBlock } from '../prompts.ts';
+import { VerificationSchema } from '../schemas.ts';
+import { emit, type EngineContext, type RunState, type Verification } from '../state.ts';
+import type { NodeResult } from './types.ts';
+
+export const PASS_SCORE = 0.7;
+export const RETRY_SCORE = 0.4;
+
+const VERIFIER_SYSTEM = `You are Parley's verifier. Judge whether the step results answer the query.
+Return score 0..1 (1 = fully answered and correct), concrete feedback on what is missing or wrong,
+and failedStepIds: the ids of the steps whose results are failed, wrong or insufficient.`;
+
+export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+  const plan = run.plan!;
+  const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
+  const round = ++run.verifyRound;
+  const { value } = await run.model.structured({
+    role: 'verifier',
+    schemaName: 'verification',
+    schema: VerificationSchema,
+    messages: [
+      { role: 'system', content: VERIFIER_SYSTEM },
+      {
+        role: 'user',
+        content: [block('query', run.request.query), stepsBlock(outcomes), block('round', String(round))].join('\n\n'),
+      },
+    ],
+    signal: run.abort.signal,
+  });
+  const ids = new Set(plan.steps.map((s) => s.id));
+  // The verifier's own list, plus any step that did not succeed: it has to be re-run either way.
+  const failed = new Set(value.failedStepIds.filter((id) => ids.has(id)));
+  for (const o of outcomes) if (o.status !== 'succeeded') failed.add(o.stepId);
+  const verification: Verification = { round, score: value.score, feedback: value.feedback, failedStepIds: [...failed] };
+  run.verification = verification;
+  if (!run.best || verification.score > run.best.verification.score) {
+    run.best = { verification, plan, results: new Map(run.results) };
+  }
+
+  const next =
+    value.score >= PASS_SCORE
+      ? 'synthesize'
+      : round >= ctx.config.engine.maxVerifyRounds
+        ? 'exhausted'
+        : value.score >= RETRY_SCORE
+          ? 'retry_failed'
+          : 'replan';
+  emit(run, { type: 'verify.result', round, score: value.score, feedback: value.feedback, failedStepIds: verification.failedStepIds, next });
+
+  if (next === 'synthesize') return 'synthesizer';
+  if (next === 'exhausted') {
+    run.exhausted = `verification did not pass: best score ${run.best.verification.score.toFixed(2)} after ${round} round${round === 1 ? '' : 's'} (needs ${PASS_SCORE})`;
+    return 'synthesizer';
+  }
+  if (next === 'replan') return 'planner';
+  run.feedback = value.feedback;
+  run.pending = rerunSet(plan.steps, failed.size ? failed : ids);
+  return 'dispatcher';
+}
+
+/** The failed steps plus every step that (transitively) depends on one of them. */
+function rerunSet(steps: { id: string; dependsOn: string[] }[], failed: Set<string>): Set<string> {
+  const out = new Set(failed);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const s of steps) {
+      if (!out.has(s.id) && s.dependsOn.some((d) => out.has(d))) {
+        out.add(s.id);
+        grew = true;
+      }
+    }
+  }
+  return out;
+}

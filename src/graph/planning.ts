@@ -1,0 +1,81 @@
+/**
+ * Planning shared by the router (first plan) and the planner node (re-plan): LLM planning over the
+ * top-k candidates with their self-model figures, validated, re-planned once with the errors.
+ */
+import { COUNCIL_SPECIALIST, GraphPlanSchema, validatePlan, type GraphPlan } from './plan.ts';
+import { block, specialistsBlock } from './prompts.ts';
+import { emit, type EngineContext, type RunState } from './state.ts';
+
+const COUNCIL_ENTRY = {
+  id: COUNCIL_SPECIALIST,
+  description: 'Council of five advisors who debate a decision, review each other anonymously, and return a verdict',
+  domains: ['decision', 'strategy'],
+};
+
+const PLANNER_SYSTEM = `You are Parley's planner. Build a GraphPlan: a DAG of steps, each given to ONE of the listed specialists.
+Rules: unique step ids (letters, digits, _ and -); use only the listed specialist ids; "dependsOn" lists the ids a step needs;
+an objective may quote a dependency's output as {{stepId.result}} and only of its dependencies; phase "research" for gathering
+facts (runs first), "execution" for producing the answer. Prefer specialists with a good record (successRate, meanScore).
+Independent steps run in parallel, so only add a dependency when a step truly needs another's output.`;
+
+/** Loads the available specialists once per run (ids are what plan validation checks against). */
+export async function loadSpecialists(run: RunState, ctx: EngineContext): Promise<void> {
+  if (run.specialists.size) return;
+  const list = await ctx.store.listSpecialists({ available: true });
+  for (const s of list) run.specialists.set(s.id, s);
+}
+
+export function knownSpecialists(run: RunState): Set<string> {
+  return new Set([...run.specialists.keys(), COUNCIL_SPECIALIST]);
+}
+
+export type PlanAttempt = { ok: true; plan: GraphPlan } | { ok: false; errors: string[] };
+
+/**
+ * Asks the planner model for a plan and validates it; an invalid plan is sent back once with its
+ * errors. `learned` carries what the previous round taught (verifier feedback, step outcomes).
+ */
+export async function planWithModel(run: RunState, ctx: EngineContext, learned?: string): Promise<PlanAttempt> {
+  const known = knownSpecialists(run);
+  const context = [
+    block('query', run.request.query),
+    specialistsBlock(run.candidates, [COUNCIL_ENTRY]),
+    learned ? `What the previous attempt taught:\n${learned}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const messages = [
+    { role: 'system' as const, content: PLANNER_SYSTEM },
+    { role: 'user' as const, content: context },
+  ];
+  let errors: string[] = [];
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    if (attempt === 2) {
+      messages.push({
+        role: 'user' as const,
+        content: `${context}\n\nThe previous plan was invalid:\n- ${errors.join('\n- ')}\nReturn a corrected plan.`,
+      });
+    }
+    const { value } = await run.model.structured({
+      role: 'planner',
+      schemaName: 'graph_plan',
+      schema: GraphPlanSchema,
+      messages,
+      signal: run.abort.signal,
+    });
+    errors = validatePlan(value, known);
+    if (errors.length === 0) return { ok: true, plan: value };
+    ctx.logger.info('planner returned an invalid plan', { runId: run.id, attempt, errors });
+  }
+  return { ok: false, errors };
+}
+
+/** Makes `plan` the run's current plan with every step pending, and announces it. */
+export function adoptPlan(run: RunState, plan: GraphPlan): void {
+  run.plan = plan;
+  run.results = new Map();
+  run.attempts = new Map();
+  run.pending = new Set(plan.steps.map((s) => s.id));
+  run.feedback = undefined;
+  emit(run, { type: 'plan.ready', plan, round: run.planRound });
+}

@@ -1,0 +1,94 @@
+/**
+ * runStep: executes one plan step with its specialist (L1): `prompt` (system prompt + tool loop),
+ * `mcp` (an MCP server's tools as a specialist), `a2a` (a peer agent), or the built-in `council`.
+ * Returns the output with lineage. A budget overrun aborts the whole run (it ends blocked).
+ */
+import type { PlanStep } from '../plan.ts';
+import { COUNCIL_SPECIALIST } from '../plan.ts';
+import type { StepRun } from '../scheduler.ts';
+import type { StepLineage } from '../events.ts';
+import type { EngineContext, RunState } from '../state.ts';
+import { BudgetExceededError, emptyUsage } from '../usage.ts';
+import { runCouncil } from '../council.ts';
+import { runPromptSpecialist } from './prompt.ts';
+import { runMcpSpecialist } from './mcp.ts';
+import { runA2aSpecialist } from './a2a.ts';
+import type { SpecialistRecord } from '../../knowledge/store.ts';
+
+export interface StepWork {
+  usage: ReturnType<typeof emptyUsage>;
+  toolCalls: StepLineage['toolCalls'];
+  sources: string[];
+  model?: string;
+}
+
+export async function runStep(
+  run: RunState,
+  ctx: EngineContext,
+  step: PlanStep,
+  objective: string,
+  signal: AbortSignal,
+  attempt: number,
+): Promise<StepRun> {
+  const startedAt = ctx.now();
+  const work: StepWork = { usage: emptyUsage(), toolCalls: [], sources: [] };
+  let kind: StepLineage['kind'] = 'prompt';
+  const lineage = (): StepLineage => {
+    const finishedAt = ctx.now();
+    return {
+      specialist: step.specialist,
+      kind,
+      ...(work.model ? { model: work.model } : {}),
+      startedAt: new Date(startedAt).toISOString(),
+      finishedAt: new Date(finishedAt).toISOString(),
+      durationMs: finishedAt - startedAt,
+      attempt,
+      toolCalls: work.toolCalls,
+      sources: work.sources,
+      usage: work.usage,
+    };
+  };
+  try {
+    return await ctx.span(
+      'step',
+      { 'parley.run_id': run.id, 'parley.step_id': step.id, 'parley.specialist': step.specialist, 'parley.attempt': attempt },
+      async () => {
+        if (step.specialist === COUNCIL_SPECIALIST) {
+          kind = 'council';
+          const council = await runCouncil(run, ctx, objective, signal, work.usage);
+          return { ok: true, output: council.text, lineage: lineage() };
+        }
+        const specialist = run.specialists.get(step.specialist) ?? (await ctx.store.getSpecialist(step.specialist));
+        if (!specialist) return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineage() };
+        if (!specialist.available) {
+          return { ok: false, output: '', error: `specialist "${specialist.id}" is unavailable: ${specialist.unavailableReason ?? 'no reason given'}`, lineage: lineage() };
+        }
+        kind = specialist.kind;
+        const result = await runSpecialist(run, ctx, specialist, step, objective, signal, work);
+        return { ...result, lineage: lineage() };
+      },
+    );
+  } catch (err) {
+    if (err instanceof BudgetExceededError) run.abort.abort(err);
+    throw err;
+  }
+}
+
+function runSpecialist(
+  run: RunState,
+  ctx: EngineContext,
+  specialist: SpecialistRecord,
+  step: PlanStep,
+  objective: string,
+  signal: AbortSignal,
+  work: StepWork,
+): Promise<Omit<StepRun, 'lineage'>> {
+  switch (specialist.kind) {
+    case 'prompt':
+      return runPromptSpecialist({ run, ctx, specialist, step, objective, signal, work });
+    case 'mcp':
+      return runMcpSpecialist({ run, ctx, specialist, step, objective, signal, work });
+    case 'a2a':
+      return runA2aSpecialist({ run, ctx, specialist, step, objective, signal, work });
+  }
+}

@@ -1,0 +1,50 @@
+/** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
+import type { PlanStep } from '../plan.ts';
+import { memoryNote } from '../prompts.ts';
+import type { EngineContext, RunState } from '../state.ts';
+import type { SpecialistRecord } from '../../knowledge/store.ts';
+import type { ToolDescriptor } from '../../tools/types.ts';
+import type { StepRun } from '../scheduler.ts';
+import type { StepWork } from './index.ts';
+import { runToolLoop } from './tool-loop.ts';
+
+export interface SpecialistInput {
+  run: RunState;
+  ctx: EngineContext;
+  specialist: SpecialistRecord;
+  step: PlanStep;
+  objective: string;
+  signal: AbortSignal;
+  work: StepWork;
+}
+
+/** The user turn every tool-loop specialist gets: the whole request for context, then its objective. */
+export function specialistUserMessage(input: SpecialistInput): string {
+  return `The user's request: ${input.run.request.query}\n\nYour objective (step ${input.step.id}): ${input.objective}`;
+}
+
+export async function resolveTools(ctx: EngineContext, ids: string[]): Promise<ToolDescriptor[]> {
+  const found = await Promise.all(ids.map((id) => ctx.tools.getTool(id)));
+  return found.filter((t): t is ToolDescriptor => t !== undefined);
+}
+
+export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
+  const { run, ctx, specialist } = input;
+  const tools = await resolveTools(ctx, specialist.tools);
+  const system = (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
+  input.work.model = run.model.modelFor(specialist.modelRole);
+  const output = await runToolLoop({
+    run,
+    ctx,
+    stepId: input.step.id,
+    signal: input.signal,
+    role: specialist.modelRole,
+    system,
+    user: specialistUserMessage(input),
+    tools,
+    usage: input.work.usage,
+    toolCalls: input.work.toolCalls,
+    sources: input.work.sources,
+  });
+  return { ok: true, output };
+}

@@ -1,0 +1,148 @@
+/**
+ * The LLM tool loop shared by `prompt` and `mcp` specialists: the model is offered the tools as
+ * OpenAI function tools (names sanitized, mapped back to `server/tool`), each requested call goes
+ * through the approval guard and the tool budget, and results go back to the model until it answers
+ * in text or config.engine.toolLoopMaxIterations turns are used.
+ */
+import { needsApproval } from '../../hitl/guard.ts';
+import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
+import type { ToolDescriptor } from '../../tools/types.ts';
+import type { StepLineage, UsageTotals } from '../events.ts';
+import { emit, type EngineContext, type RunState } from '../state.ts';
+import { addUsage } from '../usage.ts';
+
+export interface ToolLoopInput {
+  run: RunState;
+  ctx: EngineContext;
+  stepId: string;
+  signal: AbortSignal;
+  role: ModelRole;
+  system: string;
+  user: string;
+  tools: ToolDescriptor[];
+  /** Accumulates the step's usage, tool calls and sources (its lineage). */
+  usage: UsageTotals;
+  toolCalls: StepLineage['toolCalls'];
+  sources: string[];
+}
+
+/** OpenAI function names allow [A-Za-z0-9_-]{1,64}; `server/tool` becomes `server__tool`, made unique. */
+export function toolNames(tools: ToolDescriptor[]): Map<string, ToolDescriptor> {
+  const byName = new Map<string, ToolDescriptor>();
+  for (const t of tools) {
+    const base = t.id.replace(/\//g, '__').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60) || 'tool';
+    let name = base;
+    for (let i = 2; byName.has(name); i++) name = `${base.slice(0, 58)}_${i}`;
+    byName.set(name, t);
+  }
+  return byName;
+}
+
+export async function runToolLoop(input: ToolLoopInput): Promise<string> {
+  const { run, ctx } = input;
+  const byName = toolNames(input.tools);
+  const chatTools: ChatTool[] = [...byName].map(([name, t]) => ({
+    type: 'function',
+    function: { name, description: t.description || t.id, parameters: t.inputSchema ?? { type: 'object' } },
+  }));
+  const messages: ChatMessage[] = [
+    { role: 'system', content: input.system },
+    { role: 'user', content: input.user },
+  ];
+  const max = ctx.config.engine.toolLoopMaxIterations;
+  let last = '';
+  for (let turn = 1; turn <= max; turn++) {
+    const r = await run.model.chat({
+      role: input.role,
+      messages,
+      ...(chatTools.length ? { tools: chatTools } : {}),
+      signal: input.signal,
+    });
+    input.usage.modelCalls++;
+    addUsage(input.usage, r.usage);
+    last = r.text;
+    if (r.toolCalls.length === 0) return r.text;
+    messages.push({
+      role: 'assistant',
+      content: r.text || null,
+      tool_calls: r.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+    });
+    for (const call of r.toolCalls) {
+      const content = await callOneTool(input, byName, call);
+      messages.push({ role: 'tool', tool_call_id: call.id, content });
+    }
+  }
+  return last || `The tool loop stopped after ${max} turns without a final answer.`;
+}
+
+async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescriptor>, call: ToolCall): Promise<string> {
+  const { run, ctx, stepId, signal } = input;
+  const toolCallId = `${stepId}-${call.id}`;
+  const tool = byName.get(call.name);
+  if (!tool) return `Error: there is no tool named "${call.name}". Available: ${[...byName.keys()].join(', ')}`;
+
+  let args: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(call.arguments || '{}');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('arguments must be a JSON object');
+    args = parsed as Record<string, unknown>;
+  } catch (err) {
+    return `Error: the arguments for ${tool.id} are not valid JSON (${(err as Error).message}).`;
+  }
+
+  emit(run, { type: 'tool.started', stepId, toolCallId, tool: tool.id, args });
+  const started = ctx.now();
+  const finish = (status: 'ok' | 'error' | 'denied', text: { result?: string; error?: string }) => {
+    input.toolCalls.push({ toolCallId, tool: tool.id, status });
+    emit(run, { type: 'tool.finished', stepId, toolCallId, tool: tool.id, status, ...text, durationMs: ctx.now() - started });
+  };
+
+  const guard = needsApproval(tool, ctx.config.approvals.policy);
+  if (guard.required) {
+    const { request, outcome } = ctx.approvals.request(
+      {
+        kind: 'tool',
+        runId: run.id,
+        stepId,
+        toolCalls: [{ toolCallId, tool: tool.id, args, annotations: tool.annotations, reason: guard.reason, inputSchema: tool.inputSchema }],
+      },
+      { timeoutMs: ctx.config.approvals.timeoutMs, signal },
+    );
+    // Sideband: the request is out before the step starts waiting on its outcome.
+    emit(run, { type: 'approval.requested', request });
+    const settled = await outcome;
+    emit(run, { type: 'approval.resolved', outcome: settled });
+    if (signal.aborted) throw signal.reason;
+    const decision = settled.decision.kind === 'tool' ? settled.decision.decisions[toolCallId] : undefined;
+    const feedback = settled.decision.kind === 'tool' && settled.decision.feedback ? ` Feedback: ${settled.decision.feedback}` : '';
+    if (!decision || decision.type === 'deny') {
+      const why = settled.resolvedBy === 'human' ? 'A human reviewer denied this tool call.' : `The tool call was not approved (${settled.resolvedBy}).`;
+      finish('denied', { error: why + feedback });
+      return `${why}${feedback} Do not retry it; continue without it.`;
+    }
+    if (decision.type === 'edit') args = decision.args;
+  }
+
+  const reservation = run.meter.reserveToolCall();
+  try {
+    const result = await ctx.span('tool.call', { 'parley.run_id': run.id, 'parley.step_id': stepId, 'parley.tool': tool.id }, () =>
+      ctx.tools.callTool(tool.id, args, { runId: run.id, stepId, toolCallId, signal }),
+    );
+    reservation.settle();
+    input.sources.push(`tool:${tool.id}`);
+    if (result.ok) {
+      finish('ok', { result: result.text });
+      return result.text;
+    }
+    finish('error', { error: result.error ?? result.text });
+    return `Tool error from ${tool.id}: ${result.error ?? result.text}`;
+  } catch (err) {
+    reservation.settle();
+    if (signal.aborted) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    finish('error', { error: message });
+    return `Tool error from ${tool.id}: ${message}`;
+  } finally {
+    reservation.release();
+  }
+}

@@ -1,0 +1,84 @@
+/** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
+import type { CouncilVerdict, GraphEventBody, NodeName, RunStatus } from './events.ts';
+import type { GraphPlan } from './plan.ts';
+import type { RunMode, RunRequest } from './run-request.ts';
+import type { StepOutcome } from './scheduler.ts';
+import type { RunEventLog } from './run-events.ts';
+import type { UsageMeter, CallerLedger } from './usage.ts';
+import type { EngineDeps, SpanRunner } from './deps.ts';
+import type { ModelClient } from '../llm/types.ts';
+import type { MemoryHit, SpecialistCandidate, SpecialistRecord } from '../knowledge/store.ts';
+
+export interface Verification {
+  round: number;
+  score: number;
+  feedback: string;
+  failedStepIds: string[];
+}
+
+export interface RunOutcome {
+  status: RunStatus;
+  error?: string;
+  retryAfterMs?: number;
+}
+
+export interface RunState {
+  readonly id: string;
+  readonly threadId: string;
+  readonly request: RunRequest;
+  readonly mode: RunMode;
+  readonly callerId: string;
+  readonly startedAt: number;
+  readonly log: RunEventLog;
+  readonly abort: AbortController;
+  readonly meter: UsageMeter;
+  /** The shared model client wrapped for this run (budget reservation, signal, overrides). */
+  readonly model: ModelClient;
+
+  /** Available specialists by id, loaded once by the router. */
+  specialists: Map<string, SpecialistRecord>;
+  candidates: SpecialistCandidate[];
+  teamConfigId?: string;
+  plan?: GraphPlan;
+  /** 1 for the first plan, +1 per re-plan. */
+  planRound: number;
+
+  memory?: MemoryHit[];
+  /** Latest outcome per step id of the current plan. */
+  results: Map<string, StepOutcome>;
+  /** Step ids still to run in the current round. */
+  pending: Set<string>;
+  attempts: Map<string, number>;
+  /** The dispatcher's in-flight phase, awaited by the matching joiner. */
+  inflight?: Promise<Map<string, StepOutcome>>;
+  /** Verifier feedback given to re-run steps. */
+  feedback?: string;
+
+  verifyRound: number;
+  verification?: Verification;
+  best?: { verification: Verification; plan: GraphPlan; results: Map<string, StepOutcome> };
+  /** Set when verification rounds ran out (or re-planning failed): the synthesizer says so. */
+  exhausted?: string;
+
+  verdict?: CouncilVerdict;
+  answer?: string;
+  outcome?: RunOutcome;
+  /** Last node entered (for the watchdog's message). */
+  node?: NodeName;
+}
+
+/** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
+export interface EngineContext extends Required<Omit<EngineDeps, 'peers'>> {
+  peers?: EngineDeps['peers'];
+  ledger: CallerLedger;
+}
+
+export function emit(run: RunState, body: GraphEventBody): void {
+  run.log.emit(body);
+}
+
+export function signalOf(run: RunState): AbortSignal {
+  return run.abort.signal;
+}
+
+export type { SpanRunner };
