@@ -24,6 +24,7 @@ import { planner } from './nodes/planner.ts';
 import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
 import { silentLogger } from '../log.ts';
+import { withSpan } from '../telemetry.ts';
 import type { RunRecord, StepRecord } from '../knowledge/store.ts';
 
 const NODES: Record<NodeName, NodeFn> = {
@@ -45,7 +46,8 @@ export class RunCancelledError extends Error {
   override name = 'RunCancelledError';
 }
 
-const noSpan: SpanRunner = (_name, _attributes, fn) => fn();
+/** Default spans through src/telemetry.ts (non-recording when telemetry is off). */
+const otelSpan: SpanRunner = (name, attributes, fn) => withSpan(name, attributes, () => fn());
 
 interface Entry {
   run: RunState;
@@ -65,7 +67,7 @@ export class Engine implements RunEngine {
       ...deps,
       now,
       logger: deps.logger ?? silentLogger,
-      span: deps.span ?? noSpan,
+      span: deps.span ?? otelSpan,
       ledger: new CallerLedger(deps.config.budget.caller, now),
     };
   }
@@ -117,7 +119,6 @@ export class Engine implements RunEngine {
         signal: abort.signal,
         meter,
         models: request.models,
-        span: ctx.span,
         onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
       }),
       specialists: new Map(),

@@ -1,7 +1,7 @@
 /**
  * meterModel: wraps the shared ModelClient for one run so that every call reserves budget first
  * (a call that would exceed it is never sent), carries the run's id, abort signal and per-request
- * model overrides, and settles the real usage afterwards.
+ * model overrides, and settles the real usage afterwards. (Model-call spans come from the client itself.)
  */
 import type {
   ChatMessage,
@@ -14,7 +14,6 @@ import type {
   StructuredOptions,
   StructuredResult,
 } from '../llm/types.ts';
-import type { SpanRunner } from './deps.ts';
 import { estimateTokens, type UsageMeter } from './usage.ts';
 
 export interface MeterContext {
@@ -24,7 +23,6 @@ export interface MeterContext {
   models?: Partial<Record<ModelRole, string>>;
   /** Called after each settled call (the engine emits a usage event). */
   onUsage(): void;
-  span: SpanRunner;
 }
 
 function messageTexts(messages: ChatMessage[]): string[] {
@@ -38,12 +36,6 @@ export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
     signal: options.signal ?? ctx.signal,
     model: options.model ?? ctx.models?.[options.role],
   });
-  const attrs = (o: ModelCallOptions, kind: string) => ({
-    'parley.run_id': ctx.runId,
-    'parley.model_role': o.role,
-    'parley.model': inner.modelFor(o.role, o.model ?? ctx.models?.[o.role]),
-    'parley.call': kind,
-  });
 
   return {
     modelFor: (role, override) => inner.modelFor(role, override ?? ctx.models?.[role]),
@@ -51,7 +43,7 @@ export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
     async chat(options: ChatOptions): Promise<ChatResult> {
       const reservation = ctx.meter.reserveModelCall(estimateTokens(messageTexts(options.messages)));
       try {
-        const result = await ctx.span('model.chat', attrs(options, 'chat'), () => inner.chat(prepare(options)));
+        const result = await inner.chat(prepare(options));
         reservation.settle(result.usage);
         ctx.onUsage();
         return result;
@@ -63,9 +55,7 @@ export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
     async structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
       const reservation = ctx.meter.reserveModelCall(estimateTokens(messageTexts(options.messages)));
       try {
-        const result = await ctx.span(`model.structured ${options.schemaName}`, attrs(options, 'structured'), () =>
-          inner.structured(prepare(options)),
-        );
+        const result = await inner.structured(prepare(options));
         reservation.settle(result.usage);
         ctx.onUsage();
         return result;

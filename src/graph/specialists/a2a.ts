@@ -2,6 +2,7 @@
 import type { StepRun } from '../scheduler.ts';
 import { emit } from '../state.ts';
 import type { SpecialistInput } from './prompt.ts';
+import { announcingApprovals } from './tool-loop.ts';
 
 export async function runA2aSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist, step } = input;
@@ -12,6 +13,7 @@ export async function runA2aSpecialist(input: SpecialistInput): Promise<Omit<Ste
       stepId: step.id,
       signal: input.signal,
       onProgress: (text) => emit(run, { type: 'step.delta', stepId: step.id, text }),
+      approvals: announcingApprovals(run, ctx),
     }),
   );
   input.work.sources.push(...result.sources, `a2a:${specialist.endpoint}`);

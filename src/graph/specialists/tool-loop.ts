@@ -5,6 +5,7 @@
  * in text or config.engine.toolLoopMaxIterations turns are used.
  */
 import { needsApproval } from '../../hitl/guard.ts';
+import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepLineage, UsageTotals } from '../events.ts';
@@ -99,7 +100,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
 
   const guard = needsApproval(tool, ctx.config.approvals.policy);
   if (guard.required) {
-    const { request, outcome } = ctx.approvals.request(
+    const { outcome } = announcingApprovals(run, ctx).request(
       {
         kind: 'tool',
         runId: run.id,
@@ -108,10 +109,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
       },
       { timeoutMs: ctx.config.approvals.timeoutMs, signal },
     );
-    // Sideband: the request is out before the step starts waiting on its outcome.
-    emit(run, { type: 'approval.requested', request });
     const settled = await outcome;
-    emit(run, { type: 'approval.resolved', outcome: settled });
     if (signal.aborted) throw signal.reason;
     const decision = settled.decision.kind === 'tool' ? settled.decision.decisions[toolCallId] : undefined;
     const feedback = settled.decision.kind === 'tool' && settled.decision.feedback ? ` Feedback: ${settled.decision.feedback}` : '';
@@ -126,7 +124,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   const reservation = run.meter.reserveToolCall();
   try {
     const result = await ctx.span('tool.call', { 'parley.run_id': run.id, 'parley.step_id': stepId, 'parley.tool': tool.id }, () =>
-      ctx.tools.callTool(tool.id, args, { runId: run.id, stepId, toolCallId, signal }),
+      ctx.tools.callTool(tool.id, args, { runId: run.id, stepId, toolCallId, signal, approvals: announcingApprovals(run, ctx) }),
     );
     reservation.settle();
     input.sources.push(`tool:${tool.id}`);
@@ -145,4 +143,23 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   } finally {
     reservation.release();
   }
+}
+
+/**
+ * The approval port as the run's steps and tools see it: the request is announced as
+ * approval.requested the moment it is issued (sideband: before anyone awaits it), and its outcome
+ * as approval.resolved when it settles. Also handed to tool hosts and peers for elicitations.
+ */
+export function announcingApprovals(run: RunState, ctx: EngineContext): Pick<ApprovalPort, 'request'> {
+  return {
+    request: (input, options) => {
+      const issued = ctx.approvals.request(input, options);
+      emit(run, { type: 'approval.requested', request: issued.request });
+      const outcome = issued.outcome.then((settled) => {
+        emit(run, { type: 'approval.resolved', outcome: settled });
+        return settled;
+      });
+      return { request: issued.request, outcome };
+    },
+  };
 }

@@ -1,0 +1,175 @@
+/**
+ * createTestParley: a whole engine for tests, built from the real pieces — the scripted model over
+ * HTTP on 127.0.0.1 with the real openai-SDK model client, Kuzu in memory, the ApprovalBroker, and a
+ * ToolHost (a real McpToolHost when `mcpServers` is given, otherwise one with no tools).
+ * Protocol adapter tests use it; keep the signature stable (add options, never change them).
+ */
+import { loadConfig, type Config } from '../../src/config.ts';
+import { Engine } from '../../src/graph/engine.ts';
+import type { EngineDeps } from '../../src/graph/deps.ts';
+import type { GraphEvent } from '../../src/graph/events.ts';
+import type { RunRequest } from '../../src/graph/run-request.ts';
+import type { RunResult } from '../../src/graph/types.ts';
+import { ApprovalBroker } from '../../src/hitl/approvals.ts';
+import type { KnowledgeStore, SpecialistRecord } from '../../src/knowledge/store.ts';
+import { openKuzuStore } from '../../src/knowledge/kuzu/store.ts';
+import { createModelClient, pointAtScriptedModel, type ParleyModelClient } from '../../src/llm/index.ts';
+import { startScriptedModel, type FaultRule, type ScriptedModel } from '../../src/scripted-model/index.ts';
+import { McpToolHost } from '../../src/tools/mcp-host.ts';
+import type { McpServerSpec } from '../../src/tools/server-spec.ts';
+import type { PeerAgentHost, ToolHost } from '../../src/tools/types.ts';
+import { silentLogger, type Logger } from '../../src/log.ts';
+
+type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
+export type TestConfigOverrides = {
+  engine?: Partial<Config['engine']>;
+  budget?: { run?: Partial<Config['budget']['run']>; caller?: Partial<Config['budget']['caller']> };
+  knowledge?: Partial<Config['knowledge']>;
+  approvals?: Partial<Config['approvals']>;
+  tools?: Partial<Config['tools']>;
+};
+
+export interface TestParleyOptions {
+  /** Scripted model: fixed latency per call, per output token, and scripted faults. */
+  latencyMs?: number;
+  perTokenMs?: number;
+  faults?: FaultRule[];
+  /** Model retries of the client (default 0, so fault tests stay fast). */
+  modelRetries?: number;
+  /** Setting overrides on top of the defaults (env is not read). */
+  config?: TestConfigOverrides;
+  /** Specialists upserted after the default roster (same id replaces). */
+  specialists?: SpecialistRecord[];
+  /** false: start with an empty registry (plus `specialists`). Default true. */
+  roster?: boolean;
+  /** MCP servers for a real McpToolHost (mcp_config.json `mcpServers` shape). */
+  mcpServers?: Record<string, McpServerSpec>;
+  /** A ToolHost to use instead (wins over mcpServers). */
+  tools?: ToolHost;
+  peers?: PeerAgentHost;
+  logger?: Logger;
+}
+
+export interface TestParley {
+  engine: Engine;
+  /** The scripted model server: `requests` is its live request log. */
+  scripted: ScriptedModel;
+  model: ParleyModelClient;
+  store: KnowledgeStore;
+  approvals: ApprovalBroker;
+  tools: ToolHost;
+  config: Config;
+  deps: EngineDeps;
+  /** Starts a run (protocol "test" unless given) and collects all its events. */
+  run(request: Omit<RunRequest, 'protocol'> & { protocol?: string }): Promise<{ result: RunResult; events: GraphEvent[] }>;
+  /** Shuts everything down: engine (cancels runs), tools, store, scripted model. */
+  close(): Promise<void>;
+}
+
+const spec = (s: Partial<SpecialistRecord> & Pick<SpecialistRecord, 'id' | 'description' | 'domains'>): SpecialistRecord => ({
+  name: s.id,
+  kind: 'prompt',
+  prompt: `You are the ${s.id} specialist. ${s.description}.`,
+  endpoint: '',
+  modelRole: 'specialist',
+  tools: [],
+  sourceId: 'skills:test-roster',
+  available: true,
+  ...s,
+});
+
+/** The roster tests plan over (mirrors the shape of the repo's specialists/ SKILL.md files). */
+export const TEST_ROSTER: SpecialistRecord[] = [
+  spec({ id: 'researcher', description: 'Finds facts, sources and background on a topic', domains: ['research'] }),
+  spec({ id: 'writer', description: 'Writes clear prose: summaries, reports, emails, documentation', domains: ['writing'] }),
+  spec({ id: 'analyst', description: 'Analyses data, numbers, trends and comparisons', domains: ['analysis', 'data'] }),
+  spec({ id: 'coder', description: 'Writes and reviews code in TypeScript, Python and shell', domains: ['code', 'software'] }),
+  spec({ id: 'planner-pm', description: 'Turns goals into project plans, milestones and tasks', domains: ['planning', 'project'] }),
+];
+
+const noTools: ToolHost = {
+  listTools: async () => [],
+  getTool: async () => undefined,
+  callTool: async (id) => ({ ok: false, text: `no tool ${id}`, full: null, error: `no tool ${id}` }),
+  close: async () => {},
+};
+
+function merge(base: Config, o: TestConfigOverrides = {}): Config {
+  const merged: Slices = {
+    engine: { ...base.engine, ...o.engine },
+    budget: { run: { ...base.budget.run, ...o.budget?.run }, caller: { ...base.budget.caller, ...o.budget?.caller } },
+    knowledge: { ...base.knowledge, ...o.knowledge },
+    approvals: { ...base.approvals, ...o.approvals },
+    tools: { ...base.tools, ...o.tools },
+  };
+  return { ...base, ...merged };
+}
+
+export async function createTestParley(options: TestParleyOptions = {}): Promise<TestParley> {
+  const logger = options.logger ?? silentLogger;
+  const scripted = await startScriptedModel({ latencyMs: options.latencyMs ?? 0, perTokenMs: options.perTokenMs ?? 0, faults: options.faults });
+  const cleanups: (() => Promise<void>)[] = [() => scripted.close()];
+  try {
+    const base = loadConfig({ PARLEY_DATA_DIR: ':memory:', PARLEY_LOG_LEVEL: 'silent', PARLEY_MODEL_RETRY_BASE_MS: '20' });
+    const config = merge(base, options.config);
+    config.model = pointAtScriptedModel({ ...config.model, maxRetries: options.modelRetries ?? 0 }, scripted.url);
+    const model = createModelClient(config.model, { logger });
+
+    const store = await openKuzuStore({
+      path: ':memory:',
+      teamMatchThreshold: config.knowledge.teamMatchThreshold,
+      teamMinSuccessRate: config.knowledge.teamMinSuccessRate,
+    });
+    cleanups.unshift(() => store.close());
+    const specialists = [...(options.roster === false ? [] : TEST_ROSTER), ...(options.specialists ?? [])];
+    if (specialists.length) {
+      const sources = [...new Set(specialists.map((s) => s.sourceId))];
+      for (const id of sources) {
+        await store.upsertSource({ id, kind: 'skills', location: id, contentHash: 'test', ingestedAt: new Date().toISOString(), status: 'ok' });
+      }
+      await store.upsertSpecialists(specialists);
+    }
+
+    const approvals = new ApprovalBroker({
+      timeoutMs: config.approvals.timeoutMs,
+      defaultDecision: config.approvals.defaultDecision,
+      recordApproval: (r) => store.recordApproval(r),
+      logger,
+    });
+    const tools =
+      options.tools ??
+      (options.mcpServers ? new McpToolHost({ servers: options.mcpServers, settings: config.tools, approvals, logger }) : noTools);
+    cleanups.unshift(() => tools.close());
+
+    const deps: EngineDeps = { model, store, tools, peers: options.peers, approvals, config, logger };
+    const engine = new Engine(deps);
+    cleanups.unshift(() => engine.close());
+
+    const run: TestParley['run'] = async (request) => {
+      const handle = engine.start({ protocol: 'test', ...request });
+      const events: GraphEvent[] = [];
+      for await (const e of handle.events()) events.push(e);
+      return { result: await handle.result, events };
+    };
+    let closed = false;
+    return {
+      engine,
+      scripted,
+      model,
+      store,
+      approvals,
+      tools,
+      config,
+      deps,
+      run,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        for (const c of cleanups) await c().catch(() => undefined);
+      },
+    };
+  } catch (err) {
+    for (const c of cleanups) await c().catch(() => undefined);
+    throw err;
+  }
+}
