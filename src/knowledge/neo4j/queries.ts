@@ -1,0 +1,107 @@
+/**
+ * Every Cypher statement of the Neo4j backend, parameterised only (values never interpolated).
+ * test/unit/knowledge/cypher-lint.test.ts checks each one with Neo4j's own linter
+ * (@neo4j-cypher/language-support), parameters declared, so a typo fails CI without a server.
+ */
+import type { QuerySet } from '../cypher-store.ts';
+
+export const Q = {
+  upsertSource: `MERGE (s:Source {id: $id})
+    SET s.kind = $kind, s.location = $location, s.contentHash = $contentHash, s.ingestedAt = $ingestedAt,
+        s.status = $status, s.error = $error`,
+  getSource: 'MATCH (s:Source {id: $id}) RETURN s',
+
+  upsertSpecialist: `MERGE (s:Specialist {id: $id})
+    SET s.name = $name, s.description = $description, s.kind = $kind, s.domains = $domains, s.prompt = $prompt,
+        s.endpoint = $endpoint, s.modelRole = $modelRole, s.tools = $tools, s.sourceId = $sourceId,
+        s.available = $available, s.unavailableReason = $unavailableReason, s.searchText = $searchText`,
+  unlinkSpecialistSource: 'MATCH (s:Specialist {id: $id})-[r:INGESTED_FROM]->(:Source) DELETE r',
+  linkSpecialistSource: 'MATCH (s:Specialist {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
+  unlinkSpecialistTools: 'MATCH (s:Specialist {id: $id})-[r:USES]->(:Tool) DELETE r',
+  linkSpecialistTools: 'MATCH (s:Specialist {id: $id}) MATCH (t:Tool) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)',
+  linkToolUsers: `MATCH (s:Specialist) WHERE s.tools CONTAINS $quoted MATCH (t:Tool {id: $id}) MERGE (s)-[:USES]->(t)`,
+  upsertTool: `MERGE (t:Tool {id: $id})
+    SET t.server = $server, t.name = $name, t.description = $description, t.inputSchema = $inputSchema,
+        t.annotations = $annotations, t.available = $available, t.sourceId = $sourceId`,
+  linkToolSource: 'MATCH (t:Tool {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (t)-[:INGESTED_FROM]->(src)',
+  markSpecialistsGone: `MATCH (s:Specialist) WHERE s.sourceId = $sourceId AND NOT s.id IN $keep AND s.available = true
+    SET s.available = false, s.unavailableReason = 'no longer listed by its source'`,
+  markToolsGone: `MATCH (t:Tool) WHERE t.sourceId = $sourceId AND NOT t.id IN $keep SET t.available = false`,
+  listSpecialists: 'MATCH (s:Specialist) RETURN s ORDER BY s.id',
+  getSpecialist: 'MATCH (s:Specialist {id: $id}) RETURN s',
+  specialistsByIds: 'MATCH (s:Specialist) WHERE s.id IN $ids RETURN s',
+  listTools: 'MATCH (t:Tool) RETURN t ORDER BY t.id',
+  listToolsOfServer: 'MATCH (t:Tool {server: $server}) RETURN t ORDER BY t.id',
+  getTool: 'MATCH (t:Tool {id: $id}) RETURN t',
+  searchSpecialists: `CALL db.index.fulltext.queryNodes('specialist_text', $q) YIELD node, score
+    RETURN node.id AS id, score ORDER BY score DESC LIMIT $limit`,
+
+  proficienciesByIds: 'MATCH (p:Proficiency) WHERE p.id IN $ids RETURN p',
+  getProficiency: 'MATCH (p:Proficiency {id: $id}) RETURN p',
+  upsertProficiency: `MERGE (p:Proficiency {id: $id})
+    SET p.subject = $subject, p.kind = $kind, p.runs = $runs, p.successes = $successes, p.meanScore = $meanScore,
+        p.meanLatencyMs = $meanLatencyMs, p.meanCostUsd = $meanCostUsd, p.costRuns = $costRuns`,
+
+  listTeams: 'MATCH (t:TeamConfig) RETURN t',
+  getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
+  upsertTeam: `MERGE (t:TeamConfig {id: $id})
+    SET t.pattern = $pattern, t.specialists = $specialists, t.plan = $plan, t.uses = $uses,
+        t.successes = $successes, t.avgScore = $avgScore`,
+  linkRunTeam: 'MATCH (r:Run {id: $runId}) MATCH (t:TeamConfig {id: $teamId}) MERGE (r)-[:REUSED]->(t)',
+
+  runExists: 'MATCH (r:Run {id: $id}) RETURN r.id AS id',
+  upsertRun: `MERGE (r:Run {id: $id})
+    SET r.threadId = $threadId, r.query = $query, r.protocol = $protocol, r.callerId = $callerId,
+        r.startedAt = $startedAt, r.durationMs = $durationMs, r.status = $status, r.answer = $answer,
+        r.error = $error, r.tokens = $tokens, r.costUsd = $costUsd, r.score = $score, r.plan = $plan,
+        r.teamConfigId = $teamConfigId, r.searchText = $searchText`,
+  deleteSteps: 'MATCH (s:Step {runId: $runId}) DETACH DELETE s',
+  createSteps: `UNWIND $steps AS x
+    MATCH (r:Run {id: $runId})
+    CREATE (r)-[:HAS_STEP]->(:Step {id: x.id, runId: $runId, stepId: x.stepId, idx: x.idx, specialist: x.specialist,
+      objective: x.objective, status: x.status, output: x.output, error: x.error, durationMs: x.durationMs,
+      tokens: x.tokens, costUsd: x.costUsd, toolCalls: x.toolCalls})`,
+  /** Kept in step with the Kuzu backend, where an unknown cost travels as -1. */
+  clearUnknownStepCosts: 'MATCH (s:Step {runId: $runId}) WHERE s.costUsd < 0 SET s.costUsd = null',
+  linkStepSpecialists: `MATCH (st:Step {runId: $runId}) MATCH (sp:Specialist {id: st.specialist})
+    MERGE (st)-[:BY]->(sp)`,
+  linkStepTools: `UNWIND $calls AS c
+    MATCH (st:Step {id: c.stepId}) MATCH (t:Tool {id: c.tool})
+    MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
+  linkRunApprovals: 'MATCH (r:Run {id: $runId}) MATCH (a:Approval {runId: $runId}) MERGE (r)-[:HAS_APPROVAL]->(a)',
+  linkRunDecisions: 'MATCH (r:Run {id: $runId}) MATCH (d:Decision {runId: $runId}) MERGE (r)-[:DECIDED]->(d)',
+  getRun: 'MATCH (r:Run {id: $id}) RETURN r',
+  stepsOfRun: 'MATCH (s:Step {runId: $runId}) RETURN s ORDER BY s.idx',
+  listRuns: `MATCH (r:Run)
+    WHERE ($status = '' OR r.status = $status) AND ($threadId = '' OR r.threadId = $threadId)
+    RETURN r.id AS id, r.query AS query, r.status AS status, r.startedAt AS startedAt, r.durationMs AS durationMs,
+           r.score AS score
+    ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
+  searchRuns: `CALL db.index.fulltext.queryNodes('run_text', $q) YIELD node, score
+    RETURN node.id AS id, node.query AS query, node.answer AS answer, node.score AS runScore, score
+    ORDER BY score DESC LIMIT $limit`,
+
+  upsertApproval: `MERGE (a:Approval {id: $id})
+    SET a.runId = $runId, a.kind = $kind, a.request = $request, a.requestedAt = $requestedAt, a.decision = $decision,
+        a.resolvedBy = $resolvedBy, a.actor = $actor, a.resolvedAt = $resolvedAt`,
+  listApprovals: 'MATCH (a:Approval {runId: $runId}) RETURN a ORDER BY a.requestedAt, a.id',
+  upsertDecision: `MERGE (d:Decision {id: $id})
+    SET d.runId = $runId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
+  listDecisions: 'MATCH (d:Decision) RETURN d ORDER BY d.decidedAt DESC, d.id DESC LIMIT $limit',
+} as const satisfies QuerySet;
+
+/** Schema statements run at open; all idempotent. */
+export const SCHEMA = [
+  ...['Meta:key', 'Source:id', 'Specialist:id', 'Tool:id', 'Run:id', 'Step:id', 'TeamConfig:id', 'Proficiency:id', 'Approval:id', 'Decision:id'].map((pair) => {
+    const [label, key] = pair.split(':');
+    return `CREATE CONSTRAINT ${label!.toLowerCase()}_${key} IF NOT EXISTS FOR (n:${label}) REQUIRE n.${key} IS UNIQUE`;
+  }),
+  'CREATE INDEX step_run IF NOT EXISTS FOR (n:Step) ON (n.runId)',
+  'CREATE INDEX approval_run IF NOT EXISTS FOR (n:Approval) ON (n.runId)',
+  'CREATE INDEX run_started IF NOT EXISTS FOR (n:Run) ON (n.startedAt)',
+  'CREATE FULLTEXT INDEX specialist_text IF NOT EXISTS FOR (n:Specialist) ON EACH [n.searchText]',
+  'CREATE FULLTEXT INDEX run_text IF NOT EXISTS FOR (n:Run) ON EACH [n.searchText]',
+] as const;
+
+export const READ_SCHEMA_VERSION = "MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v";
+export const WRITE_SCHEMA_VERSION = "MERGE (m:Meta {key: 'schemaVersion'}) SET m.value = $v";
