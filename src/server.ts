@@ -1,0 +1,160 @@
+/**
+ * The composition root: builds every part of Parley from one Config and wires them together, then
+ * serves the HTTP app. No module-level singletons: each createParley() is independent (tests build many).
+ *
+ * To add a part (the lead wires these as they land), in createParley():
+ *   - a lifecycle resource: `resources.push({ name, close, ready? })` — closed in reverse order on shutdown,
+ *     `ready` feeds GET /ready;
+ *   - a route group: `routes.push({ path: '/api', app: approvalRoutes(deps) })` — mounted after auth, the
+ *     body limit and the JSON error handler, so every route gets them.
+ */
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
+import type { ParleyEnv } from './http/auth.ts';
+import { createModelClient, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
+import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
+import { startTelemetry } from './telemetry.ts';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Something with a lifecycle that createParley started and close() must stop. */
+export interface Resource {
+  name: string;
+  close(): void | Promise<void>;
+  /** For GET /ready: true when usable, or a reason why not. */
+  ready?(): boolean | string | Promise<boolean | string>;
+}
+
+export interface ParleyOptions {
+  logger?: Logger;
+  /** Extra route groups (tests mount probes; embedders add their own). */
+  routes?: RouteGroup[];
+  /** Start OpenTelemetry from OTEL_* env vars (default true; it stays off unless those are set). */
+  telemetry?: boolean;
+}
+
+export interface Parley {
+  config: Config;
+  app: Hono<ParleyEnv>;
+  model: ParleyModelClient;
+  /** The in-process scripted model, when no real model endpoint is configured. */
+  scripted?: ScriptedModel;
+  logger: Logger;
+  /** Binds config.server.host:port; resolves with the address it listens on. */
+  listen(): Promise<{ url: string; port: number }>;
+  /** Stops accepting, waits up to shutdownTimeoutMs for in-flight requests, then closes every resource. */
+  close(): Promise<void>;
+}
+
+export async function createParley(config: Config, options: ParleyOptions = {}): Promise<Parley> {
+  const logger = options.logger ?? createLogger(config.server.logLevel);
+  const resources: Resource[] = [];
+  const routes: RouteGroup[] = [];
+
+  try {
+    if (options.telemetry !== false) {
+      const telemetry = await startTelemetry(logger);
+      if (telemetry.enabled) resources.push({ name: 'telemetry', close: () => telemetry.shutdown() });
+    }
+
+    let modelConfig = config.model;
+    let scripted: ScriptedModel | undefined;
+    if (config.model.scripted) {
+      scripted = await startScriptedModel({ latencyMs: config.model.scriptedLatencyMs });
+      const model = scripted;
+      resources.push({ name: 'scripted-model', close: () => model.close(), ready: () => true });
+      modelConfig = pointAtScriptedModel(config.model, scripted.url);
+      logger.info(
+        `Answers are SCRIPTED: no model endpoint is configured, so Parley's built-in scripted model answers (${scripted.url}/v1). ` +
+          'To use a real model set PARLEY_MODEL_API_KEY (or OPENAI_API_KEY), and PARLEY_MODEL_BASE_URL for a non-OpenAI endpoint; see docs/configuration.md.',
+      );
+    }
+    const model = createModelClient(modelConfig, { logger });
+
+    // ── Later parts are wired here: knowledge store, tool hosts, approvals, engine, protocol routes. ──
+
+    routes.push(...(options.routes ?? []));
+    const readiness: ReadinessCheck[] = resources.filter((r) => r.ready).map((r) => ({ name: r.name, check: () => r.ready!() }));
+    const app = createHttpApp({ version: VERSION, apiKeys: config.server.apiKeys, bodyLimitBytes: config.server.bodyLimitBytes, logger, routes, readiness });
+
+    let server: Server | undefined;
+    let closing: Promise<void> | undefined;
+
+    const listen = () =>
+      new Promise<{ url: string; port: number }>((resolve, reject) => {
+        if (server) throw new Error('already listening');
+        const s = serve({ fetch: app.fetch, hostname: config.server.host, port: config.server.port }, (info: AddressInfo) => {
+          const host = info.address.includes(':') ? `[${info.address}]` : info.address;
+          const url = `http://${host}:${info.port}`;
+          logger.info(`Parley ${VERSION} listening on ${url}`);
+          resolve({ url, port: info.port });
+        }) as Server;
+        s.once('error', (err) => reject(new Error(`Cannot listen on ${config.server.host}:${config.server.port} (PARLEY_HOST/PARLEY_PORT): ${err.message}`)));
+        server = s;
+      });
+
+    const stopHttp = async () => {
+      const s = server;
+      if (!s || !s.listening) return;
+      const drained = new Promise<void>((resolve) => s.close(() => resolve()));
+      // Keep-alive connections go idle once their request is answered; close them as they do.
+      const sweep = setInterval(() => s.closeIdleConnections(), 50);
+      void drained.finally(() => clearInterval(sweep));
+      const bound = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.server.shutdownTimeoutMs).unref());
+      if ((await Promise.race([drained, bound])) === 'timeout') {
+        logger.warn('shutdown: requests still open after the grace period; closing their connections', { graceMs: config.server.shutdownTimeoutMs });
+        s.closeAllConnections();
+        await drained;
+      }
+    };
+
+    const close = () =>
+      (closing ??= (async () => {
+        await stopHttp();
+        await closeAll(resources, logger);
+      })());
+
+    return { config, app, model, scripted, logger, listen, close };
+  } catch (err) {
+    await closeAll(resources, logger);
+    throw err;
+  }
+}
+
+async function closeAll(resources: Resource[], logger: Logger): Promise<void> {
+  for (const r of [...resources].reverse()) {
+    try {
+      await r.close();
+    } catch (err) {
+      logger.warn(`shutdown: closing ${r.name} failed`, { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
+
+/** `parley serve`: create, listen, and shut down gracefully on SIGINT/SIGTERM (a second signal exits at once). */
+export async function serveParley(config: Config, options: ParleyOptions = {}): Promise<Parley> {
+  const parley = await createParley(config, options);
+  await parley.listen();
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    parley.logger.info(`${signal}: shutting down (up to ${config.server.shutdownTimeoutMs} ms for in-flight work)`);
+    parley.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        parley.logger.error('shutdown failed', { error: err instanceof Error ? err.message : String(err) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return parley;
+}
