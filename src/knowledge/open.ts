@@ -1,4 +1,5 @@
 /** Opens the configured KnowledgeStore: Neo4j when NEO4J_URI is set, else embedded Kuzu under PARLEY_DATA_DIR. */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { KnowledgeStore } from './store.ts';
@@ -9,6 +10,8 @@ import { openNeo4jStore } from './neo4j/store.ts';
 export const KUZU_FILE = 'knowledge.kuzu';
 
 export function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
+  // The shipped filesystem MCP server refuses to start when its workspace folder is missing.
+  if (knowledge.dataDir !== ':memory:') mkdirSync(join(knowledge.dataDir, 'workspace'), { recursive: true });
   const registry = { teamMatchThreshold: knowledge.teamMatchThreshold, teamMinSuccessRate: knowledge.teamMinSuccessRate };
   if (knowledge.neo4j) return openNeo4jStore({ ...knowledge.neo4j, ...registry });
   const path = knowledge.dataDir === ':memory:' ? ':memory:' : join(knowledge.dataDir, KUZU_FILE);

@@ -12,6 +12,7 @@
  *
  * `${VAR}` (and `${VAR:-default}`) in any string is replaced from the environment when the file
  * is loaded; a variable that is not set is an error naming it. Disabled servers are not expanded.
+ * `${PARLEY_CONFIG_DIR}` is the folder of the config file (for absolute paths servers need).
  */
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -122,8 +123,9 @@ export function parseMcpConfig(text: string, env: Env = process.env, path = '<in
     throw new McpConfigError(`${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   const baseDir = path === '<inline>' ? process.cwd() : dirname(path);
+  const vars: Env = { PARLEY_CONFIG_DIR: baseDir, ...env };
   const servers = Object.entries(parsed.data.mcpServers).map(([name, raw]) => {
-    const entry = raw.disabled ? raw : expandAll(raw, env, `${path}: mcpServers.${name}`);
+    const entry = raw.disabled ? raw : expandAll(raw, vars, `${path}: mcpServers.${name}`);
     return toServer(name, entry, baseDir);
   });
   return { path, servers };
