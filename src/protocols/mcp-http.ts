@@ -1,0 +1,68 @@
+/**
+ * MCP over Streamable HTTP, stateful: one transport + McpServer per session (Mcp-Session-Id).
+ * The SDK's Hono helper supplies Host/Origin validation (DNS-rebinding protection when bound to
+ * a loopback address, or the allowedHosts list) and the JSON body parsing; the SDK transport does
+ * the protocol. Mount the returned app under /mcp.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { createMcpHonoApp } from '@modelcontextprotocol/hono';
+import { WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
+import type { Config } from '../config.ts';
+import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
+
+export interface McpRoutesDeps extends McpServerDeps {
+  config: Config;
+  /** Host names accepted in the Host header when bound to a non-loopback address (e.g. a proxy's name). */
+  allowedHosts?: string[];
+  /** The authenticated caller id the auth middleware established, if any. */
+  callerOf?: (c: Context) => string | undefined;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+export function mcpRoutes(deps: McpRoutesDeps) {
+  const sessions = new Map<string, Session>();
+  const app = createMcpHonoApp({
+    host: deps.config.server.host,
+    allowedHosts: deps.allowedHosts,
+    maxRequestBodySize: deps.config.server.bodyLimitBytes,
+  });
+
+  app.all('/', async (c) => {
+    const id = c.req.header('mcp-session-id');
+    const caller = deps.callerOf?.(c);
+    const options = { parsedBody: c.get('parsedBody' as never) as unknown, ...(caller ? { authInfo: { token: '', clientId: caller, scopes: [] } } : {}) };
+    if (id !== undefined) {
+      const session = sessions.get(id);
+      // Same answer the SDK transport gives for a closed session, so clients re-initialize.
+      if (!session) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
+      return session.transport.handleRequest(c.req.raw, options);
+    }
+    // No session yet: a fresh transport answers; it only opens a session for an initialize request.
+    const server = createParleyMcpServer(deps);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server }),
+      onsessionclosed: (sid) => void sessions.delete(sid),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    const response = await transport.handleRequest(c.req.raw, options);
+    if (!transport.sessionId) await server.close();
+    return response;
+  });
+
+  return Object.assign(app, {
+    /** Closes every open session (server shutdown). */
+    closeSessions: async () => {
+      await Promise.all([...sessions.values()].map((s) => s.server.close()));
+      sessions.clear();
+    },
+  });
+}
