@@ -9,9 +9,8 @@ import { RUN_MODES, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import { RunEventLog } from './run-events.ts';
-import { BudgetExceededError, CallerLedger, UsageMeter, effectiveBudget, totalTokens } from './usage.ts';
-import { meterModel } from './metered-model.ts';
-import { emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
+import { BudgetExceededError, CallerLedger, totalTokens } from './usage.ts';
+import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
 import type { NodeFn, NodeResult } from './nodes/types.ts';
 import { usageGuard } from './nodes/usage-guard.ts';
 import { router } from './nodes/router.ts';
@@ -49,6 +48,18 @@ export class RunCancelledError extends Error {
 /** Default spans through src/telemetry.ts (non-recording when telemetry is off). */
 const otelSpan: SpanRunner = (name, attributes, fn) => withSpan(name, attributes, () => fn());
 
+/** The deps with defaults filled in, plus the engine-wide caller ledger. */
+export function createEngineContext(deps: EngineDeps): EngineContext {
+  const now = deps.now ?? Date.now;
+  return {
+    ...deps,
+    now,
+    logger: deps.logger ?? silentLogger,
+    span: deps.span ?? otelSpan,
+    ledger: new CallerLedger(deps.config.budget.caller, now),
+  };
+}
+
 interface Entry {
   run: RunState;
   handle: RunHandle;
@@ -62,14 +73,7 @@ export class Engine implements RunEngine {
   #sweep?: ReturnType<typeof setInterval>;
 
   constructor(deps: EngineDeps) {
-    const now = deps.now ?? Date.now;
-    this.#ctx = {
-      ...deps,
-      now,
-      logger: deps.logger ?? silentLogger,
-      span: deps.span ?? otelSpan,
-      ledger: new CallerLedger(deps.config.budget.caller, now),
-    };
+    this.#ctx = createEngineContext(deps);
   }
 
   /** Runs still in progress. */
@@ -95,40 +99,7 @@ export class Engine implements RunEngine {
       return this.#failedHandle(log, threadId, request, `run id "${id}" is already in use`);
     }
 
-    const abort = new AbortController();
-    const callerId = request.caller?.id || 'anonymous';
-    const meter = new UsageMeter({
-      budget: effectiveBudget(ctx.config.budget.run, request.budget),
-      callerId,
-      ledger: ctx.ledger,
-      startedAt,
-      now: ctx.now,
-    });
-    const run: RunState = {
-      id,
-      threadId,
-      request,
-      mode: request.mode ?? 'auto',
-      callerId,
-      startedAt,
-      log,
-      abort,
-      meter,
-      model: meterModel(ctx.model, {
-        runId: id,
-        signal: abort.signal,
-        meter,
-        models: request.models,
-        onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
-      }),
-      specialists: new Map(),
-      candidates: [],
-      planRound: 1,
-      results: new Map(),
-      pending: new Set(),
-      attempts: new Map(),
-      verifyRound: 0,
-    };
+    const run = createRunState({ id, threadId, request, startedAt, log }, ctx);
     const result = this.#execute(run);
     const handle: RunHandle = { id, threadId, result, events: (afterSeq) => log.events(afterSeq) };
     const entry: Entry = { run, handle, done: false };

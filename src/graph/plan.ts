@@ -37,7 +37,7 @@ export function substituteResults(text: string, results: ReadonlyMap<string, str
 /**
  * Every problem with a plan, as sentences a planner model can act on (empty when valid):
  * duplicate ids, unknown specialists, unknown or self dependencies, cycles, result references to
- * steps that are not dependencies, research steps that depend on execution steps.
+ * steps that are not dependencies.
  */
 export function validatePlan(plan: GraphPlan, knownSpecialists: ReadonlySet<string>): string[] {
   const errors: string[] = [];
@@ -53,9 +53,6 @@ export function validatePlan(plan: GraphPlan, knownSpecialists: ReadonlySet<stri
     for (const dep of step.dependsOn) {
       if (dep === step.id) errors.push(`step "${step.id}" depends on itself`);
       else if (!byId.has(dep)) errors.push(`step "${step.id}" depends on unknown step "${dep}"`);
-      else if (step.phase === 'research' && byId.get(dep)!.phase === 'execution') {
-        errors.push(`research step "${step.id}" depends on execution step "${dep}" (research runs first)`);
-      }
     }
     for (const ref of referencedSteps(step.objective)) {
       if (!step.dependsOn.includes(ref)) {
@@ -92,4 +89,24 @@ function findCycle(steps: PlanStep[], byId: Map<string, PlanStep>): string[] | u
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * Research runs before execution, so a research step that (transitively) depends on an execution
+ * step cannot run in the research phase: it is moved to execution rather than rejecting the plan.
+ */
+export function normalizePhases(plan: GraphPlan): GraphPlan {
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  const execution = new Set(plan.steps.filter((s) => s.phase === 'execution').map((s) => s.id));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const s of plan.steps) {
+      if (!execution.has(s.id) && s.dependsOn.some((d) => execution.has(d) && byId.has(d))) {
+        execution.add(s.id);
+        grew = true;
+      }
+    }
+  }
+  return { ...plan, steps: plan.steps.map((s) => (s.phase === 'research' && execution.has(s.id) ? { ...s, phase: 'execution' } : s)) };
 }

@@ -2,7 +2,7 @@
  * Planning shared by the router (first plan) and the planner node (re-plan): LLM planning over the
  * top-k candidates with their self-model figures, validated, re-planned once with the errors.
  */
-import { COUNCIL_SPECIALIST, GraphPlanSchema, validatePlan, type GraphPlan } from './plan.ts';
+import { COUNCIL_SPECIALIST, GraphPlanSchema, normalizePhases, validatePlan, type GraphPlan } from './plan.ts';
 import { block, specialistsBlock } from './prompts.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
 
@@ -71,7 +71,8 @@ export async function planWithModel(run: RunState, ctx: EngineContext, learned?:
 }
 
 /** Makes `plan` the run's current plan with every step pending, and announces it. */
-export function adoptPlan(run: RunState, plan: GraphPlan): void {
+export function adoptPlan(run: RunState, proposed: GraphPlan): void {
+  const plan = normalizePhases(proposed);
   run.plan = plan;
   run.results = new Map();
   run.attempts = new Map();

@@ -4,7 +4,8 @@ import type { GraphPlan } from './plan.ts';
 import type { RunMode, RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
 import type { RunEventLog } from './run-events.ts';
-import type { UsageMeter, CallerLedger } from './usage.ts';
+import { UsageMeter, effectiveBudget, type CallerLedger } from './usage.ts';
+import { meterModel } from './metered-model.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import type { ModelClient } from '../llm/types.ts';
 import type { MemoryHit, SpecialistCandidate, SpecialistRecord } from '../knowledge/store.ts';
@@ -77,8 +78,42 @@ export function emit(run: RunState, body: GraphEventBody): void {
   run.log.emit(body);
 }
 
-export function signalOf(run: RunState): AbortSignal {
-  return run.abort.signal;
+/** A fresh, isolated RunState: its own abort controller, budget meter and metered model client. */
+export function createRunState(
+  init: { id: string; threadId: string; request: RunRequest; startedAt: number; log: RunEventLog },
+  ctx: EngineContext,
+): RunState {
+  const abort = new AbortController();
+  const callerId = init.request.caller?.id || 'anonymous';
+  const meter = new UsageMeter({
+    budget: effectiveBudget(ctx.config.budget.run, init.request.budget),
+    callerId,
+    ledger: ctx.ledger,
+    startedAt: init.startedAt,
+    now: ctx.now,
+  });
+  const run: RunState = {
+    ...init,
+    mode: init.request.mode ?? 'auto',
+    callerId,
+    abort,
+    meter,
+    model: meterModel(ctx.model, {
+      runId: init.id,
+      signal: abort.signal,
+      meter,
+      models: init.request.models,
+      onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
+    }),
+    specialists: new Map(),
+    candidates: [],
+    planRound: 1,
+    results: new Map(),
+    pending: new Set(),
+    attempts: new Map(),
+    verifyRound: 0,
+  };
+  return run;
 }
 
 export type { SpanRunner };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GraphPlanSchema, referencedSteps, substituteResults, validatePlan } from '../../../src/graph/plan.ts';
+import { GraphPlanSchema, normalizePhases, referencedSteps, substituteResults, validatePlan } from '../../../src/graph/plan.ts';
 
 const known = new Set(['researcher', 'writer']);
 const plan = (steps: unknown[]) => GraphPlanSchema.parse({ steps });
@@ -33,15 +33,22 @@ describe('validatePlan', () => {
     expect(validatePlan(p, known).find((e) => e.startsWith('steps form a cycle'))).toMatch(/a -> c -> b -> a/);
   });
 
-  it('rejects result references to steps that are not dependencies, and research depending on execution', () => {
+  it('rejects result references to steps that are not dependencies', () => {
     const p = plan([
       { id: 'a', specialist: 'writer', objective: 'x' },
       { id: 'b', specialist: 'researcher', objective: 'use {{a.result}}', phase: 'research', dependsOn: [] },
-      { id: 'c', specialist: 'researcher', objective: 'z', phase: 'research', dependsOn: ['a'] },
     ]);
-    const errors = validatePlan(p, known);
-    expect(errors).toContain('step "b" references {{a.result}} but does not depend on "a"');
-    expect(errors).toContain('research step "c" depends on execution step "a" (research runs first)');
+    expect(validatePlan(p, known)).toEqual(['step "b" references {{a.result}} but does not depend on "a"']);
+  });
+
+  it('moves research steps that depend on execution steps into the execution phase', () => {
+    const p = plan([
+      { id: 'a', specialist: 'writer', objective: 'x' },
+      { id: 'b', specialist: 'researcher', objective: 'y', phase: 'research', dependsOn: ['a'] },
+      { id: 'c', specialist: 'researcher', objective: 'z', phase: 'research', dependsOn: ['b'] },
+      { id: 'd', specialist: 'researcher', objective: 'w', phase: 'research' },
+    ]);
+    expect(normalizePhases(p).steps.map((s) => s.phase)).toEqual(['execution', 'execution', 'execution', 'research']);
   });
 });
 
