@@ -93,6 +93,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           const host = info.address.includes(':') ? `[${info.address}]` : info.address;
           const url = `http://${host}:${info.port}`;
           logger.info(`Parley ${VERSION} listening on ${url}`);
+          if (config.server.apiKeys.length === 0) logger.warn('auth is off: PARLEY_API_KEYS is empty, so every endpoint is open to anyone who can reach it');
           resolve({ url, port: info.port });
         }) as Server;
         s.once('error', (err) => reject(new Error(`Cannot listen on ${config.server.host}:${config.server.port} (PARLEY_HOST/PARLEY_PORT): ${err.message}`)));

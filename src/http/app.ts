@@ -35,7 +35,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
   const app = new Hono<ParleyEnv>();
   app.onError(errorHandler(options.logger));
   app.notFound(notFound);
-  app.use('*', apiKeyAuth({ keys: options.apiKeys, logger: options.logger, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
+  app.use('*', apiKeyAuth({ keys: options.apiKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
   app.use('*', limitBody(options.bodyLimitBytes));
 
   app.get('/health', (c) => c.json({ status: 'ok', version: options.version }));

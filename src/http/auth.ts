@@ -6,7 +6,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import type { Caller } from '../graph/run-request.ts';
-import type { Logger } from '../log.ts';
 import { errorBody } from './errors.ts';
 
 export interface ParleyEnv {
@@ -24,15 +23,14 @@ export const ANONYMOUS: Caller = { id: 'anonymous' };
 export const callerOf = (c: Context): Caller => (c.get('caller') as Caller | undefined) ?? ANONYMOUS;
 
 export interface AuthOptions {
+  /** Empty: auth is off (the server logs that once when it starts listening). */
   keys: string[];
-  logger: Logger;
   /** Exact paths reachable without a key. */
   publicPaths?: string[];
 }
 
-export function apiKeyAuth({ keys, logger, publicPaths = ['/health'] }: AuthOptions): MiddlewareHandler<ParleyEnv> {
+export function apiKeyAuth({ keys, publicPaths = ['/health'] }: AuthOptions): MiddlewareHandler<ParleyEnv> {
   if (keys.length === 0) {
-    logger.warn('auth is off: PARLEY_API_KEYS is empty, so every endpoint is open to anyone who can reach it');
     return async (c, next) => {
       c.set('caller', ANONYMOUS);
       await next();
