@@ -12,6 +12,9 @@ const COUNCIL_ENTRY = {
   domains: ['decision', 'strategy'],
 };
 
+/** Queries that weigh a decision get the council offered as a step; others never see it (it costs 9 calls). */
+const DECISION_WORDS = /\b(should|decide|decision|choose|choice|whether|trade-?offs?|pros and cons|recommend|strategy|versus|vs\.?)\b/i;
+
 const PLANNER_SYSTEM = `You are Parley's planner. Build a GraphPlan: a DAG of steps, each given to ONE of the listed specialists.
 Rules: unique step ids (letters, digits, _ and -); use only the listed specialist ids; "dependsOn" lists the ids a step needs;
 an objective may quote a dependency's output as {{stepId.result}} and only of its dependencies; phase "research" for gathering
@@ -39,7 +42,7 @@ export async function planWithModel(run: RunState, ctx: EngineContext, learned?:
   const known = knownSpecialists(run);
   const context = [
     block('query', run.request.query),
-    specialistsBlock(run.candidates, [COUNCIL_ENTRY]),
+    specialistsBlock(run.candidates, DECISION_WORDS.test(run.request.query) ? [COUNCIL_ENTRY] : []),
     learned ? `What the previous attempt taught:\n${learned}` : '',
   ]
     .filter(Boolean)

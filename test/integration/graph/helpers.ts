@@ -11,3 +11,39 @@ export const ms = (iso: string) => Date.parse(iso);
 export function callsOf(requests: { runId?: string; schemaName?: string }[], runId: string, schemaName?: string) {
   return requests.filter((r) => r.runId === runId && (schemaName === undefined || r.schemaName === schemaName));
 }
+
+import type { GraphPlan } from '../../../src/graph/plan.ts';
+import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
+
+/**
+ * Teaches the store a proven team for `query` by recording a successful run with `plan`, so the
+ * router's stage 1 reuses exactly this plan: the way to give the engine an arbitrary DAG shape.
+ */
+export async function provenTeam(store: KnowledgeStore, query: string, plan: GraphPlan): Promise<void> {
+  await store.recordRun({
+    id: `seed-${Math.random().toString(36).slice(2)}`,
+    threadId: 'seed',
+    query,
+    protocol: 'test',
+    callerId: 'seed',
+    startedAt: new Date().toISOString(),
+    durationMs: 1,
+    status: 'completed',
+    answer: 'seeded',
+    tokens: 0,
+    costUsd: 0,
+    score: 0.95,
+    plan,
+    steps: plan.steps.map((s) => ({
+      id: s.id,
+      specialist: s.specialist,
+      objective: s.objective,
+      status: 'succeeded',
+      output: 'ok',
+      durationMs: 1,
+      tokens: 0,
+      costUsd: 0,
+      toolCalls: [],
+    })),
+  });
+}

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+import { callsOf, ofType, provenTeam } from './helpers.ts';
+
+let p: TestParley;
+beforeAll(async () => {
+  // Every model call of step "a" fails with HTTP 500 (the client makes no retries in tests).
+  p = await createTestParley({ faults: [{ role: 'specialist', contains: '(step a)', fault: '500', times: 1000 }] });
+});
+afterAll(async () => {
+  await p.close();
+});
+
+describe('a failed step', () => {
+  it('skips its dependents, lets the independent branch finish, and the verifier sees it', async () => {
+    const query = 'Summarise quarterly revenue figures for the board';
+    await provenTeam(
+      p.store,
+      query,
+      GraphPlanSchema.parse({
+        steps: [
+          { id: 'a', specialist: 'writer', objective: 'Draft the summary' },
+          { id: 'b', specialist: 'analyst', objective: 'Check the draft: {{a.result}}', dependsOn: ['a'] },
+          { id: 'c', specialist: 'coder', objective: 'Compute the revenue totals' },
+        ],
+      }),
+    );
+    const { result, events } = await p.run({ query, mode: 'orchestrate' });
+
+    expect(ofType(events, 'route.decided')[0]).toMatchObject({ stage: 'team_config' });
+    const firstRound = ofType(events, 'step.finished').slice(0, 3);
+    const status = Object.fromEntries(firstRound.map((e) => [e.stepId, e]));
+    expect(status.a).toMatchObject({ status: 'failed' });
+    expect(status.a!.error).toMatch(/500/);
+    expect(status.b).toMatchObject({ status: 'skipped', error: 'skipped: dependency "a" failed' });
+    expect(status.c).toMatchObject({ status: 'succeeded' });
+
+    // The verifier was shown the failure and named the failed and skipped steps.
+    const verifyCalls = callsOf(p.scripted.requests, result.runId, 'verification');
+    expect(JSON.stringify(verifyCalls[0]!.body)).toMatch(/\\"id\\":\\"a\\",\\"specialist\\":\\"writer\\",\\"status\\":\\"failed\\"/);
+    const verdicts = ofType(events, 'verify.result');
+    expect(verdicts[0]).toMatchObject({ round: 1, score: 0.5, next: 'retry_failed' });
+    expect(verdicts[0]!.failedStepIds.sort()).toEqual(['a', 'b']);
+
+    // Round 2 re-ran only a (and b behind it), never c; then the bound was reached.
+    const secondRound = ofType(events, 'step.started').filter((e) => e.attempt === 2).map((e) => e.stepId);
+    expect(secondRound).toEqual(['a']);
+    expect(ofType(events, 'step.started').filter((e) => e.stepId === 'c')).toHaveLength(1);
+    expect(verdicts.at(-1)).toMatchObject({ round: 2, next: 'exhausted' });
+    expect(result.status).toBe('completed');
+    expect(result.answer).toMatch(/^Note: verification did not pass: best score 0\.50 after 2 rounds/);
+    expect(result.answer).toContain('[c]');
+    expect(result.answer).not.toContain('[a]');
+  });
+});

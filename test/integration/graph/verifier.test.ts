@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { callsOf, ofType } from './helpers.ts';
+
+let p: TestParley;
+beforeAll(async () => {
+  p = await createTestParley({ config: { engine: { maxVerifyRounds: 3 } } });
+});
+afterAll(async () => {
+  await p.close();
+});
+
+// Distinct topics per test, so no test reuses a team an earlier one proved (stage 1).
+const run = (topic: string, directive: string) => p.run({ query: `Write a report on ${topic} [[steps:2]] ${directive}`, mode: 'orchestrate' });
+
+describe('verifier bands', () => {
+  it('≥ 0.7 synthesizes at once', async () => {
+    const { result, events } = await run('coffee prices', '[[verify:0.8]]');
+    expect(ofType(events, 'verify.result').map((e) => e.next)).toEqual(['synthesize']);
+    expect(result.status).toBe('completed');
+    expect(result.answer).not.toMatch(/verification did not pass/);
+  });
+
+  it('0.4–0.7 re-runs the failed steps with the feedback, then synthesizes', async () => {
+    const { result, events } = await run('tide tables', '[[verify:0.5,0.9]]');
+    const verdicts = ofType(events, 'verify.result');
+    expect(verdicts.map((e) => [e.round, e.score, e.next])).toEqual([
+      [1, 0.5, 'retry_failed'],
+      [2, 0.9, 'synthesize'],
+    ]);
+    const retried = ofType(events, 'step.started').filter((e) => e.attempt === 2);
+    expect(retried.map((e) => e.stepId).sort()).toEqual(verdicts[0]!.failedStepIds.sort());
+    for (const s of retried) expect(s.objective).toContain(`Feedback from verification of the previous attempt: ${verdicts[0]!.feedback}`);
+    expect(callsOf(p.scripted.requests, result.runId, 'graph_plan')).toHaveLength(1);
+    expect(result.status).toBe('completed');
+  });
+
+  it('< 0.4 re-plans with what was learned, then synthesizes', async () => {
+    const { result, events } = await run('glacier melt', '[[verify:0.2,0.9]]');
+    expect(ofType(events, 'verify.result').map((e) => e.next)).toEqual(['replan', 'synthesize']);
+    expect(ofType(events, 'plan.ready').map((e) => e.round)).toEqual([1, 2]);
+    expect(ofType(events, 'node.started').map((e) => e.node)).toContain('planner');
+    const plans = callsOf(p.scripted.requests, result.runId, 'graph_plan');
+    expect(plans).toHaveLength(2);
+    expect(JSON.stringify(plans[1]!.body)).toContain('Verifier score 0.2');
+    expect(result.status).toBe('completed');
+  });
+
+  it('stops at maxVerifyRounds and synthesizes the best result, saying verification did not pass', async () => {
+    const { result, events } = await run('violin making', '[[verify:0.5,0.6,0.45]]');
+    const verdicts = ofType(events, 'verify.result');
+    expect(verdicts.map((e) => e.next)).toEqual(['retry_failed', 'retry_failed', 'exhausted']);
+    expect(callsOf(p.scripted.requests, result.runId, 'verification')).toHaveLength(3);
+    expect(result.status).toBe('completed');
+    expect(result.answer).toMatch(/^Note: verification did not pass: best score 0\.60 after 3 rounds/);
+    expect((await p.store.getRun(result.runId))!.score).toBe(0.6);
+  });
+});
