@@ -178,7 +178,8 @@ export class UsageMeter {
     this.checkWall();
     const calls = this.totals.modelCalls + this.inFlightModelCalls;
     if (calls + 1 > this.budget.modelCalls) {
-      throw new BudgetExceededError(`model call budget: run has made ${calls} of ${this.budget.modelCalls} model calls`);
+      const inFlight = this.inFlightModelCalls ? ` (${this.inFlightModelCalls} still in flight)` : '';
+      throw new BudgetExceededError(`model call budget: run has made ${calls} of ${this.budget.modelCalls} model calls${inFlight}`);
     }
     const used = totalTokens(this.totals) + this.reservedTokens;
     if (used + estimatedTokens > this.budget.tokens) {
@@ -215,7 +216,8 @@ export class UsageMeter {
     this.checkWall();
     const calls = this.totals.toolCalls + this.inFlightToolCalls;
     if (calls + 1 > this.budget.toolCalls) {
-      throw new BudgetExceededError(`tool call budget: run has made ${calls} of ${this.budget.toolCalls} tool calls`);
+      const inFlight = this.inFlightToolCalls ? ` (${this.inFlightToolCalls} still in flight)` : '';
+      throw new BudgetExceededError(`tool call budget: run has made ${calls} of ${this.budget.toolCalls} tool calls${inFlight}`);
     }
     this.inFlightToolCalls++;
     let open = true;

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
+import { callsOf, ofType, provenTeam } from './helpers.ts';
+import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+
+let p: TestParley;
+beforeAll(async () => {
+  p = await createTestParley();
+});
+afterAll(async () => {
+  await p.close();
+});
+
+describe('council', () => {
+  it('mode council: 5 advisors, answers blind behind A–E, 3 reviews, a typed verdict stored as a Decision', async () => {
+    const question = 'Should we rewrite the billing service in Rust?';
+    const { result, events } = await p.run({ query: question, mode: 'council' });
+    expect(result.status).toBe('completed');
+    expect(ofType(events, 'council.stage').map((e) => e.stage)).toEqual(['advisors', 'reviews', 'verdict']);
+    const calls = callsOf(p.scripted.requests, result.runId);
+    const advisors = calls.filter((c) => c.role === 'council_advisor');
+    expect(advisors).toHaveLength(5);
+    // Each advisor got its own thinking style.
+    const styles = advisors.map((c) => JSON.stringify(c.body).match(/You are the ([A-Za-z-]+)[. ]/)?.[1]);
+    expect(new Set(styles)).toEqual(new Set(['Contrarian', 'First-Principles', 'Expansionist', 'Outsider', 'Executor']));
+    // Reviewers saw labels A–E, not advisor names.
+    const reviews = calls.filter((c) => c.schemaName === 'council_review');
+    expect(reviews).toHaveLength(3);
+    for (const r of reviews) {
+      const body = JSON.stringify(r.body);
+      expect(body).toMatch(/<parley:answers>\{\\"A\\":.*\\"E\\":/);
+      expect(body).not.toMatch(/Contrarian|Expansionist/);
+    }
+    expect(calls.filter((c) => c.schemaName === 'council_verdict')).toHaveLength(1);
+
+    const verdict = ofType(events, 'council.stage').at(-1)!.verdict!;
+    expect(CouncilVerdictSchema.parse(verdict)).toEqual(verdict);
+    expect(result.answer).toContain(`Recommendation: ${verdict.recommendation}`);
+    const decisions = await p.store.listDecisions(10);
+    expect(decisions.find((d) => d.runId === result.runId)).toMatchObject({ question, verdict });
+  });
+
+  it('the router sends a decision to the council', async () => {
+    const { result, events } = await p.run({ query: 'Should we hire a second designer or a contractor?' });
+    expect(ofType(events, 'route.decided')[0]).toMatchObject({ stage: 'council' });
+    expect(ofType(events, 'node.started').map((e) => e.node)).toEqual(['usage_guard', 'router', 'council']);
+    expect(result.status).toBe('completed');
+  });
+
+  it('runs as a plan step with specialist "council"', async () => {
+    const query = 'Decide the launch strategy and write the announcement';
+    await provenTeam(
+      p.store,
+      query,
+      GraphPlanSchema.parse({
+        steps: [
+          { id: 'decide', specialist: 'council', objective: 'Which launch strategy should we pick?' },
+          { id: 'announce', specialist: 'writer', objective: 'Announce it: {{decide.result}}', dependsOn: ['decide'] },
+        ],
+      }),
+    );
+    const { result, events } = await p.run({ query, mode: 'orchestrate' });
+    expect(result.status).toBe('completed');
+    const decide = ofType(events, 'step.finished').find((e) => e.stepId === 'decide')!;
+    expect(decide).toMatchObject({ status: 'succeeded', lineage: { kind: 'council' } });
+    expect(decide.lineage!.usage.modelCalls).toBe(9);
+    expect(decide.output).toMatch(/^Recommendation: /);
+    expect(ofType(events, 'step.started').find((e) => e.stepId === 'announce')!.objective).toContain(decide.output!);
+    expect((await p.store.listDecisions(10)).some((d) => d.runId === result.runId)).toBe(true);
+  });
+});
