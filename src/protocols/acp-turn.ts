@@ -160,9 +160,17 @@ class TurnView {
       }
       case 'approval.requested':
         return this.#ask(event.request);
-      case 'approval.resolved':
+      case 'approval.resolved': {
         this.#asking.get(event.outcome.requestId)?.abort();
+        const { decision } = event.outcome;
+        if (decision.kind !== 'tool') return;
+        // Accepted calls run now; denied ones end with their tool.finished (status denied).
+        for (const [toolCallId, d] of Object.entries(decision.decisions)) {
+          const known = this.#announced.get(toolCallId);
+          if (known && d.type !== 'deny') await this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, status: 'in_progress' });
+        }
         return;
+      }
       case 'verify.result':
         return this.#thought(`Verification round ${event.round}: score ${event.score.toFixed(2)}, next: ${event.next}`);
       case 'council.stage':
@@ -204,7 +212,11 @@ class TurnView {
 
   async #announce(call: PendingToolCall): Promise<string> {
     const known = this.#announced.get(call.toolCallId);
-    if (known) return known;
+    if (known) {
+      // The engine reports a call as started before it asks about it: it is waiting, not running.
+      await this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, status: 'pending', kind: toolKind(call.annotations) });
+      return known;
+    }
     const toolCallId = this.#acpId(call.toolCallId);
     this.#announced.set(call.toolCallId, toolCallId);
     await this.send({
