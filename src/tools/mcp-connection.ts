@@ -8,7 +8,7 @@ import { Client, SdkHttpError, type Tool, type ElicitResult, type CallToolResult
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../log.ts';
-import type { McpServerSpec } from './server-spec.ts';
+import type { McpServerConfig } from '../knowledge/ingest/mcp-config.ts';
 
 /** Form-mode elicitation as the server sent it. */
 export interface ElicitationAsk {
@@ -41,7 +41,7 @@ export class McpConnection {
 
   constructor(
     readonly name: string,
-    readonly spec: McpServerSpec,
+    readonly spec: McpServerConfig,
     private readonly options: McpConnectionOptions,
   ) {}
 
@@ -82,7 +82,7 @@ export class McpConnection {
     try {
       return await op(client);
     } catch (err) {
-      if (!(err instanceof SdkHttpError && err.status === 404 && this.spec.url)) throw err;
+      if (!(err instanceof SdkHttpError && err.status === 404 && this.spec.transport === 'streamable-http')) throw err;
       this.options.logger.info('MCP session expired; starting a new one', { server: this.name });
       if (this.#client === client) {
         this.#client = undefined;
@@ -135,10 +135,10 @@ export class McpConnection {
 
   #transport(): Transport {
     const { spec } = this;
-    if (spec.command) {
+    if (spec.transport === 'stdio') {
       const transport = new StdioClientTransport({
         command: spec.command,
-        args: spec.args ?? [],
+        args: spec.args,
         env: spec.env,
         cwd: spec.cwd,
         stderr: 'pipe',
@@ -149,8 +149,7 @@ export class McpConnection {
       );
       return transport;
     }
-    if (!spec.url) throw new Error(`MCP server '${this.name}' has neither command nor url`);
-    const requestInit: RequestInit = { headers: spec.headers ?? {} };
+    const requestInit: RequestInit = { headers: spec.headers };
     return spec.transport === 'sse'
       ? new SSEClientTransport(new URL(spec.url), { requestInit })
       : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });

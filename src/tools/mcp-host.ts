@@ -13,12 +13,18 @@ import { CircuitBreaker } from './breaker.ts';
 import { PausableDeadline } from './deadline.ts';
 import { McpConnection, type ElicitationAsk } from './mcp-connection.ts';
 import { resultToText, truncateForModel } from './result-text.ts';
-import { toolDisabled, toolRequireApproval, toolTimeoutMs, type McpServerSpec } from './server-spec.ts';
+import {
+  configRequiresApproval,
+  configToolTimeoutMs,
+  isToolEnabled,
+  type McpServerConfig,
+} from '../knowledge/ingest/mcp-config.ts';
+import { normalizeServers, type McpServers } from './server-spec.ts';
 import type { ToolCallContext, ToolCallResult, ToolDescriptor, ToolHost } from './types.ts';
 
 export interface McpToolHostOptions {
-  /** The parsed `mcpServers` map of mcp_config.json. */
-  servers: Record<string, McpServerSpec>;
+  /** loadMcpConfig(path).servers, or a raw `mcpServers` map (validated by the same loader). */
+  servers: McpServers;
   settings: Config['tools'];
   /** Where elicitations go when the call's context brings no approval port of its own. */
   approvals?: Pick<ApprovalPort, 'request'>;
@@ -57,8 +63,9 @@ export class McpToolHost implements ToolHost {
 
   constructor(private readonly options: McpToolHostOptions) {
     this.#logger = options.logger ?? silentLogger;
-    for (const [name, spec] of Object.entries(options.servers)) {
+    for (const spec of normalizeServers(options.servers)) {
       if (spec.disabled) continue;
+      const name = spec.name;
       const conn = new McpConnection(name, spec, {
         clientInfo: options.clientInfo ?? { name: 'parley', version: '0.1.0' },
         logger: this.#logger,
@@ -106,7 +113,7 @@ export class McpToolHost implements ToolHost {
     const entry = this.#servers.get(server);
     const fail = (error: string, full: unknown = null): ToolCallResult => ({ ok: false, text: error, full, error });
     if (!entry) return fail(`unknown tool ${id}: no enabled MCP server named '${server}'`);
-    if (toolDisabled(entry.conn.spec, tool)) return fail(`tool ${id} is disabled in mcp_config.json`);
+    if (!isToolEnabled(entry.conn.spec, tool)) return fail(`tool ${id} is disabled in mcp_config.json`);
     if (ctx.signal.aborted) return fail(`tool call ${id} cancelled before it started`);
     if (!entry.breaker.tryAcquire()) {
       const retryIn = Math.max(0, Math.ceil((entry.breaker.retryAt - Date.now()) / 1000));
@@ -116,7 +123,7 @@ export class McpToolHost implements ToolHost {
       );
     }
 
-    const timeoutMs = toolTimeoutMs(entry.conn.spec, tool) ?? this.options.settings.timeoutMs;
+    const timeoutMs = configToolTimeoutMs(entry.conn.spec, tool) ?? this.options.settings.timeoutMs;
     const controller = new AbortController();
     const onCallerAbort = () => controller.abort(ctx.signal.reason);
     ctx.signal.addEventListener('abort', onCallerAbort, { once: true });
@@ -168,7 +175,7 @@ export class McpToolHost implements ToolHost {
     try {
       const tools = await entry.conn.listTools();
       entry.breaker.success();
-      entry.descriptors = tools.filter((t) => !toolDisabled(entry.conn.spec, t.name)).map((t) => describe(name, entry.conn.spec, t));
+      entry.descriptors = tools.filter((t) => isToolEnabled(entry.conn.spec, t.name)).map((t) => describe(name, entry.conn.spec, t));
     } catch (err) {
       entry.breaker.failure((err as Error).message);
       this.#logger.warn('cannot list tools of MCP server', { server: name, error: (err as Error).message });
@@ -219,7 +226,7 @@ function splitId(id: string): { server: string; tool: string } {
   return slash < 0 ? { server: id, tool: '' } : { server: id.slice(0, slash), tool: id.slice(slash + 1) };
 }
 
-function describe(server: string, spec: McpServerSpec, tool: Tool): ToolDescriptor {
+function describe(server: string, spec: McpServerConfig, tool: Tool): ToolDescriptor {
   const annotations = { ...(tool.annotations ?? {}) };
   if (annotations.title === undefined && tool.title) annotations.title = tool.title;
   return {
@@ -229,7 +236,7 @@ function describe(server: string, spec: McpServerSpec, tool: Tool): ToolDescript
     description: tool.description ?? tool.title ?? '',
     inputSchema: tool.inputSchema as Record<string, unknown>,
     annotations,
-    requireApproval: toolRequireApproval(spec, tool.name),
-    timeoutMs: toolTimeoutMs(spec, tool.name),
+    requireApproval: configRequiresApproval(spec, tool.name),
+    timeoutMs: configToolTimeoutMs(spec, tool.name),
   };
 }

@@ -1,40 +1,18 @@
 /**
- * What McpToolHost needs to know about one entry of mcp_config.json's `mcpServers` (after
- * `${VAR}` expansion and validation by the knowledge ingest's loader). Structural, so the parsed
- * config can be passed as is.
+ * The servers McpToolHost connects: the loaded mcp_config.json (knowledge/ingest/mcp-config.ts
+ * validates it, expands `${VAR}` and resolves defaults), or a raw `mcpServers` map as written in
+ * that file, which goes through the same loader so both read servers the same way.
  */
-export interface McpServerSpec {
-  /** stdio */
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  /** remote */
-  url?: string;
-  /** Remote transport; default streamable-http. */
-  transport?: 'streamable-http' | 'sse' | 'http' | 'stdio';
-  headers?: Record<string, string>;
-  disabled?: boolean;
-  disabledTools?: string[];
-  /** true/false for every tool of the server, or the names of the tools that need approval. */
-  requireApproval?: boolean | string[];
-  /** Call timeout for every tool of the server. */
-  timeoutMs?: number;
-  /** Per-tool overrides. */
-  tools?: Record<string, { requireApproval?: boolean; timeoutMs?: number; disabled?: boolean }>;
-}
+import type { z } from 'zod';
+import { parseMcpConfig, type McpServerConfig, type McpServerSchema } from '../knowledge/ingest/mcp-config.ts';
 
-export function toolRequireApproval(spec: McpServerSpec, tool: string): boolean | undefined {
-  const own = spec.tools?.[tool]?.requireApproval;
-  if (own !== undefined) return own;
-  if (Array.isArray(spec.requireApproval)) return spec.requireApproval.includes(tool) ? true : undefined;
-  return spec.requireApproval;
-}
+/** One `mcpServers` entry as written in mcp_config.json. */
+export type McpServerSpec = z.input<typeof McpServerSchema>;
 
-export function toolTimeoutMs(spec: McpServerSpec, tool: string): number | undefined {
-  return spec.tools?.[tool]?.timeoutMs ?? spec.timeoutMs;
-}
+export type McpServers = McpServerConfig[] | Record<string, McpServerSpec>;
 
-export function toolDisabled(spec: McpServerSpec, tool: string): boolean {
-  return spec.disabledTools?.includes(tool) === true || spec.tools?.[tool]?.disabled === true;
+/** Validated server configs; a raw map that does not validate throws McpConfigError naming the field. */
+export function normalizeServers(servers: McpServers): McpServerConfig[] {
+  if (Array.isArray(servers)) return servers;
+  return parseMcpConfig(JSON.stringify({ mcpServers: servers })).servers;
 }

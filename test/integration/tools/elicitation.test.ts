@@ -6,6 +6,7 @@ import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
 import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import type { ApprovalPort, ApprovalRequest } from '../../../src/hitl/types.ts';
 import { McpToolHost } from '../../../src/tools/mcp-host.ts';
+import { parseMcpConfig } from '../../../src/knowledge/ingest/mcp-config.ts';
 import type { ApprovalRecord } from '../../../src/knowledge/store.ts';
 import { listen, type TestServer } from '../../support/http.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
@@ -27,7 +28,10 @@ beforeAll(async () => {
   app.route('/', approvalRoutes({ broker }));
   api = await listen(app);
   host = new McpToolHost({
-    servers: { web: { url: http.mcpUrl }, local: { command: process.execPath, args: ['--import', 'tsx', STDIO_SERVER] } },
+    // As the server wires it: the loaded mcp_config.json.
+    servers: parseMcpConfig(
+      JSON.stringify({ mcpServers: { web: { url: http.mcpUrl }, local: { command: process.execPath, args: ['--import', 'tsx', STDIO_SERVER] } } }),
+    ).servers,
     settings: { connect: 'eager', timeoutMs: 10_000, breakerThreshold: 5, breakerCooldownMs: 30_000, resultMaxChars: 20_000 },
     approvals: broker,
   });

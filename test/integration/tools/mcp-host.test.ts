@@ -72,6 +72,10 @@ describe('McpToolHost over Streamable HTTP and stdio', () => {
     expect(await h.getTool('local/read_note')).toMatchObject({ annotations: { readOnlyHint: true } });
   });
 
+  it('a raw mcpServers map goes through the mcp_config.json loader; a bad entry is a clear error', () => {
+    expect(() => host({ bad: { url: 'ftp://example.com/mcp' } })).toThrow(/mcpServers\.bad/);
+  });
+
   it('calls tools on both transports; tool-level errors come back as ok:false', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-tools-'));
     const log = join(dir, 'writes.jsonl');
