@@ -63,7 +63,12 @@ describe('schema answers', () => {
     expect(review.ranking).toEqual(['B', 'C', 'A']);
     const verdictSchema = {
       type: 'object',
-      properties: Object.fromEntries(['recommendation', 'consensus', 'dissent', 'nextStep'].map((k) => [k, { type: 'string' }]).concat([['keyInsights', { type: 'array', items: { type: 'string' } }], ['blindSpots', { type: 'array', items: { type: 'string' } }], ['confidence', { type: 'number', minimum: 0, maximum: 1 }]])),
+      properties: {
+        ...Object.fromEntries(['recommendation', 'consensus', 'dissent', 'nextStep'].map((k) => [k, { type: 'string' }])),
+        keyInsights: { type: 'array', items: { type: 'string' } },
+        blindSpots: { type: 'array', items: { type: 'string' } },
+        confidence: { type: 'number', minimum: 0, maximum: 1 },
+      },
       required: ['recommendation', 'keyInsights', 'blindSpots', 'consensus', 'dissent', 'nextStep', 'confidence'],
     };
     const verdict = (await structured('council_verdict', verdictSchema, `<parley:query>Should we?</parley:query>${answers}`)) as { recommendation: string; keyInsights: string[]; confidence: number };
