@@ -26,6 +26,8 @@ export interface Followed {
 /** A short human line for the events worth a progress notification; undefined for the rest. */
 export function progressText(e: GraphEvent): string | undefined {
   switch (e.type) {
+    case 'run.started':
+      return `run ${e.runId} started`;
     case 'node.started':
       return `node ${e.node}`;
     case 'plan.ready':
