@@ -32,6 +32,18 @@ export function knownSpecialists(run: RunState): Set<string> {
   return new Set([...run.specialists.keys(), COUNCIL_SPECIALIST]);
 }
 
+/**
+ * Stage 2: the top-k candidates, ranked by the store (relevance combined with the self-model).
+ * When nothing matches the query's words, the planner still gets the first k available specialists.
+ */
+export async function retrieveCandidates(run: RunState, ctx: EngineContext): Promise<void> {
+  const k = ctx.config.knowledge.topK;
+  run.candidates = await ctx.store.retrieveSpecialists(run.request.query, k);
+  if (run.candidates.length === 0) {
+    run.candidates = [...run.specialists.values()].slice(0, k).map((specialist) => ({ specialist, relevance: 0, score: 0 }));
+  }
+}
+
 export type PlanAttempt = { ok: true; plan: GraphPlan } | { ok: false; errors: string[] };
 
 /**

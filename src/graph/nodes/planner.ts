@@ -1,5 +1,5 @@
 /** planner: re-plans after a low verifier score, telling the model what the last round learned. */
-import { adoptPlan, planWithModel } from '../planning.ts';
+import { adoptPlan, loadSpecialists, planWithModel, retrieveCandidates } from '../planning.ts';
 import type { EngineContext, RunState } from '../state.ts';
 import type { NodeResult } from './types.ts';
 
@@ -14,7 +14,10 @@ export async function planner(run: RunState, ctx: EngineContext): Promise<NodeRe
   ]
     .filter(Boolean)
     .join('\n');
-  if (!run.candidates.length) run.candidates = await ctx.store.retrieveSpecialists(run.request.query, ctx.config.knowledge.topK);
+  if (!run.candidates.length) {
+    await loadSpecialists(run, ctx);
+    await retrieveCandidates(run, ctx);
+  }
   const attempt = await planWithModel(run, ctx, learned);
   if (!attempt.ok) {
     // Keep what we have: synthesize the best result so far rather than failing a run that produced something.

@@ -8,7 +8,7 @@ import { validatePlan } from '../plan.ts';
 import { block } from '../prompts.ts';
 import { RouteSchema } from '../schemas.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
-import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel } from '../planning.ts';
+import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../planning.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
 import type { NodeResult } from './types.ts';
 
@@ -64,7 +64,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
     }
   }
 
-  run.candidates = await ctx.store.retrieveSpecialists(run.request.query, ctx.config.knowledge.topK);
+  await retrieveCandidates(run, ctx);
   const withRecord = run.candidates.filter((c) => c.proficiency && c.proficiency.runs > 0);
   const reordered = run.candidates.some((c, i) => i > 0 && c.relevance > run.candidates[i - 1]!.relevance);
   emit(run, {

@@ -8,7 +8,7 @@ export function ofType<T extends GraphEventType>(events: GraphEvent[], type: T):
 export const ms = (iso: string) => Date.parse(iso);
 
 /** Requests the scripted server saw for one run, optionally of one schema name. */
-export function callsOf(requests: { runId?: string; schemaName?: string }[], runId: string, schemaName?: string) {
+export function callsOf<R extends { runId?: string; schemaName?: string }>(requests: R[], runId: string, schemaName?: string): R[] {
   return requests.filter((r) => r.runId === runId && (schemaName === undefined || r.schemaName === schemaName));
 }
 
