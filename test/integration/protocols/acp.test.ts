@@ -7,41 +7,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { methods, type ClientContext, type PromptResponse, type RequestError } from '@agentclientprotocol/sdk';
 import { createAcpAgent } from '../../../src/protocols/acp.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
-import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
+import type { TestParley } from '../../support/engine.ts';
+import type { FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
+import { scribePrompt, startAcpTestParley, type AcpTestParley } from '../../fixtures/acp/test-parley.ts';
 import { messageText, recordingClient, select, statuses, updatesOf, type RecordingClient } from './acp-client.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
 
-export const SCRIBE: SpecialistRecord = {
-  id: 'scribe',
-  name: 'scribe',
-  description: 'Keeps notes in the note store',
-  kind: 'prompt',
-  domains: ['notes'],
-  prompt: 'You are the scribe. You keep notes with your tools.',
-  endpoint: '',
-  modelRole: 'specialist',
-  tools: ['fx/write_note', 'fx/read_note'],
-  sourceId: 'skills:acp-test',
-  available: true,
-};
-
+let acp: AcpTestParley;
 let fixture: FixtureHttpServer;
 let parley: TestParley;
 
 beforeAll(async () => {
-  fixture = await startFixtureHttpServer();
-  parley = await createTestParley({
-    specialists: [SCRIBE],
-    // read_note is read-only (no approval by annotations); config asks for one, so "allow always" can be offered.
-    mcpServers: { fx: { url: fixture.mcpUrl, tools: { read_note: { requireApproval: true } } } },
-  });
+  acp = await startAcpTestParley();
+  ({ parley, fixture } = acp);
 });
 afterAll(async () => {
-  await parley?.close();
-  await fixture?.close();
+  await acp?.close();
 });
 
 /** Connects a fresh recording client to a fresh agent (one per connection), initialized. */
@@ -127,7 +109,7 @@ describe('ACP in-process against the real engine', () => {
 });
 
 describe('ACP permissions resolve the approval broker', () => {
-  const noteTool = (path: string) => `[[route:plan]] scribe notes [[tool:fx/write_note {"path":"${path}","content":"hello"}]]`;
+  const noteTool = (path: string) => scribePrompt('write_note', { path, content: 'hello' });
 
   it('allow once: the permission request names the call, the tool runs, the broker records actor "acp"', async () => {
     await withClient(async (ctx, rc) => {
@@ -168,7 +150,7 @@ describe('ACP permissions resolve the approval broker', () => {
   });
 
   it('allow always: later calls of that tool in the session run without asking; a new session asks again', async () => {
-    const readNote = '[[route:plan]] scribe notes [[tool:fx/read_note {"path":"always"}]]';
+    const readNote = scribePrompt('read_note', { path: 'always' });
     await withClient(async (ctx, rc) => {
       rc.answer = () => select('allow_always');
       const session = await ctx.buildSession('/tmp').start();
@@ -218,7 +200,7 @@ describe('ACP cancellation', () => {
         await cancelled;
         return { outcome: { outcome: 'cancelled' } };
       };
-      const pending = session.prompt('[[route:plan]] scribe notes [[tool:fx/write_note {"path":"acp-cancelled","content":"x"}]]');
+      const pending = session.prompt(scribePrompt('write_note', { path: 'acp-cancelled', content: 'x' }));
       await wasAsked;
       await ctx.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
       release();
