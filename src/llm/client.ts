@@ -199,6 +199,7 @@ export function createModelClient(config: Config['model'], options: ModelClientO
       model: t.model,
       raw: repaired.text,
       issues: repaired.check.error,
+      usage: sumUsage(first.usage, repaired.usage),
     });
   };
 

@@ -1,4 +1,5 @@
 /** ModelError: the one error type model calls throw, with a kind callers can branch on. */
+import type { ModelUsage } from './types.ts';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 export type ModelErrorKind = 'rate_limited' | 'timeout' | 'aborted' | 'server' | 'invalid_output' | 'bad_request';
@@ -14,6 +15,8 @@ export interface ModelErrorDetails {
   /** invalid_output: the model's last answer and why it was rejected. */
   raw?: string;
   issues?: string;
+  /** invalid_output: what the rejected answers cost (tokens were spent even though the call failed). */
+  usage?: ModelUsage;
   cause?: unknown;
 }
 
@@ -27,6 +30,7 @@ export class ModelError extends Error {
   attempts?: number;
   readonly raw?: string;
   readonly issues?: string;
+  readonly usage?: ModelUsage;
 
   constructor(kind: ModelErrorKind, message: string, details: ModelErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -38,6 +42,7 @@ export class ModelError extends Error {
     this.attempts = details.attempts;
     this.raw = details.raw;
     this.issues = details.issues;
+    this.usage = details.usage;
   }
 
   /** Worth another attempt: rate limits, server errors, timeouts, dropped connections. */

@@ -95,6 +95,8 @@ describe('structured output', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ kind: 'invalid_output', role: 'verifier', raw: expect.stringContaining('truncated') });
+    // The tokens of both rejected answers are still reported, for budgets.
+    expect((error as ModelError).usage!.outputTokens).toBeGreaterThan(0);
     expect(scripted.requests).toHaveLength(2);
   });
 });
