@@ -5,11 +5,13 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { callerOf } from '../http/auth.ts';
+import { jsonError } from '../http/errors.ts';
 import type { ApprovalDecision, ApprovalPort, ResolveAnswer, ToolDecision } from './types.ts';
 
 export interface ApprovalRoutesDeps {
   broker: ApprovalPort;
-  /** Who is resolving (e.g. the API key id the auth middleware set); default "http". */
+  /** Who is resolving; default: the caller id the auth middleware set ("key-…", or "anonymous" with auth off). */
   actorOf?: (c: Context) => string;
 }
 
@@ -44,7 +46,7 @@ const approveBody = z
 
 type ApproveBody = z.infer<typeof approveBody>;
 
-const error = (c: Context, status: 400 | 404, code: string, message: string) => c.json({ error: { code, message } }, status);
+const error = (c: Context, status: 400 | 404, code: string, message: string) => jsonError(c, status, message, code);
 
 function toDecision(body: ApproveBody): ApprovalDecision {
   if (body.action !== undefined) {
@@ -63,7 +65,7 @@ function fieldOf(issue: z.core.$ZodIssue): string {
 
 export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
   const app = new Hono();
-  const actorOf = deps.actorOf ?? (() => 'http');
+  const actorOf = deps.actorOf ?? ((c: Context) => callerOf(c).id);
 
   app.post('/api/approve', async (c) => {
     let raw: unknown;

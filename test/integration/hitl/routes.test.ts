@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hono } from 'hono';
-import { bearerAuth } from 'hono/bearer-auth';
+import type { Hono } from 'hono';
+import { createHttpApp } from '../../../src/http/app.ts';
+import { callerIdOf } from '../../../src/http/auth.ts';
+import { silentLogger } from '../../../src/log.ts';
 import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
 import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import type { ApprovalRecord } from '../../../src/knowledge/store.ts';
@@ -19,11 +21,16 @@ const broker = new ApprovalBroker({
 let server: TestServer;
 
 beforeAll(async () => {
-  // The server mounts approvalRoutes behind its bearer-key middleware; this is the equivalent.
-  const app = new Hono();
-  app.use('/api/*', bearerAuth({ token: [KEY] }));
-  app.route('/', approvalRoutes({ broker, actorOf: () => 'key:test' }));
-  server = await listen(app);
+  // Mounted the way the server mounts it: behind the real API-key auth, body limit and error handler.
+  const app = createHttpApp({
+    version: 'test',
+    apiKeys: [KEY],
+    bodyLimitBytes: 64 * 1024,
+    logger: silentLogger,
+    readiness: [],
+    routes: [{ path: '/', app: approvalRoutes({ broker }) }],
+  });
+  server = await listen(app as unknown as Hono);
 });
 afterAll(async () => {
   await broker.close();
@@ -66,6 +73,7 @@ describe('POST /api/approve and GET /api/approvals', () => {
     const { request } = askWrite();
     const res = await post({ request_id: request.id, decisions: { 'call-1': 'accept' } }, false);
     expect(res.status).toBe(401);
+    expect((await json(res)).error.code).toBe('unauthorized');
     expect(broker.get(request.id)).toBeDefined();
     expect((await fetch(`${server.url}/api/approvals`)).status).toBe(401);
     broker.cancelRun('run-1');
@@ -76,7 +84,7 @@ describe('POST /api/approve and GET /api/approvals', () => {
     const res = await post({ request_id: request.id, decisions: { 'call-1': 'accept' } });
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body.outcome).toMatchObject({ requestId: request.id, resolvedBy: 'human', actor: 'key:test' });
+    expect(body.outcome).toMatchObject({ requestId: request.id, resolvedBy: 'human', actor: callerIdOf(KEY) });
     expect((await outcome).decision).toEqual({ kind: 'tool', decisions: { 'call-1': { type: 'accept' } } });
     const again = await post({ id: request.id, decisions: { 'call-1': 'deny' } });
     expect(again.status).toBe(404);
