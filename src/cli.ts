@@ -102,6 +102,8 @@ try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exitCode = code;
 } catch (err) {
-  process.stderr.write(`parley: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
+  // Settings checked while starting (the price catalog) are configuration errors too.
+  const prefix = err instanceof ConfigError ? 'parley: configuration error: ' : 'parley: ';
+  process.stderr.write(`${prefix}${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = err instanceof ConfigError ? 2 : 1;
 }

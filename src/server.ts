@@ -17,7 +17,7 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
-import { createModelClient, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
+import { createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
 
@@ -63,6 +63,9 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       if (telemetry.enabled) resources.push({ name: 'telemetry', close: () => telemetry.shutdown() });
     }
 
+    // Read files named by settings first, so a wrong one stops start-up before anything starts.
+    const prices = loadPriceCatalog(config.model.pricesFile);
+
     let modelConfig = config.model;
     let scripted: ScriptedModel | undefined;
     if (config.model.scripted) {
@@ -75,7 +78,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           'To use a real model set PARLEY_MODEL_API_KEY (or OPENAI_API_KEY), and PARLEY_MODEL_BASE_URL for a non-OpenAI endpoint; see docs/configuration.md.',
       );
     }
-    const model = createModelClient(modelConfig, { logger });
+    const model = createModelClient(modelConfig, { logger, prices });
 
     // ── Later parts are wired here: knowledge store, tool hosts, approvals, engine, protocol routes. ──
 

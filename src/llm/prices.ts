@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { ConfigError } from '../config.ts';
 
 const price = z.object({
   input: z.number().nonnegative(),
@@ -52,13 +53,13 @@ const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 export function loadPriceCatalog(file: string): PriceCatalog {
   const candidates = isAbsolute(file) ? [file] : [resolve(file), resolve(packageRoot, file)];
   const path = candidates.find((p) => existsSync(p));
-  if (!path) throw new Error(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: no such file`);
+  if (!path) throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: no such file`);
   let parsed;
   try {
     parsed = catalogFile.safeParse(JSON.parse(readFileSync(path, 'utf8')));
   } catch (err) {
-    throw new Error(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  if (!parsed.success) throw new Error(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return createPriceCatalog(parsed.data.models);
 }

@@ -53,6 +53,12 @@ describe('parley', () => {
     expect(p.err()).toMatch(/PARLEY_PORT="eighty" is invalid/);
   });
 
+  it('stops before starting anything when the price catalog is missing', async () => {
+    const p = parley(['run', 'hi'], { PARLEY_PRICES_FILE: 'no-such-prices.json' });
+    expect(await p.exit).toBe(2);
+    expect(p.err().trim()).toBe('parley: configuration error: PARLEY_PRICES_FILE="no-such-prices.json" is invalid: no such file');
+  });
+
   it('serves, answers /health, and exits 0 on SIGTERM', async () => {
     const p = parley(['serve'], { PARLEY_PORT: '0' });
     const url = await new Promise<string>((resolve, reject) => {
