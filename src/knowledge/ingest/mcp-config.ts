@@ -49,7 +49,8 @@ const StdioServerSchema = z.object({
 
 const HttpServerSchema = z.object({
   type: z.enum(['http', 'streamable-http', 'sse']).optional(),
-  url: z.url({ protocol: /^https?$/ }),
+  /** Checked as an http(s) URL after ${VAR} expansion (enabled servers only). */
+  url: z.string().min(1),
   transport: z.enum(['streamable-http', 'sse']).optional(),
   headers: z.record(z.string(), z.string()).default({}),
   ...CommonSchema,
@@ -117,15 +118,27 @@ export function parseMcpConfig(text: string, env: Env = process.env, path = '<in
   } catch (err) {
     throw new McpConfigError(`${path} is not valid JSON: ${(err as Error).message}`);
   }
+  const baseDir = path === '<inline>' ? process.cwd() : dirname(path);
+  const vars: Env = { PARLEY_CONFIG_DIR: baseDir, ...env };
+  // Expand first (enabled servers only), then validate what the servers will actually get.
+  const root = json as { mcpServers?: unknown };
+  if (root && typeof root === 'object' && root.mcpServers && typeof root.mcpServers === 'object') {
+    root.mcpServers = Object.fromEntries(
+      Object.entries(root.mcpServers as Record<string, unknown>).map(([name, entry]) => {
+        const disabled = (entry as { disabled?: unknown } | null)?.disabled === true;
+        return [name, disabled ? entry : expandAll(entry, vars, `${path}: mcpServers.${name}`)];
+      }),
+    );
+  }
   const parsed = McpConfigSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new McpConfigError(`${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
-  const baseDir = path === '<inline>' ? process.cwd() : dirname(path);
-  const vars: Env = { PARLEY_CONFIG_DIR: baseDir, ...env };
-  const servers = Object.entries(parsed.data.mcpServers).map(([name, raw]) => {
-    const entry = raw.disabled ? raw : expandAll(raw, vars, `${path}: mcpServers.${name}`);
+  const servers = Object.entries(parsed.data.mcpServers).map(([name, entry]) => {
+    if (!entry.disabled && 'url' in entry && !HTTP_URL.safeParse(entry.url).success) {
+      throw new McpConfigError(`${path}: mcpServers.${name}.url: ${JSON.stringify(entry.url)} is not an http(s) URL`);
+    }
     return toServer(name, entry, baseDir);
   });
   return { path, servers };
@@ -149,6 +162,8 @@ function toServer(name: string, s: z.infer<typeof McpServerSchema>, baseDir: str
   const transport = s.transport ?? (s.type === 'sse' ? 'sse' : 'streamable-http');
   return { ...common, transport, url: s.url, headers: s.headers };
 }
+
+const HTTP_URL = z.url({ protocol: /^https?$/ });
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 

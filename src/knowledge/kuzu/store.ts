@@ -30,8 +30,17 @@ export async function openKuzuStore(options: KuzuStoreOptions): Promise<Knowledg
   return new CypherStore(kuzuExecutor(session), Q, registry);
 }
 
+/**
+ * Kuzu 0.11.3 crashes the process (SIGSEGV) when an empty list is bound as a parameter. Every
+ * list parameter of ours is a set of ids used with IN (UNWIND lists are never sent empty), so an
+ * empty one is sent as a list holding one id no record can have.
+ */
+const NO_ID = '\u0000';
+const bindable = (params: Record<string, unknown> = {}): Params =>
+  Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) && v.length === 0 ? [NO_ID] : v])) as Params;
+
 function kuzuExecutor(session: KuzuSession): CypherExecutor {
-  const run = (statement: string, params?: Record<string, unknown>) => session.run(statement, params as Params) as Promise<Row[]>;
+  const run = (statement: string, params?: Record<string, unknown>) => session.run(statement, bindable(params)) as Promise<Row[]>;
   return {
     // One connection, serialised: a read is just exclusive use of it.
     read: (fn) => session.exclusive(() => fn(run)),

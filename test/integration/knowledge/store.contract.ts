@@ -66,6 +66,9 @@ export function defineStoreContract(open: () => Promise<KnowledgeStore>): void {
       expect(old?.available).toBe(false);
       expect(old?.unavailableReason).toMatch(/no longer listed/);
       expect((await store.getSpecialist('other'))?.available).toBe(true);
+      // A source that lists nothing any more (empty keep lists).
+      await store.markGone('skills:x', [], []);
+      expect((await store.getSpecialist('other'))?.available).toBe(false);
     });
   });
 

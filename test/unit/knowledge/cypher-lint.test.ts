@@ -34,5 +34,4 @@ describe('Neo4j backend Cypher', () => {
     expect(messages("CALL db.index.fulltext.queryNode('specialist_text', $q) YIELD node RETURN node")).toMatch(/not present in the database/);
     expect(lintCypherQuery('MATCH (s:Specialist {id: $id}) RETURN s', { procedures, functions }).diagnostics.map((d) => d.message)).toContain('Parameter $id is not defined.');
   });
-
 });
