@@ -150,7 +150,9 @@ export function createModelClient(config: Config['model'], options: ModelClientO
         setUsageAttributes(span, usage, retry + 1);
         return { completion, usage };
       } catch (err) {
-        await backoff(toModelError(err, attempt.state, where), retry, t, opts.signal);
+        const error = toModelError(err, attempt.state, where);
+        attempt.done(); // before the backoff wait: its timer must not outlive the attempt
+        await backoff(error, retry, t, opts.signal);
       } finally {
         attempt.done();
       }
@@ -243,6 +245,7 @@ export function createModelClient(config: Config['model'], options: ModelClientO
           const error = toModelError(err, attempt.state, where);
           // Once text has reached the caller a retry would repeat it: only failures before the first delta are retried.
           if (yielded) throw error;
+          attempt.done();
           await backoff(error, retry, t, opts.signal);
         } finally {
           attempt.done();
