@@ -110,7 +110,11 @@ function parseAnswers(raw: unknown): Record<string, string> | undefined {
 
 const DIRECTIVE = /\[\[\s*([a-z]+)\s*(?::\s*([\s\S]*?))?\s*\]\](?!\])/gi;
 
-export function parseDirectives(texts: string[], lastUserText: string): Directives {
+/**
+ * Directives of a request. route/steps/chain/verify/latency: anywhere in `texts` (user messages and the
+ * query block). fault: the last user message only. tool: the last user message or the query block.
+ */
+export function parseDirectives(texts: string[], lastUserText: string, queryBlock?: string): Directives {
   const d: Directives = { chain: false, tools: [] };
   for (const text of texts) {
     for (const m of text.matchAll(DIRECTIVE)) {
@@ -126,10 +130,14 @@ export function parseDirectives(texts: string[], lastUserText: string): Directiv
     }
   }
   for (const m of lastUserText.matchAll(DIRECTIVE)) {
-    const name = m[1]!.toLowerCase();
-    const arg = (m[2] ?? '').trim();
-    if (name === 'fault') d.fault = arg.toLowerCase();
-    else if (name === 'tool' && arg) {
+    if (m[1]!.toLowerCase() === 'fault') d.fault = (m[2] ?? '').trim().toLowerCase();
+  }
+  const seen = new Set<string>();
+  for (const text of queryBlock === undefined ? [lastUserText] : [lastUserText, queryBlock]) {
+    for (const m of text.matchAll(DIRECTIVE)) {
+      const arg = (m[2] ?? '').trim();
+      if (m[1]!.toLowerCase() !== 'tool' || !arg || seen.has(arg)) continue;
+      seen.add(arg);
       const space = arg.search(/\s/);
       const tool = space < 0 ? arg : arg.slice(0, space);
       const rawArgs = space < 0 ? '' : arg.slice(space + 1).trim();
@@ -158,7 +166,7 @@ export function readContext(messages: ScriptedMessage[]): RequestContext {
     steps: parseSteps(parseJson(block(texts, 'steps'))),
     round,
     answers: parseAnswers(parseJson(block(texts, 'answers'))),
-    directives: parseDirectives(directiveTexts, lastUserText),
+    directives: parseDirectives(directiveTexts, lastUserText, queryBlock),
   };
 }
 

@@ -100,6 +100,19 @@ describe('text and tools', () => {
     expect(second.choices[0]!.message.content).toContain('the answer is 42');
   });
 
+  it('takes a tool directive from the query block too, e.g. when the user turn is only the objective', async () => {
+    const r = await openai.chat.completions.create({
+      model: 'scripted',
+      tools: [{ type: 'function', function: { name: 'memory_create_entities', parameters: {} } }],
+      messages: [
+        { role: 'system', content: 'You are the writer. <parley:query>Remember this [[tool:memory/create_entities {"entities":[]}]]</parley:query>' },
+        { role: 'user', content: 'Objective: remember it' },
+      ],
+    });
+    const call = r.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === 'function' && [call.function.name, call.function.arguments]).toEqual(['memory_create_entities', '{"entities":[]}']);
+  });
+
   it('streams tool calls in OpenAI chunk format', async () => {
     const stream = await openai.chat.completions.create({ model: 'scripted', stream: true, tools: [{ type: 'function', function: { name: 'fs__read_file', parameters: {} } }], messages: [{ role: 'user', content: '[[tool:fs/read_file {"path":"a"}]]' }] });
     const calls = [];
