@@ -18,6 +18,8 @@ import type {
 } from './types.ts';
 import { checkDecision } from './decision-check.ts';
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 export interface ApprovalBrokerOptions {
   /** Default wait before the default decision applies (config.approvals.timeoutMs). */
   timeoutMs: number;
@@ -52,7 +54,8 @@ export class ApprovalBroker implements ApprovalPort {
     input: ApprovalRequestInput,
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
-    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    // setTimeout fires at once beyond 2^31-1 ms; clamp so a huge setting waits ~24 days, not 1 ms.
+    const timeoutMs = Math.min(options.timeoutMs ?? this.#options.timeoutMs, MAX_TIMER_MS);
     const created = new Date();
     const request = {
       ...structuredClone(input),

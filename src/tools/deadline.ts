@@ -41,7 +41,8 @@ export class PausableDeadline {
         this.#done = true;
         this.onExpire();
       },
-      Math.max(0, this.#remaining),
+      // setTimeout fires at once beyond 2^31-1 ms.
+      Math.min(Math.max(0, this.#remaining), 2_147_483_647),
     );
     this.#timer.unref?.();
   }

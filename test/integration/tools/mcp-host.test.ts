@@ -138,6 +138,16 @@ describe('McpToolHost over Streamable HTTP and stdio', () => {
     expect(h.status()[0]!.breaker).toBe('closed');
   });
 
+  it('an unreachable server is a clear error and counts towards its breaker', async () => {
+    const h = host({ gone: { url: 'http://127.0.0.1:9/mcp' }, broken: { command: process.execPath, args: ['-e', 'process.exit(1)'] } }, { breakerThreshold: 2 });
+    const first = await h.callTool('gone/anything', {}, ctx());
+    expect(first).toMatchObject({ ok: false, error: expect.stringMatching(/cannot connect to MCP server 'gone'/) });
+    expect(await h.callTool('broken/anything', {}, ctx())).toMatchObject({ ok: false, error: expect.stringMatching(/cannot connect to MCP server 'broken'/) });
+    await h.callTool('gone/anything', {}, ctx());
+    expect(h.status().find((s) => s.server === 'gone')).toMatchObject({ connected: false, breaker: 'open' });
+    expect(await h.listTools()).toEqual([]);
+  });
+
   it('a crashed stdio server is reported, then reconnected on the next call', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-tools-'));
     const log = join(dir, 'writes.jsonl');

@@ -138,6 +138,14 @@ describe('ApprovalBroker', () => {
     expect((await outcome).decision).toMatchObject({ decisions: { 'call-1': { type: 'accept' } } });
   });
 
+  it('a timeout beyond the timer limit waits instead of firing at once', async () => {
+    const { broker } = makeBroker({ timeoutMs: 30 * 24 * 3600 * 1000 });
+    const { request } = broker.request(toolRequest());
+    await new Promise((r) => setTimeout(r, 20));
+    expect(broker.get(request.id)).toBeDefined();
+    await broker.close();
+  });
+
   it('two parallel requests resolve independently in either order', async () => {
     const { broker } = makeBroker();
     const a = broker.request(toolRequest('run-1', ['a']));
