@@ -19,6 +19,8 @@ import { McpToolHost } from '../../src/tools/mcp-host.ts';
 import type { McpServerSpec } from '../../src/tools/server-spec.ts';
 import type { PeerAgentHost, ToolHost } from '../../src/tools/types.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
+import { ingestAll } from '../../src/knowledge/ingest/ingest.ts';
+import { fileURLToPath } from 'node:url';
 
 type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
 export type TestConfigOverrides = {
@@ -40,7 +42,7 @@ export interface TestParleyOptions {
   config?: TestConfigOverrides;
   /** Specialists upserted after the default roster (same id replaces). */
   specialists?: SpecialistRecord[];
-  /** false: start with an empty registry (plus `specialists`). Default true. */
+  /** false: start with an empty registry (plus `specialists`). Default true: the repo's specialists/ folder. */
   roster?: boolean;
   /** MCP servers for a real McpToolHost (mcp_config.json `mcpServers` shape). */
   mcpServers?: Record<string, McpServerSpec>;
@@ -66,26 +68,8 @@ export interface TestParley {
   close(): Promise<void>;
 }
 
-const spec = (s: Partial<SpecialistRecord> & Pick<SpecialistRecord, 'id' | 'description' | 'domains'>): SpecialistRecord => ({
-  name: s.id,
-  kind: 'prompt',
-  prompt: `You are the ${s.id} specialist. ${s.description}.`,
-  endpoint: '',
-  modelRole: 'specialist',
-  tools: [],
-  sourceId: 'skills:test-roster',
-  available: true,
-  ...s,
-});
-
-/** The roster tests plan over (mirrors the shape of the repo's specialists/ SKILL.md files). */
-export const TEST_ROSTER: SpecialistRecord[] = [
-  spec({ id: 'researcher', description: 'Finds facts, sources and background on a topic', domains: ['research'] }),
-  spec({ id: 'writer', description: 'Writes clear prose: summaries, reports, emails, documentation', domains: ['writing'] }),
-  spec({ id: 'analyst', description: 'Analyses data, numbers, trends and comparisons', domains: ['analysis', 'data'] }),
-  spec({ id: 'coder', description: 'Writes and reviews code in TypeScript, Python and shell', domains: ['code', 'software'] }),
-  spec({ id: 'planner-pm', description: 'Turns goals into project plans, milestones and tasks', domains: ['planning', 'project'] }),
-];
+/** The repo's default roster (specialists/*.md), ingested by the knowledge ingestion like at start-up. */
+export const REPO_SPECIALISTS_DIR = fileURLToPath(new URL('../../specialists', import.meta.url));
 
 const noTools: ToolHost = {
   listTools: async () => [],
@@ -121,7 +105,10 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       teamMinSuccessRate: config.knowledge.teamMinSuccessRate,
     });
     cleanups.unshift(() => store.close());
-    const specialists = [...(options.roster === false ? [] : TEST_ROSTER), ...(options.specialists ?? [])];
+    if (options.roster !== false) {
+      await ingestAll({ store, skillsDirs: [REPO_SPECIALISTS_DIR], a2aPeers: [], logger });
+    }
+    const specialists = options.specialists ?? [];
     if (specialists.length) {
       const sources = [...new Set(specialists.map((s) => s.sourceId))];
       for (const id of sources) {

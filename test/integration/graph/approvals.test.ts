@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, TEST_ROSTER, type TestParley } from '../../support/engine.ts';
+import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import type { ToolDecision } from '../../../src/hitl/types.ts';
@@ -15,7 +15,12 @@ beforeAll(async () => {
     mcpServers: { notes: { url: mcp.mcpUrl } },
     specialists: [
       {
-        ...TEST_ROSTER[1]!,
+        kind: 'prompt',
+        prompt: 'You keep meeting notes in the notes server.',
+        endpoint: '',
+        modelRole: 'specialist',
+        sourceId: 'skills:approval-test',
+        available: true,
         id: 'notes-keeper',
         name: 'Notes keeper',
         description: 'Keeps meeting notes: saves and reads notes',

@@ -21,8 +21,8 @@ describe('a failed step', () => {
       GraphPlanSchema.parse({
         steps: [
           { id: 'a', specialist: 'writer', objective: 'Draft the summary' },
-          { id: 'b', specialist: 'analyst', objective: 'Check the draft: {{a.result}}', dependsOn: ['a'] },
-          { id: 'c', specialist: 'coder', objective: 'Compute the revenue totals' },
+          { id: 'b', specialist: 'researcher', objective: 'Check the draft: {{a.result}}', dependsOn: ['a'] },
+          { id: 'c', specialist: 'typescript-programmer', objective: 'Compute the revenue totals' },
         ],
       }),
     );

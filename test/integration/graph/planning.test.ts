@@ -41,7 +41,7 @@ describe('plan validation', () => {
       GraphPlanSchema.parse({
         steps: [
           { id: 'x', specialist: 'writer', objective: 'a', dependsOn: ['y'] },
-          { id: 'y', specialist: 'coder', objective: 'b', dependsOn: ['x'] },
+          { id: 'y', specialist: 'typescript-programmer', objective: 'b', dependsOn: ['x'] },
         ],
       }),
     );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { ms, ofType } from './helpers.ts';
+import { ms, ofType, provenTeam } from './helpers.ts';
+import { GraphPlanSchema } from '../../../src/graph/plan.ts';
 
 let p: TestParley;
 beforeAll(async () => {
@@ -12,7 +13,16 @@ afterAll(async () => {
 
 describe('scheduling over the scripted model (100 ms per call)', () => {
   it('runs 4 independent steps in parallel: all start before any finishes', async () => {
-    const { result, events } = await p.run({ query: 'Write a report on data analysis [[steps:4]]', mode: 'orchestrate' });
+    // A proven team gives exactly this plan: four independent execution steps.
+    const query = 'Prepare the release: docs, code, tests and deployment';
+    await provenTeam(
+      p.store,
+      query,
+      GraphPlanSchema.parse({
+        steps: ['writer', 'typescript-programmer', 'qa', 'devops'].map((specialist, i) => ({ id: `p${i + 1}`, specialist, objective: `Part ${i + 1} of the release` })),
+      }),
+    );
+    const { result, events } = await p.run({ query, mode: 'orchestrate' });
     expect(result.status).toBe('completed');
     const started = ofType(events, 'step.started');
     const finished = ofType(events, 'step.finished');
@@ -44,5 +54,30 @@ describe('scheduling over the scripted model (100 ms per call)', () => {
     expect(plan.steps[1]!.objective).toContain('{{s1.result}}');
     expect(s2Objective).not.toContain('{{s1.result}}');
     expect(s2Objective).toContain(s1Output);
+  });
+});
+
+describe('phases', () => {
+  it('runs research steps before execution steps, even independent ones (a barrier per phase)', async () => {
+    const query = 'Investigate the outage and write the postmortem';
+    await provenTeam(
+      p.store,
+      query,
+      GraphPlanSchema.parse({
+        steps: [
+          { id: 'r1', specialist: 'researcher', objective: 'Collect the outage timeline', phase: 'research' },
+          { id: 'r2', specialist: 'researcher', objective: 'Collect the metrics', phase: 'research' },
+          { id: 'w', specialist: 'writer', objective: 'Write the postmortem outline', phase: 'execution' },
+        ],
+      }),
+    );
+    const { result, events } = await p.run({ query, mode: 'orchestrate' });
+    expect(result.status).toBe('completed');
+    expect(ofType(events, 'node.started').map((e) => e.node)).toEqual([
+      'usage_guard', 'router', 'dispatcher', 'memory', 'dispatcher', 'research_joiner', 'dispatcher', 'execution_joiner', 'dispatcher', 'verifier', 'synthesizer',
+    ]);
+    const idx = (type: string, id: string) => events.findIndex((e) => e.type === type && 'stepId' in e && e.stepId === id);
+    expect(idx('step.started', 'w')).toBeGreaterThan(idx('step.finished', 'r1'));
+    expect(idx('step.started', 'w')).toBeGreaterThan(idx('step.finished', 'r2'));
   });
 });

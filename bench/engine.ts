@@ -1,0 +1,175 @@
+/**
+ * Engine overhead and memory: `node --expose-gc --import tsx bench/engine.ts [--runs 60] [--open 1000]`
+ *
+ * - Overhead per run at 0 ms and 50 ms model latency: wall time of a run minus the time during which
+ *   at least one of its model calls was in flight (the union of the calls' intervals, measured by
+ *   the scripted model in its own process), i.e. what the engine, the model client's HTTP and the
+ *   Kuzu knowledge graph add on top of the model's critical path. Runs are sequential, mode
+ *   orchestrate, 3 parallel steps: plan + 3 specialist calls + verification + streamed synthesis.
+ * - Memory per in-flight run: 1,000 runs held open (their planning call waits on the model), heap
+ *   and RSS growth divided by the number of runs.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
+import { Engine } from '../src/graph/engine.ts';
+import { ApprovalBroker } from '../src/hitl/approvals.ts';
+import { openKuzuStore } from '../src/knowledge/kuzu/store.ts';
+import { createModelClient, pointAtScriptedModel } from '../src/llm/index.ts';
+import type { ToolHost } from '../src/tools/types.ts';
+import { ingestAll } from '../src/knowledge/ingest/ingest.ts';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '60' }, open: { type: 'string', default: '1000' } } });
+const RUNS = Number(values.runs);
+const OPEN = Number(values.open);
+
+interface ModelProcess {
+  url: string;
+  calls(runId: string): Promise<{ arrivedAt: number; finishedAt: number }[]>;
+  count(schemaName?: string): Promise<number>;
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startModel(latencyMs: number): Promise<ModelProcess> {
+  const child = fork(fileURLToPath(new URL('./engine-model.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ENGINE_BENCH_LATENCY_MS: String(latencyMs) },
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = new Map<number, (reply: Record<string, unknown>) => void>();
+  child.on('message', (reply: { id: number }) => {
+    waiting.get(reply.id)?.(reply);
+    waiting.delete(reply.id);
+  });
+  let next = 1;
+  const ask = <T>(msg: Record<string, unknown>, key: string) =>
+    new Promise<T>((resolve) => {
+      const id = next++;
+      waiting.set(id, (r) => resolve(r[key] as T));
+      child.send({ ...msg, id });
+    });
+  const url = await new Promise<string>((resolve) => waiting.set(0, (r) => resolve(r.url as string)));
+  return {
+    url,
+    calls: (runId) => ask({ cmd: 'calls', runId }, 'calls'),
+    count: (schemaName) => ask({ cmd: 'count', schemaName }, 'count'),
+    clear: () => ask({ cmd: 'clear' }, 'count'),
+    close: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
+  };
+}
+
+const noTools: ToolHost = {
+  listTools: async () => [],
+  getTool: async () => undefined,
+  callTool: async () => ({ ok: false, text: '', full: null, error: 'no tools' }),
+  close: async () => {},
+};
+
+async function buildEngine(modelUrl: string) {
+  const base = loadConfig({ PARLEY_DATA_DIR: ':memory:', PARLEY_LOG_LEVEL: 'silent' });
+  const config = {
+    ...base,
+    budget: { ...base.budget, caller: { ...base.budget.caller, runsPerMinute: 1_000_000, tokens: 1e12, costUsd: 1e9 } },
+  };
+  config.model = pointAtScriptedModel({ ...config.model, maxRetries: 0 }, modelUrl);
+  const model = createModelClient(config.model);
+  const store = await openKuzuStore({ path: ':memory:' });
+  await ingestAll({ store, skillsDirs: [fileURLToPath(new URL('../specialists', import.meta.url))], a2aPeers: [] });
+  const approvals = new ApprovalBroker({ timeoutMs: config.approvals.timeoutMs, defaultDecision: 'deny' });
+  const engine = new Engine({ model, store, tools: noTools, approvals, config });
+  return { engine, store };
+}
+
+/** Total length of the union of intervals. */
+function unionMs(intervals: { arrivedAt: number; finishedAt: number }[]): number {
+  const sorted = [...intervals].sort((a, b) => a.arrivedAt - b.arrivedAt);
+  let total = 0;
+  let start = -Infinity;
+  let end = -Infinity;
+  for (const i of sorted) {
+    if (i.arrivedAt > end) {
+      if (end > start) total += end - start;
+      start = i.arrivedAt;
+      end = i.finishedAt;
+    } else end = Math.max(end, i.finishedAt);
+  }
+  if (end > start) total += end - start;
+  return total;
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const fmt = (n: number) => n.toFixed(1);
+
+async function overhead(latencyMs: number) {
+  const model = await startModel(latencyMs);
+  const { engine, store } = await buildEngine(model.url);
+  const overheads: number[] = [];
+  const walls: number[] = [];
+  let calls = 0;
+  try {
+    for (let i = 0; i < RUNS + 5; i++) {
+      const t0 = performance.now();
+      // Distinct topics: every run plans (no TeamConfig reuse), like a stream of new questions.
+      const handle = engine.start({ query: `Write a report on subject number ${i} [[steps:3]]`, mode: 'orchestrate', protocol: 'bench' });
+      const result = await handle.result;
+      const wall = performance.now() - t0;
+      if (result.status !== 'completed') throw new Error(`run ${i} ${result.status}: ${result.error}`);
+      if (i < 5) continue; // warm-up
+      const runCalls = await model.calls(handle.id);
+      calls += runCalls.length;
+      walls.push(wall);
+      overheads.push(wall - unionMs(runCalls));
+    }
+  } finally {
+    await engine.close();
+    await store.close();
+    await model.close();
+  }
+  const mean = overheads.reduce((a, b) => a + b, 0) / overheads.length;
+  console.log(
+    `latency ${String(latencyMs).padStart(2)} ms: ${RUNS} runs, ${(calls / RUNS).toFixed(0)} model calls/run, wall p50 ${fmt(pct(walls, 50))} ms; ` +
+      `overhead mean ${fmt(mean)} ms, p50 ${fmt(pct(overheads, 50))} ms, p95 ${fmt(pct(overheads, 95))} ms`,
+  );
+}
+
+async function memoryPerOpenRun() {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) console.log('(run with node --expose-gc for stable memory figures)');
+  const model = await startModel(0);
+  const { engine, store } = await buildEngine(model.url);
+  try {
+    for (let i = 0; i < 5; i++) await engine.start({ query: `Write a report on warm up ${i} [[steps:2]]`, mode: 'orchestrate', protocol: 'bench' }).result;
+    await new Promise((r) => setTimeout(r, 100));
+    gc?.();
+    const before = process.memoryUsage();
+    const planCallsBefore = await model.count('graph_plan');
+    // [[latency:…]] holds each run's planning call at the model: the runs stay in flight.
+    const handles = Array.from({ length: OPEN }, (_, i) =>
+      engine.start({ query: `Write a report on held subject ${i} [[steps:3]] [[latency:600000]]`, mode: 'orchestrate', protocol: 'bench' }),
+    );
+    while ((await model.count('graph_plan')) - planCallsBefore < OPEN) await new Promise((r) => setTimeout(r, 200));
+    gc?.();
+    const after = process.memoryUsage();
+    console.log(
+      `${OPEN} runs in flight (each waiting on its planning call): heap +${fmt((after.heapUsed - before.heapUsed) / OPEN / 1024)} KiB/run, ` +
+        `rss +${fmt((after.rss - before.rss) / OPEN / 1024)} KiB/run (engine ${engine.activeRuns} active)`,
+    );
+    await engine.close();
+    await Promise.all(handles.map((h) => h.result));
+  } finally {
+    await store.close();
+    await model.close();
+  }
+}
+
+console.log(`Parley engine bench — node ${process.version}`);
+await overhead(0);
+await overhead(50);
+await memoryPerOpenRun();
