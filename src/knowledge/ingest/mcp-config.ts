@@ -60,9 +60,17 @@ export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
   error: () => 'a server needs either "command" (stdio) or "url" (streamable-http / sse)',
 });
 
+/** The file's outer shape; each server is then checked against the schema its keys call for. */
 export const McpConfigSchema = z.object({
-  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'server names are letters, digits, _ . and -'), McpServerSchema).default({}),
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'server names are letters, digits, _ . and -'), z.record(z.string(), z.unknown())).default({}),
 });
+
+/** Stdio when it has "command", HTTP when it has "url": so errors point into the right schema. */
+function serverSchemaFor(entry: Record<string, unknown>) {
+  if ('command' in entry) return StdioServerSchema;
+  if ('url' in entry) return HttpServerSchema;
+  return McpServerSchema;
+}
 
 interface ServerCommon {
   name: string;
@@ -131,17 +139,23 @@ export function parseMcpConfig(text: string, env: Env = process.env, path = '<in
     );
   }
   const parsed = McpConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new McpConfigError(`${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  }
-  const servers = Object.entries(parsed.data.mcpServers).map(([name, entry]) => {
+  if (!parsed.success) throw issueError(path, [], parsed.error);
+  const servers = Object.entries(parsed.data.mcpServers).map(([name, raw]) => {
+    const checked = serverSchemaFor(raw).safeParse(raw);
+    if (!checked.success) throw issueError(path, ['mcpServers', name], checked.error);
+    const entry = checked.data;
     if (!entry.disabled && 'url' in entry && !HTTP_URL.safeParse(entry.url).success) {
       throw new McpConfigError(`${path}: mcpServers.${name}.url: ${JSON.stringify(entry.url)} is not an http(s) URL`);
     }
     return toServer(name, entry, baseDir);
   });
   return { path, servers };
+}
+
+function issueError(path: string, prefix: PropertyKey[], error: z.ZodError): McpConfigError {
+  const issue = error.issues[0]!;
+  const where = [...prefix, ...issue.path].map(String).join('.') || '(root)';
+  return new McpConfigError(`${path}: ${where}: ${issue.message}`);
 }
 
 function toServer(name: string, s: z.infer<typeof McpServerSchema>, baseDir: string): McpServerConfig {

@@ -1,0 +1,48 @@
+/**
+ * What Parley ships: the real mcp_config.json (reference filesystem and memory servers, spawned
+ * with node) and the specialists/ roster, ingested into Kuzu in memory.
+ */
+import { describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
+import { ingestAll } from '../../../src/knowledge/ingest/ingest.ts';
+import { configRequiresApproval, loadMcpConfig } from '../../../src/knowledge/ingest/mcp-config.ts';
+
+describe('the shipped roster and MCP servers', () => {
+  it('ingest with real tools, including a write tool that needs approval', async () => {
+    mkdirSync('data/workspace', { recursive: true }); // as openKnowledgeStore does at start
+    const store = await openKuzuStore({ path: ':memory:' });
+    try {
+      const mcpConfig = loadMcpConfig('mcp_config.json', {});
+      const report = await ingestAll({ store, mcpConfig, skillsDirs: ['specialists'], a2aPeers: [], discoveryTimeoutMs: 30_000 });
+      expect(report.unavailable).toEqual([]);
+      expect(report.skippedFiles).toEqual([]);
+
+      const write = await store.getTool('filesystem/write_file');
+      expect(write?.annotations.destructiveHint).toBe(true);
+      expect(write?.inputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['path', 'content']) });
+      const fs = mcpConfig.servers.find((s) => s.name === 'filesystem')!;
+      expect(configRequiresApproval(fs, 'write_file')).toBe(true);
+      expect((await store.listTools('memory')).map((t) => t.name)).toContain('search_nodes');
+
+      // Roster tool patterns resolved against the live tools.
+      const ts = await store.getSpecialist('typescript-programmer');
+      expect(ts?.tools).toContain('filesystem/write_file');
+      expect((await store.getSpecialist('researcher'))?.tools).toEqual(expect.arrayContaining(['memory/search_nodes', 'filesystem/read_text_file']));
+      for (const s of await store.listSpecialists({ kind: 'prompt' })) {
+        for (const t of s.tools) expect(await store.getTool(t), `${s.id} uses ${t}`).toBeDefined();
+      }
+
+      // Retrieval over the real roster.
+      const top = async (q: string) => (await store.retrieveSpecialists(q, 3))[0]?.specialist.id;
+      expect(await top('Design a Postgres schema with indexes and a migration')).toBe('database');
+      expect(await top('Write a Dockerfile and a Kubernetes deployment with CI')).toBe('devops');
+      expect(await top('Find the root cause of this stack trace error')).toBe('debugger');
+      expect(await top('Review the login code for security vulnerabilities')).toBe('security');
+      expect(await top('Write pytest tests for the python data script')).toBe('python-programmer');
+      expect(await top('Update the README documentation')).toBe('writer');
+    } finally {
+      await store.close();
+    }
+  });
+});
