@@ -10,21 +10,25 @@ import { DefaultRequestHandler, InMemoryTaskStore, ServerCallContext, type Agent
 import type { KnowledgeStore } from '../knowledge/store.ts';
 
 export interface CardOptions {
-  /** Base URL clients reach Parley at, e.g. http://127.0.0.1:8787 (no trailing slash). */
-  publicUrl: string;
   version: string;
   /** True when PARLEY_API_KEYS is set: the card then declares bearer auth. */
   bearerAuth: boolean;
 }
 
+/** The JSON-RPC endpoint under a base URL, declared for v1.0 and (mirrored by the SDK helper) v0.3. */
+export function interfacesAt(publicUrl: string): AgentCard['supportedInterfaces'] {
+  const base = publicUrl.replace(/\/+$/, '');
+  return duplicateInterfacesForLegacy([{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], ['JSONRPC']);
+}
+
+/** The card without a URL yet: interfaces are filled per request (the public URL may be known only then). */
 export function buildAgentCard(options: CardOptions): AgentCard {
-  const base = options.publicUrl.replace(/\/+$/, '');
   return {
     name: 'Parley',
     description:
       'A protocol hub with one orchestration graph: routes a question to specialists (planned as a DAG, verified, synthesized), ' +
       'or convenes a council. Tool calls that change things ask a human first (input-required).',
-    supportedInterfaces: duplicateInterfacesForLegacy([{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], ['JSONRPC']),
+    supportedInterfaces: interfacesAt(''),
     provider: undefined,
     version: options.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -65,7 +69,7 @@ const noExecutor: AgentExecutor = {
  * on a throwaway handler whose extended card is the real one. Like the SDK's Express handler, the
  * v1.0 interfaces are embedded too.
  */
-export function legacyCardTranslator(card: AgentCard): () => Promise<unknown> {
+export async function legacyCard(card: AgentCard): Promise<unknown> {
   const handler = new DefaultRequestHandler(
     { ...card, capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: true } },
     new InMemoryTaskStore(),
@@ -75,10 +79,7 @@ export function legacyCardTranslator(card: AgentCard): () => Promise<unknown> {
     undefined,
     async () => card,
   );
-  const legacy = new LegacyJsonRpcTransportHandler(handler);
-  return async () => {
-    const reply = await legacy.handle({ jsonrpc: '2.0', id: 0, method: 'agent/getAuthenticatedExtendedCard' }, new ServerCallContext());
-    if (!('result' in reply) || reply.result === undefined) throw new Error('v0.3 card translation failed');
-    return { ...(reply.result as Record<string, unknown>), supportedInterfaces: (AgentCard.toJSON(card) as { supportedInterfaces?: unknown }).supportedInterfaces };
-  };
+  const reply = await new LegacyJsonRpcTransportHandler(handler).handle({ jsonrpc: '2.0', id: 0, method: 'agent/getAuthenticatedExtendedCard' }, new ServerCallContext());
+  if (!('result' in reply) || reply.result === undefined) throw new Error('v0.3 card translation failed');
+  return { ...(reply.result as Record<string, unknown>), supportedInterfaces: (AgentCard.toJSON(card) as { supportedInterfaces?: unknown }).supportedInterfaces };
 }

@@ -13,7 +13,7 @@ import type { ApprovalPort } from '../hitl/types.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
 import type { Logger } from '../log.ts';
 import { A2ARunBridge } from './a2a-bridge.ts';
-import { buildAgentCard, legacyCardTranslator, refreshSkills } from './a2a-card.ts';
+import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './a2a-card.ts';
 import { ParleyRequestHandler } from './a2a-handler.ts';
 import { jsonRpcRoute } from './a2a-jsonrpc.ts';
 
@@ -23,8 +23,11 @@ export interface A2ADeps {
   store: KnowledgeStore;
   config: Config;
   logger: Logger;
-  /** Base URL clients use to reach this server (goes into the agent card). */
-  publicUrl: string;
+  /**
+   * Base URL clients use to reach this server, for the agent card (e.g. https://parley.example.com
+   * behind a proxy). A function is asked on every card request; absent, the card request's own origin is used.
+   */
+  publicUrl?: string | (() => string);
   /** Parley's version for the card (default 0.1.0). */
   version?: string;
   /** The authenticated caller id the auth middleware established, if any; tasks are scoped per caller. */
@@ -39,12 +42,11 @@ class Caller implements User {
 }
 
 export function a2aRoutes(deps: A2ADeps): Hono {
-  const card = buildAgentCard({ publicUrl: deps.publicUrl, version: deps.version ?? '0.1.0', bearerAuth: deps.config.server.apiKeys.length > 0 });
+  const card = buildAgentCard({ version: deps.version ?? '0.1.0', bearerAuth: deps.config.server.apiKeys.length > 0 });
   const taskStore = new InMemoryTaskStore();
   const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });
   const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge);
   const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
-  const legacyCard = legacyCardTranslator(card);
   const userOf = (c: Context): User => {
     const id = deps.callerOf?.(c);
     return id ? new Caller(id) : new UnauthenticatedUser();
@@ -54,10 +56,13 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   app.get('/.well-known/agent-card.json', async (c) => {
     try {
       await refreshSkills(card, deps.store);
+      const base = typeof deps.publicUrl === 'function' ? deps.publicUrl() : (deps.publicUrl ?? new URL(c.req.url).origin);
+      // A per-request view: the shared card (the SDK handler's) keeps no request's URL.
+      const view: AgentCard = { ...card, supportedInterfaces: interfacesAt(base) };
       const requested = c.req.header(A2A_VERSION_HEADER) || '0.3';
       c.header('Vary', A2A_VERSION_HEADER);
       c.header('Cache-Control', 'no-cache');
-      return c.json(requested === '0.3' ? await legacyCard() : AgentCard.toJSON(card));
+      return c.json(requested === '0.3' ? await legacyCard(view) : AgentCard.toJSON(view));
     } catch (err) {
       deps.logger.error('a2a: agent card failed', { error: (err as Error).message });
       return c.json({ error: 'Failed to retrieve agent card' }, 500);
