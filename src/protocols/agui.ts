@@ -1,0 +1,118 @@
+/**
+ * AG-UI endpoint: POST /ag-ui takes a RunAgentInput and streams AG-UI events (docs/protocols/agui.md).
+ *   - a new run: the latest user message is the query; the AG-UI runId becomes the engine run id
+ *   - approvals: CUSTOM `approval_required` (sideband; resolve with POST /api/approve), or with
+ *     forwardedProps.parley.interrupts the standard interrupt outcome, resumed by the next run on the
+ *     thread carrying `resume` entries, which continues streaming the same (suspended) engine run
+ *   - a client disconnect cancels the run unless forwardedProps.parley.continueOnDisconnect
+ * Bad input answers 400 `{ error: { code, message, field } }` and starts nothing.
+ */
+import { Hono, type Context } from 'hono';
+import { EventEncoder } from '@ag-ui/encoder';
+import type { RunAgentInput } from '@ag-ui/core';
+import type { Config } from '../config.ts';
+import type { GraphEvent } from '../graph/events.ts';
+import type { RunEngine, RunHandle } from '../graph/types.ts';
+import type { ApprovalPort } from '../hitl/types.ts';
+import { callerOf } from '../http/auth.ts';
+import { readJson } from '../http/body.ts';
+import { errorHandler, jsonError } from '../http/errors.ts';
+import type { Logger } from '../log.ts';
+import { parseRunAgentInput, toRunRequest, type ParleyProps } from './agui-input.ts';
+import { planResume, SuspendedThreads } from './agui-interrupts.ts';
+import { streamAgui } from './agui-stream.ts';
+import { AguiTranslator } from './agui-translate.ts';
+import { admit, retryAfterSeconds } from './sse-admit.ts';
+
+export interface AguiDeps {
+  engine: RunEngine;
+  approvals: ApprovalPort;
+  config: Config;
+  logger: Logger;
+}
+
+export function aguiRoutes(deps: AguiDeps): Hono {
+  const app = new Hono();
+  app.onError(errorHandler(deps.logger));
+  const suspended = new SuspendedThreads();
+  const heartbeatMs = deps.config.protocols.sseHeartbeatMs;
+
+  const open = (c: Context, input: RunAgentInput, parley: ParleyProps, handle: RunHandle, events: AsyncIterator<GraphEvent>, translator: AguiTranslator) => {
+    c.header('X-Parley-Run-Id', handle.id);
+    return streamAgui(c, new EventEncoder({ accept: c.req.header('accept') }), translator, events, {
+      heartbeatMs,
+      logger: deps.logger,
+      onDisconnect: parley.continueOnDisconnect ? undefined : () => deps.engine.cancel(handle.id, 'the AG-UI client disconnected'),
+      onInterrupt: (lastSeq) => {
+        suspended.suspend(input.threadId, handle.id, lastSeq);
+        // Forget the thread's suspension once the run's replay window is over.
+        void handle.result.then(() => setTimeout(() => suspended.release(input.threadId, handle.id), deps.config.engine.runRetentionMs).unref());
+      },
+    });
+  };
+
+  app.post('/ag-ui', async (c) => {
+    const parsed = parseRunAgentInput(await readJson(c));
+    if (!parsed.ok) return invalid(c, parsed);
+    const { input, parley } = parsed;
+    if (input.resume?.length) return resume(c, input, parley);
+
+    const built = toRunRequest(input, parley, callerOf(c));
+    if (!built.ok) return invalid(c, built);
+    if (deps.engine.get(input.runId)) return invalid(c, { field: 'runId', message: `runId: run ${input.runId} already exists; send a fresh runId` }, 409);
+    const handle = deps.engine.start(built.request);
+    const admission = await admit(handle);
+    if (!admission.admitted) {
+      return jsonError(c, 429, admission.finished.error ?? 'rate limited', 'rate_limited', { 'Retry-After': retryAfterSeconds(admission.retryAfterMs) });
+    }
+    const translator = new AguiTranslator({
+      threadId: input.threadId,
+      runId: input.runId,
+      engineRunId: handle.id,
+      interrupts: parley.interrupts ?? false,
+      pendingApprovals: () => deps.approvals.listPending(handle.id),
+    });
+    return open(c, input, parley, handle, admission.events, translator);
+  });
+
+  /** A run carrying `resume`: answer the interrupts, then continue the suspended run's stream. */
+  const resume = async (c: Context, input: RunAgentInput, parley: ParleyProps) => {
+    const plan = planResume(input.resume ?? [], deps.approvals);
+    if (!plan.ok) return invalid(c, plan);
+    const entry = suspended.get(input.threadId);
+    const runId = entry?.runId ?? plan.runId;
+    const handle = runId ? deps.engine.get(runId) : undefined;
+    if (!handle || handle.threadId !== input.threadId) {
+      return invalid(c, { field: 'resume', message: `resume: thread ${input.threadId} has no interrupted run to continue (it may have expired)` }, 409);
+    }
+    const afterSeq = entry?.runId === handle.id ? entry.afterSeq : 0;
+    suspended.release(input.threadId, handle.id);
+    const actor = callerOf(c).id;
+    for (const r of plan.resolutions) {
+      const answer = deps.approvals.resolve(r.requestId, r.decision, actor);
+      if (!answer.ok && answer.code === 'invalid') return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
+    }
+
+    const translator = new AguiTranslator({
+      threadId: input.threadId,
+      runId: input.runId,
+      engineRunId: handle.id,
+      interrupts: parley.interrupts ?? true,
+      pendingApprovals: () => deps.approvals.listPending(handle.id),
+    });
+    // Rebuild what the client was already shown, then continue from the same consumer.
+    const events = handle.events()[Symbol.asyncIterator]();
+    while (translator.lastSeq < afterSeq) {
+      const next = await events.next();
+      if (next.done) break;
+      translator.replay(next.value);
+    }
+    return open(c, input, parley, handle, events, translator);
+  };
+
+  return app;
+}
+
+function invalid(c: Context, issue: { field: string; message: string }, status: 400 | 409 = 400): Response {
+  return c.json({ error: { code: status === 400 ? 'invalid_request' : 'conflict', message: issue.message, field: issue.field } }, status);
+}

@@ -1,0 +1,43 @@
+/**
+ * Request bodies shared by the streaming adapters: the run options a client may set (mode, models,
+ * budget) and the POST /stream body. Validated with zod; the first issue becomes a 400 that names
+ * the field (`budget.tokens: …`).
+ */
+import { z } from 'zod';
+import { RUN_MODES } from '../graph/run-request.ts';
+import { MODEL_ROLES } from '../llm/types.ts';
+
+/** Budget overrides: each may only lower the configured default (the engine enforces that). */
+export const BudgetOverrideSchema = z
+  .object({
+    tokens: z.number().int().positive(),
+    costUsd: z.number().positive(),
+    modelCalls: z.number().int().positive(),
+    toolCalls: z.number().int().positive(),
+    wallTimeMs: z.number().int().positive(),
+  })
+  .partial()
+  .strict();
+
+export const RunOptionsSchema = z.object({
+  mode: z.enum(RUN_MODES).optional(),
+  /** Per-role model overrides, e.g. { "synthesizer": "gpt-4o" }. */
+  models: z.partialRecord(z.enum(MODEL_ROLES), z.string().min(1)).optional(),
+  budget: BudgetOverrideSchema.optional(),
+});
+export type RunOptions = z.infer<typeof RunOptionsSchema>;
+
+export const StreamBodySchema = RunOptionsSchema.extend({
+  query: z.string().trim().min(1, 'must be a non-empty string'),
+  threadId: z.string().min(1).max(200).optional(),
+}).strict();
+export type StreamBody = z.infer<typeof StreamBodySchema>;
+
+/** "field.path: message" for the first zod issue, with `prefix` before the path when given. */
+export function describeIssue(error: z.ZodError, prefix = ''): { field: string; message: string } {
+  const issue = error.issues[0]!;
+  const path = issue.path.map(String).join('.');
+  const field = [prefix, path].filter(Boolean).join('.') || 'body';
+  const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+  return { field, message: `${field}: ${issue.message}${keys}` };
+}
