@@ -6,6 +6,8 @@ import {
   client,
   methods,
   type ClientApp,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type PlanEntry,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -23,6 +25,10 @@ export interface RecordingClient {
   permissions: RequestPermissionRequest[];
   /** How the next permission requests are answered (default: allow once). */
   answer: PermissionAnswer;
+  /** Every elicitation/create, in arrival order. */
+  elicitations: CreateElicitationRequest[];
+  /** How elicitations are answered (default: cancel). */
+  answerElicitation: (request: CreateElicitationRequest) => CreateElicitationResponse;
   /** Resolves at the first update matching `predicate` (already received ones count). */
   waitFor(predicate: (update: SessionUpdate) => boolean): Promise<SessionUpdate>;
 }
@@ -36,6 +42,8 @@ export function recordingClient(): RecordingClient {
     notifications: [],
     permissions: [],
     answer: () => select('allow_once'),
+    elicitations: [],
+    answerElicitation: () => ({ action: 'cancel' }),
     waitFor(predicate) {
       const seen = rc.notifications.find((n) => predicate(n.update));
       if (seen) return Promise.resolve(seen.update);
@@ -55,6 +63,10 @@ export function recordingClient(): RecordingClient {
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       rc.permissions.push(params);
       return rc.answer(params);
+    })
+    .onRequest(methods.client.elicitation.create, ({ params }) => {
+      rc.elicitations.push(params);
+      return rc.answerElicitation(params);
     });
   return rc;
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { methods, type ClientContext, type PromptResponse, type RequestError } from '@agentclientprotocol/sdk';
 import { createAcpAgent } from '../../../src/protocols/acp.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
-import type { TestParley } from '../../support/engine.ts';
+import { createTestParley, type TestParley } from '../../support/engine.ts';
 import type { FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { scribePrompt, startAcpTestParley, type AcpTestParley } from '../../fixtures/acp/test-parley.ts';
 import { messageText, recordingClient, select, statuses, updatesOf, type RecordingClient } from './acp-client.ts';
@@ -173,6 +173,68 @@ describe('ACP permissions resolve the approval broker', () => {
   });
 });
 
+describe('ACP: elicitations from MCP servers', () => {
+  it('a client that can show forms gets elicitation/create; its answer reaches the tool', async () => {
+    const rc = recordingClient();
+    rc.answerElicitation = () => ({ action: 'accept', content: { city: 'Paris' } });
+    await rc.app.connectWith(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { elicitation: { form: {} } } });
+      const session = await ctx.buildSession('/tmp').start();
+      const response = await session.prompt(scribePrompt('ask_city', {}));
+      expect(response.stopReason).toBe('end_turn');
+      expect(rc.elicitations).toHaveLength(1);
+      expect(rc.elicitations[0]).toMatchObject({ mode: 'form', sessionId: session.sessionId, requestedSchema: { properties: { city: { type: 'string' } } } });
+      const done = updatesOf(rc, session.sessionId, 'tool_call_update').at(-1);
+      expect(JSON.stringify(done?.content)).toContain('city: Paris');
+      const resolved = (await eventsOf(runIdOf(response))).find((e) => e.type === 'approval.resolved');
+      expect(resolved).toMatchObject({ outcome: { actor: 'acp', decision: { kind: 'elicitation', action: 'accept' } } });
+    });
+  });
+
+  it('a client without forms is told the request id; another channel answers it', async () => {
+    await withClient(async (ctx, rc) => {
+      const session = await ctx.buildSession('/tmp').start();
+      const pending = session.prompt(scribePrompt('ask_city', {}));
+      await rc.waitFor((u) => u.sessionUpdate === 'agent_thought_chunk' && u.content.type === 'text' && u.content.text.includes('/api/approve'));
+      const request = parley.approvals.listPending().find((r) => r.kind === 'elicitation')!;
+      expect(JSON.stringify(updatesOf(rc, session.sessionId, 'agent_thought_chunk'))).toContain(request.id);
+      expect(parley.approvals.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { city: 'Rome' } }, 'test').ok).toBe(true);
+      expect((await pending).stopReason).toBe('end_turn');
+      expect(rc.elicitations).toHaveLength(0);
+      expect(JSON.stringify(updatesOf(rc, session.sessionId, 'tool_call_update').at(-1)?.content)).toContain('city: Rome');
+    });
+  });
+});
+
+describe('ACP sessions and prompt content', () => {
+  it('embedded text resources and resource links become part of the query', async () => {
+    await withClient(async (ctx) => {
+      const session = await ctx.buildSession('/tmp').start();
+      const response = await session.prompt([
+        { type: 'text', text: '[[route:direct]] Summarize these' },
+        { type: 'resource', resource: { uri: 'file:///tmp/notes.txt', text: 'alpha beta gamma' } },
+        { type: 'resource_link', uri: 'file:///tmp/other.md', name: 'other.md' },
+      ]);
+      const started = (await eventsOf(runIdOf(response)))[0];
+      expect(started).toMatchObject({ type: 'run.started' });
+      const query = (started as Extract<GraphEvent, { type: 'run.started' }>).query;
+      expect(query).toContain('Summarize these');
+      expect(query).toContain('file:///tmp/notes.txt');
+      expect(query).toContain('alpha beta gamma');
+      expect(query).toContain('[other.md](file:///tmp/other.md)');
+    });
+  });
+
+  it('session/close forgets the session', async () => {
+    await withClient(async (ctx) => {
+      const session = await ctx.buildSession('/tmp').start();
+      await ctx.request(methods.agent.session.close, { sessionId: session.sessionId });
+      const err = await errorOf(ctx.request(methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'hi' }] }));
+      expect(err.code).toBe(-32002);
+    });
+  });
+});
+
 describe('ACP cancellation', () => {
   it('session/cancel stops the run mid-model-call; the prompt ends "cancelled"', async () => {
     await withClient(async (ctx) => {
@@ -248,3 +310,48 @@ describe('ACP bad requests get JSON-RPC errors and change nothing', () => {
 function client<T>(op: (ctx: ClientContext) => Promise<T>): Promise<T> {
   return recordingClient().app.connectWith(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }), op);
 }
+
+describe('ACP: a failed run', () => {
+  it('a failed run is a JSON-RPC internal error naming the run; the session stays usable', async () => {
+    await withClient(async (ctx) => {
+      const session = await ctx.buildSession('/tmp').start();
+      const err = await errorOf(session.prompt('[[route:direct]] [[fault:500]] this model call fails'));
+      expect(err.code).toBe(-32603);
+      expect(err.message).toContain('the run failed');
+      const { runId } = err.data as { runId: string };
+      expect((await parley.engine.get(runId)!.result).status).toBe('failed');
+      expect((await session.prompt('[[route:direct]] hello')).stopReason).toBe('end_turn');
+    });
+  });
+});
+
+describe('ACP: a blocked run', () => {
+  let limited: TestParley;
+  beforeAll(async () => {
+    // One model call per run: the router's call uses it, the next is refused by the usage guard.
+    limited = await createTestParley({ config: { budget: { run: { modelCalls: 1 } } } });
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  const connect = <T>(op: (ctx: ClientContext, rc: RecordingClient) => Promise<T>) => {
+    const rc = recordingClient();
+    return rc.app.connectWith(createAcpAgent({ engine: limited.engine, approvals: limited.approvals }), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      return op(ctx, rc);
+    });
+  };
+
+  it('a run blocked by its budget ends with stopReason "refusal" and says why', async () => {
+    await connect(async (ctx, rc) => {
+      const session = await ctx.buildSession('/tmp').start();
+      const response = await session.prompt('[[route:plan]] [[steps:2]] Compare two caching strategies');
+      expect(response.stopReason).toBe('refusal');
+      const result = await limited.engine.get(runIdOf(response))!.result;
+      expect(result.status).toBe('blocked');
+      expect(messageText(rc, session.sessionId)).toBe(`Parley stopped: ${result.error}`);
+      expect(response._meta).toMatchObject({ parley: { status: 'blocked', error: result.error } });
+    });
+  });
+});
