@@ -1,0 +1,104 @@
+/**
+ * HTTP routes of the knowledge graph, as a Hono sub-app mounted at the root:
+ *   GET  /api/specialists   ?kind=prompt|mcp|a2a &domain= &available=true|false &q=
+ *   GET  /api/runs          ?limit=1..1000 &status= &threadId=
+ *   GET  /api/runs/:id      the run with steps and approvals; 404 when unknown
+ *   GET  /mcp/config        the parsed mcp_config.json, secrets redacted
+ *   GET  /mcp/tools         ?server=  tools with annotations and the config's approval/timeout say
+ *   POST /mcp/reload        re-ingest every source now; answers the ingestion report
+ * Errors use Parley's one shape: { "error": { "code", "message" } }.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { jsonError } from '../http/errors.ts';
+import type { KnowledgeStore } from './store.ts';
+import type { IngestReport } from './ingest/ingest.ts';
+import { McpConfigError, configRequiresApproval, configToolTimeoutMs, redactMcpConfig, type McpConfig } from './ingest/mcp-config.ts';
+
+export interface KnowledgeRoutesDeps {
+  store: KnowledgeStore;
+  /** Re-reads the sources and ingests them (the lead may also reconnect tool hosts here). */
+  reingest: () => Promise<IngestReport>;
+  /** The config in force; a function when reloads can replace it. */
+  mcpConfig?: McpConfig | (() => McpConfig | undefined);
+}
+
+const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+const SpecialistQuery = z.strictObject({
+  kind: z.enum(['prompt', 'mcp', 'a2a']).optional(),
+  domain: z.string().min(1).optional(),
+  available: boolParam.optional(),
+  q: z.string().min(1).optional(),
+});
+const RunsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  status: z.enum(['completed', 'failed', 'cancelled', 'blocked']).optional(),
+  threadId: z.string().min(1).optional(),
+});
+const ToolsQuery = z.strictObject({ server: z.string().min(1).optional() });
+
+function badQuery(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const name = issue.path.join('.');
+  return issue.code === 'unrecognized_keys' ? `Unknown query parameter: ${issue.keys.join(', ')}.` : `Query parameter "${name}": ${issue.message}.`;
+}
+
+export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
+  const app = new Hono();
+  const currentConfig = () => (typeof deps.mcpConfig === 'function' ? deps.mcpConfig() : deps.mcpConfig);
+  let reloading: Promise<IngestReport> | undefined;
+
+  app.get('/api/specialists', async (c) => {
+    const query = SpecialistQuery.safeParse(c.req.query());
+    if (!query.success) return jsonError(c, 400, badQuery(query.error));
+    const { q, ...filter } = query.data;
+    const specialists = await deps.store.listSpecialists({ ...filter, text: q });
+    return c.json({ specialists });
+  });
+
+  app.get('/api/runs', async (c) => {
+    const query = RunsQuery.safeParse(c.req.query());
+    if (!query.success) return jsonError(c, 400, badQuery(query.error));
+    return c.json({ runs: await deps.store.listRuns(query.data) });
+  });
+
+  app.get('/api/runs/:id', async (c) => {
+    const id = c.req.param('id');
+    const run = await deps.store.getRun(id);
+    if (!run) return jsonError(c, 404, `No run with id "${id}".`);
+    return c.json({ ...run, approvals: await deps.store.listApprovals(id) });
+  });
+
+  app.get('/mcp/config', (c) => {
+    const config = currentConfig();
+    return c.json(config ? redactMcpConfig(config) : { path: null, servers: [] });
+  });
+
+  app.get('/mcp/tools', async (c) => {
+    const query = ToolsQuery.safeParse(c.req.query());
+    if (!query.success) return jsonError(c, 400, badQuery(query.error));
+    const servers = new Map((currentConfig()?.servers ?? []).map((s) => [s.name, s]));
+    const tools = (await deps.store.listTools(query.data.server)).map((t) => {
+      const server = servers.get(t.server);
+      return {
+        ...t,
+        requireApproval: server ? configRequiresApproval(server, t.name) : undefined,
+        timeoutMs: server ? configToolTimeoutMs(server, t.name) : undefined,
+      };
+    });
+    return c.json({ tools });
+  });
+
+  app.post('/mcp/reload', async (c) => {
+    // Concurrent reloads share one ingestion rather than racing each other.
+    reloading ??= deps.reingest().finally(() => (reloading = undefined));
+    try {
+      return c.json({ report: await reloading });
+    } catch (err) {
+      if (err instanceof McpConfigError) return jsonError(c, 400, err.message, 'invalid_mcp_config');
+      throw err;
+    }
+  });
+
+  return app;
+}
