@@ -9,6 +9,7 @@ import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, type Client } from '@a2a-js/sdk/client';
 import type { ApprovalPort } from '../hitl/types.ts';
 import { silentLogger, type Logger } from '../log.ts';
+import { traceCarrier } from './trace-context.ts';
 import type { PeerAgentHost } from './types.ts';
 
 export interface A2aPeerHostOptions {
@@ -67,15 +68,16 @@ export class A2aPeerHost implements PeerAgentHost {
     const exchange: Exchange = { statusText: '', artifacts: new Map(), sources: [] };
     let message = userMessage(objective, {}, ctx);
     const rounds = this.options.maxInputRounds ?? 3;
+    const options = { signal: ctx.signal, serviceParameters: traceCarrier() };
 
     try {
       for (let round = 0; ; round++) {
         if (streaming) {
-          for await (const event of client.sendMessageStream(request(message), { signal: ctx.signal })) {
+          for await (const event of client.sendMessageStream(request(message), options)) {
             absorb(exchange, event.payload, ctx.onProgress);
           }
         } else {
-          const result = await client.sendMessage(request(message), { signal: ctx.signal });
+          const result = await client.sendMessage(request(message), options);
           absorb(exchange, isTask(result) ? { $case: 'task', value: result } : { $case: 'message', value: result }, ctx.onProgress);
           await this.#waitWhileWorking(client, exchange, ctx);
         }

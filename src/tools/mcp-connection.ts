@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../log.ts';
 import type { McpServerConfig } from '../knowledge/ingest/mcp-config.ts';
+import { traceCarrier } from './trace-context.ts';
 
 /** Form-mode elicitation as the server sent it. */
 export interface ElicitationAsk {
@@ -67,9 +68,9 @@ export class McpConnection {
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    return this.#withSession(
-      async (client) => (await client.callTool({ name, arguments: args }, { signal, timeout: NO_SDK_TIMEOUT })) as CallToolResult,
-    );
+    const trace = traceCarrier();
+    const params = { name, arguments: args, ...(Object.keys(trace).length ? { _meta: trace } : {}) };
+    return this.#withSession(async (client) => (await client.callTool(params, { signal, timeout: NO_SDK_TIMEOUT })) as CallToolResult);
   }
 
   /**
