@@ -19,6 +19,8 @@ export interface JsonRpcRouteOptions {
   card: AgentCard;
   userOf: (c: Context) => User;
   logger: Logger;
+  /** SSE comment line interval, so proxies keep an idle stream open (PARLEY_SSE_HEARTBEAT_MS). */
+  heartbeatMs: number;
 }
 
 type Envelope = { jsonrpc: '2.0'; id: string | number | null; result?: unknown; error?: { code: number } & Record<string, unknown> };
@@ -80,6 +82,8 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
       return stream(c, async (out) => {
         // A client that goes away detaches its queue from the task's bus; the run goes on.
         out.onAbort(() => void events.return?.(undefined));
+        // A comment line: SSE clients (the SDK's parser included) skip it.
+        const heartbeat = setInterval(() => void out.write(': keep-alive\n\n').catch(() => undefined), options.heartbeatMs);
         try {
           if (!first.done) await out.write(formatSSEEvent(first.value));
           for (let next = await events.next(); !next.done && !out.aborted; next = await events.next()) {
@@ -89,6 +93,7 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
           options.logger.warn('a2a: stream failed', { error: (err as Error).message });
           if (!out.aborted) await out.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(err) }));
         } finally {
+          clearInterval(heartbeat);
           await events.return?.(undefined);
         }
       });

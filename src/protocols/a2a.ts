@@ -68,6 +68,6 @@ export function a2aRoutes(deps: A2ADeps): Hono {
       return c.json({ error: 'Failed to retrieve agent card' }, 500);
     }
   });
-  app.post('/a2a', jsonRpcRoute({ handler, card, userOf, logger: deps.logger }));
+  app.post('/a2a', jsonRpcRoute({ handler, card, userOf, logger: deps.logger, heartbeatMs: deps.config.protocols.sseHeartbeatMs }));
   return app;
 }

@@ -40,12 +40,16 @@ export const NOTER = {
 /** A query the scripted model plans onto the noter, whose tool call then needs approval. */
 export const NOTE_QUERY = 'noter: keep notes [[route:plan]] [[steps:1]] [[tool:fx/write_note {"path":"a2a.txt","content":"hello"}]]';
 
+export const HEARTBEAT_MS = 100;
+
 export async function startA2ARig(options: TestParleyOptions = {}): Promise<A2ARig> {
   const fixture = await startFixtureHttpServer();
   const parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } }, ...options });
   const app = new Hono();
   const server = await listen(app);
-  app.route('/', a2aRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger, publicUrl: server.url }));
+  // A short heartbeat, so every streaming test also proves clients skip the comment lines.
+  const config = { ...parley.config, protocols: { ...parley.config.protocols, sseHeartbeatMs: HEARTBEAT_MS } };
+  app.route('/', a2aRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config, logger: silentLogger, publicUrl: server.url }));
   app.route('/', approvalRoutes({ broker: parley.approvals }));
   const client = await new ClientFactory().createFromUrl(server.url);
   return {

@@ -201,6 +201,25 @@ describe('cancel and subscribe', () => {
   });
 });
 
+describe('keeping streams open', () => {
+  it('an idle stream gets SSE comment heartbeats until the task ends', async () => {
+    const task = (await rig.client.sendMessage({ ...send([text('this never answers either [[fault:hang]]')]), configuration: returnImmediately })) as Task;
+    const res = await fetch(`${rig.server.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: task.id } }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = '';
+    while (!seen.includes(': keep-alive')) seen += (await reader.read()).value ?? '';
+    expect(seen.startsWith('data: ')).toBe(true);
+    await rig.client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    for (let r = await reader.read(); !r.done; r = await reader.read()) seen += r.value;
+    expect(seen).toContain('TASK_STATE_CANCELED');
+  });
+});
+
 describe('v0.3 clients', () => {
   it('a v0.3 client (SDK compat transport, v0.3 card) sends a message and gets the completed task', async () => {
     const legacyCard = await (await fetch(`${rig.server.url}/.well-known/agent-card.json`)).json();
