@@ -250,6 +250,24 @@ describe('ACP cancellation', () => {
     });
   });
 
+  it('the client going away (connection closed mid-run) cancels its run', async () => {
+    const rc = recordingClient();
+    const connection = rc.app.connect(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }));
+    await connection.agent.request(methods.agent.initialize, { protocolVersion: 1 });
+    const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
+    const before = parley.scripted.requests.length;
+    const prompt = connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '[[fault:hang]] hangs' }] });
+    const outcome = prompt.then(
+      () => 'answered',
+      () => 'rejected',
+    );
+    await expect.poll(() => parley.scripted.requests.length).toBeGreaterThan(before);
+    const runId = parley.scripted.requests.at(-1)!.runId!;
+    connection.close();
+    expect(await outcome).toBe('rejected');
+    expect((await parley.engine.get(runId)!.result).status).toBe('cancelled');
+  });
+
   it('cancel while a permission request is open: the client answers "cancelled", nothing is written', async () => {
     await withClient(async (ctx, rc) => {
       const session = await ctx.buildSession('/tmp').start();
