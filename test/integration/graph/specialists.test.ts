@@ -1,0 +1,62 @@
+/** The mcp and a2a specialist kinds, over a real MCP server and a real A2A peer (a second Parley). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hono } from 'hono';
+import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
+import { listen, type TestServer } from '../../support/http.ts';
+import { a2aRoutes } from '../../../src/protocols/a2a.ts';
+import { A2aPeerHost } from '../../../src/tools/a2a-peer.ts';
+import { silentLogger } from '../../../src/log.ts';
+import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
+import { ofType } from './helpers.ts';
+
+const base = { name: 'x', prompt: '', modelRole: 'specialist' as const, tools: [], sourceId: 'skills:specialists-test', available: true, domains: [] };
+
+let mcp: FixtureHttpServer;
+let peer: TestParley;
+let peerServer: TestServer;
+let p: TestParley;
+
+beforeAll(async () => {
+  mcp = await startFixtureHttpServer();
+  peer = await createTestParley();
+  const app = new Hono();
+  peerServer = await listen(app);
+  app.route('/', a2aRoutes({ engine: peer.engine, approvals: peer.approvals, store: peer.store, config: peer.config, logger: silentLogger, publicUrl: peerServer.url }));
+  const specialists: SpecialistRecord[] = [
+    { ...base, id: 'notes-server', kind: 'mcp', endpoint: 'notes', description: 'The notes MCP server: reads and writes notes', domains: ['notes'] },
+    { ...base, id: 'remote-parley', kind: 'a2a', endpoint: peerServer.url, description: 'A remote agent that answers questions about tides', domains: ['tides'] },
+  ];
+  p = await createTestParley({ roster: false, specialists, mcpServers: { notes: { url: mcp.mcpUrl } }, peers: new A2aPeerHost() });
+});
+afterAll(async () => {
+  await p.close();
+  await peerServer.close();
+  await peer.close();
+  await mcp.close();
+});
+
+describe('specialist kinds', () => {
+  it('mcp: the server\'s tools as a specialist, offered only that server\'s tools', async () => {
+    const { result, events } = await p.run({ query: 'Read the notes [[tool:notes/read_note {"path":"x.md"}]]', mode: 'orchestrate' });
+    expect(result.status).toBe('completed');
+    const step = ofType(events, 'step.finished')[0]!;
+    expect(step).toMatchObject({ specialist: 'notes-server', status: 'succeeded', lineage: { kind: 'mcp' } });
+    expect(step.output).toContain('note at x.md: hello');
+    const call = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'specialist')!;
+    expect(call.tools.length).toBeGreaterThan(1);
+    expect(call.tools.every((t) => t.startsWith('notes__'))).toBe(true);
+  });
+
+  it('a2a: the objective goes to a peer agent over A2A and its answer is the step output', async () => {
+    const { result, events } = await p.run({ query: 'Ask about tides in the bay', mode: 'orchestrate' });
+    expect(result.status).toBe('completed');
+    const step = ofType(events, 'step.finished')[0]!;
+    expect(step).toMatchObject({ specialist: 'remote-parley', status: 'succeeded', lineage: { kind: 'a2a' } });
+    expect(step.lineage!.sources).toContain(`a2a:${peerServer.url}`);
+    // The peer ran the objective through its own engine and model.
+    const peerRuns = new Set(peer.scripted.requests.map((r) => r.runId));
+    expect(peerRuns.size).toBeGreaterThan(0);
+    expect(step.output).toMatch(/tides in the bay/);
+  });
+});
