@@ -250,6 +250,20 @@ describe('ACP cancellation', () => {
     });
   });
 
+  it('a second prompt while one runs in the same session is refused (-32600); the first goes on', async () => {
+    await withClient(async (ctx) => {
+      const session = await ctx.buildSession('/tmp').start();
+      const before = parley.scripted.requests.length;
+      const first = session.prompt('[[route:plan]] [[fault:hang]] still thinking');
+      await expect.poll(() => parley.scripted.requests.length).toBeGreaterThan(before);
+      const second = await errorOf(ctx.request(methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'me too' }] }));
+      expect(second.code).toBe(-32600);
+      expect(parley.engine.activeRuns).toBe(1);
+      await ctx.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
+      expect((await first).stopReason).toBe('cancelled');
+    });
+  });
+
   it('the client going away (connection closed mid-run) cancels its run', async () => {
     const rc = recordingClient();
     const connection = rc.app.connect(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }));
