@@ -109,3 +109,39 @@ describe('approval inside a step (real MCP server)', () => {
     expect(ofType(events, 'tool.finished')[0]).toMatchObject({ status: 'ok', result: 'note at standup.md: hello' });
   });
 });
+
+describe('approval timeouts and cancellation', () => {
+  it('an unanswered approval times out to the default (deny) and the run goes on', async () => {
+    const quick = await createTestParley({
+      roster: false,
+      mcpServers: { notes: { url: mcp.mcpUrl } },
+      specialists: [{ ...(await p.store.getSpecialist('notes-keeper'))! }],
+      config: { approvals: { timeoutMs: 150 } },
+    });
+    try {
+      const before = mcp.state.writes.length;
+      const { result, events } = await quick.run({ query: 'Save the notes [[tool:notes/write_note {"path":"t.md","content":"x"}]]', mode: 'orchestrate' });
+      expect(result.status).toBe('completed');
+      expect(ofType(events, 'approval.resolved')[0]!.outcome).toMatchObject({ resolvedBy: 'timeout' });
+      const finished = ofType(events, 'tool.finished')[0]!;
+      expect(finished.status).toBe('denied');
+      expect(finished.error).toMatch(/^The tool call was not approved \(timeout\)\./);
+      expect(mcp.state.writes.length).toBe(before);
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('cancelling a run that waits on an approval settles the approval and ends the run cancelled', async () => {
+    const handle = p.engine.start({ query: 'Save the notes [[tool:notes/write_note {"path":"c.md","content":"x"}]]', mode: 'orchestrate', protocol: 'test' });
+    const events: GraphEvent[] = [];
+    for await (const e of handle.events()) {
+      events.push(e);
+      if (e.type === 'approval.requested') expect(p.engine.cancel(handle.id, 'changed my mind')).toBe(true);
+    }
+    expect(await handle.result).toMatchObject({ status: 'cancelled', error: 'cancelled: changed my mind' });
+    const requested = ofType(events, 'approval.requested')[0]!.request;
+    expect(p.approvals.listPending(handle.id)).toEqual([]);
+    expect(p.approvals.resolve(requested.id, { kind: 'tool', decisions: {} }, 'late').ok).toBe(false);
+  });
+});
