@@ -9,6 +9,7 @@ import { createHttpApp } from '../../../src/http/app.ts';
 import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { aguiRoutes } from '../../../src/protocols/agui.ts';
+import { openaiRoutes } from '../../../src/protocols/openai.ts';
 import { sseRoutes } from '../../../src/protocols/sse.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { createTestParley, type TestParley, type TestParleyOptions } from '../../support/engine.ts';
@@ -53,6 +54,7 @@ export async function startRig(options: TestParleyOptions & { heartbeatMs?: numb
     routes: [
       { path: '/', app: aguiRoutes(deps) },
       { path: '/', app: sseRoutes(deps) },
+      { path: '/', app: openaiRoutes(deps) },
       { path: '/', app: approvalRoutes({ broker: parley.approvals }) },
     ],
   });
