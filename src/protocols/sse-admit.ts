@@ -27,7 +27,8 @@ export async function admit(handle: RunHandle): Promise<Admission> {
       }
       break;
     }
-    if (event.type === 'node.finished' && event.node === 'usage_guard') break;
+    // The guard let the run through (a refusal goes on to run.finished, read above).
+    if (event.type === 'node.finished' && event.node === 'usage_guard' && event.next !== 'end') break;
     if (event.type === 'node.started' && event.node !== 'usage_guard') break;
   }
   return { admitted: true, events: chain(seen, rest) };

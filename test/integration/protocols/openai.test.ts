@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import type { GraphEvent } from '../../../src/graph/events.ts';
-import { startRig, type Rig } from './agui-rig.ts';
+import { NOTE_QUERY, startRig, type Rig } from './agui-rig.ts';
 
 let rig: Rig;
 let client: OpenAI;
@@ -172,5 +172,22 @@ describe('errors in OpenAI shape', () => {
       .create({ model: 'parley', messages: [{ role: 'user', content: 'rate me [[fault:429]]' }] }, mode('passthrough'))
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+  });
+});
+
+describe('disconnect', () => {
+  it('a streaming client that goes away cancels its run', async () => {
+    const abort = new AbortController();
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'parley', messages: [{ role: 'user', content: NOTE_QUERY.replace('agui.txt', 'openai.txt') }], stream: true }, { ...mode('orchestration'), signal: abort.signal })
+      .withResponse();
+    const runId = response.headers.get('x-parley-run-id')!;
+    await (async () => {
+      for await (const c of stream as AsyncIterable<ParleyChunk>) {
+        if (c.parley && 'type' in c.parley && c.parley.type === 'approval.requested') abort.abort();
+      }
+    })().catch(() => undefined);
+    expect((await rig.parley.engine.get(runId)!.result).status).toBe('cancelled');
+    expect(rig.fixture.state.writes.some((w) => w.path === 'openai.txt')).toBe(false);
   });
 });
