@@ -45,6 +45,8 @@ export interface RunState {
   planRound: number;
 
   memory?: MemoryHit[];
+  /** The memory search, started early by the router. */
+  memoryPrefetch?: Promise<MemoryHit[]>;
   /** Latest outcome per step id of the current plan. */
   results: Map<string, StepOutcome>;
   /** Step ids still to run in the current round. */

@@ -1,16 +1,24 @@
 /** memory: on the dispatcher's first entry, pulls relevant earlier runs into the run's context. */
 import type { EngineContext, RunState } from '../state.ts';
 import type { NodeResult } from './types.ts';
+import type { MemoryHit } from '../../knowledge/store.ts';
 
 const MEMORY_HITS = 3;
 
 export async function memory(run: RunState, ctx: EngineContext): Promise<NodeResult> {
-  try {
-    run.memory = await ctx.store.searchMemory(run.request.query, MEMORY_HITS);
-  } catch (err) {
+  run.memory = await (run.memoryPrefetch ?? prefetchMemory(run, ctx));
+  return 'dispatcher';
+}
+
+/**
+ * Starts the memory search early (the router calls it before its planning call, so the search
+ * overlaps the model's latency); never rejects.
+ */
+export function prefetchMemory(run: RunState, ctx: EngineContext): Promise<MemoryHit[]> {
+  run.memoryPrefetch ??= ctx.store.searchMemory(run.request.query, MEMORY_HITS).catch((err: unknown) => {
     // Memory is a help, not a requirement: a store failure must not fail the run.
     ctx.logger.warn('memory search failed', { runId: run.id, error: (err as Error).message });
-    run.memory = [];
-  }
-  return 'dispatcher';
+    return [];
+  });
+  return run.memoryPrefetch;
 }

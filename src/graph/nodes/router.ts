@@ -11,6 +11,7 @@ import { emit, type EngineContext, type RunState } from '../state.ts';
 import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../planning.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
 import type { NodeResult } from './types.ts';
+import { prefetchMemory } from './memory.ts';
 
 const ROUTER_SYSTEM = `You are Parley's router. Decide how to answer the query:
 "direct" for greetings, small talk and simple facts one model call can answer;
@@ -31,6 +32,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   const team = await reusableTeam(run, ctx);
   if (team) {
     run.teamConfigId = team.id;
+    void prefetchMemory(run, ctx);
     const rate = team.uses ? team.successes / team.uses : 0;
     emit(run, {
       type: 'route.decided',
@@ -79,6 +81,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
     run.outcome = { status: 'failed', error: 'no specialists are available to plan with (is the registry empty?)' };
     return 'end';
   }
+  void prefetchMemory(run, ctx);
   const attempt = await planWithModel(run, ctx);
   if (!attempt.ok) {
     run.outcome = { status: 'failed', error: `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}` };
