@@ -86,7 +86,8 @@ export class RunEventLog {
   }
 
   private iterate(afterSeq: number): AsyncIterator<GraphEvent> {
-    const consumer: Consumer = { cursor: Math.max(0, afterSeq), floor: this.history.length };
+    // An afterSeq past the end (a client that claims more than exists) means "from now on".
+    const consumer: Consumer = { cursor: Math.min(Math.max(0, afterSeq), this.history.length), floor: this.history.length };
     let attached = !this.closed || consumer.cursor < this.history.length;
     if (!this.closed) this.consumers.add(consumer);
     const detach = () => {

@@ -23,6 +23,7 @@ describe('RunEventLog', () => {
     expect(all.every((e) => e.runId === 'r1' && !Number.isNaN(Date.parse(e.at)))).toBe(true);
     expect((await collect(log.events(1))).map((e) => e.seq)).toEqual([2, 3]);
     expect(await collect(log.events(3))).toEqual([]);
+    expect(await collect(log.events(99))).toEqual([]);
     expect(log.consumerCount).toBe(0);
   });
 
@@ -40,6 +41,14 @@ describe('RunEventLog', () => {
     expect(await first).toBe('an event');
     await expect(slow.next()).rejects.toBeInstanceOf(SlowConsumerError);
     expect(log.consumerCount).toBe(0);
+  });
+
+  it('a resume point past the end follows the live run from now on', async () => {
+    const log = new RunEventLog('r4', { buffer: 10 });
+    log.emit({ type: 'node.started', node: 'router' });
+    const later = collect(log.events(50));
+    log.emit({ type: 'run.finished', status: 'completed', usage, durationMs: 1 });
+    expect((await later).map((e) => e.seq)).toEqual([2]);
   });
 
   it('a consumer that breaks out is removed', async () => {
