@@ -85,6 +85,7 @@ export const QUERY_NAMES = [
   'proficienciesByIds',
   'getProficiency',
   'upsertProficiency',
+  'upsertProficiencies',
   'listTeams',
   'getTeam',
   'upsertTeam',
@@ -235,8 +236,19 @@ export class CypherStore implements KnowledgeStore {
   // ── Execution memory ────────────────────────────────────────────────────
 
   async findTeamConfig(query: string): Promise<TeamConfig | undefined> {
-    const rows = await this.exec.read((q) => q(this.Q.listTeams));
-    return pickTeam(query, rows.map((r) => teamFromNode(node(r, 't'))), this.options);
+    return this.exec.read(async (q) => {
+      const stats = (await q(this.Q.listTeams)).map((r) => ({
+        id: str(r.id),
+        pattern: str(r.pattern),
+        uses: num(r.uses),
+        successes: num(r.successes),
+        avgScore: num(r.avgScore),
+      }));
+      const best = pickTeam(query, stats, this.options);
+      if (!best) return undefined;
+      const rows = await q(this.Q.getTeam, { id: best.id });
+      return rows[0] ? teamFromNode(node(rows[0], 't')) : undefined;
+    });
   }
 
   async recordRun(run: RunRecord): Promise<void> {
@@ -244,7 +256,7 @@ export class CypherStore implements KnowledgeStore {
       // A run recorded again (same id) replaces its record but teaches nothing twice.
       const seen = (await q(this.Q.runExists, { id: run.id })).length > 0;
       await q(this.Q.upsertRun, runParams(run));
-      await q(this.Q.deleteSteps, { runId: run.id });
+      if (seen) await q(this.Q.deleteSteps, { runId: run.id });
       if (run.steps.length) {
         await q(this.Q.createSteps, {
           runId: run.id,
@@ -264,8 +276,9 @@ export class CypherStore implements KnowledgeStore {
           })),
         });
         // Struct fields bind with one type per list: a null cost is -1 in transit, null at rest.
-        await q(this.Q.clearUnknownStepCosts, { runId: run.id });
-        await q(this.Q.linkStepSpecialists, { runId: run.id });
+        const unknownCost = run.steps.filter((s) => s.costUsd === null).map((s) => `${run.id}/${s.id}`);
+        if (unknownCost.length) await q(this.Q.clearUnknownStepCosts, { ids: unknownCost });
+        await q(this.Q.linkStepSpecialists, { links: run.steps.map((s) => ({ stepId: `${run.id}/${s.id}`, specialist: s.specialist })) });
         const calls = run.steps.flatMap((s) => s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status })));
         if (calls.length) await q(this.Q.linkStepTools, { calls });
       }
@@ -298,21 +311,26 @@ export class CypherStore implements KnowledgeStore {
         return [s.id, s.domains] as const;
       }),
     );
-    const updates = new Map<string, ProficiencyTotals>();
-    const bump = async (kind: Proficiency['kind'], subject: string, o: (typeof observations)[number]['observation']) => {
+    const keys = new Set<string>();
+    for (const { specialistId } of observations) {
+      keys.add(profId('specialist', specialistId));
+      for (const domain of domainsOf.get(specialistId) ?? []) keys.add(profId('domain', domain));
+    }
+    const stored = await q(this.Q.proficienciesByIds, { ids: [...keys] });
+    const totals = new Map(stored.map((r) => {
+      const p = proficiencyFromNode(node(r, 'p'));
+      return [profId(p.kind, p.subject), p] as const;
+    }));
+    const bump = (kind: Proficiency['kind'], subject: string, o: (typeof observations)[number]['observation']) => {
       const key = profId(kind, subject);
-      let p = updates.get(key);
-      if (!p) {
-        const rows = await q(this.Q.getProficiency, { id: key });
-        p = rows[0] ? proficiencyFromNode(node(rows[0], 'p')) : emptyProficiency(subject, kind);
-      }
-      updates.set(key, applyObservation(p, o));
+      totals.set(key, applyObservation(totals.get(key) ?? emptyProficiency(subject, kind), o));
     };
     for (const { specialistId, observation } of observations) {
-      await bump('specialist', specialistId, observation);
-      for (const domain of domainsOf.get(specialistId) ?? []) await bump('domain', domain, observation);
+      bump('specialist', specialistId, observation);
+      for (const domain of domainsOf.get(specialistId) ?? []) bump('domain', domain, observation);
     }
-    for (const [id, p] of updates) await q(this.Q.upsertProficiency, { id, ...p });
+    const rows = [...keys].map((id) => ({ id, ...totals.get(id)! }));
+    await q(this.Q.upsertProficiencies, { rows });
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {

@@ -56,10 +56,12 @@ export function jaccard(a: string, b: string): number {
   return both / (x.size + y.size - both);
 }
 
+export type TeamStats = Pick<TeamConfig, 'id' | 'pattern' | 'uses' | 'successes' | 'avgScore'>;
+
 /** Best team for the query among `teams`, or undefined when none is similar and proven enough. */
-export function pickTeam(query: string, teams: TeamConfig[], options: RegistryOptions): TeamConfig | undefined {
+export function pickTeam<T extends TeamStats>(query: string, teams: T[], options: RegistryOptions): T | undefined {
   const pattern = queryPattern(query);
-  let best: { team: TeamConfig; similarity: number } | undefined;
+  let best: { team: T; similarity: number } | undefined;
   for (const team of teams) {
     if (team.uses === 0 || team.successes / team.uses < options.teamMinSuccessRate) continue;
     const similarity = jaccard(pattern, team.pattern);

@@ -42,7 +42,13 @@ export const Q = {
     SET p.subject = $subject, p.kind = $kind, p.runs = $runs, p.successes = $successes, p.meanScore = $meanScore,
         p.meanLatencyMs = $meanLatencyMs, p.meanCostUsd = $meanCostUsd, p.costRuns = $costRuns`,
 
-  listTeams: 'MATCH (t:TeamConfig) RETURN t',
+  upsertProficiencies: `UNWIND $rows AS p
+    MERGE (x:Proficiency {id: p.id})
+    SET x.subject = p.subject, x.kind = p.kind, x.runs = p.runs, x.successes = p.successes, x.meanScore = p.meanScore,
+        x.meanLatencyMs = p.meanLatencyMs, x.meanCostUsd = p.meanCostUsd, x.costRuns = p.costRuns`,
+
+  /** Only what matching needs; the chosen team is then read whole with getTeam. */
+  listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
   getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
   upsertTeam: `MERGE (t:TeamConfig {id: $id})
     SET t.pattern = $pattern, t.specialists = $specialists, t.plan = $plan, t.uses = $uses,
@@ -55,15 +61,16 @@ export const Q = {
         r.startedAt = $startedAt, r.durationMs = $durationMs, r.status = $status, r.answer = $answer,
         r.error = $error, r.tokens = $tokens, r.costUsd = $costUsd, r.score = $score, r.plan = $plan,
         r.teamConfigId = $teamConfigId, r.searchText = $searchText`,
-  deleteSteps: 'MATCH (s:Step {runId: $runId}) DETACH DELETE s',
+  deleteSteps: 'MATCH (:Run {id: $runId})-[:HAS_STEP]->(s:Step) DETACH DELETE s',
   createSteps: `UNWIND $steps AS x
     MATCH (r:Run {id: $runId})
     CREATE (r)-[:HAS_STEP]->(:Step {id: x.id, runId: $runId, stepId: x.stepId, idx: x.idx, specialist: x.specialist,
       objective: x.objective, status: x.status, output: x.output, error: x.error, durationMs: x.durationMs,
       tokens: x.tokens, costUsd: x.costUsd, toolCalls: x.toolCalls})`,
   /** Kept in step with the Kuzu backend, where an unknown cost travels as -1. */
-  clearUnknownStepCosts: 'MATCH (s:Step {runId: $runId}) WHERE s.costUsd < 0 SET s.costUsd = null',
-  linkStepSpecialists: `MATCH (st:Step {runId: $runId}) MATCH (sp:Specialist {id: st.specialist})
+  clearUnknownStepCosts: 'UNWIND $ids AS sid MATCH (s:Step {id: sid}) SET s.costUsd = null',
+  linkStepSpecialists: `UNWIND $links AS l
+    MATCH (st:Step {id: l.stepId}) MATCH (sp:Specialist {id: l.specialist})
     MERGE (st)-[:BY]->(sp)`,
   linkStepTools: `UNWIND $calls AS c
     MATCH (st:Step {id: c.stepId}) MATCH (t:Tool {id: c.tool})
@@ -71,7 +78,7 @@ export const Q = {
   linkRunApprovals: 'MATCH (r:Run {id: $runId}) MATCH (a:Approval {runId: $runId}) MERGE (r)-[:HAS_APPROVAL]->(a)',
   linkRunDecisions: 'MATCH (r:Run {id: $runId}) MATCH (d:Decision {runId: $runId}) MERGE (r)-[:DECIDED]->(d)',
   getRun: 'MATCH (r:Run {id: $id}) RETURN r',
-  stepsOfRun: 'MATCH (s:Step {runId: $runId}) RETURN s ORDER BY s.idx',
+  stepsOfRun: 'MATCH (:Run {id: $runId})-[:HAS_STEP]->(s:Step) RETURN s ORDER BY s.idx',
   listRuns: `MATCH (r:Run)
     WHERE ($status = '' OR r.status = $status) AND ($threadId = '' OR r.threadId = $threadId)
     RETURN r.id AS id, r.query AS query, r.status AS status, r.startedAt AS startedAt, r.durationMs AS durationMs,

@@ -1,0 +1,124 @@
+/**
+ * Knowledge store figures on Kuzu: `npx tsx bench/knowledge.ts [--file]`.
+ *  - time to record 1,000 runs of 8 steps each (steps with tool calls; proficiency and TeamConfig
+ *    statistics updated per run, as in production)
+ *  - retrieval latency (p50/p95) over 500 specialists, 200 queries
+ * --file uses a database file in a temp folder instead of :memory:.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openKuzuStore } from '../src/knowledge/kuzu/store.ts';
+import type { RunRecord, SpecialistRecord, StepRecord } from '../src/knowledge/store.ts';
+
+const RUNS = 1000;
+const STEPS = 8;
+const SPECIALISTS = 500;
+const QUERIES = 200;
+
+const WORDS = (
+  'python typescript rust sql postgres schema index migration docker kubernetes ci pipeline deploy security audit ' +
+  'vulnerability test pytest vitest documentation readme release notes debug stack trace memory leak performance ' +
+  'profiling cache redis kafka queue api rest graphql auth oauth token frontend react css accessibility design ' +
+  'architecture microservice monitoring metrics logging alert budget cost forecast revenue report spreadsheet'
+).split(' ');
+
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
+const phrase = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
+
+function specialist(i: number): SpecialistRecord {
+  const domains = [pick(WORDS), pick(WORDS)];
+  return {
+    id: `spec-${i}`,
+    name: `spec-${i}`,
+    description: `Specialist for ${phrase(12)}.`,
+    kind: 'prompt',
+    domains,
+    prompt: `You are specialist ${i}.`,
+    endpoint: '',
+    modelRole: 'specialist',
+    tools: [],
+    sourceId: 'skills:bench',
+    available: true,
+  };
+}
+
+function runRecord(i: number): RunRecord {
+  const steps: StepRecord[] = Array.from({ length: STEPS }, (_, s) => ({
+    id: `s${s}`,
+    specialist: `spec-${Math.floor(rand() * 40)}`,
+    objective: phrase(8),
+    status: rand() < 0.9 ? 'succeeded' : 'failed',
+    output: phrase(40),
+    durationMs: Math.round(rand() * 5000),
+    tokens: Math.round(rand() * 2000),
+    costUsd: rand() * 0.01,
+    toolCalls: [{ tool: 'filesystem/read_text_file', status: 'ok' }],
+  }));
+  return {
+    id: `run-${i}`,
+    threadId: `t-${i % 50}`,
+    query: phrase(7),
+    protocol: 'bench',
+    callerId: 'bench',
+    startedAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    durationMs: 10_000,
+    status: 'completed',
+    answer: phrase(60),
+    tokens: steps.reduce((n, s) => n + s.tokens, 0),
+    costUsd: 0.05,
+    score: rand(),
+    plan: { rationale: 'bench', steps: steps.map((s) => ({ id: s.id, specialist: s.specialist, objective: s.objective, dependsOn: [], phase: 'execution' as const })) },
+    steps,
+  };
+}
+
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+async function main(): Promise<void> {
+  const onFile = process.argv.includes('--file');
+  const dir = onFile ? mkdtempSync(join(tmpdir(), 'parley-bench-')) : undefined;
+  const store = await openKuzuStore({ path: dir ? join(dir, 'knowledge.kuzu') : ':memory:' });
+  try {
+    const specialists = Array.from({ length: SPECIALISTS }, (_, i) => specialist(i));
+    let t = performance.now();
+    await store.upsertSpecialists(specialists);
+    const upsertMs = performance.now() - t;
+
+    const runs = Array.from({ length: RUNS }, (_, i) => runRecord(i));
+    t = performance.now();
+    for (const r of runs) await store.recordRun(r);
+    const recordMs = performance.now() - t;
+
+    const latencies: number[] = [];
+    for (let i = 0; i < QUERIES; i++) {
+      const q = phrase(6);
+      const t0 = performance.now();
+      await store.retrieveSpecialists(q, 7);
+      latencies.push(performance.now() - t0);
+    }
+    const teamLatencies: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t0 = performance.now();
+      await store.findTeamConfig(runs[i]!.query);
+      teamLatencies.push(performance.now() - t0);
+    }
+
+    const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+    console.log(`Kuzu knowledge store (${onFile ? 'file' : ':memory:'}), node ${process.version}`);
+    console.log(`upsert ${SPECIALISTS} specialists:           ${fmt(upsertMs)}`);
+    console.log(`record ${RUNS} runs x ${STEPS} steps:          ${fmt(recordMs)} (${fmt(recordMs / RUNS)} per run)`);
+    console.log(`retrieve top-7 of ${SPECIALISTS} (${QUERIES} queries): p50 ${fmt(percentile(latencies, 50))}, p95 ${fmt(percentile(latencies, 95))}`);
+    console.log(`findTeamConfig over ${RUNS} runs' teams (50 queries): p50 ${fmt(percentile(teamLatencies, 50))}`);
+  } finally {
+    await store.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
