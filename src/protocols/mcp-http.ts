@@ -3,6 +3,9 @@
  * The SDK's Hono helper supplies Host/Origin validation (DNS-rebinding protection when bound to
  * a loopback address, or the allowedHosts list) and the JSON body parsing; the SDK transport does
  * the protocol. Mount the returned app under /mcp.
+ *
+ * Clients that vanish without DELETE /mcp would leave their session behind, so a session with no
+ * open response (no running tool call, no listening GET stream) for `sessionIdleMs` is closed.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
@@ -17,15 +20,62 @@ export interface McpRoutesDeps extends McpServerDeps {
   allowedHosts?: string[];
   /** The authenticated caller id the auth middleware established, if any. */
   callerOf?: (c: Context) => string | undefined;
+  /** Idle time after which a session with no open response is closed (default 30 minutes). */
+  sessionIdleMs?: number;
 }
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
+  /** Responses still streaming (SSE of a tool call, the GET notification stream). */
+  open: number;
+  lastSeen: number;
+}
+
+/** The same response, counting it as open on the session until its body ends or is cancelled. */
+function tracked(session: Session, response: Response): Response {
+  session.lastSeen = Date.now();
+  if (!response.body) return response;
+  session.open += 1;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    session.open -= 1;
+    session.lastSeen = Date.now();
+  };
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await reader.read().catch((err: unknown) => {
+        finish();
+        throw err;
+      });
+      if (chunk.done) {
+        finish();
+        controller.close();
+      } else controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 export function mcpRoutes(deps: McpRoutesDeps) {
   const sessions = new Map<string, Session>();
+  const idleMs = deps.sessionIdleMs ?? 30 * 60_000;
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [sid, s] of sessions) {
+      if (s.open > 0 || now - s.lastSeen < idleMs) continue;
+      sessions.delete(sid);
+      void s.server.close().catch(() => undefined);
+    }
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
   const app = createMcpHonoApp({
     host: deps.config.server.host,
     allowedHosts: deps.allowedHosts,
@@ -40,13 +90,14 @@ export function mcpRoutes(deps: McpRoutesDeps) {
       const session = sessions.get(id);
       // Same answer the SDK transport gives for a closed session, so clients re-initialize.
       if (!session) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
-      return session.transport.handleRequest(c.req.raw, options);
+      session.lastSeen = Date.now();
+      return tracked(session, await session.transport.handleRequest(c.req.raw, options));
     }
     // No session yet: a fresh transport answers; it only opens a session for an initialize request.
     const server = createParleyMcpServer(deps);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server }),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, open: 0, lastSeen: Date.now() }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     transport.onclose = () => {
@@ -54,13 +105,18 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     };
     await server.connect(transport);
     const response = await transport.handleRequest(c.req.raw, options);
-    if (!transport.sessionId) await server.close();
-    return response;
+    const opened = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
+    if (!opened) {
+      await server.close();
+      return response;
+    }
+    return tracked(opened, response);
   });
 
   return Object.assign(app, {
     /** Closes every open session (server shutdown). */
     closeSessions: async () => {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map((s) => s.server.close()));
       sessions.clear();
     },

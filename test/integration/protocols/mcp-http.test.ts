@@ -14,6 +14,7 @@ import { listen, type TestServer } from '../../support/http.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { NOTER, NOTE_QUERY, progressLog, structured, textOf, type AskResult } from './mcp-helpers.ts';
 
+const IDLE_MS = 300;
 let fixture: FixtureHttpServer;
 let parley: TestParley;
 let server: TestServer;
@@ -24,6 +25,8 @@ beforeAll(async () => {
   parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } } });
   const app = new Hono();
   app.route('/mcp', mcpRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger }));
+  // A second endpoint whose sessions expire quickly when idle.
+  app.route('/mcp-short', mcpRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger, sessionIdleMs: IDLE_MS }));
   app.route('/', approvalRoutes({ broker: parley.approvals }));
   server = await listen(app);
 });
@@ -34,13 +37,13 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-async function connect(options: { elicit?: (params: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> } } = {}) {
+async function connect(options: { path?: string; elicit?: (params: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> } } = {}) {
   const client = new Client({ name: 'parley-test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
   if (options.elicit) {
     const answer = options.elicit;
     client.setRequestHandler('elicitation/create', async (req) => answer(req.params as { message: string; requestedSchema: unknown }));
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`)));
   clients.push(client);
   return client;
 }
@@ -180,6 +183,27 @@ describe('MCP server over Streamable HTTP', () => {
     const content = read.contents[0]!;
     expect('text' in content && JSON.parse(content.text).query).toContain('a question to remember');
     await expect(client.readResource({ uri: 'parley://runs/no-such-run' })).rejects.toThrow();
+  });
+
+  it('closes a session whose client went away without DELETE, keeps a connected idle one', async () => {
+    const kept = await connect({ path: '/mcp-short' });
+    const goneTransport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp-short`));
+    const gone = new Client({ name: 'vanishing', version: '1.0.0' });
+    await gone.connect(goneTransport);
+    const sessionId = goneTransport.sessionId!;
+    await gone.listTools();
+    await goneTransport.close(); // drops its streams, sends no DELETE
+
+    const listTools = (sid: string) =>
+      fetch(`${server.url}/mcp-short`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    // Each probe counts as activity, so probe less often than the idle time.
+    await expect.poll(async () => (await listTools(sessionId)).status, { timeout: IDLE_MS * 30, interval: IDLE_MS * 3 }).toBe(404);
+    // A connected client keeps its notification stream open, so it is never idle.
+    expect((await kept.listTools()).tools).toHaveLength(6);
   });
 
   it('rejects a foreign Host header (DNS-rebinding protection) and an unknown session', async () => {
