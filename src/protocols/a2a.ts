@@ -34,7 +34,8 @@ export interface A2ADeps {
   callerOf?: (c: Context) => string | undefined;
 }
 
-class Caller implements User {
+/** An A2A SDK user for a caller the auth middleware identified; the SDK scopes tasks by userName. */
+class KeyUser implements User {
   constructor(readonly userName: string) {}
   get isAuthenticated() {
     return true;
@@ -49,7 +50,7 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
   const userOf = (c: Context): User => {
     const id = deps.callerOf?.(c);
-    return id ? new Caller(id) : new UnauthenticatedUser();
+    return id ? new KeyUser(id) : new UnauthenticatedUser();
   };
 
   const app = new Hono();

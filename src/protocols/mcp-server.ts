@@ -94,9 +94,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     async ({ query, mode, threadId }, ctx) => {
       const handle = deps.engine.start({ query, mode, threadId, caller: callerOf(ctx), protocol: 'mcp' });
       const { result } = await followRun(handle, ctx, follow);
-      const structured = { ...result, answer: result.answer, error: result.error };
       const text = result.status === 'completed' ? (result.answer ?? '') : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
-      return { content: [{ type: 'text', text }], structuredContent: structured, isError: result.status !== 'completed' };
+      return { content: [{ type: 'text', text }], structuredContent: { ...result }, isError: result.status !== 'completed' };
     },
   );
 
