@@ -8,7 +8,7 @@
  * Bad input answers 400 `{ error: { code, message, field } }` and starts nothing.
  */
 import { Hono, type Context } from 'hono';
-import { EventEncoder } from '@ag-ui/encoder';
+import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import type { RunAgentInput } from '@ag-ui/core';
 import type { Config } from '../config.ts';
 import type { GraphEvent } from '../graph/events.ts';
@@ -39,7 +39,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
 
   const open = (c: Context, input: RunAgentInput, parley: ParleyProps, handle: RunHandle, events: AsyncIterator<GraphEvent>, translator: AguiTranslator) => {
     c.header('X-Parley-Run-Id', handle.id);
-    return streamAgui(c, new EventEncoder({ accept: c.req.header('accept') }), translator, events, {
+    return streamAgui(c, encoderFor(c.req.header('accept')), translator, events, {
       heartbeatMs,
       logger: deps.logger,
       onDisconnect: parley.continueOnDisconnect ? undefined : () => deps.engine.cancel(handle.id, 'the AG-UI client disconnected'),
@@ -111,6 +111,14 @@ export function aguiRoutes(deps: AguiDeps): Hono {
   };
 
   return app;
+}
+
+/**
+ * Protobuf only when the client names its media type: the encoder alone would also pick it for
+ * `*\/*` (curl, most HTTP libraries), and SSE is the default the AG-UI clients and docs assume.
+ */
+function encoderFor(accept: string | undefined): EventEncoder {
+  return new EventEncoder(accept?.toLowerCase().includes(AGUI_MEDIA_TYPE) ? { accept } : {});
 }
 
 function invalid(c: Context, issue: { field: string; message: string }, status: 400 | 409 = 400): Response {

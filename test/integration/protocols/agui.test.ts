@@ -86,6 +86,15 @@ describe('POST /ag-ui', () => {
     expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, runId });
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, runId });
     expect(types(events)).toContain(EventType.TEXT_MESSAGE_CONTENT);
+
+    // `*/*` (curl, generic HTTP clients) gets SSE, the default, not protobuf.
+    const any = await fetch(`${rig.url}/ag-ui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: '*/*' },
+      body: JSON.stringify({ ...body, runId: randomUUID() }),
+    });
+    expect(any.headers.get('content-type')).toBe('text/event-stream');
+    expect(await any.text()).toMatch(/^data: \{"type":"RUN_STARTED"/);
   });
 
   it('answers a bad RunAgentInput with 400 naming the field, and starts no run', async () => {
