@@ -18,7 +18,7 @@ export interface SpecialistRecord {
   domains: string[];
   /** System prompt for prompt specialists. */
   prompt: string;
-  /** MCP server name (mcp) or agent card URL (a2a). */
+  /** MCP server name (mcp) or the peer's base URL (a2a; its card is at <base>/.well-known/agent-card.json). */
   endpoint: string;
   modelRole: ModelRole;
   /** Tool ids (`server/tool`) the specialist may call. */
