@@ -96,6 +96,14 @@ describe('running tasks', () => {
     expect(listed.tasks.map((t) => t.id).sort()).toEqual([first.id, second.id].sort());
   });
 
+  it('metadata.mode "council" convenes the council; the verdict comes as a data artifact', async () => {
+    const task = (await rig.client.sendMessage(send([text('Should we rewrite the billing service?')], {}, { mode: 'council' }))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const verdict = task.artifacts.find((a) => a.artifactId === 'council-verdict')?.parts[0]?.content;
+    expect(verdict?.$case).toBe('data');
+    expect(verdict?.$case === 'data' && typeof verdict.value.recommendation).toBe('string');
+  });
+
   it('a graph failure is a FAILED task carrying the reason', async () => {
     const task = (await rig.client.sendMessage(send([text('this will break [[fault:500]]')]))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);

@@ -142,6 +142,15 @@ describe('MCP server over Streamable HTTP', () => {
     expect((await parley.engine.get(runId!)?.result)?.status).toBe('cancelled');
   });
 
+  it('a failed run is a tool error result with the reason', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'ask', arguments: { query: 'this will break [[fault:500]]' } });
+    expect(result.isError).toBe(true);
+    const out = structured<AskResult>(result);
+    expect(out.status).toBe('failed');
+    expect(textOf(result)).toContain(`Run ${out.runId} failed`);
+  });
+
   it('bad arguments are a tool error result, not a crash, and the session goes on', async () => {
     const client = await connect();
     const wrongType = await client.callTool({ name: 'ask', arguments: { query: 42 } });
