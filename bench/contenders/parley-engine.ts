@@ -1,0 +1,107 @@
+/**
+ * Builds Parley's real engine in-process for the benchmark, the way the composition root does:
+ * the openai-SDK model client pointed at the scripted model process, Kuzu in memory holding the
+ * workload's roster, the ApprovalBroker, and a tool host with no tools (the workload calls none).
+ * Settings that would cap the benchmark itself are raised, and said so (docs/performance.md).
+ */
+import { loadConfig, type Config } from '../../src/config.ts';
+import { Engine } from '../../src/graph/engine.ts';
+import { ApprovalBroker } from '../../src/hitl/approvals.ts';
+import { openKuzuStore } from '../../src/knowledge/kuzu/store.ts';
+import type { KnowledgeStore, SpecialistRecord } from '../../src/knowledge/store.ts';
+import { createModelClient, pointAtScriptedModel } from '../../src/llm/index.ts';
+import { silentLogger } from '../../src/log.ts';
+import type { ToolHost } from '../../src/tools/types.ts';
+import { ROSTER, specialistPrompt } from '../lib/workload.ts';
+
+export interface BenchEngineOptions {
+  /** Base URL of the scripted model (…/v1). */
+  modelUrl: string;
+  /** false: run, approval and decision records are dropped (a no-op in front of Kuzu). */
+  knowledgeWrites: boolean;
+  /** Override of PARLEY_RUN_RETENTION_MS (default: the shipped default). */
+  runRetentionMs?: number;
+}
+
+export interface BenchEngine {
+  engine: Engine;
+  store: KnowledgeStore;
+  config: Config;
+  close(): Promise<void>;
+}
+
+const noTools: ToolHost = {
+  listTools: async () => [],
+  getTool: async () => undefined,
+  callTool: async (id) => ({ ok: false, text: `no tool ${id}`, full: null, error: `no tool ${id}` }),
+  close: async () => {},
+};
+
+/** The KnowledgeStore with its execution-memory writes turned into no-ops (registry reads stay real). */
+export function withoutWrites(store: KnowledgeStore): KnowledgeStore {
+  return Object.assign(Object.create(store) as KnowledgeStore, {
+    recordRun: async () => {},
+    recordApproval: async () => {},
+    recordDecision: async () => {},
+  });
+}
+
+export function benchConfig(options: Pick<BenchEngineOptions, 'runRetentionMs'>): Config {
+  const env: Record<string, string> = {
+    PARLEY_DATA_DIR: ':memory:',
+    PARLEY_LOG_LEVEL: 'silent',
+    PARLEY_MODEL_MAX_RETRIES: '0',
+    // Every specialist of the widest workload (N = 16) runs at once, as with the other contenders.
+    PARLEY_STEP_CONCURRENCY: '16',
+    // Per-caller limits exist to protect a deployment; here one caller starts 100k runs.
+    PARLEY_RATE_LIMIT_PER_MINUTE: '100000000',
+    PARLEY_CALLER_MAX_TOKENS: '100000000000',
+    PARLEY_CALLER_MAX_COST_USD: '100000000',
+  };
+  if (options.runRetentionMs !== undefined) env.PARLEY_RUN_RETENTION_MS = String(options.runRetentionMs);
+  return loadConfig(env);
+}
+
+export const ROSTER_RECORDS: SpecialistRecord[] = ROSTER.map((s) => ({
+  id: s.id,
+  name: s.id,
+  description: s.description,
+  kind: 'prompt',
+  domains: s.domains,
+  prompt: specialistPrompt(s),
+  endpoint: '',
+  modelRole: 'specialist',
+  tools: [],
+  sourceId: 'skills:bench',
+  available: true,
+}));
+
+export async function createBenchEngine(options: BenchEngineOptions): Promise<BenchEngine> {
+  const config = benchConfig(options);
+  config.model = pointAtScriptedModel(config.model, options.modelUrl.replace(/\/v1\/?$/, ''));
+  const model = createModelClient(config.model, { logger: silentLogger });
+  const kuzu = await openKuzuStore({
+    path: ':memory:',
+    teamMatchThreshold: config.knowledge.teamMatchThreshold,
+    teamMinSuccessRate: config.knowledge.teamMinSuccessRate,
+  });
+  await kuzu.upsertSource({ id: 'skills:bench', kind: 'skills', location: 'bench', contentHash: 'bench', ingestedAt: new Date().toISOString(), status: 'ok' });
+  await kuzu.upsertSpecialists(ROSTER_RECORDS);
+  const store = options.knowledgeWrites ? kuzu : withoutWrites(kuzu);
+  const approvals = new ApprovalBroker({
+    timeoutMs: config.approvals.timeoutMs,
+    defaultDecision: config.approvals.defaultDecision,
+    recordApproval: (r) => store.recordApproval(r),
+    logger: silentLogger,
+  });
+  const engine = new Engine({ model, store, tools: noTools, approvals, config, logger: silentLogger });
+  return {
+    engine,
+    store,
+    config,
+    close: async () => {
+      await engine.close();
+      await kuzu.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Parley's engine in-process: the workload's query with the scripted model's directives
+ * ([[route:plan]] [[steps:N]]) in mode "orchestrate", read the way every adapter reads a run
+ * (its GraphEvent stream, then the result).
+ */
+import type { GraphEvent } from '../../src/graph/events.ts';
+import type { RunHandle } from '../../src/graph/types.ts';
+import type { Contender } from '../lib/contender.ts';
+import { now } from '../lib/clock.ts';
+import { workloadQuery, type RunOutcome, type StepOutput } from '../lib/workload.ts';
+import { createBenchEngine } from './parley-engine.ts';
+
+export interface ParleyVariant {
+  knowledgeWrites: boolean;
+  runRetentionMs?: number;
+}
+
+/** Collects the answer, the step outputs (latest attempt per step, in plan order) and the score. */
+export function outcomeFromEvents(events: GraphEvent[]): RunOutcome {
+  let order: string[] = [];
+  const steps = new Map<string, StepOutput>();
+  let score = Number.NaN;
+  let answer: string | undefined;
+  let error: string | undefined;
+  for (const e of events) {
+    if (e.type === 'plan.ready') order = e.plan.steps.map((s) => s.id);
+    else if (e.type === 'step.finished')
+      steps.set(e.stepId, { id: e.stepId, specialist: e.specialist, status: e.status === 'succeeded' ? 'succeeded' : 'failed', output: e.output ?? e.error ?? '' });
+    else if (e.type === 'verify.result') score = e.score;
+    else if (e.type === 'run.finished') {
+      if (e.status === 'completed') answer = e.answer ?? '';
+      else error = `run ${e.status}: ${e.error ?? ''}`;
+    }
+  }
+  if (answer === undefined) throw new Error(error ?? 'run ended without run.finished');
+  return { answer, steps: order.map((id) => steps.get(id)!).filter(Boolean), score };
+}
+
+async function drain(handle: RunHandle, onFirst?: () => void): Promise<GraphEvent[]> {
+  const events: GraphEvent[] = [];
+  for await (const e of handle.events()) {
+    if (events.length === 0) onFirst?.();
+    events.push(e);
+  }
+  await handle.result;
+  return events;
+}
+
+export function parley(variant: ParleyVariant): Contender {
+  const writes = variant.knowledgeWrites;
+  return {
+    name: writes ? 'parley' : 'parley-nokg',
+    description: writes
+      ? 'Parley engine in-process, knowledge-graph writes on (Kuzu in memory)'
+      : 'Parley engine in-process, knowledge-graph writes off (no-op recordRun; registry reads on Kuzu)',
+    // With writes on, a repeated query reuses the proven TeamConfig (router stage 1: no planning call).
+    expectedModelCalls: (n) => (writes ? n + 2 : n + 3),
+    criticalStages: writes ? 3 : 4,
+    async create({ modelUrl }) {
+      const bench = await createBenchEngine({ modelUrl, knowledgeWrites: writes, runRetentionMs: variant.runRetentionMs });
+      const start = (runId: string, fanOut: number) =>
+        bench.engine.start({ runId, query: workloadQuery(fanOut), mode: 'orchestrate', protocol: 'bench' });
+      return {
+        async run(runId, fanOut) {
+          return outcomeFromEvents(await drain(start(runId, fanOut)));
+        },
+        async firstEvent(runId, fanOut) {
+          const t0 = now();
+          let first = Number.NaN;
+          const events = await drain(start(runId, fanOut), () => (first = now() - t0));
+          return { firstEventMs: first, outcome: outcomeFromEvents(events) };
+        },
+        close: () => bench.close(),
+      };
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** Which scenario groups each contender runs, and running one job in a forked worker process. */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ContenderName } from '../contenders/index.ts';
+import type { ScenarioGroup, WorkerJob } from './worker.ts';
+
+export const SCENARIOS: Record<ContenderName, ScenarioGroup[]> = {
+  floor: ['overhead', 'throughput', 'memory', 'leak'],
+  langgraph: ['overhead', 'throughput', 'memory', 'leak'],
+  parley: ['overhead', 'throughput', 'memory', 'leak', 'first-event'],
+  'parley-nokg': ['overhead', 'throughput', 'memory', 'leak'],
+  // Over HTTP the figures of interest are the single-run overhead and the time to first event.
+  'parley-stream': ['overhead', 'first-event'],
+};
+
+const workerEntry = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+export interface JobOutcome {
+  job: WorkerJob;
+  ok: boolean;
+  result?: unknown;
+  error?: string;
+  seconds: number;
+}
+
+/** Runs one job in a fresh `node --expose-gc --import tsx` process (extra node flags from BENCH_NODE_FLAGS). */
+export function runJob(job: WorkerJob): Promise<JobOutcome> {
+  const started = performance.now();
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return new Promise((resolve) => {
+    const child = fork(workerEntry, [], {
+      execArgv: ['--expose-gc', '--import', 'tsx', ...extra],
+      env: { ...process.env, BENCH_JOB: JSON.stringify(job) },
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let reply: { ok: boolean; result?: unknown; error?: string } | undefined;
+    child.on('message', (msg: typeof reply) => (reply = msg));
+    child.on('exit', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      if (reply) resolve({ job, ...reply, seconds });
+      else resolve({ job, ok: false, error: `worker exited with ${signal ?? code} before reporting`, seconds });
+    });
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Leak check: many sequential runs at L = 0, heap after a full GC every `sampleEvery` runs, and the
+ * least-squares slope of heap over run count after the first samples (warm-up).
+ */
+import type { Contender } from '../contender.ts';
+import { collect } from '../clock.ts';
+import { startModelServer } from '../model-server.ts';
+import { slope } from '../stats.ts';
+
+export interface LeakParams {
+  runs: number;
+  sampleEvery: number;
+  fanOut: number;
+}
+
+export interface LeakResult {
+  runs: number;
+  fanOut: number;
+  samples: { afterRuns: number; heapUsed: number }[];
+  /** Bytes of heap kept per run (slope after the warm-up samples); ~0 means no growth. */
+  slopeBytesPerRun: number;
+  /** Heap growth from the first to the last sample after warm-up, in bytes. */
+  growthBytes: number;
+  failures: number;
+}
+
+export async function measureLeak(contender: Contender, params: LeakParams): Promise<LeakResult> {
+  const model = await startModelServer(0);
+  const instance = await contender.create({ modelUrl: model.baseUrl });
+  const samples: LeakResult['samples'] = [];
+  let failures = 0;
+  try {
+    for (let i = 0; i < params.runs; i++) {
+      try {
+        await instance.run(`leak-${i}`, params.fanOut);
+      } catch {
+        failures++;
+      }
+      if ((i + 1) % params.sampleEvery === 0) {
+        await collect();
+        samples.push({ afterRuns: i + 1, heapUsed: process.memoryUsage().heapUsed });
+        // Keep the model's request log (a different process) from growing for the whole benchmark.
+        await model.clear();
+      }
+    }
+  } finally {
+    await instance.close();
+    await model.close();
+  }
+  const kept = samples.slice(Math.min(2, Math.max(0, samples.length - 2)));
+  return {
+    runs: params.runs,
+    fanOut: params.fanOut,
+    samples,
+    slopeBytesPerRun: slope(
+      kept.map((s) => s.afterRuns),
+      kept.map((s) => s.heapUsed),
+    ),
+    growthBytes: kept.length ? kept.at(-1)!.heapUsed - kept[0]!.heapUsed : Number.NaN,
+    failures,
+  };
+}
