@@ -8,6 +8,8 @@ import { block, stepsBlock } from '../prompts.ts';
 import { VerificationSchema } from '../schemas.ts';
 import { emit, type EngineContext, type RunState, type Verification } from '../state.ts';
 import type { NodeResult } from './types.ts';
+import { BudgetExceededError } from '../usage.ts';
+import type { StepOutcome } from '../scheduler.ts';
 
 export const PASS_SCORE = 0.7;
 export const RETRY_SCORE = 0.4;
@@ -20,19 +22,16 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
   const plan = run.plan!;
   const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
   const round = ++run.verifyRound;
-  const { value } = await run.model.structured({
-    role: 'verifier',
-    schemaName: 'verification',
-    schema: VerificationSchema,
-    messages: [
-      { role: 'system', content: VERIFIER_SYSTEM },
-      {
-        role: 'user',
-        content: [block('query', run.request.query), stepsBlock(outcomes), block('round', String(round))].join('\n\n'),
-      },
-    ],
-    signal: run.abort.signal,
-  });
+  let value: { score: number; feedback: string; failedStepIds: string[] };
+  try {
+    value = await askVerifier(run, outcomes, round);
+  } catch (err) {
+    // Cancellation and budgets end the run; a failing verifier model only costs the verification.
+    if (run.abort.signal.aborted || err instanceof BudgetExceededError) throw err;
+    run.exhausted = `verification could not run (${(err as Error).message})`;
+    ctx.logger.warn('verifier failed; answering unverified', { runId: run.id, error: (err as Error).message });
+    return 'synthesizer';
+  }
   const ids = new Set(plan.steps.map((s) => s.id));
   // The verifier's own list, plus any step that did not succeed: it has to be re-run either way.
   const failed = new Set(value.failedStepIds.filter((id) => ids.has(id)));
@@ -62,6 +61,23 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
   run.feedback = value.feedback;
   run.pending = rerunSet(plan.steps, failed.size ? failed : ids);
   return 'dispatcher';
+}
+
+async function askVerifier(run: RunState, outcomes: StepOutcome[], round: number) {
+  const { value } = await run.model.structured({
+    role: 'verifier',
+    schemaName: 'verification',
+    schema: VerificationSchema,
+    messages: [
+      { role: 'system', content: VERIFIER_SYSTEM },
+      {
+        role: 'user',
+        content: [block('query', run.request.query), stepsBlock(outcomes), block('round', String(round))].join('\n\n'),
+      },
+    ],
+    signal: run.abort.signal,
+  });
+  return value;
 }
 
 /** The failed steps plus every step that (transitively) depends on one of them. */

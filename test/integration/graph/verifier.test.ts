@@ -56,3 +56,18 @@ describe('verifier bands', () => {
     expect((await p.store.getRun(result.runId))!.score).toBe(0.6);
   });
 });
+
+describe('a verifier that cannot answer', () => {
+  it('costs only the verification: the run answers unverified and says so', async () => {
+    const q = await createTestParley({ faults: [{ role: 'verifier', fault: '500', times: 10 }] });
+    try {
+      const { result, events } = await q.run({ query: 'Write a report on kelp forests [[steps:1]]', mode: 'orchestrate' });
+      expect(result.status).toBe('completed');
+      expect(ofType(events, 'verify.result')).toHaveLength(0);
+      expect(result.answer).toMatch(/^Note: verification could not run \(.*\)\. This is the best result\./);
+      expect((await q.store.getRun(result.runId))!.score).toBeNull();
+    } finally {
+      await q.close();
+    }
+  });
+});
