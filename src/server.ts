@@ -144,7 +144,12 @@ async function closeAll(resources: Resource[], logger: Logger): Promise<void> {
 /** `parley serve`: create, listen, and shut down gracefully on SIGINT/SIGTERM (a second signal exits at once). */
 export async function serveParley(config: Config, options: ParleyOptions = {}): Promise<Parley> {
   const parley = await createParley(config, options);
-  await parley.listen();
+  try {
+    await parley.listen();
+  } catch (err) {
+    await parley.close(); // the scripted model and other resources would keep the process alive
+    throw err;
+  }
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);

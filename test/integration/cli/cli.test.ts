@@ -1,7 +1,7 @@
 /** The `parley` command as a user runs it: a child process of bin/parley.js. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 
@@ -11,8 +11,15 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+const children: ReturnType<typeof spawn>[] = [];
+// A failed assertion must not leave a server running.
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function parley(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(env), cwd: fileURLToPath(new URL('../../../', import.meta.url)) });
+  children.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -73,6 +80,10 @@ describe('parley', () => {
     });
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
+    // A second server on the same port fails with a clear message and exits (nothing left running).
+    const second = parley(['serve'], { PARLEY_PORT: new URL(url).port });
+    expect(await second.exit).toBe(1);
+    expect(second.err()).toMatch(/Cannot listen on 127\.0\.0\.1:\d+ \(PARLEY_HOST\/PARLEY_PORT\): .*EADDRINUSE/);
     p.child.kill('SIGTERM');
     expect(await p.exit).toBe(0);
     expect(p.err()).toMatch(/SIGTERM: shutting down/);
