@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
+import { KuzuSession } from '../../../src/knowledge/kuzu/session.ts';
+import { SCHEMA_VERSION } from '../../../src/knowledge/kuzu/schema.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 import { ROSTER, run, step } from './fixtures.ts';
 
@@ -63,5 +65,15 @@ describe('Kuzu store on a file', () => {
     await holder.close();
     open.length = 0;
     expect((await openInChild(path)).ok).toBe(true);
+  });
+
+  it('records the schema version and refuses a database written by a newer schema', async () => {
+    const path = tempDb();
+    await (await openKuzuStore({ path })).close();
+    const raw = await KuzuSession.open(path);
+    expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([{ v: String(SCHEMA_VERSION) }]);
+    await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) SET m.value = '99'");
+    await raw.close();
+    await expect(openKuzuStore({ path })).rejects.toThrow(/schema version 99, newer than this Parley understands/);
   });
 });

@@ -1,5 +1,8 @@
 /** SKILL.md files: front matter validation, the body as prompt, and the shipped roster. */
 import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SkillFileError, parseSkillFile, readSkillsFolder, skillToSpecialist } from '../../../src/knowledge/ingest/skills.ts';
 
 const file = (front: string, body = 'You are helpful.') => `---\n${front}\n---\n${body}\n`;
@@ -42,6 +45,26 @@ describe('SKILL.md files', () => {
     for (const s of folder.skills) {
       expect(s.frontMatter.domains.length).toBeGreaterThan(0);
       expect(s.prompt.length).toBeGreaterThan(200);
+    }
+  });
+
+  it('reads <name>.md files and <name>/SKILL.md folders, ignores README.md, skips a duplicate name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-skills-'));
+    try {
+      writeFileSync(join(dir, 'README.md'), '# not a specialist');
+      writeFileSync(join(dir, 'alpha.md'), file('name: alpha\ndescription: First.'));
+      mkdirSync(join(dir, 'beta'));
+      writeFileSync(join(dir, 'beta', 'SKILL.md'), file('name: beta\ndescription: Second.'));
+      writeFileSync(join(dir, 'zeta.md'), file('name: alpha\ndescription: Same name again.'));
+      const folder = readSkillsFolder(dir);
+      expect(folder.skills.map((s) => s.frontMatter.name)).toEqual(['alpha', 'beta']);
+      expect(folder.skipped).toEqual([{ path: join(dir, 'zeta.md'), reason: `name "alpha" is already used by ${join(dir, 'alpha.md')}` }]);
+      const again = readSkillsFolder(dir);
+      expect(again.contentHash).toBe(folder.contentHash);
+      writeFileSync(join(dir, 'alpha.md'), file('name: alpha\ndescription: Changed.'));
+      expect(readSkillsFolder(dir).contentHash).not.toBe(folder.contentHash);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
