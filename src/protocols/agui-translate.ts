@@ -58,6 +58,9 @@ export class AguiTranslator {
   #messageId: string | undefined;
   #answered = false;
   #lastSeq = 0;
+  /** Usage already reported by earlier streams of this run (AG-UI: a resumed run reports only its own calls). */
+  #usageBefore: UsageTotals | undefined;
+  #usageNow: UsageTotals | undefined;
 
   constructor(options: TranslatorOptions) {
     this.#o = options;
@@ -72,6 +75,7 @@ export class AguiTranslator {
   /** Takes in an event this client already received in an earlier stream, producing nothing. */
   replay(e: GraphEvent): void {
     this.#track(e);
+    if (e.type === 'usage') this.#usageBefore = e.usage;
   }
 
   /** RUN_STARTED, the state snapshot and, on a resumed stream, STEP_STARTED for nodes still running. */
@@ -168,6 +172,7 @@ export class AguiTranslator {
           threadId: this.#o.threadId,
           runId: this.#o.runId,
           outcome: { type: 'interrupt', interrupts: interruptsFor(pending) },
+          ...(this.#usageNow ? { usage: [tokenUsage(since(this.#usageNow, this.#usageBefore))] } : {}),
           timestamp: at,
         });
         return { events: out, end: 'interrupted' };
@@ -187,6 +192,7 @@ export class AguiTranslator {
     if (e.type === 'node.started') this.#running.add(e.node);
     if (e.type === 'node.finished') this.#running.delete(e.node);
     if (e.type === 'answer.delta' && e.text) this.#answered = true;
+    if (e.type === 'usage') this.#usageNow = e.usage;
   }
 
   #stepStarted(node: NodeName, at: number): BaseEvent {
@@ -219,7 +225,7 @@ export class AguiTranslator {
     // An answer that never streamed as deltas still reaches the client as a message.
     if (e.status === 'completed' && !this.#answered && e.answer) out.push(...this.#text(e.answer, at));
     out.push(...this.#close(at));
-    const usage = [tokenUsage(e.usage)];
+    const usage = [tokenUsage(since(e.usage, this.#usageBefore))];
     if (e.status === 'completed' || e.status === 'cancelled') {
       out.push({
         type: EventType.RUN_FINISHED,
@@ -242,6 +248,16 @@ function approvalValue(r: ApprovalRequest) {
   return r.kind === 'tool'
     ? { ...common, toolCalls: r.toolCalls.map((t) => ({ toolCallId: t.toolCallId, tool: t.tool, args: t.args, reason: t.reason, annotations: t.annotations })) }
     : { ...common, source: r.source, message: r.message, requestedSchema: r.requestedSchema };
+}
+
+function since(total: UsageTotals, before: UsageTotals | undefined): UsageTotals {
+  if (!before) return total;
+  return {
+    ...total,
+    inputTokens: total.inputTokens - before.inputTokens,
+    outputTokens: total.outputTokens - before.outputTokens,
+    cachedTokens: total.cachedTokens - before.cachedTokens,
+  };
 }
 
 function tokenUsage(u: UsageTotals): TokenUsage {

@@ -187,6 +187,11 @@ describe('POST /ag-ui', () => {
     expect(result.status).toBe('completed');
     expect(rig.fixture.state.writes).toContainEqual({ path: 'interrupt.txt', content: 'hello' });
     expect(ofType<{ delta: string } & BaseEvent>(second.events, EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join('')).toBe(result.answer);
+    // Usage on the resumed stream counts only the calls made after the interrupt.
+    const firstUsage = first.events.filter((e) => e.type === EventType.CUSTOM && e.name === 'usage').at(-1) as BaseEvent & { value: { inputTokens: number } };
+    const resumedEnd = second.events.at(-1) as BaseEvent & { usage: { inputTokens: number }[] };
+    expect(resumedEnd.usage[0]!.inputTokens).toBe(result.usage.inputTokens - firstUsage.value.inputTokens);
+    expect((end as unknown as { usage: { inputTokens: number }[] }).usage[0]!.inputTokens).toBe(firstUsage.value.inputTokens);
     // No event of the first stream is sent again.
     expect(second.events.some((e) => e.type === EventType.CUSTOM && e.name === 'approval_required')).toBe(false);
   });
