@@ -88,6 +88,8 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
   const latencyMs = options.latencyMs ?? 0;
   const perTokenMs = options.perTokenMs ?? 0;
   const retryAfterMs = options.retryAfterMs ?? 1000;
+  // Its own counter, so ids (and tool call ids) stay unique when a test empties the log.
+  let nextId = 1;
 
   const completions = async (c: Context) => {
     let body: CompletionRequest;
@@ -104,7 +106,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     const lastUserText = contentText(lastUser?.content);
     const ctx = readContext(body.messages);
     const entry: ScriptedRequestLog = {
-      id: log.length + 1,
+      id: nextId++,
       arrivedAt: now(),
       role,
       runId: c.req.header('x-parley-run-id') ?? undefined,
