@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
 import type { ModelClient } from '../llm/types.ts';
+import type { PriceCatalog } from '../llm/prices.ts';
 import type { Logger } from '../log.ts';
 import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
 
@@ -26,6 +27,11 @@ export interface EngineDeps {
   /** Wall clock in ms since the epoch (default Date.now); budgets, rate limits and event times use it. */
   now?: () => number;
   logger?: Logger;
-  /** Telemetry span helper; no-op when absent. */
+  /** Telemetry span helper; default: src/telemetry.ts withSpan (non-recording when telemetry is off). */
   span?: SpanRunner;
+  /**
+   * Prices for reserving a call's cost before it is sent. Default: `model.prices` when the model
+   * client has them (createModelClient does); otherwise only cost already spent is checked.
+   */
+  prices?: Pick<PriceCatalog, 'cost'>;
 }

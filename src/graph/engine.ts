@@ -56,6 +56,7 @@ export function createEngineContext(deps: EngineDeps): EngineContext {
     now,
     logger: deps.logger ?? silentLogger,
     span: deps.span ?? otelSpan,
+    prices: deps.prices ?? ('prices' in deps.model ? (deps.model as { prices?: EngineDeps['prices'] }).prices : undefined),
     ledger: new CallerLedger(deps.config.budget.caller, now),
   };
 }

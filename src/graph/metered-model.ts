@@ -3,6 +3,7 @@
  * (a call that would exceed it is never sent), carries the run's id, abort signal and per-request
  * model overrides, and settles the real usage afterwards. (Model-call spans come from the client itself.)
  */
+import type { PriceCatalog } from '../llm/prices.ts';
 import type {
   ChatMessage,
   ChatOptions,
@@ -23,6 +24,8 @@ export interface MeterContext {
   models?: Partial<Record<ModelRole, string>>;
   /** Called after each settled call (the engine emits a usage event). */
   onUsage(): void;
+  /** Prices for the cost reservation; without them only cost already spent is checked. */
+  prices?: Pick<PriceCatalog, 'cost'>;
 }
 
 function messageTexts(messages: ChatMessage[]): string[] {
@@ -30,6 +33,13 @@ function messageTexts(messages: ChatMessage[]): string[] {
 }
 
 export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
+  /** Reserves the call: input tokens estimated from the prompt, cost from them plus maxTokens of output. */
+  const reserve = (options: ModelCallOptions) => {
+    const tokens = estimateTokens(messageTexts(options.messages));
+    const model = inner.modelFor(options.role, options.model ?? ctx.models?.[options.role]);
+    const cost = ctx.prices ? ctx.prices.cost(model, { inputTokens: tokens, outputTokens: options.maxTokens ?? 0, cachedTokens: 0 }) : 0;
+    return ctx.meter.reserveModelCall(tokens, cost);
+  };
   const prepare = <O extends ModelCallOptions>(options: O): O => ({
     ...options,
     runId: ctx.runId,
@@ -41,7 +51,7 @@ export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
     modelFor: (role, override) => inner.modelFor(role, override ?? ctx.models?.[role]),
 
     async chat(options: ChatOptions): Promise<ChatResult> {
-      const reservation = ctx.meter.reserveModelCall(estimateTokens(messageTexts(options.messages)));
+      const reservation = reserve(options);
       try {
         const result = await inner.chat(prepare(options));
         reservation.settle(result.usage);
@@ -53,7 +63,7 @@ export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
     },
 
     async structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
-      const reservation = ctx.meter.reserveModelCall(estimateTokens(messageTexts(options.messages)));
+      const reservation = reserve(options);
       try {
         const result = await inner.structured(prepare(options));
         reservation.settle(result.usage);
@@ -67,7 +77,7 @@ export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
     stream(options: ModelCallOptions): AsyncIterable<StreamChunk> {
       return {
         async *[Symbol.asyncIterator]() {
-          const reservation = ctx.meter.reserveModelCall(estimateTokens(messageTexts(options.messages)));
+          const reservation = reserve(options);
           try {
             for await (const chunk of inner.stream(prepare(options))) {
               if (chunk.type === 'done') {

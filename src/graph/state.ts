@@ -71,8 +71,9 @@ export interface RunState {
 }
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
-export interface EngineContext extends Required<Omit<EngineDeps, 'peers'>> {
+export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'prices'>> {
   peers?: EngineDeps['peers'];
+  prices?: EngineDeps['prices'];
   ledger: CallerLedger;
 }
 
@@ -105,6 +106,7 @@ export function createRunState(
       signal: abort.signal,
       meter,
       models: init.request.models,
+      prices: ctx.prices,
       onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
     }),
     specialists: new Map(),

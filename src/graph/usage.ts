@@ -118,8 +118,8 @@ export class CallerLedger {
     e.starts.push(now);
   }
 
-  /** Throws when the caller's window spend plus `tokens` would exceed its limits. */
-  checkSpend(callerId: string, tokens: number): void {
+  /** Throws when the caller's window spend plus `tokens` (and `costUsd`) would exceed its limits. */
+  checkSpend(callerId: string, tokens: number, costUsd = 0): void {
     const e = this.entry(callerId);
     const retryAfterMs = Math.max(1, e.windowStart + this.limits.windowMs - this.now());
     if (e.tokens + tokens > this.limits.tokens) {
@@ -128,7 +128,7 @@ export class CallerLedger {
         retryAfterMs,
       );
     }
-    if (e.costUsd >= this.limits.costUsd) {
+    if (e.costUsd + costUsd > this.limits.costUsd || e.costUsd >= this.limits.costUsd) {
       throw new BudgetExceededError(
         `caller cost budget: "${callerId}" has spent $${e.costUsd.toFixed(4)} of $${this.limits.costUsd} in this window`,
         retryAfterMs,
@@ -155,6 +155,7 @@ export class UsageMeter {
   private readonly startedAt: number;
   private readonly now: () => number;
   private reservedTokens = 0;
+  private reservedCostUsd = 0;
   private inFlightModelCalls = 0;
   private inFlightToolCalls = 0;
 
@@ -173,8 +174,11 @@ export class UsageMeter {
     }
   }
 
-  /** Reserves one model call with an estimated input size; returns the release/settle handle. */
-  reserveModelCall(estimatedTokens: number): { settle(usage: ModelUsage): void; release(): void } {
+  /**
+   * Reserves one model call with an estimated input size and cost (null: unknown price); returns
+   * the settle/release handle. Throws BudgetExceededError when the call would exceed a budget.
+   */
+  reserveModelCall(estimatedTokens: number, estimatedCostUsd: number | null = 0): { settle(usage: ModelUsage): void; release(): void } {
     this.checkWall();
     const calls = this.totals.modelCalls + this.inFlightModelCalls;
     if (calls + 1 > this.budget.modelCalls) {
@@ -187,18 +191,24 @@ export class UsageMeter {
         `token budget: run has used ${used} of ${this.budget.tokens} tokens and the next call needs about ${estimatedTokens}`,
       );
     }
-    if (this.totals.costUsd !== null && this.totals.costUsd >= this.budget.costUsd) {
-      throw new BudgetExceededError(`cost budget: run has spent $${this.totals.costUsd.toFixed(4)} of $${this.budget.costUsd}`);
+    const cost = estimatedCostUsd ?? 0;
+    const spent = (this.totals.costUsd ?? 0) + this.reservedCostUsd;
+    if (spent + cost > this.budget.costUsd || spent >= this.budget.costUsd) {
+      throw new BudgetExceededError(
+        `cost budget: run has spent $${spent.toFixed(6)} of $${this.budget.costUsd} and the next call needs about $${cost.toFixed(6)}`,
+      );
     }
-    this.ledger.checkSpend(this.callerId, estimatedTokens);
+    this.ledger.checkSpend(this.callerId, estimatedTokens, cost);
     this.inFlightModelCalls++;
     this.reservedTokens += estimatedTokens;
+    this.reservedCostUsd += cost;
     let open = true;
     const close = () => {
       if (!open) return false;
       open = false;
       this.inFlightModelCalls--;
       this.reservedTokens -= estimatedTokens;
+      this.reservedCostUsd -= cost;
       return true;
     };
     return {

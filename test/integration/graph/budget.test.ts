@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { callsOf, ofType } from './helpers.ts';
+import { MODEL_ROLES } from '../../../src/llm/types.ts';
 
 let p: TestParley;
 beforeAll(async () => {
@@ -29,6 +30,17 @@ describe('usage guard', () => {
     expect(result.status).toBe('blocked');
     expect(result.error).toMatch(/^token budget: run has used 0 of 50 tokens and the next call needs about \d+$/);
     expect(callsOf(p.scripted.requests, result.runId)).toHaveLength(0);
+  });
+
+  it('reserves the estimated cost of the next call (priced model) and blocks before sending it', async () => {
+    const models = Object.fromEntries(MODEL_ROLES.map((r) => [r, 'gpt-4o']));
+    const { result } = await p.run({ query: 'Write a report on cheese [[steps:2]]', mode: 'orchestrate', models, budget: { costUsd: 0.004 }, caller: { id: 'budget-e' } });
+    expect(result.status).toBe('blocked');
+    expect(result.error).toMatch(/^cost budget: run has spent \$0\.00\d+ of \$0\.004 and the next call needs about \$0\.000\d+$/);
+    expect(result.usage.costUsd).toBeGreaterThan(0);
+    // Every call the server saw was counted and paid for; the refused one never went out.
+    expect(callsOf(p.scripted.requests, result.runId)).toHaveLength(result.usage.modelCalls);
+    expect(callsOf(p.scripted.requests, result.runId).every((c) => c.model === 'gpt-4o')).toBe(true);
   });
 
   it('ignores overrides that would raise a budget', async () => {

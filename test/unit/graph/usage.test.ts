@@ -31,6 +31,16 @@ describe('budgets', () => {
     expect(() => meter.reserveToolCall()).toThrow('wall time budget: run has taken 60000 ms of 60000 ms');
   });
 
+  it('reserves estimated cost: in-flight reservations count against the cost budget', () => {
+    const ledger = new CallerLedger(caller, () => 0);
+    const meter = new UsageMeter({ budget: run, callerId: 'c', ledger, startedAt: 0, now: () => 0 });
+    const a = meter.reserveModelCall(10, 0.6);
+    expect(() => meter.reserveModelCall(10, 0.5)).toThrow('cost budget: run has spent $0.600000 of $1 and the next call needs about $0.500000');
+    a.settle(usage(10, 10, 0.7));
+    expect(() => meter.reserveModelCall(10, 0.31)).toThrow(/^cost budget: run has spent \$0\.700000 of \$1/);
+    meter.reserveModelCall(10, null).release(); // unknown price: only what was spent counts
+  });
+
   it('rate-limits run starts per caller per minute with a retry-after, independently per caller', () => {
     let now = 1_000_000;
     const ledger = new CallerLedger(caller, () => now);
