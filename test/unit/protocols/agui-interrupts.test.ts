@@ -33,7 +33,7 @@ describe('interruptsFor', () => {
     expect(interrupts.map((i) => i.id)).toEqual([`${request.id}::c1`, `${request.id}::c2`, elicit.request.id]);
     expect(interrupts[0]).toMatchObject({ reason: 'tool_approval', toolCallId: 'c1', expiresAt: request.expiresAt, metadata: { requestId: request.id, tool: 'fs/write' } });
     expect((interrupts[0]!.responseSchema as { properties: { args: unknown } }).properties.args).toEqual(schema);
-    expect(interrupts[2]).toMatchObject({ reason: 'elicitation', message: 'Your name?', responseSchema: elicit.request.requestedSchema });
+    expect(interrupts[2]).toMatchObject({ reason: 'elicitation', message: 'Your name?', responseSchema: { type: 'object', properties: { name: { type: 'string' } } } });
   });
 });
 
