@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import type { GraphEvent } from '../../../src/graph/events.ts';
-import { NOTE_QUERY, startRig, type Rig } from './agui-rig.ts';
+import { NOTE_QUERY, startRig, until, type Rig } from './agui-rig.ts';
 
 let rig: Rig;
 let client: OpenAI;
@@ -190,4 +190,18 @@ describe('disconnect', () => {
     expect((await rig.parley.engine.get(runId)!.result).status).toBe('cancelled');
     expect(rig.fixture.state.writes.some((w) => w.path === 'openai.txt')).toBe(false);
   });
+
+  it('a non-streaming client that goes away cancels its run', async () => {
+    const abort = new AbortController();
+    const runIdsBefore = new Set(rig.parley.scripted.requests.map((r) => r.runId));
+    const pending = client.chat.completions
+      .create({ model: 'parley', messages: [{ role: 'user', content: NOTE_QUERY.replace('agui.txt', 'openai-sync.txt') }] }, { ...mode('orchestration'), signal: abort.signal })
+      .catch((e: unknown) => e);
+    // Wait until the run is waiting for its approval, then leave.
+    const runId = await until(() => rig.parley.approvals.listPending().find((r) => !runIdsBefore.has(r.runId))?.runId);
+    abort.abort();
+    expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
+    expect((await rig.parley.engine.get(runId)!.result).status).toBe('cancelled');
+  });
 });
+
