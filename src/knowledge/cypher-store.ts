@@ -86,6 +86,8 @@ export const QUERY_NAMES = [
   'getProficiency',
   'upsertProficiency',
   'upsertProficiencies',
+  'lockProficiencies',
+  'lockTeam',
   'listTeams',
   'getTeam',
   'upsertTeam',
@@ -294,10 +296,13 @@ export class CypherStore implements KnowledgeStore {
     if (team) {
       const reusedId = run.teamConfigId && (await q(this.Q.getTeam, { id: run.teamConfigId })).length ? run.teamConfigId : undefined;
       const id = reusedId ?? teamId(team.pattern, team.specialists);
-      const existing = await q(this.Q.getTeam, { id });
-      const current: TeamConfig = existing[0]
-        ? teamFromNode(node(existing[0], 't'))
-        : { id, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
+      // Lock-and-read: concurrent runs of the same team (Neo4j) serialise here instead of losing updates.
+      const existing = await q(this.Q.lockTeam, { id });
+      const stored = existing[0] ? teamFromNode(node(existing[0], 't')) : undefined;
+      const current: TeamConfig =
+        stored && stored.uses > 0
+          ? stored
+          : { id, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
       const next = applyTeamRun(current, run);
       await q(this.Q.upsertTeam, { ...next, specialists: JSON.stringify(next.specialists), plan: JSON.stringify(next.plan) });
       await q(this.Q.linkRunTeam, { runId: run.id, teamId: id });
@@ -316,14 +321,15 @@ export class CypherStore implements KnowledgeStore {
       keys.add(profId('specialist', specialistId));
       for (const domain of domainsOf.get(specialistId) ?? []) keys.add(profId('domain', domain));
     }
-    const stored = await q(this.Q.proficienciesByIds, { ids: [...keys] });
-    const totals = new Map(stored.map((r) => {
-      const p = proficiencyFromNode(node(r, 'p'));
-      return [profId(p.kind, p.subject), p] as const;
-    }));
+    // Lock-and-read (MERGE creates what is missing), so concurrent runs never lose an update.
+    const stored = await q(this.Q.lockProficiencies, { ids: [...keys] });
+    const totals = new Map(stored.map((r) => [str(node(r, 'p').id), proficiencyFromNode(node(r, 'p'))] as const));
     const bump = (kind: Proficiency['kind'], subject: string, o: (typeof observations)[number]['observation']) => {
       const key = profId(kind, subject);
-      totals.set(key, applyObservation(totals.get(key) ?? emptyProficiency(subject, kind), o));
+      const before = totals.get(key);
+      // A freshly merged node has no counts yet: start from an empty record.
+      const base = before && before.runs > 0 ? before : emptyProficiency(subject, kind);
+      totals.set(key, applyObservation({ ...base, subject, kind }, o));
     };
     for (const { specialistId, observation } of observations) {
       bump('specialist', specialistId, observation);

@@ -48,6 +48,12 @@ export const Q = {
         x.meanLatencyMs = p.meanLatencyMs, x.meanCostUsd = p.meanCostUsd, x.costRuns = p.costRuns`,
 
   /** Only what matching needs; the chosen team is then read whole with getTeam. */
+  /** Creates missing records and write-locks all of them for the rest of the transaction. */
+  lockProficiencies: `UNWIND $ids AS pid
+    MERGE (p:Proficiency {id: pid}) SET p.runs = coalesce(p.runs, 0)
+    RETURN p`,
+  lockTeam: 'MERGE (t:TeamConfig {id: $id}) SET t.uses = coalesce(t.uses, 0) RETURN t',
+
   listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
   getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
   upsertTeam: `MERGE (t:TeamConfig {id: $id})

@@ -160,6 +160,17 @@ export function defineStoreContract(open: () => Promise<KnowledgeStore>): void {
       expect(await store.getProficiency('writer', 'specialist')).toBeUndefined();
     });
 
+    it('keeps every update when runs are recorded concurrently', async () => {
+      await store.upsertSpecialists(ROSTER);
+      const steps = [step('a', 'database'), step('b', 'writer')];
+      const runs = Array.from({ length: 12 }, (_, i) => run('tune the invoices database', steps, { score: i % 3 ? 0.9 : 0.5 }));
+      await Promise.all([...runs.map((r) => store.recordRun(r)), store.retrieveSpecialists('database', 3), store.findTeamConfig('tune the invoices database')]);
+      expect(await store.getProficiency('database', 'specialist')).toMatchObject({ runs: 12, successes: 8 });
+      expect(await store.getProficiency('sql', 'domain')).toMatchObject({ runs: 12, successes: 8 });
+      expect(await store.findTeamConfig('tune the invoices database')).toMatchObject({ uses: 12, successes: 8 });
+      expect((await store.listRuns({ limit: 100 })).length).toBe(12);
+    });
+
     it('finds a proven TeamConfig for a near-identical query and not for an unrelated one', async () => {
       await store.upsertSpecialists(ROSTER);
       const steps = [step('schema', 'database'), step('docs', 'writer')];
