@@ -76,6 +76,22 @@ describe('POST /ag-ui', () => {
     expect(finished.usage[0]!.inputTokens).toBe(engineResult.usage.inputTokens);
   });
 
+  it('streams a council run: council stages and the verdict as CUSTOM events, the answer as a message', async () => {
+    const agent = agentWith('Should we migrate our database to Postgres this quarter?');
+    const { events, subscriber } = recorder();
+    const runId = randomUUID();
+    await agent.runAgent({ runId, forwardedProps: { parley: { mode: 'council' } } }, subscriber);
+    const stages = ofType<{ name: string; value: { stage: string; verdict?: { recommendation: string } } } & BaseEvent>(events, EventType.CUSTOM)
+      .filter((e) => e.name === 'council_stage')
+      .map((e) => e.value);
+    expect(stages.map((s) => s.stage)).toEqual(expect.arrayContaining(['advisors', 'reviews', 'verdict']));
+    expect(stages.find((s) => s.stage === 'verdict')?.verdict?.recommendation).toEqual(expect.any(String));
+    const result = await rig.parley.engine.get(runId)!.result;
+    expect(result.status).toBe('completed');
+    expect(ofType<{ delta: string } & BaseEvent>(events, EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join('')).toBe(result.answer);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+  });
+
   it('encodes protobuf when the client accepts it, readable by the client SDK parser', async () => {
     const runId = randomUUID();
     const body = { threadId: randomUUID(), runId, messages: [{ id: '1', role: 'user', content: 'hello [[route:direct]]' }] };
