@@ -29,6 +29,12 @@ export const NOTER = {
   available: true,
 };
 
+/** A specialist whose only tool asks the user for a city (an MCP elicitation). */
+export const ASKER = { ...NOTER, id: 'asker', name: 'asker', description: 'Asks which city to use', domains: ['cities'], prompt: 'You ask.', tools: ['fx/ask_city'] };
+
+/** A query planned onto the asker, whose ask_city call elicits input from the user. */
+export const ASK_QUERY = 'asker: ask which city [[route:plan]] [[steps:1]] [[tool:fx/ask_city {}]]';
+
 /** A query planned onto the noter, whose write_note call then waits for a human. */
 export const NOTE_QUERY = 'noter: keep notes [[route:plan]] [[steps:1]] [[tool:fx/write_note {"path":"agui.txt","content":"hello"}]]';
 
@@ -42,7 +48,7 @@ export interface Rig {
 
 export async function startRig(options: TestParleyOptions & { heartbeatMs?: number } = {}): Promise<Rig> {
   const fixture = await startFixtureHttpServer();
-  const parley = await createTestParley({ specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } }, ...options });
+  const parley = await createTestParley({ specialists: [NOTER, ASKER], mcpServers: { fx: { url: fixture.mcpUrl } }, ...options });
   const config = { ...parley.config, protocols: { ...parley.config.protocols, sseHeartbeatMs: options.heartbeatMs ?? parley.config.protocols.sseHeartbeatMs } };
   const deps = { engine: parley.engine, approvals: parley.approvals, config, logger: silentLogger };
   const app = createHttpApp({

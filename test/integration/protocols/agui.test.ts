@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventType, HttpAgent, parseProtoStream, runHttpRequest, type AgentSubscriber, type BaseEvent } from '@ag-ui/client';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/encoder';
 import { lastValueFrom, toArray } from 'rxjs';
-import { NOTE_QUERY, startRig, until, type Rig } from './agui-rig.ts';
+import { ASK_QUERY, NOTE_QUERY, startRig, until, type Rig } from './agui-rig.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -210,6 +210,20 @@ describe('POST /ag-ui', () => {
     expect((end as unknown as { usage: { inputTokens: number }[] }).usage[0]!.inputTokens).toBe(firstUsage.value.inputTokens);
     // No event of the first stream is sent again.
     expect(second.events.some((e) => e.type === EventType.CUSTOM && e.name === 'approval_required')).toBe(false);
+  });
+
+  it('an MCP elicitation becomes an interrupt with its schema; the resume payload is the answer', async () => {
+    const agent = agentWith(ASK_QUERY);
+    const runId = randomUUID();
+    await agent.runAgent({ runId, forwardedProps: { parley: { interrupts: true } } });
+    expect(agent.pendingInterrupts).toHaveLength(1);
+    const interrupt = agent.pendingInterrupts[0]!;
+    expect(interrupt).toMatchObject({ reason: 'elicitation', message: 'Which city should I use?', responseSchema: { required: ['city'] } });
+    const { events, subscriber } = recorder();
+    await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { city: 'Lyon' } }] }, subscriber);
+    const results = ofType<{ content: string } & BaseEvent>(events, EventType.TOOL_CALL_RESULT).map((e) => e.content);
+    expect(results).toContain('city: Lyon');
+    expect((await rig.parley.engine.get(runId)!.result).status).toBe('completed');
   });
 
   it('a cancelled interrupt denies the tool call and the run still completes', async () => {
