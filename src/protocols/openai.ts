@@ -35,8 +35,8 @@ export interface OpenAIDeps {
 export function openaiRoutes(deps: OpenAIDeps): Hono {
   const app = new Hono();
   const upstream = deps.upstream ?? deps.config.model.roles.default;
-  let passthrough: Passthrough | undefined;
-  const getPassthrough = () => (passthrough ??= createPassthrough(upstream));
+  // Built now so a wiring mistake (the scripted placeholder URL) stops start-up, not a request.
+  const passthrough: Passthrough = createPassthrough(upstream);
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return sendError(c, err.status, err.message, { code: err.code, headers: err.headers });
@@ -95,8 +95,8 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
     c.header('X-Routing-Mode', 'passthrough');
     const signal = c.req.raw.signal;
     try {
-      if (!body.stream) return c.json(await getPassthrough().complete(request, signal));
-      const upstreamStream = await getPassthrough().stream(request, signal);
+      if (!body.stream) return c.json(await passthrough.complete(request, signal));
+      const upstreamStream = await passthrough.stream(request, signal);
       return streamSSE(c, async (s) => {
         try {
           for await (const part of upstreamStream) await s.writeSSE({ data: JSON.stringify(part) });
