@@ -10,6 +10,7 @@ import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import { RunEventLog } from './run-events.ts';
 import { BudgetExceededError, CallerLedger, totalTokens } from './usage.ts';
+import { SpecialistDirectory } from './specialist-directory.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
 import type { NodeFn, NodeResult } from './nodes/types.ts';
 import { usageGuard } from './nodes/usage-guard.ts';
@@ -58,6 +59,7 @@ export function createEngineContext(deps: EngineDeps): EngineContext {
     span: deps.span ?? otelSpan,
     prices: deps.prices ?? ('prices' in deps.model ? (deps.model as { prices?: EngineDeps['prices'] }).prices : undefined),
     ledger: new CallerLedger(deps.config.budget.caller, now),
+    directory: new SpecialistDirectory(deps.store, { now }),
   };
 }
 

@@ -24,8 +24,7 @@ Independent steps run in parallel, so only add a dependency when a step truly ne
 /** Loads the available specialists once per run (ids are what plan validation checks against). */
 export async function loadSpecialists(run: RunState, ctx: EngineContext): Promise<void> {
   if (run.specialists.size) return;
-  const list = await ctx.store.listSpecialists({ available: true });
-  for (const s of list) run.specialists.set(s.id, s);
+  run.specialists = await ctx.directory.get();
 }
 
 export function knownSpecialists(run: RunState): Set<string> {
@@ -38,7 +37,11 @@ export function knownSpecialists(run: RunState): Set<string> {
  */
 export async function retrieveCandidates(run: RunState, ctx: EngineContext): Promise<void> {
   const k = ctx.config.knowledge.topK;
-  run.candidates = await ctx.store.retrieveSpecialists(run.request.query, k);
+  // Point candidates at the shared records, so a run does not keep its own copies.
+  run.candidates = (await ctx.store.retrieveSpecialists(run.request.query, k)).map((c) => ({
+    ...c,
+    specialist: run.specialists.get(c.specialist.id) ?? c.specialist,
+  }));
   if (run.candidates.length === 0) {
     run.candidates = [...run.specialists.values()].slice(0, k).map((specialist) => ({ specialist, relevance: 0, score: 0 }));
   }

@@ -8,7 +8,8 @@ import { UsageMeter, effectiveBudget, type CallerLedger } from './usage.ts';
 import { meterModel } from './metered-model.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import type { ModelClient } from '../llm/types.ts';
-import type { MemoryHit, SpecialistCandidate, SpecialistRecord } from '../knowledge/store.ts';
+import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
+import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
 
 export interface Verification {
   round: number;
@@ -36,8 +37,8 @@ export interface RunState {
   /** The shared model client wrapped for this run (budget reservation, signal, overrides). */
   readonly model: ModelClient;
 
-  /** Available specialists by id, loaded once by the router. */
-  specialists: Map<string, SpecialistRecord>;
+  /** Available specialists by id, loaded once by the router (shared, read-only). */
+  specialists: SpecialistMap;
   candidates: SpecialistCandidate[];
   teamConfigId?: string;
   plan?: GraphPlan;
@@ -74,6 +75,7 @@ export interface RunState {
 export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'prices'>> {
   peers?: EngineDeps['peers'];
   prices?: EngineDeps['prices'];
+  directory: SpecialistDirectory;
   ledger: CallerLedger;
 }
 
