@@ -1,64 +1,79 @@
 /**
  * The `parley` command (bin/parley.js runs this file through tsx).
  *   parley [serve]            start the HTTP server (default)
- *   parley run "<question>"   answer one question and print it, with usage and cost
- * Logs go to stderr; stdout carries only the answer, so `parley run` can be piped.
+ *   parley run "<question>"   run one question through the graph, shown live
+ *   parley acp                serve ACP (Agent Client Protocol) on stdio for editors
+ *   parley mcp                serve MCP on stdio for IDEs and assistants
+ *   parley ingest             ingest every source into the knowledge graph and print the report
+ * Logs and progress go to stderr; stdout carries only the answer (run) or the protocol (acp, mcp).
  */
-import { randomUUID } from 'node:crypto';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { ModelError } from './llm/errors.ts';
-import type { ModelUsage } from './llm/types.ts';
+import { createTerminalRenderer } from './graph/render-terminal.ts';
+import { serveAcpStdio } from './protocols/acp.ts';
+import { serveMcpStdio } from './protocols/mcp.ts';
 import { createParley, serveParley, VERSION, type Parley } from './server.ts';
 
 const USAGE = `Parley ${VERSION}: one agent graph served over AG-UI, A2A, ACP, MCP, SSE and an OpenAI-compatible API.
 
 Usage:
   parley [serve]              Start the HTTP server (PARLEY_HOST:PARLEY_PORT, default 127.0.0.1:8787)
-  parley run "<question>"     Answer one question and print the answer, usage and cost
+  parley run "<question>"     Run one question through the graph, showing progress, the answer, usage and cost
+  parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
+  parley mcp                  Serve MCP on stdio (IDEs and assistants)
+  parley ingest               Ingest specialists, MCP servers and A2A peers into the knowledge graph
   parley help | --help        Show this help
   parley --version            Print the version
 
 Configuration is by environment variables; see docs/configuration.md.
 With no model endpoint configured, answers come from the built-in scripted model.`;
 
-function formatUsage(usage: ModelUsage): string {
-  const cost = usage.costUsd === null ? 'cost unknown (model not in the price catalog)' : `cost $${usage.costUsd.toFixed(6)}`;
-  return `usage: model ${usage.model}, ${usage.inputTokens} input tokens (${usage.cachedTokens} cached), ${usage.outputTokens} output tokens, ${cost}`;
-}
+const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest'] as const;
+type Command = (typeof COMMANDS)[number];
 
-/**
- * Answers one question and writes it to stdout as it streams. Until the engine is wired this is one
- * direct model call; with the engine, start a RunRequest ({ query, protocol: 'cli' }) here and print
- * its events (answer.delta to stdout, the rest as one line each to stderr).
- */
-async function runQuestion(parley: Parley, question: string, signal: AbortSignal): Promise<void> {
-  const runId = randomUUID();
-  for await (const chunk of parley.model.stream({ role: 'default', runId, signal, messages: [{ role: 'user', content: question }] })) {
-    if (chunk.type === 'delta') process.stdout.write(chunk.text);
-    else {
-      process.stdout.write('\n');
-      process.stderr.write(formatUsage(chunk.usage) + '\n');
-    }
+/** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
+async function run(parley: Parley, question: string): Promise<number> {
+  const handle = parley.engine.start({ query: question, protocol: 'cli', caller: { id: 'cli' } });
+  const onSignal = () => parley.engine.cancel(handle.id, 'interrupted (SIGINT)');
+  process.once('SIGINT', onSignal);
+  try {
+    const render = createTerminalRenderer({
+      progress: (line) => process.stderr.write(line + '\n'),
+      answer: (text) => process.stdout.write(text),
+    });
+    for await (const event of handle.events()) render(event);
+    const result = await handle.result;
+    return result.status === 'completed' ? 0 : result.status === 'cancelled' ? 130 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
   }
 }
 
-async function run(config: Config, question: string): Promise<number> {
-  const parley = await createParley(config);
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
+async function ingest(parley: Parley): Promise<number> {
+  const report = await parley.reingest();
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  return report.unavailable.length > 0 || report.skippedFiles.length > 0 ? 1 : 0;
+}
+
+/** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
+async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<number> {
+  const { engine, approvals, store, logger } = parley;
+  if (protocol === 'acp') {
+    const connection = serveAcpStdio({ engine, approvals, logger, caller: { id: 'acp-stdio' } });
+    await connection.closed;
+  } else {
+    const served = await serveMcpStdio({ engine, approvals, store, logger, version: VERSION });
+    await served.closed;
+  }
+  return 0;
+}
+
+async function once(config: Config, command: Exclude<Command, 'serve'>, question: string): Promise<number> {
+  const parley = await createParley(config, { ingestAtStart: command !== 'ingest' });
   try {
-    await runQuestion(parley, question, controller.signal);
-    return 0;
-  } catch (err) {
-    if (err instanceof ModelError && err.kind === 'aborted') {
-      process.stderr.write('\ncancelled\n');
-      return 130;
-    }
-    process.stderr.write(`parley run: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    if (command === 'run') return await run(parley, question);
+    if (command === 'ingest') return await ingest(parley);
+    return await serveStdio(parley, command);
   } finally {
-    process.off('SIGINT', onSignal);
     await parley.close();
   }
 }
@@ -73,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(VERSION + '\n');
     return 0;
   }
-  if (command !== 'serve' && command !== 'run') {
+  if (!(COMMANDS as readonly string[]).includes(command)) {
     process.stderr.write(`parley: unknown command "${command}"\n\n${USAGE}\n`);
     return 2;
   }
@@ -93,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
 
-  if (command === 'run') return run(config, rest.join(' ').trim());
+  if (command !== 'serve') return once(config, command as Exclude<Command, 'serve'>, rest.join(' ').trim());
   await serveParley(config);
   return -1; // keep running until a signal
 }

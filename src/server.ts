@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
@@ -20,6 +20,16 @@ import type { ParleyEnv } from './http/auth.ts';
 import { createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
+import { createCore, type Core } from './core.ts';
+import { callerOf } from './http/auth.ts';
+import { knowledgeRoutes } from './knowledge/routes.ts';
+import { approvalRoutes } from './hitl/routes.ts';
+import { aguiRoutes } from './protocols/agui.ts';
+import { sseRoutes } from './protocols/sse.ts';
+import { openaiRoutes } from './protocols/openai.ts';
+import { a2aRoutes } from './protocols/a2a.ts';
+import { mcpRoutes } from './protocols/mcp.ts';
+import { acpRoutes } from './protocols/acp.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -37,9 +47,11 @@ export interface ParleyOptions {
   routes?: RouteGroup[];
   /** Start OpenTelemetry from OTEL_* env vars (default true; it stays off unless those are set). */
   telemetry?: boolean;
+  /** Ingest the knowledge sources while starting (default true). */
+  ingestAtStart?: boolean;
 }
 
-export interface Parley {
+export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'reingest'> {
   config: Config;
   app: Hono<ParleyEnv>;
   model: ParleyModelClient;
@@ -80,11 +92,38 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     }
     const model = createModelClient(modelConfig, { logger, prices });
 
-    // ── Later parts are wired here: knowledge store, tool hosts, approvals, engine, protocol routes. ──
+    const core = await createCore(config, model, logger, resources, { ingestAtStart: options.ingestAtStart });
+    const { engine, approvals, store } = core;
+    const callerId = (c: Context) => callerOf(c).id;
+
+    routes.push(
+      { path: '/', app: knowledgeRoutes({ store, reingest: () => core.reingest(), mcpConfig: () => core.ingestion.mcpConfig() }) },
+      { path: '/', app: approvalRoutes({ broker: approvals }) },
+      { path: '/', app: aguiRoutes({ engine, approvals, config, logger }) },
+      { path: '/', app: sseRoutes({ engine, config, logger }) },
+      { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
+      { path: '/', app: a2aRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId }) },
+    );
+    // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
+    const mcp = mcpRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId });
+    routes.push({ path: '/mcp', app: mcp });
+    resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });
+    const acp = acpRoutes({ engine, approvals, logger, callerOf });
+    routes.push({ path: '/', app: acp.app });
+    resources.push({ name: 'acp-connections', close: () => acp.close() });
 
     routes.push(...(options.routes ?? []));
     const readiness: ReadinessCheck[] = resources.filter((r) => r.ready).map((r) => ({ name: r.name, check: () => r.ready!() }));
-    const app = createHttpApp({ version: VERSION, apiKeys: config.server.apiKeys, bodyLimitBytes: config.server.bodyLimitBytes, logger, routes, readiness });
+    const app = createHttpApp({
+      version: VERSION,
+      apiKeys: config.server.apiKeys,
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      logger,
+      routes,
+      readiness,
+      // Peers discover Parley by its agent card before they hold a key.
+      publicPaths: ['/.well-known/agent-card.json'],
+    });
 
     let server: Server | undefined;
     let closing: Promise<void> | undefined;
@@ -124,7 +163,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         await closeAll(resources, logger);
       })());
 
-    return { config, app, model, scripted, logger, listen, close };
+    return { config, app, model, scripted, logger, engine, approvals, store, reingest: () => core.reingest(), listen, close };
   } catch (err) {
     await closeAll(resources, logger);
     throw err;

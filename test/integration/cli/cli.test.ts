@@ -1,9 +1,15 @@
 /** The `parley` command as a user runs it: a child process of bin/parley.js. */
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The environment minus every model/Parley setting, so the scripted model is the default. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -17,8 +23,10 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
+/** Each child gets its own data folder: Kuzu allows one process per database file. */
 function parley(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(env), cwd: fileURLToPath(new URL('../../../', import.meta.url)) });
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ PARLEY_DATA_DIR: dataDir, ...env }), cwd: ROOT });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -29,19 +37,60 @@ function parley(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('parley run', () => {
-  it('prints a streamed answer from the scripted model, then usage and cost', async () => {
-    const p = parley(['run', 'What is a knowledge graph?']);
+  it('runs the graph live: routing, plan, steps and verification on stderr, the answer on stdout, then usage and cost', async () => {
+    const p = parley(['run', 'Design a caching layer for our TypeScript API']);
     expect(await p.exit).toBe(0);
-    expect(p.out()).toContain('What is a knowledge graph?');
-    expect(p.out().trim().split('\n')).toHaveLength(1);
-    expect(p.err()).toMatch(/usage: model scripted, \d+ input tokens \(0 cached\), [1-9]\d* output tokens, cost \$0\.000000/);
-    expect(p.err()).toMatch(/SCRIPTED/);
+    expect(p.out()).toContain('Design a caching layer for our TypeScript API');
+    expect(p.out()).toMatch(/Steps used: \[s1\]/);
+    const err = p.err();
+    expect(err).toMatch(/SCRIPTED/);
+    expect(err).toMatch(/route: llm_plan/);
+    expect(err).toMatch(/plan \(round 1\):\n {2}s1 \[/);
+    expect(err).toMatch(/✓ s1 succeeded/);
+    expect(err).toMatch(/verify round 1: score 0\.90 → synthesize/);
+    expect(err).toMatch(/— completed · [\d.]+ s · [1-9]\d* in \/ [1-9]\d* out tokens · \$0\.0000 · [1-9]\d* model calls/);
   });
 
   it('asks for a question when none is given', async () => {
     const p = parley(['run']);
     expect(await p.exit).toBe(2);
     expect(p.err()).toMatch(/give the question/);
+  });
+});
+
+describe('parley ingest', () => {
+  it('ingests the roster and the shipped MCP servers and prints the report', async () => {
+    const p = parley(['ingest']);
+    expect(await p.exit).toBe(0);
+    const report = JSON.parse(p.out()) as { specialists: number; tools: number; sources: { id: string; outcome: string }[] };
+    expect(report.specialists).toBeGreaterThanOrEqual(10);
+    expect(report.tools).toBeGreaterThan(0);
+    expect(report.sources.map((s) => s.id)).toEqual(expect.arrayContaining(['mcp:filesystem', 'mcp:memory']));
+  });
+});
+
+describe('parley mcp', () => {
+  it('serves MCP on stdio: a real MCP client lists the tools and asks a question', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd: ROOT,
+      env: cleanEnv({ PARLEY_DATA_DIR: dataDir, PARLEY_MCP_CONFIG: 'test/fixtures/mcp-empty.json', PARLEY_LOG_LEVEL: 'warn' }) as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['ask', 'council', 'list_specialists', 'approve']));
+      const result = await client.callTool({ name: 'ask', arguments: { query: 'Review the security of our login flow' } });
+      expect(result.isError).toBeFalsy();
+      const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
+      expect(text).toContain('Review the security of our login flow');
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 /** The HTTP app built by the composition root, over real HTTP on 127.0.0.1. */
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,9 +27,12 @@ function probes(): Hono {
   return app;
 }
 
+const EMPTY_MCP_CONFIG = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
+
 async function start(env: Record<string, string> = {}) {
   const lines: string[] = [];
-  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_BODY_LIMIT_BYTES: '1024', ...env });
+  // The graph in memory and no MCP servers: these tests are about HTTP, and each server needs its own store.
+  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_BODY_LIMIT_BYTES: '1024', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG, ...env });
   const parley = await createParley(config, { logger: createLogger('info', (l) => lines.push(l)), routes: [{ path: '/probe', app: probes() }], telemetry: false });
   open.push(parley);
   const { url } = await parley.listen();
@@ -52,7 +56,7 @@ describe('health and readiness', () => {
     expect(await health.json()).toEqual({ status: 'ok', version: VERSION });
     const ready = await fetch(`${url}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ready: true, checks: { 'scripted-model': 'ok' } });
+    expect(await ready.json()).toEqual({ ready: true, checks: { 'scripted-model': 'ok', 'knowledge-store': 'ok' } });
   });
 
   it('logs exactly one line saying answers are scripted and how to configure a real model', async () => {

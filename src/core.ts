@@ -1,0 +1,99 @@
+/**
+ * The protocol-agnostic core, built from Config: knowledge store (+ ingestion of every source),
+ * approval broker, tool hosts (MCP servers, A2A peers) and the engine. src/server.ts serves it over
+ * HTTP; `parley acp` / `parley mcp` serve the same core over stdio.
+ */
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import type { ModelClient } from './llm/types.ts';
+import { Engine } from './graph/engine.ts';
+import { ApprovalBroker } from './hitl/approvals.ts';
+import { openKnowledgeStore } from './knowledge/open.ts';
+import type { KnowledgeStore } from './knowledge/store.ts';
+import { createIngestion, type Ingestion } from './knowledge/ingest/ingestion.ts';
+import type { IngestReport } from './knowledge/ingest/ingest.ts';
+import { McpToolHost } from './tools/mcp-host.ts';
+import { A2aPeerHost } from './tools/a2a-peer.ts';
+import type { ToolHost } from './tools/types.ts';
+
+export interface Core {
+  store: KnowledgeStore;
+  ingestion: Ingestion;
+  approvals: ApprovalBroker;
+  tools: McpToolHost;
+  engine: Engine;
+  /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
+  reingest(): Promise<IngestReport>;
+  lastIngest(): IngestReport | undefined;
+}
+
+/** A lifecycle part the caller must close, in reverse order of pushing. */
+export interface Closer {
+  name: string;
+  close(): void | Promise<void>;
+  ready?(): boolean | string | Promise<boolean | string>;
+}
+
+export interface CoreOptions {
+  /** Ingest every source while starting (default true). `parley ingest` turns it off to report a fresh ingestion. */
+  ingestAtStart?: boolean;
+}
+
+export async function createCore(config: Config, model: ModelClient, logger: Logger, closers: Closer[], options: CoreOptions = {}): Promise<Core> {
+  const store = await openKnowledgeStore(config.knowledge);
+  closers.push({ name: 'knowledge-store', close: () => store.close(), ready: () => true });
+
+  const ingestion = createIngestion({ store, knowledge: config.knowledge, logger });
+
+  const approvals = new ApprovalBroker({
+    timeoutMs: config.approvals.timeoutMs,
+    defaultDecision: config.approvals.defaultDecision,
+    recordApproval: (r) => store.recordApproval(r),
+    logger,
+  });
+  closers.push({ name: 'approvals', close: () => approvals.close() });
+
+  let tools = new McpToolHost({ servers: ingestion.mcpConfig().servers, settings: config.tools, approvals, logger });
+  await tools.start();
+  closers.push({ name: 'mcp-tools', close: () => tools.close() });
+
+  const peers = new A2aPeerHost({ approvals, logger });
+
+  let last: IngestReport | undefined;
+  const ingest = async () => {
+    // ingestAll logs the summary, unavailable servers and skipped files itself.
+    last = await ingestion.ingest();
+    return last;
+  };
+  if (options.ingestAtStart !== false) await ingest();
+
+  // The engine reaches tools through this indirection so POST /mcp/reload can swap the host under it.
+  const currentTools: ToolHost = {
+    listTools: () => tools.listTools(),
+    getTool: (id) => tools.getTool(id),
+    callTool: (id, args, ctx) => tools.callTool(id, args, ctx),
+    close: async () => {},
+  };
+  const engine = new Engine({ model, store, tools: currentTools, peers, approvals, config, logger });
+  closers.push({ name: 'engine', close: () => engine.close() });
+
+  return {
+    store,
+    ingestion,
+    approvals,
+    get tools() {
+      return tools;
+    },
+    engine,
+    lastIngest: () => last,
+    async reingest() {
+      const report = await ingest();
+      // Connections follow the config now in force; the old host closes after the swap.
+      const previous = tools;
+      tools = new McpToolHost({ servers: ingestion.mcpConfig().servers, settings: config.tools, approvals, logger });
+      await tools.start();
+      await previous.close();
+      return report;
+    },
+  };
+}
