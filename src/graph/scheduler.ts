@@ -4,6 +4,7 @@
  * dependents; independent branches go on. Each step runs under its own AbortSignal, aborted by the
  * step timeout or by the run's signal, so cancellation reaches in-flight model and tool calls.
  */
+import { setMaxListeners } from 'node:events';
 import type { PlanStep } from './plan.ts';
 import { substituteResults } from './plan.ts';
 import type { StepLineage, StepStatus } from './events.ts';
@@ -148,6 +149,7 @@ export function scheduleSteps(options: ScheduleOptions): Promise<Map<string, Ste
 async function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Promise<StepOutcome> {
   const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
   const controller = new AbortController();
+  setMaxListeners(1000, controller.signal); // a step may have many calls in flight (a council step: 5)
   const onRunAbort = () => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', onRunAbort, { once: true });
   if (options.signal.aborted) controller.abort(options.signal.reason);

@@ -1,4 +1,5 @@
 /** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
+import { setMaxListeners } from 'node:events';
 import type { CouncilVerdict, GraphEventBody, NodeName, RunStatus } from './events.ts';
 import type { GraphPlan } from './plan.ts';
 import type { RunMode, RunRequest } from './run-request.ts';
@@ -89,6 +90,8 @@ export function createRunState(
   ctx: EngineContext,
 ): RunState {
   const abort = new AbortController();
+  // Every in-flight model/tool call of the run listens on this signal (a council alone has 5 at once).
+  setMaxListeners(1000, abort.signal);
   const callerId = init.request.caller?.id || 'anonymous';
   const meter = new UsageMeter({
     budget: effectiveBudget(ctx.config.budget.run, init.request.budget),
