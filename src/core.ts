@@ -3,6 +3,9 @@
  * approval broker, tool hosts (MCP servers, A2A peers) and the engine. src/server.ts serves it over
  * HTTP; `parley acp` / `parley mcp` serve the same core over stdio.
  */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { ModelClient } from './llm/types.ts';
@@ -39,11 +42,21 @@ export interface CoreOptions {
   ingestAtStart?: boolean;
 }
 
+/**
+ * The absolute data folder mcp_config.json sees as ${PARLEY_DATA_DIR} (servers need absolute paths).
+ * With the graph in memory, tool servers still need a real folder: a fresh temporary one.
+ */
+function dataFolder(config: Config): string {
+  const dir = config.knowledge.dataDir === ':memory:' ? mkdtempSync(join(tmpdir(), 'parley-data-')) : resolve(config.knowledge.dataDir);
+  mkdirSync(join(dir, 'workspace'), { recursive: true });
+  return dir;
+}
+
 export async function createCore(config: Config, model: ModelClient, logger: Logger, closers: Closer[], options: CoreOptions = {}): Promise<Core> {
   const store = await openKnowledgeStore(config.knowledge);
   closers.push({ name: 'knowledge-store', close: () => store.close(), ready: () => true });
 
-  const ingestion = createIngestion({ store, knowledge: config.knowledge, logger });
+  const ingestion = createIngestion({ store, knowledge: config.knowledge, logger, env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config) } });
 
   const approvals = new ApprovalBroker({
     timeoutMs: config.approvals.timeoutMs,

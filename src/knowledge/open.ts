@@ -10,8 +10,7 @@ import { openNeo4jStore } from './neo4j/store.ts';
 export const KUZU_FILE = 'knowledge.kuzu';
 
 export function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
-  // The shipped filesystem MCP server refuses to start when its workspace folder is missing.
-  if (knowledge.dataDir !== ':memory:') mkdirSync(join(knowledge.dataDir, 'workspace'), { recursive: true });
+  if (knowledge.dataDir !== ':memory:') mkdirSync(knowledge.dataDir, { recursive: true });
   const registry = { teamMatchThreshold: knowledge.teamMatchThreshold, teamMinSuccessRate: knowledge.teamMinSuccessRate };
   if (knowledge.neo4j) return openNeo4jStore({ ...knowledge.neo4j, ...registry });
   const path = knowledge.dataDir === ':memory:' ? ':memory:' : join(knowledge.dataDir, KUZU_FILE);

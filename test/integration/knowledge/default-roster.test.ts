@@ -3,17 +3,21 @@
  * with node) and the specialists/ roster, ingested into Kuzu in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import { ingestAll } from '../../../src/knowledge/ingest/ingest.ts';
 import { configRequiresApproval, loadMcpConfig } from '../../../src/knowledge/ingest/mcp-config.ts';
 
 describe('the shipped roster and MCP servers', () => {
   it('ingest with real tools, including a write tool that needs approval', async () => {
-    mkdirSync('data/workspace', { recursive: true }); // as openKnowledgeStore does at start
+    // Parley gives the config its absolute data folder as ${PARLEY_DATA_DIR}, with a workspace in it.
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-roster-'));
+    mkdirSync(join(dataDir, 'workspace'));
     const store = await openKuzuStore({ path: ':memory:' });
     try {
-      const mcpConfig = loadMcpConfig('mcp_config.json', {});
+      const mcpConfig = loadMcpConfig('mcp_config.json', { PARLEY_DATA_DIR: dataDir });
       const report = await ingestAll({ store, mcpConfig, skillsDirs: ['specialists'], a2aPeers: [], discoveryTimeoutMs: 30_000 });
       expect(report.unavailable).toEqual([]);
       expect(report.skippedFiles).toEqual([]);

@@ -93,14 +93,15 @@ describe('mcp_config.json', () => {
   });
 
   it('the shipped mcp_config.json is valid and puts writes behind approval', () => {
-    const config = loadMcpConfig('mcp_config.json', {});
+    const config = loadMcpConfig('mcp_config.json', { PARLEY_DATA_DIR: '/srv/parley-data' });
     const fs = config.servers.find((s) => s.name === 'filesystem') as StdioServerConfig;
     expect(fs.transport).toBe('stdio');
     expect(fs.command).toBe('node');
     expect(fs.args[0]).toMatch(/node_modules\/@modelcontextprotocol\/server-filesystem\/dist\/index\.js$/);
-    expect(fs.args[1]).toMatch(/\/data\/workspace$/);
+    expect(fs.args[1]).toBe('/srv/parley-data/workspace');
     expect(configRequiresApproval(fs, 'write_file')).toBe(true);
     const memory = config.servers.find((s) => s.name === 'memory') as StdioServerConfig;
-    expect(memory.env.MEMORY_FILE_PATH).toMatch(/^\/.*\/data\/memory\.jsonl$/);
+    expect(memory.env.MEMORY_FILE_PATH).toBe('/srv/parley-data/memory.jsonl');
+    expect(() => loadMcpConfig('mcp_config.json', {})).toThrow(/PARLEY_DATA_DIR is not set/);
   });
 });
