@@ -53,10 +53,12 @@ export async function runCouncil(
   const query = block('query', question);
 
   emit(run, { type: 'council.stage', stage: 'advisors', detail: `${ADVISORS.length} advisors are answering in parallel` });
+  const models = ctx.councilAdvisorModels?.length && !run.request.models?.council_advisor ? ctx.councilAdvisorModels : undefined;
   const answers = await Promise.all(
-    ADVISORS.map(async (advisor) => {
+    ADVISORS.map(async (advisor, i) => {
       const r = await run.model.chat({
         role: 'council_advisor',
+        ...(models ? { model: models[i % models.length] } : {}),
         messages: [
           { role: 'system', content: `${advisor.style} Give your honest answer in a few paragraphs.` },
           { role: 'user', content: query },

@@ -34,4 +34,10 @@ export interface EngineDeps {
    * client has them (createModelClient does); otherwise only cost already spent is checked.
    */
   prices?: Pick<PriceCatalog, 'cost'>;
+  /**
+   * Models for the five council advisors, in order (contrarian, first-principles, expansionist,
+   * outsider, executor; reused round-robin when shorter). Absent: every advisor uses the
+   * council_advisor role's model. A request's own council_advisor model override wins.
+   */
+  councilAdvisorModels?: string[];
 }

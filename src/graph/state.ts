@@ -73,9 +73,10 @@ export interface RunState {
 }
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
-export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'prices'>> {
+export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels'>> {
   peers?: EngineDeps['peers'];
   prices?: EngineDeps['prices'];
+  councilAdvisorModels?: string[];
   directory: SpecialistDirectory;
   ledger: CallerLedger;
 }

@@ -3,6 +3,7 @@ import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
 import { callsOf, ofType, provenTeam } from './helpers.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+import { Engine } from '../../../src/graph/engine.ts';
 
 let p: TestParley;
 beforeAll(async () => {
@@ -68,5 +69,21 @@ describe('council', () => {
     expect(decide.output).toMatch(/^Recommendation: /);
     expect(ofType(events, 'step.started').find((e) => e.stepId === 'announce')!.objective).toContain(decide.output!);
     expect((await p.store.listDecisions(10)).some((d) => d.runId === result.runId)).toBe(true);
+  });
+});
+
+describe('council models', () => {
+  it('each advisor may use its own model', async () => {
+    const q = await createTestParley();
+    try {
+      const engine = new Engine({ ...q.deps, councilAdvisorModels: ['model-a', 'model-b', 'model-c', 'model-d', 'model-e'] });
+      const handle = engine.start({ query: 'Should we open a second office?', mode: 'council', protocol: 'test' });
+      expect((await handle.result).status).toBe('completed');
+      const advisors = q.scripted.requests.filter((r) => r.runId === handle.id && r.role === 'council_advisor');
+      expect(advisors.map((r) => r.model).sort()).toEqual(['model-a', 'model-b', 'model-c', 'model-d', 'model-e']);
+      await engine.close();
+    } finally {
+      await q.close();
+    }
   });
 });
