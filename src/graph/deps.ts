@@ -10,10 +10,7 @@ import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
 /** The slices of Config the engine reads. Pass the whole Config or just these. */
 export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
 
-/**
- * Optional tracing hook: wraps `fn` in a span named `name` (run, node, step, model call, tool call).
- * Give it src/telemetry.ts withSpan; absent, spans are not recorded.
- */
+/** Tracing hook: runs `fn` inside a span named `name` (run, node, step, tool call, a2a call). */
 export type SpanRunner = <T>(name: string, attributes: Record<string, string | number | boolean>, fn: () => Promise<T>) => Promise<T>;
 
 export interface EngineDeps {
