@@ -16,9 +16,6 @@ const list = z.string().transform((s) =>
     .map((x) => x.trim())
     .filter(Boolean),
 );
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = z.url({ protocol: /^https?$/ });
 const unitInterval = z.coerce.number().min(0).max(1);
 
