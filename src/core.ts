@@ -3,7 +3,7 @@
  * approval broker, tool hosts (MCP servers, A2A peers) and the engine. src/server.ts serves it over
  * HTTP; `parley acp` / `parley mcp` serve the same core over stdio.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Config } from './config.ts';
@@ -46,9 +46,16 @@ export interface CoreOptions {
  * The absolute data folder mcp_config.json sees as ${PARLEY_DATA_DIR} (servers need absolute paths).
  * With the graph in memory, tool servers still need a real folder: a fresh temporary one.
  */
-function dataFolder(config: Config): string {
-  const dir = config.knowledge.dataDir === ':memory:' ? mkdtempSync(join(tmpdir(), 'parley-data-')) : resolve(config.knowledge.dataDir);
-  mkdirSync(join(dir, 'workspace'), { recursive: true });
+function dataFolder(config: Config, closers: Closer[]): string {
+  if (config.knowledge.dataDir !== ':memory:') {
+    const dir = resolve(config.knowledge.dataDir);
+    mkdirSync(join(dir, 'workspace'), { recursive: true });
+    return dir;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'parley-data-'));
+  mkdirSync(join(dir, 'workspace'));
+  // Pushed before the tool host, so it is removed after the tool servers using it have stopped.
+  closers.push({ name: 'temporary-data-folder', close: () => rmSync(dir, { recursive: true, force: true }) });
   return dir;
 }
 
@@ -56,7 +63,7 @@ export async function createCore(config: Config, model: ModelClient, logger: Log
   const store = await openKnowledgeStore(config.knowledge);
   closers.push({ name: 'knowledge-store', close: () => store.close(), ready: () => true });
 
-  const ingestion = createIngestion({ store, knowledge: config.knowledge, logger, env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config) } });
+  const ingestion = createIngestion({ store, knowledge: config.knowledge, logger, env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config, closers) } });
 
   const approvals = new ApprovalBroker({
     timeoutMs: config.approvals.timeoutMs,

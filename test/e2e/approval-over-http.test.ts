@@ -3,7 +3,7 @@
  * reference filesystem server), API keys on, a run over POST /stream whose specialist wants to write
  * a file, and a human answering through POST /api/approve.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await parley?.close();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** A query the scripted model plans as one filesystem step that calls write_file. */

@@ -1,12 +1,12 @@
 /** The `parley` command as a user runs it: a child process of bin/parley.js. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -18,6 +18,15 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 const children: ReturnType<typeof spawn>[] = [];
+const dataDirs: string[] = [];
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+  dataDirs.push(dir);
+  return dir;
+}
 // A failed assertion must not leave a server running.
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -25,7 +34,7 @@ afterEach(() => {
 
 /** Each child gets its own data folder: Kuzu allows one process per database file. */
 function parley(args: string[], env: Record<string, string> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+  const dataDir = tempDataDir();
   const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ PARLEY_DATA_DIR: dataDir, ...env }), cwd: ROOT });
   children.push(child);
   let stdout = '';
@@ -71,7 +80,7 @@ describe('parley ingest', () => {
 
 describe('parley mcp', () => {
   it('serves MCP on stdio: a real MCP client lists the tools and asks a question', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+    const dataDir = tempDataDir();
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp'],
