@@ -3,7 +3,7 @@
  * with node) and the specialists/ roster, ingested into Kuzu in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
@@ -47,6 +47,7 @@ describe('the shipped roster and MCP servers', () => {
       expect(await top('Update the README documentation')).toBe('writer');
     } finally {
       await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
