@@ -160,7 +160,6 @@ export class Engine implements RunEngine {
     this.#cancelApprovals(run.id);
 
     const durationMs = ctx.now() - run.startedAt;
-    await this.#record(run, outcome, durationMs);
     const usage = { ...run.meter.totals };
     const finished: GraphEventBody = {
       type: 'run.finished',
@@ -171,7 +170,10 @@ export class Engine implements RunEngine {
       usage,
       durationMs,
     };
+    // The answer goes out first; execution memory is written after it (off the critical path),
+    // and `result` settles only once the record is written (so awaiting it sees the store updated).
     emit(run, finished);
+    await this.#record(run, outcome, durationMs);
     return {
       runId: run.id,
       threadId: run.threadId,
