@@ -2,6 +2,7 @@
  * The HTTP app: middleware every route gets (body limit, auth, JSON errors, 404), the built-in
  * /health and /ready, and the route groups the composition root mounts.
  */
+import { acceptTraceContext } from './trace-context.ts';
 import { Hono } from 'hono';
 import type { Logger } from '../log.ts';
 import { apiKeyAuth, type ParleyEnv } from './auth.ts';
@@ -37,6 +38,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
   app.notFound(notFound);
   app.use('*', apiKeyAuth({ keys: options.apiKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
   app.use('*', limitBody(options.bodyLimitBytes));
+  app.use('*', acceptTraceContext());
 
   app.get('/health', (c) => c.json({ status: 'ok', version: options.version }));
   app.get('/ready', async (c) => {
