@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { Config } from './config.ts';
@@ -21,7 +22,7 @@ import { createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyM
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
 import { createCore, type Core } from './core.ts';
-import { callerOf } from './http/auth.ts';
+import { authenticateBearer, callerOf } from './http/auth.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui.ts';
@@ -29,7 +30,7 @@ import { sseRoutes } from './protocols/sse.ts';
 import { openaiRoutes } from './protocols/openai.ts';
 import { a2aRoutes } from './protocols/a2a.ts';
 import { mcpRoutes } from './protocols/mcp.ts';
-import { acpRoutes } from './protocols/acp.ts';
+import { acpRoutes, acpWebSocket } from './protocols/acp.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -111,6 +112,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const acp = acpRoutes({ engine, approvals, logger, callerOf });
     routes.push({ path: '/', app: acp.app });
     resources.push({ name: 'acp-connections', close: () => acp.close() });
+    const acpWs = acpWebSocket({ engine, approvals, logger, authenticate: authenticateBearer(config.server.apiKeys) });
+    resources.push({ name: 'acp-websockets', close: () => acpWs.close() });
 
     routes.push(...(options.routes ?? []));
     const readiness: ReadinessCheck[] = resources.filter((r) => r.ready).map((r) => ({ name: r.name, check: () => r.ready!() }));
@@ -138,6 +141,10 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           if (config.server.apiKeys.length === 0) logger.warn('auth is off: PARLEY_API_KEYS is empty, so every endpoint is open to anyone who can reach it');
           resolve({ url, port: info.port });
         }) as Server;
+        // WebSocket upgrades bypass Hono: /acp is served here, anything else is refused.
+        s.on('upgrade', (req, socket: Duplex, head: Buffer) => {
+          if (!acpWs.handleUpgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+        });
         s.once('error', (err) => reject(new Error(`Cannot listen on ${config.server.host}:${config.server.port} (PARLEY_HOST/PARLEY_PORT): ${err.message}`)));
         server = s;
       });

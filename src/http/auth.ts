@@ -29,6 +29,29 @@ export interface AuthOptions {
   publicPaths?: string[];
 }
 
+/** Finds the caller a bearer token belongs to; comparisons are constant-time on the keys' digests. */
+function keyMatcher(keys: string[]): (token: string) => Caller | undefined {
+  const known = keys.map((key) => ({ hash: digest(key), id: callerIdOf(key) }));
+  return (token) => {
+    const hash = digest(token);
+    const match = known.find((k) => timingSafeEqual(k.hash, hash));
+    return match ? { id: match.id } : undefined;
+  };
+}
+
+/**
+ * The same check for requests that never reach Hono (WebSocket upgrades on the Node server):
+ * the caller of an `Authorization: Bearer <key>` header, ANONYMOUS when auth is off, undefined when refused.
+ */
+export function authenticateBearer(keys: string[]): (authorization: string | undefined) => Caller | undefined {
+  if (keys.length === 0) return () => ANONYMOUS;
+  const match = keyMatcher(keys);
+  return (authorization) => {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    return token ? match(token) : undefined;
+  };
+}
+
 export function apiKeyAuth({ keys, publicPaths = ['/health'] }: AuthOptions): MiddlewareHandler<ParleyEnv> {
   if (keys.length === 0) {
     return async (c, next) => {
@@ -36,13 +59,12 @@ export function apiKeyAuth({ keys, publicPaths = ['/health'] }: AuthOptions): Mi
       await next();
     };
   }
-  const known = keys.map((key) => ({ hash: digest(key), id: callerIdOf(key) }));
+  const match = keyMatcher(keys);
   const check = bearerAuth<ParleyEnv>({
     verifyToken: (token, c) => {
-      const hash = digest(token);
-      const match = known.find((k) => timingSafeEqual(k.hash, hash));
-      if (match) c.set('caller', { id: match.id });
-      return match !== undefined;
+      const caller = match(token);
+      if (caller) c.set('caller', caller);
+      return caller !== undefined;
     },
     noAuthenticationHeader: { message: errorBody('unauthorized', 'Missing API key: send Authorization: Bearer <key>.') },
     invalidAuthenticationHeader: { message: errorBody('bad_request', 'Malformed Authorization header: expected Bearer <key>.') },

@@ -2,8 +2,7 @@
  * /acp over Streamable HTTP: the SDK's experimental AcpServer (POST client messages, GET SSE streams,
  * DELETE to close, Acp-Connection-Id / Acp-Session-Id headers) behind a Hono route. Each connection
  * (each initialize) gets its own agent, accounted to the caller that opened it.
- * WebSocket upgrades are answered 426 by the SDK: they need a WebSocket server (the `ws` package) on
- * the Node HTTP server, which is not installed (docs/protocols/acp.md).
+ * WebSocket upgrades to /acp are handled on the Node server's `upgrade` event (acp-ws.ts).
  */
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { Hono, type Context } from 'hono';

@@ -9,3 +9,4 @@
 export { createAcpAgent, type AcpDeps } from './acp-agent.ts';
 export { serveAcpStdio, type AcpStdio } from './acp-stdio.ts';
 export { acpRoutes, type AcpRoutes, type AcpHttpDeps } from './acp-http.ts';
+export { acpWebSocket, type AcpWebSocket, type AcpWebSocketDeps } from './acp-ws.ts';
