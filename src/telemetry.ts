@@ -55,13 +55,18 @@ export function withSpan<T>(name: string, attrs: Record<string, string | number 
     try {
       return await fn(span);
     } catch (err) {
-      span.recordException(err instanceof Error ? err : new Error(String(err)));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      markFailed(span, err);
       throw err;
     } finally {
       span.end();
     }
   });
+}
+
+/** Records an error on a span: the exception event and an ERROR status with its message. */
+export function markFailed(span: Span, err: unknown): void {
+  span.recordException(err instanceof Error ? err : new Error(String(err)));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
 }
 
 /** A span for work that is not one function call (a stream consumed by someone else); end it yourself. */

@@ -5,11 +5,11 @@
  * and cost from the price catalog.
  */
 import OpenAI from 'openai';
-import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { Config, RoleModelConfig } from '../config.ts';
 import { SCRIPTED_BASE_URL } from '../config.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import { attributes, startSpan, withSpan } from '../telemetry.ts';
+import { attributes, markFailed, startSpan, withSpan } from '../telemetry.ts';
 import { ModelError, toModelError } from './errors.ts';
 import { startAttempt } from './attempt.ts';
 import { loadPriceCatalog, type PriceCatalog } from './prices.ts';
@@ -252,8 +252,7 @@ export function createModelClient(config: Config['model'], options: ModelClientO
         }
       }
     } catch (err) {
-      span.recordException(err instanceof Error ? err : new Error(String(err)));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      markFailed(span, err);
       throw err;
     } finally {
       span.end();

@@ -5,6 +5,7 @@
  * so bad arguments come back as a tool error result.
  */
 import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { CouncilVerdictSchema } from '../graph/schemas.ts';
 import { z } from 'zod';
 import type { RunEngine } from '../graph/types.ts';
 import { RUN_MODES } from '../graph/run-request.ts';
@@ -40,16 +41,7 @@ const askOutput = z.object({
   durationMs: z.number(),
 });
 
-const verdictOutput = z.object({
-  runId: z.string(),
-  recommendation: z.string(),
-  keyInsights: z.array(z.string()),
-  blindSpots: z.array(z.string()),
-  consensus: z.string(),
-  dissent: z.string(),
-  nextStep: z.string(),
-  confidence: z.number(),
-});
+const verdictOutput = CouncilVerdictSchema.extend({ runId: z.string() });
 
 const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> });
 const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });

@@ -5,8 +5,8 @@
  * elicitation/create requests through a callback.
  */
 import { Client, SdkHttpError, type Tool, type ElicitResult, type CallToolResult } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
+import { createMcpTransport } from './mcp-transport.ts';
 import type { Logger } from '../log.ts';
 import type { McpServerConfig } from '../knowledge/ingest/mcp-config.ts';
 import { traceCarrier } from './trace-context.ts';
@@ -135,25 +135,8 @@ export class McpConnection {
   }
 
   #transport(): Transport {
-    const { spec } = this;
-    if (spec.transport === 'stdio') {
-      const transport = new StdioClientTransport({
-        command: spec.command,
-        args: spec.args,
-        env: spec.env,
-        cwd: spec.cwd,
-        stderr: 'pipe',
-      });
-      // A server's stderr is its log; keep it at debug level and never let the pipe fill up.
-      transport.stderr?.on('data', (chunk: Buffer) =>
-        this.options.logger.debug('MCP server stderr', { server: this.name, text: chunk.toString().trimEnd() }),
-      );
-      return transport;
-    }
-    const requestInit: RequestInit = { headers: spec.headers };
-    return spec.transport === 'sse'
-      ? new SSEClientTransport(new URL(spec.url), { requestInit })
-      : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });
+    // A server's stderr is its log; keep it at debug level.
+    return createMcpTransport(this.spec, (text) => this.options.logger.debug('MCP server stderr', { server: this.name, text: text.trimEnd() }));
   }
 
   #handleElicitation(client: Client, handler: ElicitationHandler): void {

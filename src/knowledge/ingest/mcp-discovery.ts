@@ -3,8 +3,8 @@
  * `tools/list`, disconnect. Live connections for tool calls belong to src/tools/; this only learns
  * what a server offers.
  */
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, type Tool } from '@modelcontextprotocol/client';
+import { createMcpTransport } from '../../tools/mcp-transport.ts';
 import type { McpServerConfig } from './mcp-config.ts';
 
 export interface DiscoveredServer {
@@ -20,7 +20,11 @@ const MAX_PAGES = 50;
 export async function discoverServer(server: McpServerConfig, timeoutMs: number): Promise<DiscoveredServer> {
   const client = new Client({ name: 'parley-ingest', version: '0.1.0' });
   const stderr: string[] = [];
-  const transport = transportFor(server, stderr);
+  // The last lines of a stdio server's stderr explain why it failed to start.
+  const transport = createMcpTransport(server, (text) => {
+    stderr.push(text);
+    if (stderr.length > 20) stderr.shift();
+  });
   try {
     await client.connect(transport, { timeout: timeoutMs });
     const tools: Tool[] = [];
@@ -41,31 +45,4 @@ export async function discoverServer(server: McpServerConfig, timeoutMs: number)
   } finally {
     await client.close().catch(() => undefined);
   }
-}
-
-function transportFor(server: McpServerConfig, stderr: string[]): Transport {
-  if (server.transport === 'stdio') {
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      env: server.env,
-      cwd: server.cwd,
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr.push(chunk.toString());
-      if (stderr.length > 20) stderr.shift();
-    });
-    return transport;
-  }
-  const requestInit: RequestInit = { headers: server.headers };
-  return server.transport === 'sse'
-    ? new SSEClientTransport(new URL(server.url), { requestInit, eventSourceInit: { fetch: withHeaders(server.headers) } })
-    : new StreamableHTTPClientTransport(new URL(server.url), { requestInit });
-}
-
-/** The SSE GET stream is opened by EventSource, which does not see requestInit: pass headers there too. */
-function withHeaders(headers: Record<string, string>) {
-  return (url: string | URL, init?: RequestInit) =>
-    fetch(url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...headers } });
 }
