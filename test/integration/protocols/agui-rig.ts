@@ -11,23 +11,11 @@ import { silentLogger } from '../../../src/log.ts';
 import { aguiRoutes } from '../../../src/protocols/agui.ts';
 import { openaiRoutes } from '../../../src/protocols/openai.ts';
 import { sseRoutes } from '../../../src/protocols/sse.ts';
+import { NOTER } from './a2a-helpers.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { createTestParley, type TestParley, type TestParleyOptions } from '../../support/engine.ts';
 import { listen, type TestServer } from '../../support/http.ts';
 
-export const NOTER = {
-  id: 'noter',
-  name: 'noter',
-  description: 'Keeps notes: writes note files',
-  kind: 'prompt' as const,
-  domains: ['notes'],
-  prompt: 'You keep notes.',
-  endpoint: '',
-  modelRole: 'specialist' as const,
-  tools: ['fx/write_note'],
-  sourceId: 'skills:test-roster',
-  available: true,
-};
 
 /** A specialist whose only tool asks the user for a city (an MCP elicitation). */
 export const ASKER = { ...NOTER, id: 'asker', name: 'asker', description: 'Asks which city to use', domains: ['cities'], prompt: 'You ask.', tools: ['fx/ask_city'] };
