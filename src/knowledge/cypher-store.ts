@@ -23,16 +23,14 @@ import {
   applyTeamRun,
   emptyProficiency,
   ftsQueryText,
-  matchesFilter,
   observationsOf,
-  pickTeam,
-  rankCandidates,
   specialistSearchText,
   teamId,
   teamOf,
   type ProficiencyTotals,
   type RegistryOptions,
 } from './registry.ts';
+import { KnowledgeView, type ViewSnapshot } from './view.ts';
 import {
   approvalFromNode,
   approvalParams,
@@ -83,6 +81,7 @@ export const QUERY_NAMES = [
   'getTool',
   'searchSpecialists',
   'proficienciesByIds',
+  'listProficiencies',
   'getProficiency',
   'upsertProficiency',
   'upsertProficiencies',
@@ -116,12 +115,99 @@ export type QuerySet = Record<QueryName, string>;
 const node = (row: Record<string, unknown>, key: string) => row[key] as Record<string, never>;
 const profId = (kind: Proficiency['kind'], subject: string) => `${kind}:${subject}`;
 
+export interface ViewOptions {
+  /**
+   * How often the in-memory view (specialists, proficiencies, team statistics) re-reads the
+   * database for changes made by other processes. Infinity when this process is the only writer
+   * (embedded Kuzu holds a file lock); our own writes are always written through at once.
+   */
+  refreshMs: number;
+  now?: () => number;
+}
+
+// Plain `private` members (not #fields): callers may wrap the store with Object.create(store).
 export class CypherStore implements KnowledgeStore {
+  private viewPromise?: Promise<KnowledgeView>;
+  private viewReadAt = 0;
+  private refreshing = false;
+  private registryWrites = 0;
+  private readonly now: () => number;
+  private readonly refreshMs: number;
+
   constructor(
     private readonly exec: CypherExecutor,
     private readonly Q: QuerySet,
     private readonly options: RegistryOptions,
-  ) {}
+    view: ViewOptions = { refreshMs: Infinity },
+  ) {
+    this.now = view.now ?? Date.now;
+    this.refreshMs = view.refreshMs;
+  }
+
+  // ── In-memory view ──────────────────────────────────────────────────────
+
+  /** The view, loaded on first use; past refreshMs a re-read is merged in the background. */
+  private view(): Promise<KnowledgeView> {
+    if (!this.viewPromise) {
+      const startedAt = this.now();
+      const loading = this.readSnapshot().then((snapshot) => {
+        this.viewReadAt = startedAt;
+        return new KnowledgeView(snapshot);
+      });
+      // A failed load is not kept: the next read tries again.
+      loading.catch(() => {
+        if (this.viewPromise === loading) this.viewPromise = undefined;
+      });
+      this.viewPromise = loading;
+    } else if (!this.refreshing && this.now() - this.viewReadAt >= this.refreshMs) {
+      this.refresh(this.viewPromise);
+    }
+    return this.viewPromise;
+  }
+
+  private refresh(current: Promise<KnowledgeView>): void {
+    this.refreshing = true;
+    const startedAt = this.now();
+    const writes = this.registryWrites;
+    Promise.all([current, this.readSnapshot()])
+      .then(([view, snapshot]) => view.merge(snapshot, { specialists: writes === this.registryWrites }))
+      .catch(() => undefined) // keep serving the current view; retried after refreshMs
+      .finally(() => {
+        this.viewReadAt = startedAt;
+        this.refreshing = false;
+      });
+  }
+
+  private readSnapshot(): Promise<ViewSnapshot> {
+    return this.exec.read(async (q) => {
+      const specialists = (await q(this.Q.listSpecialists)).map((r) => specialistFromNode(node(r, 's')));
+      const proficiencies = (await q(this.Q.listProficiencies)).map((r) => {
+        const p = node(r, 'p');
+        return { id: str(p.id), totals: proficiencyFromNode(p) };
+      });
+      const teams = (await q(this.Q.listTeams)).map((r) => ({
+        id: str(r.id),
+        pattern: str(r.pattern),
+        uses: num(r.uses),
+        successes: num(r.successes),
+        avgScore: num(r.avgScore),
+      }));
+      return { specialists, proficiencies, teams };
+    });
+  }
+
+  /** Applies a committed write of ours to the view (after its load, if it is still loading). */
+  private async writeThrough(apply: (view: KnowledgeView) => void): Promise<void> {
+    const pending = this.viewPromise;
+    if (!pending) return;
+    let view: KnowledgeView;
+    try {
+      view = await pending;
+    } catch {
+      return; // the next load reads the committed write
+    }
+    apply(view);
+  }
 
   // ── Registry ────────────────────────────────────────────────────────────
 
@@ -136,9 +222,8 @@ export class CypherStore implements KnowledgeStore {
 
   async upsertSpecialists(specialists: SpecialistRecord[]): Promise<void> {
     if (specialists.length === 0) return;
-    await this.exec.write(async (q) => {
-      for (const s of specialists) {
-        await q(this.Q.upsertSpecialist, {
+    this.registryWrites++;
+    const params = specialists.map((s) => ({
           id: s.id,
           name: s.name,
           description: s.description,
@@ -152,13 +237,18 @@ export class CypherStore implements KnowledgeStore {
           available: s.available,
           unavailableReason: s.unavailableReason ?? null,
           searchText: specialistSearchText(s),
-        });
+    }));
+    await this.exec.write(async (q) => {
+      for (const [i, s] of specialists.entries()) {
+        await q(this.Q.upsertSpecialist, params[i]);
         await q(this.Q.unlinkSpecialistSource, { id: s.id });
         await q(this.Q.linkSpecialistSource, { id: s.id, sourceId: s.sourceId });
         await q(this.Q.unlinkSpecialistTools, { id: s.id });
         if (s.tools.length) await q(this.Q.linkSpecialistTools, { id: s.id, tools: s.tools });
       }
     });
+    // Records exactly as they read back (the statement's properties are the node's).
+    await this.writeThrough((view) => view.upsertSpecialists(params.map((p) => specialistFromNode(p as unknown as Record<string, never>))));
   }
 
   async upsertTools(tools: ToolRecord[]): Promise<void> {
@@ -182,20 +272,20 @@ export class CypherStore implements KnowledgeStore {
   }
 
   async markGone(sourceId: string, keepSpecialistIds: string[], keepToolIds: string[]): Promise<void> {
+    this.registryWrites++;
     await this.exec.write(async (q) => {
       await q(this.Q.markSpecialistsGone, { sourceId, keep: keepSpecialistIds });
       await q(this.Q.markToolsGone, { sourceId, keep: keepToolIds });
     });
+    await this.writeThrough((view) => view.markGone(sourceId, keepSpecialistIds));
   }
 
   async listSpecialists(filter?: SpecialistFilter): Promise<SpecialistRecord[]> {
-    const rows = await this.exec.read((q) => q(this.Q.listSpecialists));
-    return rows.map((r) => specialistFromNode(node(r, 's'))).filter((s) => matchesFilter(s, filter));
+    return (await this.view()).listSpecialists(filter);
   }
 
   async getSpecialist(id: string): Promise<SpecialistRecord | undefined> {
-    const rows = await this.exec.read((q) => q(this.Q.getSpecialist, { id }));
-    return rows[0] ? specialistFromNode(node(rows[0], 's')) : undefined;
+    return (await this.view()).getSpecialist(id);
   }
 
   async listTools(server?: string): Promise<ToolRecord[]> {
@@ -209,52 +299,33 @@ export class CypherStore implements KnowledgeStore {
   }
 
   async retrieveSpecialists(query: string, k: number): Promise<SpecialistCandidate[]> {
-    const text = ftsQueryText(query);
-    if (!text || k <= 0) return [];
-    return this.exec.read(async (q) => {
-      // Over-fetch: unavailable specialists are dropped and the record may reorder the top.
-      const hits = await q(this.Q.searchSpecialists, { q: text, limit: Math.max(k * 4, 50) });
-      if (hits.length === 0) return [];
-      const ids = hits.map((h) => str(h.id));
-      const specialists = new Map(
-        (await q(this.Q.specialistsByIds, { ids })).map((r) => {
-          const s = specialistFromNode(node(r, 's'));
-          return [s.id, s] as const;
-        }),
-      );
-      const profs = await q(this.Q.proficienciesByIds, { ids: ids.map((id) => profId('specialist', id)) });
-      const bySubject = new Map(profs.map((r) => {
-        const p = proficiencyFromNode(node(r, 'p'));
-        return [p.subject, publicProficiency(p)] as const;
-      }));
-      const scored = hits.flatMap((h) => {
-        const specialist = specialists.get(str(h.id));
-        return specialist ? [{ specialist, textScore: num(h.score) }] : [];
-      });
-      return rankCandidates(scored, bySubject, k);
-    });
+    if (k <= 0) return [];
+    return (await this.view()).rank(query, k);
   }
 
   // ── Execution memory ────────────────────────────────────────────────────
 
   async findTeamConfig(query: string): Promise<TeamConfig | undefined> {
-    return this.exec.read(async (q) => {
-      const stats = (await q(this.Q.listTeams)).map((r) => ({
-        id: str(r.id),
-        pattern: str(r.pattern),
-        uses: num(r.uses),
-        successes: num(r.successes),
-        avgScore: num(r.avgScore),
-      }));
-      const best = pickTeam(query, stats, this.options);
-      if (!best) return undefined;
-      const rows = await q(this.Q.getTeam, { id: best.id });
-      return rows[0] ? teamFromNode(node(rows[0], 't')) : undefined;
-    });
+    const view = await this.view();
+    const best = view.pickTeam(query, this.options);
+    if (!best) return undefined;
+    let team = view.fullTeam(best.id);
+    if (!team) {
+      const rows = await this.exec.read((q) => q(this.Q.getTeam, { id: best.id }));
+      if (!rows[0]) return undefined;
+      team = teamFromNode(node(rows[0], 't'));
+      view.applyTeam(team);
+    }
+    // The view's copy stays private: callers get their own.
+    return structuredClone(team);
   }
 
   async recordRun(run: RunRecord): Promise<void> {
+    // The view is read before the transaction: on Kuzu its load would queue behind our own write.
+    const view = await this.view().catch(() => undefined);
+    let learnt: Learnt | undefined;
     await this.exec.write(async (q) => {
+      learnt = undefined; // a retried transaction starts over
       // A run recorded again (same id) replaces its record but teaches nothing twice.
       const seen = (await q(this.Q.runExists, { id: run.id })).length > 0;
       await q(this.Q.upsertRun, runParams(run));
@@ -286,15 +357,25 @@ export class CypherStore implements KnowledgeStore {
       }
       await q(this.Q.linkRunApprovals, { runId: run.id });
       await q(this.Q.linkRunDecisions, { runId: run.id });
-      if (!seen) await this.learn(q, run);
+      if (!seen) learnt = await this.learn(q, run, view);
     });
+    const committed = learnt as Learnt | undefined;
+    if (committed) {
+      await this.writeThrough((v) => {
+        if (committed.team) v.applyTeam(committed.team);
+        for (const p of committed.proficiencies) v.applyProficiency(p.id, p.totals);
+      });
+    }
   }
 
-  /** Updates TeamConfig and proficiency statistics from the run's verifier score. */
-  private async learn(q: RunStatement, run: RunRecord): Promise<void> {
+  /** Updates TeamConfig and proficiency statistics from the run's verifier score; returns what it wrote. */
+  private async learn(q: RunStatement, run: RunRecord, view: KnowledgeView | undefined): Promise<Learnt> {
+    const learnt: Learnt = { proficiencies: [] };
     const team = teamOf(run);
     if (team) {
-      const reusedId = run.teamConfigId && (await q(this.Q.getTeam, { id: run.teamConfigId })).length ? run.teamConfigId : undefined;
+      const reused =
+        run.teamConfigId !== undefined && (view?.hasTeam(run.teamConfigId) || (await q(this.Q.getTeam, { id: run.teamConfigId })).length > 0);
+      const reusedId = reused ? run.teamConfigId : undefined;
       const id = reusedId ?? teamId(team.pattern, team.specialists);
       // Lock-and-read: concurrent runs of the same team (Neo4j) serialise here instead of losing updates.
       const existing = await q(this.Q.lockTeam, { id });
@@ -306,16 +387,21 @@ export class CypherStore implements KnowledgeStore {
       const next = applyTeamRun(current, run);
       await q(this.Q.upsertTeam, { ...next, specialists: JSON.stringify(next.specialists), plan: JSON.stringify(next.plan) });
       await q(this.Q.linkRunTeam, { runId: run.id, teamId: id });
+      learnt.team = next;
     }
     const observations = observationsOf(run);
-    if (observations.length === 0) return;
+    if (observations.length === 0) return learnt;
     const ids = [...new Set(observations.map((o) => o.specialistId))];
-    const domainsOf = new Map(
-      (await q(this.Q.specialistsByIds, { ids })).map((r) => {
-        const s = specialistFromNode(node(r, 's'));
-        return [s.id, s.domains] as const;
-      }),
-    );
+    // Domains from the view when it knows every specialist (it always has this process's ingests).
+    const domainsOf =
+      view && ids.every((id) => view.domainsOf(id) !== undefined)
+        ? new Map(ids.map((id) => [id, view.domainsOf(id)!] as const))
+        : new Map(
+            (await q(this.Q.specialistsByIds, { ids })).map((r) => {
+              const s = specialistFromNode(node(r, 's'));
+              return [s.id, s.domains as readonly string[]] as const;
+            }),
+          );
     const keys = new Set<string>();
     for (const { specialistId } of observations) {
       keys.add(profId('specialist', specialistId));
@@ -337,6 +423,8 @@ export class CypherStore implements KnowledgeStore {
     }
     const rows = [...keys].map((id) => ({ id, ...totals.get(id)! }));
     await q(this.Q.upsertProficiencies, { rows });
+    learnt.proficiencies = rows.map(({ id, ...totals }) => ({ id, totals }));
+    return learnt;
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -428,6 +516,12 @@ function runParams(run: RunRecord): Params {
     teamConfigId: run.teamConfigId ?? null,
     searchText: `${run.query}\n${run.answer ?? ''}`,
   };
+}
+
+/** What recordRun taught, as committed: written through to the view. */
+interface Learnt {
+  team?: TeamConfig;
+  proficiencies: { id: string; totals: ProficiencyTotals }[];
 }
 
 function publicProficiency(p: ProficiencyTotals): Proficiency {

@@ -38,6 +38,7 @@ export const Q = {
 
   proficienciesByIds: 'MATCH (p:Proficiency) WHERE p.id IN $ids RETURN p',
   getProficiency: 'MATCH (p:Proficiency {id: $id}) RETURN p',
+  listProficiencies: 'MATCH (p:Proficiency) RETURN p',
   upsertProficiency: `MERGE (p:Proficiency {id: $id})
     SET p.subject = $subject, p.kind = $kind, p.runs = $runs, p.successes = $successes, p.meanScore = $meanScore,
         p.meanLatencyMs = $meanLatencyMs, p.meanCostUsd = $meanCostUsd, p.costRuns = $costRuns`,

@@ -17,7 +17,14 @@ export interface Neo4jStoreOptions extends Partial<RegistryOptions> {
   user: string;
   password: string;
   database: string;
+  /**
+   * How often the in-memory view (specialists, proficiencies, team statistics) re-reads Neo4j for
+   * what other Parley processes wrote; this process's own writes are seen at once. Default 5000.
+   */
+  viewRefreshMs?: number;
 }
+
+export const NEO4J_VIEW_REFRESH_MS = 5000;
 
 export async function openNeo4jStore(options: Neo4jStoreOptions): Promise<KnowledgeStore> {
   const driver = neo4j.driver(options.uri, neo4j.auth.basic(options.user, options.password), {
@@ -45,7 +52,7 @@ export async function openNeo4jStore(options: Neo4jStoreOptions): Promise<Knowle
     teamMatchThreshold: options.teamMatchThreshold ?? DEFAULT_REGISTRY_OPTIONS.teamMatchThreshold,
     teamMinSuccessRate: options.teamMinSuccessRate ?? DEFAULT_REGISTRY_OPTIONS.teamMinSuccessRate,
   };
-  return new CypherStore(exec, Q, registry);
+  return new CypherStore(exec, Q, registry, { refreshMs: options.viewRefreshMs ?? NEO4J_VIEW_REFRESH_MS });
 }
 
 async function migrate(driver: Driver, database: string, exec: CypherExecutor): Promise<void> {

@@ -1,0 +1,206 @@
+/**
+ * KnowledgeView: the in-memory copy of what every run reads from the knowledge store — the
+ * specialists (with a text index for ranking), the proficiencies, and the TeamConfig statistics —
+ * so the router's team lookup and candidate ranking cost no database round trip.
+ *
+ * CypherStore owns one: it loads it on first use, writes its own changes through to it after they
+ * commit, and merges a periodic re-read in when other processes may write the same database
+ * (Neo4j). Counters only grow, so an update carrying fewer uses/runs than the view already has is
+ * older news and is ignored: concurrent commits and a refresh can arrive in any order.
+ */
+import type { Proficiency, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
+import { matchesFilter, queryPattern, rankCandidates, type ProficiencyTotals, type RegistryOptions, type TeamStats } from './registry.ts';
+import { SpecialistTextIndex } from './text-index.ts';
+
+/** What the view is loaded (and refreshed) from. */
+export interface ViewSnapshot {
+  specialists: SpecialistRecord[];
+  /** Keyed `${kind}:${subject}`, as stored. */
+  proficiencies: { id: string; totals: ProficiencyTotals }[];
+  teams: TeamStats[];
+}
+
+interface TeamEntry {
+  id: string;
+  /** The pattern's words, unique and sorted, for a merge-based Jaccard. */
+  words: string[];
+  uses: number;
+  successes: number;
+  avgScore: number;
+}
+
+/** Whole TeamConfigs (with plans) kept for reuse; the statistics of every team are always kept. */
+const FULL_TEAMS = 256;
+
+const wordsOf = (pattern: string) => [...new Set(pattern.split(' ').filter(Boolean))].sort();
+
+function publicProficiency(p: ProficiencyTotals): Proficiency {
+  const { costRuns: _costRuns, ...rest } = p;
+  return rest;
+}
+
+function copySpecialist(s: SpecialistRecord): SpecialistRecord {
+  return { ...s, domains: [...s.domains], tools: [...s.tools] };
+}
+
+export class KnowledgeView {
+  private readonly specialists = new Map<string, SpecialistRecord>();
+  private sorted?: SpecialistRecord[];
+  private index?: SpecialistTextIndex;
+  private readonly proficiencies = new Map<string, ProficiencyTotals>();
+  private readonly teams = new Map<string, TeamEntry>();
+  private readonly fullTeams = new Map<string, TeamConfig>();
+
+  constructor(snapshot: ViewSnapshot) {
+    this.replaceSpecialists(snapshot.specialists);
+    this.merge(snapshot, { specialists: false });
+  }
+
+  // ── Registry ────────────────────────────────────────────────────────────
+
+  /** Copies, ordered by id (what listSpecialists answers). */
+  listSpecialists(filter?: SpecialistFilter): SpecialistRecord[] {
+    this.sorted ??= [...this.specialists.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.sorted.filter((s) => matchesFilter(s, filter)).map(copySpecialist);
+  }
+
+  getSpecialist(id: string): SpecialistRecord | undefined {
+    const s = this.specialists.get(id);
+    return s ? copySpecialist(s) : undefined;
+  }
+
+  /** Domains of a specialist (what a run's observations also teach), or undefined if unknown. */
+  domainsOf(id: string): readonly string[] | undefined {
+    return this.specialists.get(id)?.domains;
+  }
+
+  /** Write-through of upserted specialists (records as they read back from the store). */
+  upsertSpecialists(records: SpecialistRecord[]): void {
+    for (const s of records) this.specialists.set(s.id, s);
+    this.registryChanged();
+  }
+
+  /** Write-through of markGone: the same rule as the backends' markSpecialistsGone statement. */
+  markGone(sourceId: string, keep: string[]): void {
+    const kept = new Set(keep);
+    for (const [id, s] of this.specialists) {
+      if (s.sourceId === sourceId && !kept.has(id) && s.available) {
+        this.specialists.set(id, { ...s, available: false, unavailableReason: 'no longer listed by its source' });
+      }
+    }
+    this.registryChanged();
+  }
+
+  /** Top-k candidates: BM25 relevance (normalised to the best hit) combined with proficiency. */
+  rank(query: string, k: number): SpecialistCandidate[] {
+    this.index ??= new SpecialistTextIndex(this.specialists.values());
+    const hits = this.index.search(query);
+    if (hits.length === 0) return [];
+    const profs = new Map<string, Proficiency>();
+    for (const h of hits) {
+      const p = this.proficiencies.get(`specialist:${h.specialist.id}`);
+      if (p) profs.set(h.specialist.id, publicProficiency(p));
+    }
+    return rankCandidates(hits, profs, k);
+  }
+
+  // ── Execution memory statistics ─────────────────────────────────────────
+
+  /** Best proven team for the query: the same rule as registry.ts pickTeam, without re-splitting patterns. */
+  pickTeam(query: string, options: RegistryOptions): TeamStats | undefined {
+    const words = wordsOf(queryPattern(query));
+    let best: { team: TeamEntry; similarity: number } | undefined;
+    for (const team of this.teams.values()) {
+      if (team.uses === 0 || team.successes / team.uses < options.teamMinSuccessRate) continue;
+      const small = Math.min(words.length, team.words.length);
+      const large = Math.max(words.length, team.words.length);
+      // Jaccard is at most |small| / |large|: skip what cannot reach the threshold.
+      if (large === 0 || small / large < options.teamMatchThreshold) continue;
+      const similarity = jaccardSorted(words, team.words);
+      if (similarity < options.teamMatchThreshold) continue;
+      if (!best || similarity > best.similarity || (similarity === best.similarity && team.avgScore > best.team.avgScore)) {
+        best = { team, similarity };
+      }
+    }
+    if (!best) return undefined;
+    const { id, uses, successes, avgScore } = best.team;
+    return { id, pattern: best.team.words.join(' '), uses, successes, avgScore };
+  }
+
+  /** A whole TeamConfig if the view holds it and it is as recent as its statistics. */
+  fullTeam(id: string): TeamConfig | undefined {
+    const team = this.fullTeams.get(id);
+    const stats = this.teams.get(id);
+    if (!team || !stats || team.uses !== stats.uses) return undefined;
+    return team;
+  }
+
+  hasTeam(id: string): boolean {
+    return this.teams.has(id);
+  }
+
+  /** A team as committed (write-through) or as read whole from the store. */
+  applyTeam(team: TeamConfig): void {
+    this.applyTeamStats(team);
+    if (this.teams.get(team.id)?.uses !== team.uses) return;
+    this.fullTeams.delete(team.id);
+    this.fullTeams.set(team.id, team);
+    if (this.fullTeams.size > FULL_TEAMS) this.fullTeams.delete(this.fullTeams.keys().next().value!);
+  }
+
+  /** Proficiency totals as committed. */
+  applyProficiency(id: string, totals: ProficiencyTotals): void {
+    const current = this.proficiencies.get(id);
+    if (!current || totals.runs >= current.runs) this.proficiencies.set(id, totals);
+  }
+
+  /**
+   * Folds a fresh read of the store in (what other processes wrote). Specialists are replaced
+   * unless a registry write of ours happened while the read was in flight.
+   */
+  merge(snapshot: ViewSnapshot, options: { specialists: boolean }): void {
+    if (options.specialists) this.replaceSpecialists(snapshot.specialists);
+    for (const { id, totals } of snapshot.proficiencies) this.applyProficiency(id, totals);
+    for (const team of snapshot.teams) this.applyTeamStats(team);
+  }
+
+  private applyTeamStats(team: TeamStats): void {
+    const current = this.teams.get(team.id);
+    if (current && team.uses < current.uses) return;
+    this.teams.set(team.id, {
+      id: team.id,
+      words: current && current.words.join(' ') === team.pattern ? current.words : wordsOf(team.pattern),
+      uses: team.uses,
+      successes: team.successes,
+      avgScore: team.avgScore,
+    });
+  }
+
+  private replaceSpecialists(records: SpecialistRecord[]): void {
+    this.specialists.clear();
+    for (const s of records) this.specialists.set(s.id, s);
+    this.registryChanged();
+  }
+
+  private registryChanged(): void {
+    this.sorted = undefined;
+    this.index = undefined;
+  }
+}
+
+/** Jaccard similarity of two sorted, duplicate-free word lists. */
+function jaccardSorted(a: string[], b: string[]): number {
+  if (a.length === 0 && b.length === 0) return 0;
+  let i = 0;
+  let j = 0;
+  let both = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      both++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return both / (a.length + b.length - both);
+}
