@@ -1,6 +1,6 @@
 /**
  * The scripted model as an HTTP server: an OpenAI-compatible /v1/chat/completions (JSON and SSE
- * streaming) on 127.0.0.1, with latency, fault injection and a request log for tests to assert on.
+ * streaming) and /v1/embeddings on 127.0.0.1, with latency, fault injection and a request log for tests to assert on.
  */
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -8,6 +8,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { decideAnswer, schemaNameOf, type CompletionRequest } from './answer.ts';
 import { contentText, readContext } from './context.ts';
+import { embedText, embeddingDimensions, embeddingInputs, toBase64, type EmbeddingsRequest } from './embeddings.ts';
 import { FaultPlan, parseFaultRules, type FaultKind, type FaultRule } from './faults.ts';
 import { countTokens, pieces } from './tokens.ts';
 
@@ -34,6 +35,8 @@ export interface ScriptedModelOptions {
 /** One entry of the request log. Times are epoch milliseconds with sub-millisecond precision. */
 export interface ScriptedRequestLog {
   id: number;
+  /** Which endpoint was called. */
+  endpoint: 'chat.completions' | 'embeddings';
   arrivedAt: number;
   /** When the answer was fully sent, or the client went away; undefined while in flight. */
   finishedAt?: number;
@@ -48,6 +51,8 @@ export interface ScriptedRequestLog {
   /** True when the client closed the connection before the answer was complete. */
   aborted: boolean;
   lastUserMessage: string;
+  /** Embeddings: how many inputs were embedded. */
+  inputs?: number;
   /** The request body as received, for assertions on prompts. */
   body: unknown;
 }
@@ -91,38 +96,8 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
   // Its own counter, so ids (and tool call ids) stay unique when a test empties the log.
   let nextId = 1;
 
-  const completions = async (c: Context) => {
-    let body: CompletionRequest;
-    try {
-      body = (await c.req.json()) as CompletionRequest;
-    } catch {
-      return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
-    }
-    if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
-      return openaiError(c, 400, '`messages` must be a non-empty array.', 'invalid_request_error');
-    }
-    const role = c.req.header('x-parley-role') ?? undefined;
-    const lastUser = [...body.messages].reverse().find((m) => m?.role === 'user');
-    const lastUserText = contentText(lastUser?.content);
-    const ctx = readContext(body.messages);
-    const entry: ScriptedRequestLog = {
-      id: nextId++,
-      arrivedAt: now(),
-      role,
-      runId: c.req.header('x-parley-run-id') ?? undefined,
-      model: typeof body.model === 'string' && body.model ? body.model : (options.model ?? 'scripted'),
-      schemaName: schemaNameOf(body),
-      stream: body.stream === true,
-      tools: (body.tools ?? []).map((t) => t.function?.name ?? '').filter(Boolean),
-      aborted: false,
-      lastUserMessage: lastUserText,
-      body,
-    };
-    log.push(entry);
-    const fault = faults.pick(role, lastUserText, ctx.directives.fault);
-    if (fault) entry.fault = fault;
-
-    // Aborted by the client, or the server is closing: both end the wait.
+  /** Watches for the client going away (or the server closing); finish() records the outcome once. */
+  const track = (c: Context, entry: ScriptedRequestLog) => {
     const clientSignal = c.req.raw.signal;
     const signal = AbortSignal.any([clientSignal, closing]);
     clientSignal.addEventListener(
@@ -139,8 +114,11 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       entry.status = status;
       if (entry.finishedAt === undefined) entry.finishedAt = now();
     };
+    return { signal, finish };
+  };
 
-    if (!(await wait(latencyMs + (ctx.directives.latencyMs ?? 0), signal))) return finish(499), c.body(null, 499 as 400);
+  /** The faults that answer without a body of the endpoint's own shape: 429, 500, hang. */
+  const failFast = async (c: Context, fault: FaultKind | undefined, finish: (status: number) => void, signal: AbortSignal): Promise<Response | undefined> => {
     if (fault === '429') {
       finish(429);
       const headers: Record<string, string> = { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) };
@@ -157,6 +135,45 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       finish(499);
       return c.body(null, 499 as 400);
     }
+    return undefined;
+  };
+
+  const completions = async (c: Context) => {
+    let body: CompletionRequest;
+    try {
+      body = (await c.req.json()) as CompletionRequest;
+    } catch {
+      return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
+    }
+    if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
+      return openaiError(c, 400, '`messages` must be a non-empty array.', 'invalid_request_error');
+    }
+    const role = c.req.header('x-parley-role') ?? undefined;
+    const lastUser = [...body.messages].reverse().find((m) => m?.role === 'user');
+    const lastUserText = contentText(lastUser?.content);
+    const ctx = readContext(body.messages);
+    const entry: ScriptedRequestLog = {
+      id: nextId++,
+      endpoint: 'chat.completions',
+      arrivedAt: now(),
+      role,
+      runId: c.req.header('x-parley-run-id') ?? undefined,
+      model: typeof body.model === 'string' && body.model ? body.model : (options.model ?? 'scripted'),
+      schemaName: schemaNameOf(body),
+      stream: body.stream === true,
+      tools: (body.tools ?? []).map((t) => t.function?.name ?? '').filter(Boolean),
+      aborted: false,
+      lastUserMessage: lastUserText,
+      body,
+    };
+    log.push(entry);
+    const fault = faults.pick(role, lastUserText, ctx.directives.fault);
+    if (fault) entry.fault = fault;
+
+    const { signal, finish } = track(c, entry);
+    if (!(await wait(latencyMs + (ctx.directives.latencyMs ?? 0), signal))) return finish(499), c.body(null, 499 as 400);
+    const failed = await failFast(c, fault, finish, signal);
+    if (failed) return failed;
 
     const id = `chatcmpl-scripted-${entry.id}`;
     const answer = decideAnswer(body, role ?? '', fault, `call_${entry.id}`);
@@ -195,7 +212,64 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     });
   };
 
+  /** POST /v1/embeddings: deterministic hashed-feature vectors (see embeddings.ts), with the same latency, faults and log. */
+  const embeddings = async (c: Context) => {
+    let body: EmbeddingsRequest;
+    try {
+      body = (await c.req.json()) as EmbeddingsRequest;
+    } catch {
+      return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
+    }
+    const inputs = body && typeof body === 'object' ? embeddingInputs(body) : '`input` is required.';
+    if (typeof inputs === 'string') return openaiError(c, 400, inputs, 'invalid_request_error');
+    const dimensions = embeddingDimensions(body);
+    if (typeof dimensions === 'string') return openaiError(c, 400, dimensions, 'invalid_request_error');
+    const role = c.req.header('x-parley-role') ?? undefined;
+    const text = inputs.join('\n');
+    const entry: ScriptedRequestLog = {
+      id: nextId++,
+      endpoint: 'embeddings',
+      arrivedAt: now(),
+      role,
+      runId: c.req.header('x-parley-run-id') ?? undefined,
+      model: typeof body.model === 'string' && body.model ? body.model : (options.model ?? 'scripted'),
+      stream: false,
+      tools: [],
+      aborted: false,
+      lastUserMessage: text,
+      inputs: inputs.length,
+      body,
+    };
+    log.push(entry);
+    // Only scripted rules (and the random rate) fault embeddings: directives in a query are meant for its chat calls.
+    const fault = faults.pick(role, text, undefined);
+    if (fault) entry.fault = fault;
+
+    const { signal, finish } = track(c, entry);
+    if (!(await wait(latencyMs, signal))) return finish(499), c.body(null, 499 as 400);
+    const failed = await failFast(c, fault, finish, signal);
+    if (failed) return failed;
+
+    const base64 = body.encoding_format === 'base64';
+    const data = inputs.map((input, index) => {
+      const vector = embedText(input, dimensions);
+      // schema: 200 with embeddings of the wrong type.
+      const embedding = fault === 'schema' ? 'not-a-vector' : base64 ? toBase64(vector) : vector;
+      return { object: 'embedding', index, embedding };
+    });
+    const promptTokens = inputs.reduce((n, input) => n + countTokens(input), 0);
+    const answer = { object: 'list', data, model: entry.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } };
+    finish(200);
+    if (fault === 'malformed') {
+      const json = JSON.stringify(answer);
+      return c.body(json.slice(0, Math.max(1, Math.floor(json.length / 2))), 200, { 'content-type': 'application/json' });
+    }
+    return c.json(answer);
+  };
+
   app.post('/v1/chat/completions', completions);
+  app.post('/v1/embeddings', embeddings);
+  app.post('/embeddings', embeddings);
   app.post('/chat/completions', completions);
   app.get('/v1/models', (c) => c.json({ object: 'list', data: [{ id: options.model ?? 'scripted', object: 'model', created: 0, owned_by: 'parley' }] }));
   app.get('/_scripted/log', (c) => c.json(log.map(({ body: _body, ...rest }) => rest)));
