@@ -4,7 +4,7 @@
  */
 import type { Contender } from '../lib/contender.ts';
 
-export const CONTENDER_NAMES = ['floor', 'langgraph', 'parley', 'parley-nokg', 'parley-stream'] as const;
+export const CONTENDER_NAMES = ['floor', 'langgraph', 'parley', 'parley-nokg', 'parley-retain1s', 'parley-stream'] as const;
 export type ContenderName = (typeof CONTENDER_NAMES)[number];
 
 /** `--only parley` selects every Parley variant; `--only langgraph` or `--only floor` one contender. */
@@ -23,6 +23,8 @@ export async function loadContender(name: ContenderName): Promise<Contender> {
       return (await import('./parley.ts')).parley({ knowledgeWrites: true });
     case 'parley-nokg':
       return (await import('./parley.ts')).parley({ knowledgeWrites: false });
+    case 'parley-retain1s':
+      return (await import('./parley.ts')).parley({ knowledgeWrites: true, runRetentionMs: 1000 });
     case 'parley-stream':
       return (await import('./parley-stream.ts')).parleyStream;
   }

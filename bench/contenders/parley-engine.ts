@@ -21,6 +21,8 @@ export interface BenchEngineOptions {
   knowledgeWrites: boolean;
   /** Override of PARLEY_RUN_RETENTION_MS (default: the shipped default). */
   runRetentionMs?: number;
+  /** Wraps the store the engine sees (profiling: time each store call). */
+  wrapStore?: (store: KnowledgeStore) => KnowledgeStore;
 }
 
 export interface BenchEngine {
@@ -87,7 +89,8 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
   });
   await kuzu.upsertSource({ id: 'skills:bench', kind: 'skills', location: 'bench', contentHash: 'bench', ingestedAt: new Date().toISOString(), status: 'ok' });
   await kuzu.upsertSpecialists(ROSTER_RECORDS);
-  const store = options.knowledgeWrites ? kuzu : withoutWrites(kuzu);
+  const unwrapped = options.knowledgeWrites ? kuzu : withoutWrites(kuzu);
+  const store = options.wrapStore ? options.wrapStore(unwrapped) : unwrapped;
   const approvals = new ApprovalBroker({
     timeoutMs: config.approvals.timeoutMs,
     defaultDecision: config.approvals.defaultDecision,

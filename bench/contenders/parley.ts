@@ -49,10 +49,12 @@ async function drain(handle: RunHandle, onFirst?: () => void): Promise<GraphEven
 export function parley(variant: ParleyVariant): Contender {
   const writes = variant.knowledgeWrites;
   return {
-    name: writes ? 'parley' : 'parley-nokg',
-    description: writes
-      ? 'Parley engine in-process, knowledge-graph writes on (Kuzu in memory)'
-      : 'Parley engine in-process, knowledge-graph writes off (no-op recordRun; registry reads on Kuzu)',
+    name: variant.runRetentionMs !== undefined ? `parley-retain${variant.runRetentionMs / 1000}s` : writes ? 'parley' : 'parley-nokg',
+    description:
+      (writes
+        ? 'Parley engine in-process, knowledge-graph writes on (Kuzu in memory)'
+        : 'Parley engine in-process, knowledge-graph writes off (no-op recordRun; registry reads on Kuzu)') +
+      (variant.runRetentionMs !== undefined ? `, finished runs retained ${variant.runRetentionMs} ms instead of 10 min` : ''),
     // With writes on, a repeated query reuses the proven TeamConfig (router stage 1: no planning call).
     expectedModelCalls: (n) => (writes ? n + 2 : n + 3),
     criticalStages: writes ? 3 : 4,

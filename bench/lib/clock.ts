@@ -17,9 +17,18 @@ export function progress(message: string): void {
   if (process.env.BENCH_VERBOSE) process.stderr.write(`  · ${message}\n`);
 }
 
-/** One line for a failed run: the error and its cause (fetch errors hide the real one there). */
+/** One line for a failed run: the error and its causes (fetch hides the real one two levels down). */
 export function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.name}: ${err.message}${cause}`.slice(0, 300);
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
+    if (e instanceof Error) {
+      const code = (e as { code?: unknown }).code;
+      parts.push(`${e.name}: ${e.message}${code ? ` (${String(code)})` : ''}`);
+      e = e.cause;
+    } else {
+      parts.push(String(e));
+      break;
+    }
+  }
+  return parts.join(' ← ').slice(0, 400);
 }

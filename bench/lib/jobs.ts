@@ -9,6 +9,8 @@ export const SCENARIOS: Record<ContenderName, ScenarioGroup[]> = {
   langgraph: ['overhead', 'throughput', 'memory', 'leak'],
   parley: ['overhead', 'throughput', 'memory', 'leak', 'first-event'],
   'parley-nokg': ['overhead', 'throughput', 'memory', 'leak'],
+  // Finished runs stay replayable for 10 min by default; this separates that retention from a leak.
+  'parley-retain1s': ['leak'],
   // Over HTTP the figures of interest are the single-run overhead and the time to first event.
   'parley-stream': ['overhead', 'first-event'],
 };

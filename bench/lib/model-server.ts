@@ -17,7 +17,8 @@ export interface LogEntry {
 export type ModelProcessRequest =
   | { id: number; cmd: 'length' }
   | { id: number; cmd: 'entries'; from: number }
-  | { id: number; cmd: 'clear' };
+  | { id: number; cmd: 'clear' }
+  | { id: number; cmd: 'latency'; ms: number };
 
 export type ModelProcessReply =
   | { id: number; url: string }
@@ -25,7 +26,10 @@ export type ModelProcessReply =
   | { id: number; entries: LogEntry[] };
 
 export interface ModelServer {
+  /** The latency it started with (see setLatency). */
   latencyMs: number;
+  /** Changes the fixed latency of calls arriving from now on. */
+  setLatency(ms: number): Promise<void>;
   /** OpenAI base URL (…/v1). */
   baseUrl: string;
   /** Number of requests logged so far (since the last clear). */
@@ -68,6 +72,7 @@ export async function startModelServer(latencyMs: number): Promise<ModelServer> 
     length: async () => (await ask<{ id: number; length: number }>({ cmd: 'length' })).length,
     entries: async (from = 0) => (await ask<{ id: number; entries: LogEntry[] }>({ cmd: 'entries', from } as never)).entries,
     clear: async () => void (await ask({ cmd: 'clear' })),
+    setLatency: async (ms) => void (await ask({ cmd: 'latency', ms } as never)),
     close: () =>
       new Promise<void>((resolve) => {
         child.removeAllListeners('exit');

@@ -129,11 +129,12 @@ export function renderTables(results: BenchResults): string {
         kb(m.rssPerRun),
         ratio(m.heapPerRun, c.langgraph?.memory?.heapPerRun),
         ratio(m.heapPerRun, c.floor?.memory?.heapPerRun),
+        `${m.callsInFlightAtPeak}/${m.runs * m.fanOut}`,
         `${m.completed}/${m.runs}`,
       ];
     });
   out.push('\nMemory per in-flight run (peak after GC − baseline, ÷ runs)');
-  out.push(table(['contender', 'held open', 'heap/run', 'RSS/run', 'heap ÷langgraph', 'heap ÷floor', 'completed'], memRows));
+  out.push(table(['contender', 'held open', 'heap/run', 'RSS/run', 'heap ÷langgraph', 'heap ÷floor', 'model calls in flight at peak', 'completed'], memRows));
 
   const leakRows = names
     .filter((n) => c[n]!.leak)
@@ -146,11 +147,12 @@ export function renderTables(results: BenchResults): string {
         String(l.runs),
         f(l.slopeBytesPerRun, 1),
         `${(l.growthBytes / 1024 / 1024).toFixed(2)} MB`,
+        f(l.rssSlopeBytesPerRun, 0),
         first && last ? `${(first.heapUsed / 1048576).toFixed(1)} → ${(last.heapUsed / 1048576).toFixed(1)} MB` : '–',
       ];
     });
   out.push('\nHeap after GC across sequential runs (L=0, N=8)');
-  out.push(table(['contender', 'runs', 'slope B/run', 'growth after warm-up', 'heap first → last'], leakRows));
+  out.push(table(['contender', 'runs', 'heap slope B/run', 'heap growth after warm-up', 'RSS slope B/run', 'heap first → last'], leakRows));
 
   const feRows = names
     .filter((n) => c[n]!.firstEvent)

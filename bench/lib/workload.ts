@@ -145,18 +145,23 @@ export async function verify(
   return VerificationSchema.parse(JSON.parse(res.choices[0]?.message.content ?? ''));
 }
 
+/** Streams the answer (as a chat UI needs it, and as Parley's synthesizer does) and returns it whole. */
 export async function synthesize(client: OpenAI, runId: string, query: string, steps: StepOutput[]): Promise<string> {
-  const res = await client.chat.completions.create(
+  const stream = await client.chat.completions.create(
     {
       model: MODEL,
       messages: [
         { role: 'system', content: 'You are the synthesizer. Write the final answer from the step results.' },
         { role: 'user', content: [block('query', query), stepsBlock(steps)].join('\n\n') },
       ],
+      stream: true,
+      stream_options: { include_usage: true },
     },
     { headers: headers('synthesizer', runId) },
   );
-  return `${res.choices[0]?.message.content ?? ''}\n\nSteps used: ${steps.map((s) => `[${s.id}]`).join(' ')}`;
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  return `${text}\n\nSteps used: ${steps.map((s) => `[${s.id}]`).join(' ')}`;
 }
 
 /** Verifier threshold and round bound shared by the contenders (the same as Parley's defaults). */

@@ -16,11 +16,13 @@ export interface LeakParams {
 export interface LeakResult {
   runs: number;
   fanOut: number;
-  samples: { afterRuns: number; heapUsed: number }[];
+  samples: { afterRuns: number; heapUsed: number; rss: number }[];
   /** Bytes of heap kept per run (slope after the warm-up samples); ~0 means no growth. */
   slopeBytesPerRun: number;
   /** Heap growth from the first to the last sample after warm-up, in bytes. */
   growthBytes: number;
+  /** RSS slope over the same samples (native memory too: Kuzu's in-memory database grows by design). */
+  rssSlopeBytesPerRun: number;
   failures: number;
 }
 
@@ -38,7 +40,8 @@ export async function measureLeak(contender: Contender, params: LeakParams): Pro
       }
       if ((i + 1) % params.sampleEvery === 0) {
         await collect();
-        samples.push({ afterRuns: i + 1, heapUsed: process.memoryUsage().heapUsed });
+        const mem = process.memoryUsage();
+        samples.push({ afterRuns: i + 1, heapUsed: mem.heapUsed, rss: mem.rss });
         // Keep the model's request log (a different process) from growing for the whole benchmark.
         await model.clear();
       }
@@ -55,6 +58,10 @@ export async function measureLeak(contender: Contender, params: LeakParams): Pro
     slopeBytesPerRun: slope(
       kept.map((s) => s.afterRuns),
       kept.map((s) => s.heapUsed),
+    ),
+    rssSlopeBytesPerRun: slope(
+      kept.map((s) => s.afterRuns),
+      kept.map((s) => s.rss),
     ),
     growthBytes: kept.length ? kept.at(-1)!.heapUsed - kept[0]!.heapUsed : Number.NaN,
     failures,

@@ -31,22 +31,25 @@ export interface MemoryResult {
   /** Peak (heap after GC − baseline) / runs, in bytes. */
   heapPerRun: number;
   rssPerRun: number;
+  /** Model calls in flight when the heap peaked (runs × N means every run was inside its fan-out). */
+  callsInFlightAtPeak: number;
   completed: number;
   failures: number;
   errors: string[];
 }
 
 export async function measureMemory(contender: Contender, params: MemoryParams): Promise<MemoryResult> {
-  const slow = await startModelServer(params.latencyMs);
-  const fast = await startModelServer(0);
+  const slow = await startModelServer(0);
   const instance = await contender.create({ modelUrl: slow.baseUrl });
   try {
-    // Warm the code paths on a twin instance against an instant model, then drop it.
-    const warm = await contender.create({ modelUrl: fast.baseUrl });
+    // Warm the code paths (and the connection pool) against an instant model, then slow it down.
     for (let i = 0; i < params.warmupRuns; i += 50) {
-      await Promise.all(Array.from({ length: 50 }, (_, j) => warm.run(`memw-${i + j}`, params.fanOut)));
+      await Promise.all(Array.from({ length: 50 }, (_, j) => instance.run(`memw-${i + j}`, params.fanOut)));
     }
-    await warm.close();
+    await slow.setLatency(params.latencyMs);
+    await slow.clear();
+    await collect();
+    await sleep(200);
     await collect();
     const base = process.memoryUsage();
     const baseline = { heapUsed: base.heapUsed, rss: base.rss };
@@ -90,6 +93,7 @@ export async function measureMemory(contender: Contender, params: MemoryParams):
       baseline,
       samples,
       heapPerRun: Math.max(...samples.map((s) => s.heapUsed)) / params.runs,
+      callsInFlightAtPeak: samples.reduce((a, b) => (b.heapUsed > a.heapUsed ? b : a)).modelCallsInFlight,
       rssPerRun: Math.max(...samples.map((s) => s.rss)) / params.runs,
       completed,
       failures,
@@ -98,6 +102,5 @@ export async function measureMemory(contender: Contender, params: MemoryParams):
   } finally {
     await instance.close();
     await slow.close();
-    await fast.close();
   }
 }

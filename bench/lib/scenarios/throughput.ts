@@ -13,6 +13,8 @@ export interface ThroughputParams {
   fanOut: number;
   /** Runs per trial, given the number in flight. */
   runsPerTrial: (inFlight: number) => number;
+  /** Runs of the warm-up trial (same number in flight, capped by this). */
+  warmupRuns: (inFlight: number) => number;
   trials: number;
 }
 
@@ -65,7 +67,8 @@ export async function measureThroughput(contender: Contender, params: Throughput
     try {
       for (const inFlight of params.inFlight) {
         const total = params.runsPerTrial(inFlight);
-        await closedLoop(instance, `tpw-${latencyMs}-${inFlight}`, inFlight, inFlight, params.fanOut);
+        const warmup = params.warmupRuns(inFlight);
+        await closedLoop(instance, `tpw-${latencyMs}-${inFlight}`, Math.min(inFlight, warmup), warmup, params.fanOut);
         const rates: number[] = [];
         const medians: number[] = [];
         const p99s: number[] = [];
