@@ -12,6 +12,7 @@ import type { ModelClient } from './llm/types.ts';
 import { Engine } from './graph/engine.ts';
 import { ApprovalBroker } from './hitl/approvals.ts';
 import { openKnowledgeStore } from './knowledge/open.ts';
+import { withConfiguredVectors } from './knowledge/vector-setup.ts';
 import type { KnowledgeStore } from './knowledge/store.ts';
 import { createIngestion, type Ingestion } from './knowledge/ingest/ingestion.ts';
 import type { IngestReport } from './knowledge/ingest/ingest.ts';
@@ -40,6 +41,11 @@ export interface Closer {
 export interface CoreOptions {
   /** Ingest every source while starting (default true). `parley ingest` turns it off to report a fresh ingestion. */
   ingestAtStart?: boolean;
+  /**
+   * The model settings the model client was built from, i.e. after pointAtScriptedModel when the
+   * scripted model is in use (default: config.model). PARLEY_EMBEDDINGS_MODEL calls this endpoint.
+   */
+  modelConfig?: Config['model'];
 }
 
 /**
@@ -60,8 +66,10 @@ function dataFolder(config: Config, closers: Closer[]): string {
 }
 
 export async function createCore(config: Config, model: ModelClient, logger: Logger, closers: Closer[], options: CoreOptions = {}): Promise<Core> {
-  const store = await openKnowledgeStore(config.knowledge);
-  closers.push({ name: 'knowledge-store', close: () => store.close(), ready: () => true });
+  const opened = await openKnowledgeStore(config.knowledge);
+  closers.push({ name: 'knowledge-store', close: () => opened.close(), ready: () => true });
+  // With PARLEY_EMBEDDINGS_MODEL, retrieval adds vector similarity (docs/knowledge.md, "Vector retrieval").
+  const store = withConfiguredVectors(opened, options.modelConfig ?? config.model, logger);
 
   const ingestion = createIngestion({ store, knowledge: config.knowledge, logger, env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config, closers) } });
 
