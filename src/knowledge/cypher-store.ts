@@ -79,8 +79,6 @@ export const QUERY_NAMES = [
   'listTools',
   'listToolsOfServer',
   'getTool',
-  'searchSpecialists',
-  'proficienciesByIds',
   'listProficiencies',
   'getProficiency',
   'upsertProficiency',
@@ -90,13 +88,10 @@ export const QUERY_NAMES = [
   'listTeams',
   'getTeam',
   'upsertTeam',
-  'linkRunTeam',
-  'runExists',
   'upsertRun',
   'deleteSteps',
   'createSteps',
   'clearUnknownStepCosts',
-  'linkStepSpecialists',
   'linkStepTools',
   'linkRunApprovals',
   'linkRunDecisions',
@@ -125,12 +120,19 @@ export interface ViewOptions {
   now?: () => number;
 }
 
+const UNLINKED_RUNS = 10_000;
+
 // Plain `private` members (not #fields): callers may wrap the store with Object.create(store).
 export class CypherStore implements KnowledgeStore {
   private viewPromise?: Promise<KnowledgeView>;
   private viewReadAt = 0;
   private refreshing = false;
   private registryWrites = 0;
+  /**
+   * Runs with approvals/decisions recorded by this process, so recordRun links them; other runs
+   * skip those two statements. Bounded: the oldest entries (runs never recorded) are dropped.
+   */
+  private readonly unlinked = new Map<string, { approvals?: boolean; decisions?: boolean }>();
   private readonly now: () => number;
   private readonly refreshMs: number;
 
@@ -194,6 +196,13 @@ export class CypherStore implements KnowledgeStore {
       }));
       return { specialists, proficiencies, teams };
     });
+  }
+
+  private noteUnlinked(runId: string, kind: 'approvals' | 'decisions'): void {
+    const entry = this.unlinked.get(runId) ?? {};
+    entry[kind] = true;
+    this.unlinked.set(runId, entry);
+    if (this.unlinked.size > UNLINKED_RUNS) this.unlinked.delete(this.unlinked.keys().next().value!);
   }
 
   /** Applies a committed write of ours to the view (after its load, if it is still loading). */
@@ -324,11 +333,11 @@ export class CypherStore implements KnowledgeStore {
     // The view is read before the transaction: on Kuzu its load would queue behind our own write.
     const view = await this.view().catch(() => undefined);
     let learnt: Learnt | undefined;
+    const links = this.unlinked.get(run.id);
     await this.exec.write(async (q) => {
       learnt = undefined; // a retried transaction starts over
       // A run recorded again (same id) replaces its record but teaches nothing twice.
-      const seen = (await q(this.Q.runExists, { id: run.id })).length > 0;
-      await q(this.Q.upsertRun, runParams(run));
+      const seen = num((await q(this.Q.upsertRun, runParams(run)))[0]?.seen) > 0;
       if (seen) await q(this.Q.deleteSteps, { runId: run.id });
       if (run.steps.length) {
         await q(this.Q.createSteps, {
@@ -351,14 +360,15 @@ export class CypherStore implements KnowledgeStore {
         // Struct fields bind with one type per list: a null cost is -1 in transit, null at rest.
         const unknownCost = run.steps.filter((s) => s.costUsd === null).map((s) => `${run.id}/${s.id}`);
         if (unknownCost.length) await q(this.Q.clearUnknownStepCosts, { ids: unknownCost });
-        await q(this.Q.linkStepSpecialists, { links: run.steps.map((s) => ({ stepId: `${run.id}/${s.id}`, specialist: s.specialist })) });
         const calls = run.steps.flatMap((s) => s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status })));
         if (calls.length) await q(this.Q.linkStepTools, { calls });
       }
-      await q(this.Q.linkRunApprovals, { runId: run.id });
-      await q(this.Q.linkRunDecisions, { runId: run.id });
+      // Approvals and decisions recorded before the run (by this process) are linked to it now.
+      if (seen || links?.approvals) await q(this.Q.linkRunApprovals, { runId: run.id });
+      if (seen || links?.decisions) await q(this.Q.linkRunDecisions, { runId: run.id });
       if (!seen) learnt = await this.learn(q, run, view);
     });
+    this.unlinked.delete(run.id);
     const committed = learnt as Learnt | undefined;
     if (committed) {
       await this.writeThrough((v) => {
@@ -385,8 +395,7 @@ export class CypherStore implements KnowledgeStore {
           ? stored
           : { id, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
       const next = applyTeamRun(current, run);
-      await q(this.Q.upsertTeam, { ...next, specialists: JSON.stringify(next.specialists), plan: JSON.stringify(next.plan) });
-      await q(this.Q.linkRunTeam, { runId: run.id, teamId: id });
+      await q(this.Q.upsertTeam, { ...next, runId: run.id, specialists: JSON.stringify(next.specialists), plan: JSON.stringify(next.plan) });
       learnt.team = next;
     }
     const observations = observationsOf(run);
@@ -473,6 +482,7 @@ export class CypherStore implements KnowledgeStore {
       await q(this.Q.upsertApproval, approvalParams(approval));
       await q(this.Q.linkRunApprovals, { runId: approval.runId });
     });
+    this.noteUnlinked(approval.runId, 'approvals');
   }
 
   async listApprovals(runId: string): Promise<ApprovalRecord[]> {
@@ -485,6 +495,7 @@ export class CypherStore implements KnowledgeStore {
       await q(this.Q.upsertDecision, { ...decision, verdict: JSON.stringify(decision.verdict) });
       await q(this.Q.linkRunDecisions, { runId: decision.runId });
     });
+    this.noteUnlinked(decision.runId, 'decisions');
   }
 
   async listDecisions(limit = 20): Promise<DecisionRecord[]> {

@@ -29,10 +29,7 @@ export const Q = {
   listTools: 'MATCH (t:Tool) RETURN t ORDER BY t.id',
   listToolsOfServer: 'MATCH (t:Tool {server: $server}) RETURN t ORDER BY t.id',
   getTool: 'MATCH (t:Tool {id: $id}) RETURN t',
-  searchSpecialists: `CALL QUERY_FTS_INDEX('Specialist', 'specialist_text', $q, conjunctive := false)
-    RETURN node.id AS id, score ORDER BY score DESC LIMIT $limit`,
 
-  proficienciesByIds: 'MATCH (p:Proficiency) WHERE p.id IN $ids RETURN p',
   getProficiency: 'MATCH (p:Proficiency {id: $id}) RETURN p',
   listProficiencies: 'MATCH (p:Proficiency) RETURN p',
   upsertProficiency: `MERGE (p:Proficiency {id: $id})
@@ -53,28 +50,34 @@ export const Q = {
 
   listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
   getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
-  upsertTeam: `MERGE (t:TeamConfig {id: $id})
+  /** Writes the team and links the run that taught it (the run is upserted earlier in the transaction). */
+  upsertTeam: `MATCH (r:Run {id: $runId})
+    MERGE (t:TeamConfig {id: $id})
     SET t.pattern = $pattern, t.specialists = $specialists, t.plan = $plan, t.uses = $uses,
-        t.successes = $successes, t.avgScore = $avgScore`,
-  linkRunTeam: 'MATCH (r:Run {id: $runId}), (t:TeamConfig {id: $teamId}) MERGE (r)-[:REUSED]->(t)',
+        t.successes = $successes, t.avgScore = $avgScore
+    MERGE (r)-[:REUSED]->(t)`,
 
-  runExists: 'MATCH (r:Run {id: $id}) RETURN r.id AS id',
-  upsertRun: `MERGE (r:Run {id: $id})
+  /** Returns seen = 1 when the run was recorded before (it then teaches nothing again). */
+  upsertRun: `OPTIONAL MATCH (old:Run {id: $id})
+    WITH count(old) AS seen
+    MERGE (r:Run {id: $id})
     SET r.threadId = $threadId, r.query = $query, r.protocol = $protocol, r.callerId = $callerId,
         r.startedAt = $startedAt, r.durationMs = $durationMs, r.status = $status, r.answer = $answer,
         r.error = $error, r.tokens = $tokens, r.costUsd = $costUsd, r.score = $score, r.plan = $plan,
-        r.teamConfigId = $teamConfigId, r.searchText = $searchText`,
+        r.teamConfigId = $teamConfigId, r.searchText = $searchText
+    RETURN seen`,
   deleteSteps: 'MATCH (:Run {id: $runId})-[:HAS_STEP]->(s:Step) DETACH DELETE s',
+  /** The steps and their BY link to the specialist (a step of an unknown specialist has none). */
   createSteps: `UNWIND $steps AS x
     MATCH (r:Run {id: $runId})
-    CREATE (r)-[:HAS_STEP]->(:Step {id: x.id, runId: $runId, stepId: x.stepId, idx: x.idx, specialist: x.specialist,
+    CREATE (r)-[:HAS_STEP]->(st:Step {id: x.id, runId: $runId, stepId: x.stepId, idx: x.idx, specialist: x.specialist,
       objective: x.objective, status: x.status, output: x.output, error: x.error, durationMs: x.durationMs,
-      tokens: x.tokens, costUsd: x.costUsd, toolCalls: x.toolCalls})`,
+      tokens: x.tokens, costUsd: x.costUsd, toolCalls: x.toolCalls})
+    WITH st, x
+    MATCH (sp:Specialist {id: x.specialist})
+    CREATE (st)-[:BY]->(sp)`,
   /** Steps bind as one struct type per list, so an unknown cost travels as -1 and is stored as null. */
   clearUnknownStepCosts: 'UNWIND $ids AS sid MATCH (s:Step {id: sid}) SET s.costUsd = NULL',
-  linkStepSpecialists: `UNWIND $links AS l
-    MATCH (st:Step {id: l.stepId}), (sp:Specialist {id: l.specialist})
-    MERGE (st)-[:BY]->(sp)`,
   linkStepTools: `UNWIND $calls AS c
     MATCH (st:Step {id: c.stepId}), (t:Tool {id: c.tool})
     MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
