@@ -168,7 +168,7 @@ describe('faults and controls', () => {
     const log = (await (await fetch(`${scripted.url}/_scripted/log`)).json()) as { role: string; runId: string; arrivedAt: number; finishedAt: number }[];
     expect(log.at(-1)).toMatchObject({ role: 'router', runId: 'r9', aborted: false, status: 200 });
     expect(log.at(-1)!.finishedAt).toBeGreaterThanOrEqual(log.at(-1)!.arrivedAt);
-    const missing = await fetch(`${scripted.url}/v1/embeddings`, { method: 'POST' });
+    const missing = await fetch(`${scripted.url}/v1/images/generations`, { method: 'POST' });
     expect(missing.status).toBe(404);
     const bad = await fetch(`${scripted.url}/v1/chat/completions`, { method: 'POST', body: '{nope' });
     expect(bad.status).toBe(400);
