@@ -9,6 +9,10 @@
  *   model's critical path. Runs are sequential, mode orchestrate, `--steps` parallel steps: plan +
  *   N specialist calls + verification + streamed synthesis. Also shown: how long after run.finished
  *   `handle.result` settles (the execution-memory write, off the critical path).
+ * - `--in-process`: the same runs against the scripted model's answers computed in-process
+ *   (bench/engine-inprocess-model.ts: no HTTP, no SDK), so the critical path is zero and the wall
+ *   time is the engine's own overhead (with the Kuzu store), apart from what every contender pays
+ *   for the SDK and HTTP. Also shows the process CPU time per run.
  * - Memory per in-flight run: 1,000 runs held open (their planning call waits on the model), heap
  *   and RSS growth divided by the number of runs.
  */
@@ -22,6 +26,8 @@ import { openKuzuStore } from '../src/knowledge/kuzu/store.ts';
 import { createModelClient, pointAtScriptedModel } from '../src/llm/index.ts';
 import type { ToolHost } from '../src/tools/types.ts';
 import { ingestAll } from '../src/knowledge/ingest/ingest.ts';
+import type { ModelClient } from '../src/llm/types.ts';
+import { inProcessModel } from './engine-inprocess-model.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +37,7 @@ const { values } = parseArgs({
     open: { type: 'string', default: '1000' },
     'no-memory': { type: 'boolean', default: false },
     'no-overhead': { type: 'boolean', default: false },
+    'in-process': { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -85,14 +92,14 @@ const noTools: ToolHost = {
   close: async () => {},
 };
 
-async function buildEngine(modelUrl: string) {
+async function buildEngine(modelUrl: string, inProcess?: ModelClient) {
   const base = loadConfig({ PARLEY_DATA_DIR: ':memory:', PARLEY_LOG_LEVEL: 'silent' });
   const config = {
     ...base,
     budget: { ...base.budget, caller: { ...base.budget.caller, runsPerMinute: 1_000_000, tokens: 1e12, costUsd: 1e9 } },
   };
   config.model = pointAtScriptedModel({ ...config.model, maxRetries: 0 }, modelUrl);
-  const model = createModelClient(config.model);
+  const model = inProcess ?? createModelClient(config.model);
   const store = await openKuzuStore({ path: ':memory:' });
   await ingestAll({ store, skillsDirs: [fileURLToPath(new URL('../specialists', import.meta.url))], a2aPeers: [] });
   const approvals = new ApprovalBroker({ timeoutMs: config.approvals.timeoutMs, defaultDecision: 'deny' });
@@ -157,6 +164,40 @@ async function overhead(latencyMs: number) {
   );
 }
 
+async function inProcessOverhead() {
+  const model = inProcessModel();
+  const { engine, store } = await buildEngine('http://127.0.0.1:9/unused', model);
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  const records: number[] = [];
+  try {
+    for (let i = 0; i < RUNS + 5; i++) {
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      const handle = engine.start({ query: `Write a report on subject number ${i} [[steps:${STEPS}]]`, mode: 'orchestrate', protocol: 'bench' });
+      let finished = 0;
+      for await (const e of handle.events()) if (e.type === 'run.finished') finished = performance.now();
+      const cpu = process.cpuUsage(cpu0);
+      const result = await handle.result;
+      const settled = performance.now();
+      if (result.status !== 'completed') throw new Error(`run ${i} ${result.status}: ${result.error}`);
+      if (i < 5) continue;
+      walls.push(finished - t0);
+      cpus.push((cpu.user + cpu.system) / 1000);
+      records.push(settled - finished);
+    }
+  } finally {
+    await engine.close();
+    await store.close();
+  }
+  const calls = [...model.calls.values()];
+  console.log(
+    `in-process model, ${STEPS} steps: ${RUNS} runs, ${calls[calls.length - 1]} model calls/run; engine overhead (wall to run.finished) ` +
+      `p50 ${fmt(pct(walls, 50))} ms, p95 ${fmt(pct(walls, 95))} ms, min ${fmt(pct(walls, 0))} ms; process CPU to run.finished p50 ${fmt(pct(cpus, 50))} ms ` +
+      `(execution-memory write after run.finished: p50 ${fmt(pct(records, 50))} ms)`,
+  );
+}
+
 async function memoryPerOpenRun() {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) console.log('(run with node --expose-gc for stable memory figures)');
@@ -188,5 +229,6 @@ async function memoryPerOpenRun() {
 }
 
 console.log(`Parley engine bench — node ${process.version}`);
+if (values['in-process']) await inProcessOverhead();
 if (!values['no-overhead']) for (const latency of values.latencies.split(',').map(Number)) await overhead(latency);
 if (!values['no-memory']) await memoryPerOpenRun();
