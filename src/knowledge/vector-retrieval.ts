@@ -3,8 +3,8 @@
  * retrieval (PARLEY_EMBEDDINGS_MODEL). Everything is delegated to the inner store except:
  * - upsertSpecialists also embeds the search text of the specialists whose text changed;
  * - retrieveSpecialists blends the inner store's full-text relevance with cosine similarity.
- * Vectors live in process memory, keyed by id and content hash, and are rebuilt at start (the first
- * retrieval embeds every available specialist not yet embedded). The embeddings endpoint is never
+ * Vectors live in process memory, keyed by id and content hash, and are rebuilt at start (each
+ * retrieval first embeds any available specialist not yet embedded). The embeddings endpoint is never
  * a reason for a run to fail: on an error retrieval falls back to the inner store's text ranking.
  */
 import type { Logger } from '../log.ts';
@@ -57,8 +57,6 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
   const now = options.now ?? Date.now;
 
   const index = new VectorIndex();
-  /** Every specialist as last read or written through this store; undefined = read it again. */
-  let records: Map<string, SpecialistRecord> | undefined;
   let failing = false;
   let lastError: string | undefined;
   let textOnlyUntil = 0;
@@ -99,17 +97,14 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
       logger.debug('specialists embedded', { count: todo.length, indexed: index.size });
     });
 
-  const loadRecords = async (): Promise<Map<string, SpecialistRecord>> => {
-    if (!records) records = new Map((await inner.listSpecialists()).map((s) => [s.id, s]));
-    return records;
-  };
-
   const retrieveSpecialists = async (query: string, k: number): Promise<SpecialistCandidate[]> => {
     // Ask the text side for more than k: the blend may lift some of its lower hits into the top k.
     const textSide = inner.retrieveSpecialists(query, Math.max(k * 3, k + 10));
     if (k <= 0 || !query.trim() || now() < textOnlyUntil) return (await textSide).slice(0, Math.max(k, 0));
     textSide.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
-    const all = await loadRecords();
+    // Read every time (the backends answer it from memory): availability and additions made by
+    // ingestion, markGone or another process are always current, and anything new gets embedded.
+    const all = new Map((await inner.listSpecialists({ available: true })).map((s) => [s.id, s]));
     let queryVector: Float32Array;
     try {
       await embedMissing(all.values());
@@ -121,8 +116,7 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
     }
 
     const textHits = new Map((await textSide).map((c) => [c.specialist.id, c]));
-    const available = [...all.values()].filter((s) => s.available).map((s) => s.id);
-    const nearest = index.nearest(queryVector, available, k);
+    const nearest = index.nearest(queryVector, all.keys(), k);
     const bestCosine = nearest[0]?.cosine ?? 0;
     const ids = new Set([...textHits.keys(), ...nearest.map((n) => n.id)]);
 
@@ -147,7 +141,6 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
     getSource: (id) => inner.getSource(id),
     async upsertSpecialists(specialists) {
       await inner.upsertSpecialists(specialists);
-      if (records) for (const s of specialists) records.set(s.id, s);
       if (now() < textOnlyUntil) return; // the next retrieval after the pause embeds what is missing
       try {
         await embedMissing(specialists);
@@ -158,10 +151,7 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
       }
     },
     upsertTools: (tools) => inner.upsertTools(tools),
-    async markGone(sourceId, keepSpecialistIds, keepToolIds) {
-      await inner.markGone(sourceId, keepSpecialistIds, keepToolIds);
-      records = undefined; // availability changed in the store: read it again on next use
-    },
+    markGone: (sourceId, keepSpecialistIds, keepToolIds) => inner.markGone(sourceId, keepSpecialistIds, keepToolIds),
     listSpecialists: (filter) => inner.listSpecialists(filter),
     getSpecialist: (id) => inner.getSpecialist(id),
     listTools: (server) => inner.listTools(server),
