@@ -93,7 +93,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     }
     const model = createModelClient(modelConfig, { logger, prices });
 
-    const core = await createCore(config, model, logger, resources, { ingestAtStart: options.ingestAtStart });
+    const core = await createCore(config, model, logger, resources, { ingestAtStart: options.ingestAtStart, modelConfig });
     const { engine, approvals, store } = core;
     const callerId = (c: Context) => callerOf(c).id;
 
