@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only parley|langgraph|floor] [--quick] [--scenario overhead,throughput,…]`
+ * `npm run bench [-- --only parley|langgraph|floor] [--skip parley-retain1s] [--quick] [--scenario overhead,throughput,…]`
  *
  * Runs every (contender, scenario) pair in its own forked process, one after another (the machine
  * has 2 cores: the contender and the scripted model process get one each), then prints the tables
@@ -17,6 +17,7 @@ import type { ScenarioGroup } from './lib/worker.ts';
 const { values } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
+    skip: { type: 'string', multiple: true },
     quick: { type: 'boolean', default: false },
     scenario: { type: 'string', multiple: true },
     out: { type: 'string', default: 'bench/results/latest.json' },
@@ -25,7 +26,8 @@ const { values } = parseArgs({
 const split = (v: string[] | undefined) => v?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
 const only = split(values.only);
 const scenarioFilter = split(values.scenario) as ScenarioGroup[] | undefined;
-const names = selectContenders(only);
+const skip = split(values.skip) ?? [];
+const names = selectContenders(only).filter((n) => !skip.includes(n));
 if (names.length === 0) {
   console.error(`--only ${only?.join(',')} matches no contender (floor, langgraph, parley, parley-nokg, parley-stream)`);
   process.exit(2);

@@ -61,7 +61,11 @@ process.on('message', (msg: ModelProcessRequest) => {
   let reply: ModelProcessReply;
   if (msg.cmd === 'length') reply = { id: msg.id, length: model.requests.length };
   else if (msg.cmd === 'entries') reply = { id: msg.id, entries: entries(msg.from) };
-  else if (msg.cmd === 'latency') {
+  else if (msg.cmd === 'inflight') {
+    let n = 0;
+    for (const r of model.requests) if (r.finishedAt === undefined) n++;
+    reply = { id: msg.id, length: n };
+  } else if (msg.cmd === 'latency') {
     current = appFor(msg.ms);
     reply = { id: msg.id, length: model.requests.length };
   }

@@ -18,7 +18,8 @@ export type ModelProcessRequest =
   | { id: number; cmd: 'length' }
   | { id: number; cmd: 'entries'; from: number }
   | { id: number; cmd: 'clear' }
-  | { id: number; cmd: 'latency'; ms: number };
+  | { id: number; cmd: 'latency'; ms: number }
+  | { id: number; cmd: 'inflight' };
 
 export type ModelProcessReply =
   | { id: number; url: string }
@@ -30,6 +31,8 @@ export interface ModelServer {
   latencyMs: number;
   /** Changes the fixed latency of calls arriving from now on. */
   setLatency(ms: number): Promise<void>;
+  /** Calls arrived and not yet answered. */
+  inFlight(): Promise<number>;
   /** OpenAI base URL (…/v1). */
   baseUrl: string;
   /** Number of requests logged so far (since the last clear). */
@@ -73,6 +76,7 @@ export async function startModelServer(latencyMs: number): Promise<ModelServer> 
     entries: async (from = 0) => (await ask<{ id: number; entries: LogEntry[] }>({ cmd: 'entries', from } as never)).entries,
     clear: async () => void (await ask({ cmd: 'clear' })),
     setLatency: async (ms) => void (await ask({ cmd: 'latency', ms } as never)),
+    inFlight: async () => (await ask<{ id: number; length: number }>({ cmd: 'inflight' })).length,
     close: () =>
       new Promise<void>((resolve) => {
         child.removeAllListeners('exit');

@@ -130,11 +130,12 @@ export function renderTables(results: BenchResults): string {
         ratio(m.heapPerRun, c.langgraph?.memory?.heapPerRun),
         ratio(m.heapPerRun, c.floor?.memory?.heapPerRun),
         `${m.callsInFlightAtPeak}/${m.runs * m.fanOut}`,
+        `${kb(m.atMostInFlight.heapPerRun)} (${m.atMostInFlight.callsInFlight} calls)`,
         `${m.completed}/${m.runs}`,
       ];
     });
   out.push('\nMemory per in-flight run (peak after GC − baseline, ÷ runs)');
-  out.push(table(['contender', 'held open', 'heap/run', 'RSS/run', 'heap ÷langgraph', 'heap ÷floor', 'model calls in flight at peak', 'completed'], memRows));
+  out.push(table(['contender', 'held open', 'heap/run', 'RSS/run', 'heap ÷langgraph', 'heap ÷floor', 'calls in flight at peak', 'heap/run at most calls in flight', 'completed'], memRows));
 
   const leakRows = names
     .filter((n) => c[n]!.leak)

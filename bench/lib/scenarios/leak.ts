@@ -8,7 +8,8 @@ import { startModelServer } from '../model-server.ts';
 import { slope } from '../stats.ts';
 
 export interface LeakParams {
-  runs: number;
+  /** Sequential runs, by contender name. */
+  runs: (contender: string) => number;
   sampleEvery: number;
   fanOut: number;
 }
@@ -31,8 +32,9 @@ export async function measureLeak(contender: Contender, params: LeakParams): Pro
   const instance = await contender.create({ modelUrl: model.baseUrl });
   const samples: LeakResult['samples'] = [];
   let failures = 0;
+  const runs = params.runs(contender.name);
   try {
-    for (let i = 0; i < params.runs; i++) {
+    for (let i = 0; i < runs; i++) {
       try {
         await instance.run(`leak-${i}`, params.fanOut);
       } catch {
@@ -52,7 +54,7 @@ export async function measureLeak(contender: Contender, params: LeakParams): Pro
   }
   const kept = samples.slice(Math.min(2, Math.max(0, samples.length - 2)));
   return {
-    runs: params.runs,
+    runs,
     fanOut: params.fanOut,
     samples,
     slopeBytesPerRun: slope(

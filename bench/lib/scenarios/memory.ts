@@ -1,8 +1,9 @@
 /**
  * Memory per in-flight run: R runs held open by a slow model (L = 2 s per call), heap and RSS
- * after a full GC, sampled through the run's stages, minus a baseline taken after a warm-up.
+ * after a full GC, sampled through the runs' life, minus a baseline taken after a warm-up.
  * The peak delta divided by R is the figure; it includes the HTTP sockets and SDK state every
- * contender pays (the floor shows that part).
+ * contender pays (the floor shows that part). Also reported: the heap per run at the sample with
+ * the most model calls in flight (the fan-out, where a run holds the most).
  */
 import type { Contender } from '../contender.ts';
 import { collect, describeError, now, sleep } from '../clock.ts';
@@ -33,6 +34,8 @@ export interface MemoryResult {
   rssPerRun: number;
   /** Model calls in flight when the heap peaked (runs × N means every run was inside its fan-out). */
   callsInFlightAtPeak: number;
+  /** Heap delta / runs at the sample with the most model calls in flight, and that count. */
+  atMostInFlight: { heapPerRun: number; rssPerRun: number; callsInFlight: number };
   completed: number;
   failures: number;
   errors: string[];
@@ -69,20 +72,22 @@ export async function measureMemory(contender: Contender, params: MemoryParams):
         ),
       ),
     );
-    // Sample mid-way through each model stage (and one more for a longer critical path).
+    // Sample (after a full GC) every L/8 until every run is done: heap, RSS and how many model
+    // calls are in flight at that moment, so the figure can be read against where the runs are.
     const samples: MemorySample[] = [];
-    for (let stage = 0; stage < 5; stage++) {
-      const target = t0 + params.latencyMs * (stage + 0.5);
-      await sleep(Math.max(0, target - now()));
-      if (completed + failures === params.runs) break;
+    const every = Math.max(250, params.latencyMs / 8);
+    let done = false;
+    void all.then(() => (done = true));
+    while (!done) {
+      await sleep(every);
+      if (done) break;
       await collect();
       const mem = process.memoryUsage();
-      const logged = await slow.entries();
       samples.push({
         atMs: now() - t0,
         heapUsed: mem.heapUsed - baseline.heapUsed,
         rss: mem.rss - baseline.rss,
-        modelCallsInFlight: logged.filter((e) => e.finishedAt === undefined).length,
+        modelCallsInFlight: await slow.inFlight(),
       });
     }
     await all;
@@ -94,6 +99,9 @@ export async function measureMemory(contender: Contender, params: MemoryParams):
       samples,
       heapPerRun: Math.max(...samples.map((s) => s.heapUsed)) / params.runs,
       callsInFlightAtPeak: samples.reduce((a, b) => (b.heapUsed > a.heapUsed ? b : a)).modelCallsInFlight,
+      atMostInFlight: ((m) => ({ heapPerRun: m.heapUsed / params.runs, rssPerRun: m.rss / params.runs, callsInFlight: m.modelCallsInFlight }))(
+        samples.reduce((a, b) => (b.modelCallsInFlight > a.modelCallsInFlight ? b : a)),
+      ),
       rssPerRun: Math.max(...samples.map((s) => s.rss)) / params.runs,
       completed,
       failures,
