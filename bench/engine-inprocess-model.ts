@@ -15,6 +15,27 @@ export interface InProcessModel extends ModelClient {
   calls: Map<string, number>;
 }
 
+const LATENCY = /\[\[latency:(\d+)\]\]/;
+
+/** `[[latency:N]]` in a message holds the call N ms (until aborted), as the scripted server does. */
+function held(options: ModelCallOptions): Promise<void> {
+  let ms = 0;
+  for (const m of options.messages) {
+    const match = typeof m.content === 'string' ? LATENCY.exec(m.content) : null;
+    if (match) ms = Number(match[1]);
+  }
+  if (ms === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    options.signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 export function inProcessModel(): InProcessModel {
   const calls = new Map<string, number>();
   const schemas = new WeakMap<object, Record<string, unknown>>();
@@ -25,9 +46,10 @@ export function inProcessModel(): InProcessModel {
     cachedTokens: 0,
     costUsd: 0,
   });
-  const answer = (options: ModelCallOptions, extra: Partial<CompletionRequest>) => {
-    if (options.signal?.aborted) throw options.signal.reason;
+  const answer = async (options: ModelCallOptions, extra: Partial<CompletionRequest>) => {
     if (options.runId) calls.set(options.runId, (calls.get(options.runId) ?? 0) + 1);
+    await held(options);
+    if (options.signal?.aborted) throw options.signal.reason;
     const body = { messages: options.messages, ...extra } as CompletionRequest;
     return decideAnswer(body, options.role, undefined, `call_${calls.size}`);
   };
@@ -35,7 +57,7 @@ export function inProcessModel(): InProcessModel {
     calls,
     modelFor: () => 'scripted',
     async chat(options: ChatOptions): Promise<ChatResult> {
-      const a = answer(options, { tools: options.tools as CompletionRequest['tools'] });
+      const a = await answer(options, { tools: options.tools as CompletionRequest['tools'] });
       const text = a.content ?? '';
       return {
         text,
@@ -47,7 +69,7 @@ export function inProcessModel(): InProcessModel {
     async structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
       let schema = schemas.get(options.schema);
       if (!schema) schemas.set(options.schema, (schema = jsonSchemaOf(options.schema)));
-      const a = answer(options, { response_format: { type: 'json_schema', json_schema: { name: options.schemaName, schema } } });
+      const a = await answer(options, { response_format: { type: 'json_schema', json_schema: { name: options.schemaName, schema } } });
       const v = validateStructured(a.content ?? '', options.schema);
       if (!v.ok) throw new Error(v.error);
       return { value: v.value, usage: usage(options.messages, a.content ?? '') };
@@ -55,7 +77,7 @@ export function inProcessModel(): InProcessModel {
     stream(options: ModelCallOptions): AsyncIterable<StreamChunk> {
       return {
         async *[Symbol.asyncIterator]() {
-          const a = answer(options, { stream: true });
+          const a = await answer(options, { stream: true });
           const text = a.content ?? '';
           for (const piece of pieces(text)) yield { type: 'delta', text: piece };
           yield { type: 'done', text, finishReason: a.finishReason, usage: usage(options.messages, text) };

@@ -198,37 +198,44 @@ async function inProcessOverhead() {
   );
 }
 
-async function memoryPerOpenRun() {
+async function memoryPerOpenRun(inProcess: boolean) {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) console.log('(run with node --expose-gc for stable memory figures)');
-  const model = await startModel(0);
-  const { engine, store } = await buildEngine(model.url);
+  const model = inProcess ? undefined : await startModel(0);
+  const local = inProcess ? inProcessModel() : undefined;
+  const { engine, store } = await buildEngine(model?.url ?? 'http://127.0.0.1:9/unused', local);
+  // Planning calls answered or started so far (the held runs each make one).
+  const planned = async () => (local ? local.calls.size : await model!.count('graph_plan'));
   try {
     for (let i = 0; i < 5; i++) await engine.start({ query: `Write a report on warm up ${i} [[steps:2]]`, mode: 'orchestrate', protocol: 'bench' }).result;
     await new Promise((r) => setTimeout(r, 100));
     gc?.();
     const before = process.memoryUsage();
-    const planCallsBefore = await model.count('graph_plan');
+    const planCallsBefore = await planned();
     // [[latency:…]] holds each run's planning call at the model: the runs stay in flight.
     const handles = Array.from({ length: OPEN }, (_, i) =>
       engine.start({ query: `Write a report on held subject ${i} [[steps:3]] [[latency:600000]]`, mode: 'orchestrate', protocol: 'bench' }),
     );
-    while ((await model.count('graph_plan')) - planCallsBefore < OPEN) await new Promise((r) => setTimeout(r, 200));
+    while ((await planned()) - planCallsBefore < OPEN) await new Promise((r) => setTimeout(r, 200));
     gc?.();
     const after = process.memoryUsage();
     console.log(
-      `${OPEN} runs in flight (each waiting on its planning call): heap +${fmt((after.heapUsed - before.heapUsed) / OPEN / 1024)} KiB/run, ` +
+      `${OPEN} runs in flight (each waiting on its planning call${inProcess ? ', in-process model: the engine alone' : ' over HTTP'}): ` +
+        `heap +${fmt((after.heapUsed - before.heapUsed) / OPEN / 1024)} KiB/run, ` +
         `rss +${fmt((after.rss - before.rss) / OPEN / 1024)} KiB/run (engine ${engine.activeRuns} active)`,
     );
     await engine.close();
     await Promise.all(handles.map((h) => h.result));
   } finally {
     await store.close();
-    await model.close();
+    await model?.close();
   }
 }
 
 console.log(`Parley engine bench — node ${process.version}`);
 if (values['in-process']) await inProcessOverhead();
 if (!values['no-overhead']) for (const latency of values.latencies.split(',').map(Number)) await overhead(latency);
-if (!values['no-memory']) await memoryPerOpenRun();
+if (!values['no-memory']) {
+  if (values['in-process']) await memoryPerOpenRun(true);
+  await memoryPerOpenRun(false);
+}

@@ -96,7 +96,7 @@ export class Engine implements RunEngine {
     const id = request.runId ?? randomUUID();
     const threadId = request.threadId ?? id;
     const startedAt = ctx.now();
-    const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: () => new Date(ctx.now()) });
+    const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: ctx.now });
     if (this.#runs.has(id)) {
       // Never disturb the run that owns the id: answer with a detached, already failed run.
       return this.#failedHandle(log, threadId, request, `run id "${id}" is already in use`);

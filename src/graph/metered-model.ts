@@ -32,65 +32,73 @@ function messageTexts(messages: ChatMessage[]): string[] {
   return messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')));
 }
 
-export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
+/** The run's model client: one object per run, its methods on the prototype (no closures per run). */
+class MeteredModel implements ModelClient {
+  constructor(
+    private readonly inner: ModelClient,
+    private readonly ctx: MeterContext,
+  ) {}
+
+  modelFor(role: ModelRole, override?: string): string {
+    return this.inner.modelFor(role, override ?? this.ctx.models?.[role]);
+  }
+
+  async chat(options: ChatOptions): Promise<ChatResult> {
+    const reservation = this.reserve(options);
+    try {
+      const result = await this.inner.chat(this.prepare(options));
+      reservation.settle(result.usage);
+      this.ctx.onUsage();
+      return result;
+    } finally {
+      reservation.release();
+    }
+  }
+
+  async structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
+    const reservation = this.reserve(options);
+    try {
+      const result = await this.inner.structured(this.prepare(options));
+      reservation.settle(result.usage);
+      this.ctx.onUsage();
+      return result;
+    } finally {
+      reservation.release();
+    }
+  }
+
+  stream(options: ModelCallOptions): AsyncIterable<StreamChunk> {
+    return { [Symbol.asyncIterator]: () => this.streamChunks(options) };
+  }
+
+  private async *streamChunks(options: ModelCallOptions): AsyncGenerator<StreamChunk> {
+    const reservation = this.reserve(options);
+    try {
+      for await (const chunk of this.inner.stream(this.prepare(options))) {
+        if (chunk.type === 'done') {
+          reservation.settle(chunk.usage);
+          this.ctx.onUsage();
+        }
+        yield chunk;
+      }
+    } finally {
+      reservation.release();
+    }
+  }
+
   /** Reserves the call: input tokens estimated from the prompt, cost from them plus maxTokens of output. */
-  const reserve = (options: ModelCallOptions) => {
+  private reserve(options: ModelCallOptions) {
     const tokens = estimateTokens(messageTexts(options.messages));
-    const model = inner.modelFor(options.role, options.model ?? ctx.models?.[options.role]);
-    const cost = ctx.prices ? ctx.prices.cost(model, { inputTokens: tokens, outputTokens: options.maxTokens ?? 0, cachedTokens: 0 }) : 0;
-    return ctx.meter.reserveModelCall(tokens, cost);
-  };
-  const prepare = <O extends ModelCallOptions>(options: O): O => ({
-    ...options,
-    runId: ctx.runId,
-    signal: options.signal ?? ctx.signal,
-    model: options.model ?? ctx.models?.[options.role],
-  });
+    const model = this.inner.modelFor(options.role, options.model ?? this.ctx.models?.[options.role]);
+    const cost = this.ctx.prices ? this.ctx.prices.cost(model, { inputTokens: tokens, outputTokens: options.maxTokens ?? 0, cachedTokens: 0 }) : 0;
+    return this.ctx.meter.reserveModelCall(tokens, cost);
+  }
 
-  return {
-    modelFor: (role, override) => inner.modelFor(role, override ?? ctx.models?.[role]),
+  private prepare<O extends ModelCallOptions>(options: O): O {
+    return { ...options, runId: this.ctx.runId, signal: options.signal ?? this.ctx.signal, model: options.model ?? this.ctx.models?.[options.role] };
+  }
+}
 
-    async chat(options: ChatOptions): Promise<ChatResult> {
-      const reservation = reserve(options);
-      try {
-        const result = await inner.chat(prepare(options));
-        reservation.settle(result.usage);
-        ctx.onUsage();
-        return result;
-      } finally {
-        reservation.release();
-      }
-    },
-
-    async structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
-      const reservation = reserve(options);
-      try {
-        const result = await inner.structured(prepare(options));
-        reservation.settle(result.usage);
-        ctx.onUsage();
-        return result;
-      } finally {
-        reservation.release();
-      }
-    },
-
-    stream(options: ModelCallOptions): AsyncIterable<StreamChunk> {
-      return {
-        async *[Symbol.asyncIterator]() {
-          const reservation = reserve(options);
-          try {
-            for await (const chunk of inner.stream(prepare(options))) {
-              if (chunk.type === 'done') {
-                reservation.settle(chunk.usage);
-                ctx.onUsage();
-              }
-              yield chunk;
-            }
-          } finally {
-            reservation.release();
-          }
-        },
-      };
-    },
-  };
+export function meterModel(inner: ModelClient, ctx: MeterContext): ModelClient {
+  return new MeteredModel(inner, ctx);
 }

@@ -22,7 +22,8 @@ interface Consumer {
 export interface RunEventLogOptions {
   /** Events one consumer may lag behind before it is detached. */
   buffer: number;
-  now?: () => Date;
+  /** Clock in ms since the epoch (default Date.now). */
+  now?: () => number;
 }
 
 export class RunEventLog {
@@ -30,13 +31,16 @@ export class RunEventLog {
   private readonly history: GraphEvent[] = [];
   private readonly consumers = new Set<Consumer>();
   private readonly buffer: number;
-  private readonly now: () => Date;
+  private readonly now: () => number;
   private closed = false;
+  // Many events share a millisecond (a streamed answer): format each distinct time once.
+  private atMs = NaN;
+  private atIso = '';
 
   constructor(runId: string, options: RunEventLogOptions) {
     this.runId = runId;
     this.buffer = options.buffer;
-    this.now = options.now ?? (() => new Date());
+    this.now = options.now ?? Date.now;
   }
 
   get finished(): boolean {
@@ -60,10 +64,16 @@ export class RunEventLog {
   /**
    * Appends an event and wakes consumers. After run.finished the log is closed and further
    * emits are ignored (returns undefined), which is what makes run.finished exactly-once.
+   * The log takes `body` over (it becomes the event: no copy per event); pass a fresh object.
    */
   emit(body: GraphEventBody): GraphEvent | undefined {
     if (this.closed) return undefined;
-    const event = { ...body, runId: this.runId, seq: this.history.length + 1, at: this.now().toISOString() } as GraphEvent;
+    const ms = this.now();
+    if (ms !== this.atMs) {
+      this.atMs = ms;
+      this.atIso = new Date(ms).toISOString();
+    }
+    const event = Object.assign(body, { runId: this.runId, seq: this.history.length + 1, at: this.atIso }) as GraphEvent;
     this.history.push(event);
     if (event.type === 'run.finished') this.closed = true;
     for (const c of this.consumers) {

@@ -178,7 +178,7 @@ export class UsageMeter {
    * Reserves one model call with an estimated input size and cost (null: unknown price); returns
    * the settle/release handle. Throws BudgetExceededError when the call would exceed a budget.
    */
-  reserveModelCall(estimatedTokens: number, estimatedCostUsd: number | null = 0): { settle(usage: ModelUsage): void; release(): void } {
+  reserveModelCall(estimatedTokens: number, estimatedCostUsd: number | null = 0): ModelCallReservation {
     this.checkWall();
     const calls = this.totals.modelCalls + this.inFlightModelCalls;
     if (calls + 1 > this.budget.modelCalls) {
@@ -202,24 +202,18 @@ export class UsageMeter {
     this.inFlightModelCalls++;
     this.reservedTokens += estimatedTokens;
     this.reservedCostUsd += cost;
-    let open = true;
-    const close = () => {
-      if (!open) return false;
-      open = false;
-      this.inFlightModelCalls--;
-      this.reservedTokens -= estimatedTokens;
-      this.reservedCostUsd -= cost;
-      return true;
-    };
-    return {
-      settle: (usage) => {
-        if (!close()) return;
-        this.totals.modelCalls++;
-        addUsage(this.totals, usage);
-        this.ledger.charge(this.callerId, usage);
-      },
-      release: () => void close(),
-    };
+    return new ModelCallReservation(this, estimatedTokens, cost);
+  }
+
+  /** @internal ModelCallReservation's exit: frees the reservation, and charges the usage if given. */
+  endModelCall(estimatedTokens: number, cost: number, usage?: ModelUsage): void {
+    this.inFlightModelCalls--;
+    this.reservedTokens -= estimatedTokens;
+    this.reservedCostUsd -= cost;
+    if (!usage) return;
+    this.totals.modelCalls++;
+    addUsage(this.totals, usage);
+    this.ledger.charge(this.callerId, usage);
   }
 
   reserveToolCall(): { settle(): void; release(): void } {
@@ -244,5 +238,31 @@ export class UsageMeter {
         this.inFlightToolCalls--;
       },
     };
+  }
+}
+
+/**
+ * One reserved model call: settle with the real usage, or release (no usage) — whichever comes
+ * first counts, later calls are no-ops. A class rather than two closures: one small object per call.
+ */
+export class ModelCallReservation {
+  private open = true;
+
+  constructor(
+    private readonly meter: UsageMeter,
+    private readonly tokens: number,
+    private readonly cost: number,
+  ) {}
+
+  settle(usage: ModelUsage): void {
+    if (!this.open) return;
+    this.open = false;
+    this.meter.endModelCall(this.tokens, this.cost, usage);
+  }
+
+  release(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.meter.endModelCall(this.tokens, this.cost);
   }
 }
