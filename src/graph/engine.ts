@@ -4,6 +4,7 @@
  * Finished runs stay replayable for config.engine.runRetentionMs, then are dropped.
  */
 import { randomUUID } from 'node:crypto';
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import type { GraphEventBody, NodeName } from './events.ts';
 import { RUN_MODES, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
@@ -46,8 +47,20 @@ export class RunCancelledError extends Error {
   override name = 'RunCancelledError';
 }
 
-/** Default spans through src/telemetry.ts (non-recording when telemetry is off). */
-const otelSpan: SpanRunner = (name, attributes, fn) => withSpan(name, attributes, () => fn());
+/** What the API's tracer provider delegates to while no SDK is registered. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** No tracer provider registered (telemetry off): every span would be a no-op. Checked per span, so an SDK started later is seen. */
+function tracingOff(): boolean {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER;
+}
+
+/**
+ * Default spans through src/telemetry.ts. With telemetry off, fn runs bare: a no-op span still
+ * costs two async frames per span, which every in-flight run would hold.
+ */
+const otelSpan: SpanRunner = (name, attributes, fn) => (tracingOff() ? fn() : withSpan(name, attributes, () => fn()));
 
 /** The deps with defaults filled in, plus the engine-wide caller ledger. */
 export function createEngineContext(deps: EngineDeps): EngineContext {
