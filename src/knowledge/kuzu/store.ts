@@ -39,7 +39,8 @@ const NO_ID = '\u0000';
 const bindable = (params: Record<string, unknown> = {}): Params =>
   Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) && v.length === 0 ? [NO_ID] : v])) as Params;
 
-function kuzuExecutor(session: KuzuSession): CypherExecutor {
+/** The executor CypherStore runs on (exported so tests can open two stores on one database, like two processes on one Neo4j). */
+export function kuzuExecutor(session: KuzuSession): CypherExecutor {
   const run = (statement: string, params?: Record<string, unknown>) => session.run(statement, bindable(params)) as Promise<Row[]>;
   return {
     // One connection, serialised: a read is just exclusive use of it.
