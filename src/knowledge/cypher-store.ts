@@ -56,6 +56,12 @@ export interface CypherExecutor {
   read<T>(fn: (run: RunStatement) => Promise<T>): Promise<T>;
   /** Atomic write: all statements or none. May run fn again on a transient error (so fn only touches the database). */
   write<T>(fn: (run: RunStatement) => Promise<T>): Promise<T>;
+  /**
+   * True when writes run one at a time through this executor and nothing else writes the database
+   * (embedded Kuzu: one connection, a file lock). The store's view is then authoritative for team
+   * and proficiency statistics, so recording a run needs no locking reads.
+   */
+  serialWrites?: boolean;
   close(): Promise<void>;
 }
 
@@ -334,52 +340,60 @@ export class CypherStore implements KnowledgeStore {
     const view = await this.view().catch(() => undefined);
     let learnt: Learnt | undefined;
     const links = this.unlinked.get(run.id);
-    await this.exec.write(async (q) => {
-      learnt = undefined; // a retried transaction starts over
-      // A run recorded again (same id) replaces its record but teaches nothing twice.
-      const seen = num((await q(this.Q.upsertRun, runParams(run)))[0]?.seen) > 0;
-      if (seen) await q(this.Q.deleteSteps, { runId: run.id });
-      if (run.steps.length) {
-        await q(this.Q.createSteps, {
-          runId: run.id,
-          steps: run.steps.map((s, idx) => ({
-            id: `${run.id}/${s.id}`,
-            stepId: s.id,
-            idx,
-            specialist: s.specialist,
-            objective: s.objective,
-            status: s.status,
-            output: s.output ?? '',
-            error: s.error ?? '',
-            durationMs: s.durationMs,
-            tokens: s.tokens,
-            costUsd: s.costUsd ?? -1,
-            toolCalls: JSON.stringify(s.toolCalls),
-          })),
-        });
-        // Struct fields bind with one type per list: a null cost is -1 in transit, null at rest.
-        const unknownCost = run.steps.filter((s) => s.costUsd === null).map((s) => `${run.id}/${s.id}`);
-        if (unknownCost.length) await q(this.Q.clearUnknownStepCosts, { ids: unknownCost });
-        const calls = run.steps.flatMap((s) => s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status })));
-        if (calls.length) await q(this.Q.linkStepTools, { calls });
-      }
-      // Approvals and decisions recorded before the run (by this process) are linked to it now.
-      if (seen || links?.approvals) await q(this.Q.linkRunApprovals, { runId: run.id });
-      if (seen || links?.decisions) await q(this.Q.linkRunDecisions, { runId: run.id });
-      if (!seen) learnt = await this.learn(q, run, view);
-    });
+    const serial = this.exec.serialWrites ? view : undefined;
+    let applied = false;
+    try {
+      await this.exec.write(async (q) => {
+        learnt = undefined; // a retried transaction starts over
+        // A run recorded again (same id) replaces its record but teaches nothing twice.
+        const seen = num((await q(this.Q.upsertRun, runParams(run)))[0]?.seen) > 0;
+        if (seen) await q(this.Q.deleteSteps, { runId: run.id });
+        if (run.steps.length) {
+          await q(this.Q.createSteps, {
+            runId: run.id,
+            steps: run.steps.map((s, idx) => ({
+              id: `${run.id}/${s.id}`,
+              stepId: s.id,
+              idx,
+              specialist: s.specialist,
+              objective: s.objective,
+              status: s.status,
+              output: s.output ?? '',
+              error: s.error ?? '',
+              durationMs: s.durationMs,
+              tokens: s.tokens,
+              costUsd: s.costUsd ?? -1,
+              toolCalls: JSON.stringify(s.toolCalls),
+            })),
+          });
+          // Struct fields bind with one type per list: a null cost is -1 in transit, null at rest.
+          const unknownCost = run.steps.filter((s) => s.costUsd === null).map((s) => `${run.id}/${s.id}`);
+          if (unknownCost.length) await q(this.Q.clearUnknownStepCosts, { ids: unknownCost });
+          const calls = run.steps.flatMap((s) => s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status })));
+          if (calls.length) await q(this.Q.linkStepTools, { calls });
+        }
+        // Approvals and decisions recorded before the run (by this process) are linked to it now.
+        if (seen || links?.approvals) await q(this.Q.linkRunApprovals, { runId: run.id });
+        if (seen || links?.decisions) await q(this.Q.linkRunDecisions, { runId: run.id });
+        if (!seen) learnt = await this.learn(q, run, view, serial);
+        // One writer at a time: the next transaction computes from the view, so update it before that starts.
+        if (serial && learnt) {
+          applyLearnt(serial, learnt);
+          applied = true;
+        }
+      });
+    } catch (err) {
+      // Only the commit can fail after the view was updated: reload what is really stored.
+      if (applied) this.viewPromise = undefined;
+      throw err;
+    }
     this.unlinked.delete(run.id);
     const committed = learnt as Learnt | undefined;
-    if (committed) {
-      await this.writeThrough((v) => {
-        if (committed.team) v.applyTeam(committed.team);
-        for (const p of committed.proficiencies) v.applyProficiency(p.id, p.totals);
-      });
-    }
+    if (committed && !applied) await this.writeThrough((v) => applyLearnt(v, committed));
   }
 
   /** Updates TeamConfig and proficiency statistics from the run's verifier score; returns what it wrote. */
-  private async learn(q: RunStatement, run: RunRecord, view: KnowledgeView | undefined): Promise<Learnt> {
+  private async learn(q: RunStatement, run: RunRecord, view: KnowledgeView | undefined, serial?: KnowledgeView): Promise<Learnt> {
     const learnt: Learnt = { proficiencies: [] };
     const team = teamOf(run);
     if (team) {
@@ -388,8 +402,12 @@ export class CypherStore implements KnowledgeStore {
       const reusedId = reused ? run.teamConfigId : undefined;
       const id = reusedId ?? teamId(team.pattern, team.specialists);
       // Lock-and-read: concurrent runs of the same team (Neo4j) serialise here instead of losing updates.
-      const existing = await q(this.Q.lockTeam, { id });
-      const stored = existing[0] ? teamFromNode(node(existing[0], 't')) : undefined;
+      // A serial writer knows from its view whether the team exists, and usually holds it whole.
+      const lockAndRead = async () => {
+        const existing = await q(this.Q.lockTeam, { id });
+        return existing[0] ? teamFromNode(node(existing[0], 't')) : undefined;
+      };
+      const stored = serial ? (serial.hasTeam(id) ? (serial.fullTeam(id) ?? (await lockAndRead())) : undefined) : await lockAndRead();
       const current: TeamConfig =
         stored && stored.uses > 0
           ? stored
@@ -416,9 +434,17 @@ export class CypherStore implements KnowledgeStore {
       keys.add(profId('specialist', specialistId));
       for (const domain of domainsOf.get(specialistId) ?? []) keys.add(profId('domain', domain));
     }
-    // Lock-and-read (MERGE creates what is missing), so concurrent runs never lose an update.
-    const stored = await q(this.Q.lockProficiencies, { ids: [...keys] });
-    const totals = new Map(stored.map((r) => [str(node(r, 'p').id), proficiencyFromNode(node(r, 'p'))] as const));
+    // Lock-and-read (MERGE creates what is missing), so concurrent runs never lose an update; a
+    // serial writer's view holds every proficiency already.
+    const totals = new Map<string, ProficiencyTotals>();
+    if (serial) {
+      for (const key of keys) {
+        const p = serial.proficiency(key);
+        if (p) totals.set(key, p);
+      }
+    } else {
+      for (const r of await q(this.Q.lockProficiencies, { ids: [...keys] })) totals.set(str(node(r, 'p').id), proficiencyFromNode(node(r, 'p')));
+    }
     const bump = (kind: Proficiency['kind'], subject: string, o: (typeof observations)[number]['observation']) => {
       const key = profId(kind, subject);
       const before = totals.get(key);
@@ -533,6 +559,11 @@ function runParams(run: RunRecord): Params {
 interface Learnt {
   team?: TeamConfig;
   proficiencies: { id: string; totals: ProficiencyTotals }[];
+}
+
+function applyLearnt(view: KnowledgeView, learnt: Learnt): void {
+  if (learnt.team) view.applyTeam(learnt.team);
+  for (const p of learnt.proficiencies) view.applyProficiency(p.id, p.totals);
 }
 
 function publicProficiency(p: ProficiencyTotals): Proficiency {

@@ -148,6 +148,10 @@ export class KnowledgeView {
     if (this.fullTeams.size > FULL_TEAMS) this.fullTeams.delete(this.fullTeams.keys().next().value!);
   }
 
+  proficiency(id: string): ProficiencyTotals | undefined {
+    return this.proficiencies.get(id);
+  }
+
   /** Proficiency totals as committed. */
   applyProficiency(id: string, totals: ProficiencyTotals): void {
     const current = this.proficiencies.get(id);

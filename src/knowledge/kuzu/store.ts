@@ -39,13 +39,18 @@ const NO_ID = '\u0000';
 const bindable = (params: Record<string, unknown> = {}): Params =>
   Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) && v.length === 0 ? [NO_ID] : v])) as Params;
 
-/** The executor CypherStore runs on (exported so tests can open two stores on one database, like two processes on one Neo4j). */
+/**
+ * The executor CypherStore runs on. Exported so tests can open a second, read-only store on one
+ * database (like another process on one Neo4j); only one store may write through it (serialWrites).
+ */
 export function kuzuExecutor(session: KuzuSession): CypherExecutor {
   const run = (statement: string, params?: Record<string, unknown>) => session.run(statement, bindable(params)) as Promise<Row[]>;
   return {
     // One connection, serialised: a read is just exclusive use of it.
     read: (fn) => session.exclusive(() => fn(run)),
     write: (fn) => session.transaction(() => fn(run)),
+    // One connection, every write queued on it, and the file locked to this process.
+    serialWrites: true,
     close: () => session.close(),
   };
 }
