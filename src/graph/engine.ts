@@ -77,7 +77,8 @@ export function createEngineContext(deps: EngineDeps): EngineContext {
 }
 
 interface Entry {
-  run: RunState;
+  /** Dropped once the run is done: a retained run keeps only its handle (event log and result). */
+  run?: RunState;
   handle: RunHandle;
   done: boolean;
   expiresAt?: number;
@@ -126,7 +127,7 @@ export class Engine implements RunEngine {
 
   cancel(runId: string, reason?: string): boolean {
     const entry = this.#runs.get(runId);
-    if (!entry || entry.done || entry.run.abort.signal.aborted) return false;
+    if (!entry || entry.done || !entry.run || entry.run.abort.signal.aborted) return false;
     entry.run.abort.abort(new RunCancelledError(reason ? `cancelled: ${reason}` : 'cancelled'));
     this.#cancelApprovals(runId);
     return true;
@@ -139,7 +140,7 @@ export class Engine implements RunEngine {
   /** Cancels every running run, waits for them to finish, and drops all retained runs. */
   async close(reason = 'engine shutting down'): Promise<void> {
     const running = [...this.#runs.values()].filter((e) => !e.done);
-    for (const e of running) this.cancel(e.run.id, reason);
+    for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.handle.result));
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = undefined;
@@ -295,6 +296,7 @@ export class Engine implements RunEngine {
 
   #retain(entry: Entry): void {
     entry.done = true;
+    entry.run = undefined;
     entry.expiresAt = this.#ctx.now() + this.#ctx.config.engine.runRetentionMs;
     if (this.#sweep) return;
     const every = Math.max(10, Math.min(this.#ctx.config.engine.runRetentionMs, 1000));

@@ -19,13 +19,13 @@ export async function directAnswer(run: RunState, _ctx: EngineContext): Promise<
     ...(run.request.messages ?? []).map((m) => ({ role: m.role, content: m.content })),
     { role: 'user', content: userContent },
   ] as ChatMessage[];
-  let answer = '';
+  const pieces: string[] = []; // joined once: see synthesizer.ts
   for await (const chunk of run.model.stream({ role: 'default', messages, signal: run.abort.signal })) {
     if (chunk.type === 'delta' && chunk.text) {
-      answer += chunk.text;
+      pieces.push(chunk.text);
       emit(run, { type: 'answer.delta', text: chunk.text });
     }
   }
-  run.answer = answer;
+  run.answer = pieces.join('');
   return 'end';
 }

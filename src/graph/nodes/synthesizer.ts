@@ -20,10 +20,12 @@ export async function synthesizer(run: RunState, _ctx: EngineContext): Promise<N
     return 'end';
   }
 
-  let answer = '';
+  // Pieces joined once at the end: `+=` per delta would keep the answer as a rope of hundreds of
+  // cons-string nodes for as long as the run is retained.
+  const pieces: string[] = [];
   const say = (text: string) => {
     if (!text) return;
-    answer += text;
+    pieces.push(text);
     emit(run, { type: 'answer.delta', text });
   };
   if (run.exhausted) say(`Note: ${run.exhausted}. This is the best result.\n\n`);
@@ -37,6 +39,6 @@ export async function synthesizer(run: RunState, _ctx: EngineContext): Promise<N
     if (chunk.type === 'delta') say(chunk.text);
   }
   say(`\n\nSteps used: ${used.map((o) => `[${o.stepId}]`).join(' ')}`);
-  run.answer = answer;
+  run.answer = pieces.join('');
   return 'end';
 }
