@@ -73,7 +73,13 @@ export class RunEventLog {
       this.atMs = ms;
       this.atIso = new Date(ms).toISOString();
     }
-    const event = Object.assign(body, { runId: this.runId, seq: this.history.length + 1, at: this.atIso }) as GraphEvent;
+    const seq = this.history.length + 1;
+    // answer.delta is most of a run's events: built whole, its fields stay in-object (smaller).
+    const event = (
+      body.type === 'answer.delta'
+        ? { type: body.type, text: body.text, runId: this.runId, seq, at: this.atIso }
+        : Object.assign(body, { runId: this.runId, seq, at: this.atIso })
+    ) as GraphEvent;
     this.history.push(event);
     if (event.type === 'run.finished') this.closed = true;
     for (const c of this.consumers) {
