@@ -13,6 +13,8 @@
  *   (bench/engine-inprocess-model.ts: no HTTP, no SDK), so the critical path is zero and the wall
  *   time is the engine's own overhead (with the Kuzu store), apart from what every contender pays
  *   for the SDK and HTTP. Also shows the process CPU time per run.
+ * - With `--in-process`, also the heap a finished run keeps while it is retained for replay
+ *   (PARLEY_RUN_RETENTION_MS, default 10 min): 500 sequential runs, heap growth ÷ runs.
  * - Memory per in-flight run: 1,000 runs held open (their planning call waits on the model), heap
  *   and RSS growth divided by the number of runs.
  */
@@ -205,6 +207,28 @@ async function inProcessOverhead() {
   );
 }
 
+async function retainedPerFinishedRun() {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const { engine, store } = await buildEngine('http://127.0.0.1:9/unused', inProcessModel());
+  const runs = 500;
+  const query = `Summarize the quarterly sales figures for each region [[steps:${STEPS}]]`;
+  try {
+    for (let i = 0; i < 20; i++) await engine.start({ query, mode: 'orchestrate', protocol: 'bench' }).result;
+    gc?.();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < runs; i++) await engine.start({ query, mode: 'orchestrate', protocol: 'bench' }).result;
+    gc?.();
+    const after = process.memoryUsage().heapUsed;
+    console.log(
+      `${runs} finished runs retained for replay (${STEPS} steps, in-process model): heap +${fmt((after - before) / runs / 1024)} KiB/run ` +
+        `(${engine.retainedRuns} retained; the store's own growth included)`,
+    );
+  } finally {
+    await engine.close();
+    await store.close();
+  }
+}
+
 async function memoryPerOpenRun(inProcess: boolean) {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) console.log('(run with node --expose-gc for stable memory figures)');
@@ -243,6 +267,9 @@ console.log(`Parley engine bench — node ${process.version}`);
 if (values['in-process']) await inProcessOverhead();
 if (!values['no-overhead']) for (const latency of values.latencies.split(',').map(Number)) await overhead(latency);
 if (!values['no-memory']) {
-  if (values['in-process']) await memoryPerOpenRun(true);
+  if (values['in-process']) {
+    await retainedPerFinishedRun();
+    await memoryPerOpenRun(true);
+  }
   await memoryPerOpenRun(false);
 }
