@@ -24,15 +24,15 @@ export function startAttempt(callerSignal: AbortSignal | undefined, timeoutMs: n
     if (!state.aborted) state.timedOut = true;
     controller.abort(new Error(`timed out after ${timeoutMs} ms`));
   };
-  let timer = setTimeout(onTimeout, timeoutMs);
+  const timer = setTimeout(onTimeout, timeoutMs);
   if (callerSignal?.aborted) onCallerAbort();
   else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
   return {
     signal: controller.signal,
     state,
     touch() {
-      clearTimeout(timer);
-      timer = setTimeout(onTimeout, timeoutMs);
+      // Called per streamed chunk: re-arm the same timer instead of allocating a new one.
+      timer.refresh();
     },
     done() {
       clearTimeout(timer);
