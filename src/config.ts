@@ -52,6 +52,7 @@ export const SETTINGS = [
   { env: 'NEO4J_USER', schema: z.string().min(1), default: 'neo4j', description: 'Neo4j user.' },
   { env: 'NEO4J_PASSWORD', schema: z.string(), default: '', description: 'Neo4j password.' },
   { env: 'NEO4J_DATABASE', schema: z.string().min(1), default: 'neo4j', description: 'Neo4j database name.' },
+  { env: 'PARLEY_NEO4J_VIEW_REFRESH_MS', schema: positiveInt, default: '5000', description: 'How often a Parley on Neo4j re-reads the registry and statistics other processes wrote (its own writes apply at once).' },
   { env: 'PARLEY_MCP_CONFIG', schema: z.string().min(1), default: 'mcp_config.json', description: 'Path of the mcpServers config to ingest and connect.' },
   { env: 'PARLEY_SKILLS_DIRS', schema: list, default: 'specialists', description: 'Comma-separated folders of SKILL.md-style specialist files.' },
   { env: 'PARLEY_A2A_PEERS', schema: list, default: '', description: 'Comma-separated base URLs of A2A peer agents; their agent cards become specialists.' },
@@ -123,7 +124,7 @@ export interface Config {
   };
   knowledge: {
     dataDir: string;
-    neo4j?: { uri: string; user: string; password: string; database: string };
+    neo4j?: { uri: string; user: string; password: string; database: string; viewRefreshMs: number };
     mcpConfigPath: string;
     skillsDirs: string[];
     a2aPeers: string[];
@@ -245,7 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     knowledge: {
       dataDir: get('PARLEY_DATA_DIR'),
       neo4j: neo4jUri
-        ? { uri: neo4jUri, user: get('NEO4J_USER'), password: get('NEO4J_PASSWORD'), database: get('NEO4J_DATABASE') }
+        ? { uri: neo4jUri, user: get('NEO4J_USER'), password: get('NEO4J_PASSWORD'), database: get('NEO4J_DATABASE'), viewRefreshMs: get('PARLEY_NEO4J_VIEW_REFRESH_MS') }
         : undefined,
       mcpConfigPath: get('PARLEY_MCP_CONFIG'),
       skillsDirs: get('PARLEY_SKILLS_DIRS'),
