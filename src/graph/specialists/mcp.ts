@@ -1,10 +1,9 @@
 /** `mcp` specialists: an MCP server's tools wrapped as a specialist (a tool loop restricted to that server). */
 import type { StepRun } from '../scheduler.ts';
-import { resolveTools, specialistUserMessage, type SpecialistInput } from './prompt.ts';
-import { runToolLoop } from './tool-loop.ts';
+import { resolveTools, runSpecialistLoop, type SpecialistInput } from './prompt.ts';
 
 export async function runMcpSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
-  const { run, ctx, specialist } = input;
+  const { ctx, specialist } = input;
   const server = specialist.endpoint;
   const tools = specialist.tools.length
     ? (await resolveTools(ctx, specialist.tools)).filter((t) => t.server === server)
@@ -13,19 +12,5 @@ export async function runMcpSpecialist(input: SpecialistInput): Promise<Omit<Ste
   const system =
     specialist.prompt ||
     `You operate the MCP server "${server}" (${specialist.description}). Use its tools to achieve the objective, then report what you found or did.`;
-  input.work.model = run.model.modelFor(specialist.modelRole);
-  const output = await runToolLoop({
-    run,
-    ctx,
-    stepId: input.step.id,
-    signal: input.signal,
-    role: specialist.modelRole,
-    system,
-    user: specialistUserMessage(input),
-    tools,
-    usage: input.work.usage,
-    toolCalls: input.work.toolCalls,
-    sources: input.work.sources,
-  });
-  return { ok: true, output };
+  return runSpecialistLoop(input, system, tools);
 }
