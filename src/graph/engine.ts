@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
-import type { GraphEventBody, NodeName } from './events.ts';
+import type { NodeName } from './events.ts';
 import { RUN_MODES, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
@@ -175,8 +175,8 @@ export class Engine implements RunEngine {
 
     const durationMs = ctx.now() - run.startedAt;
     const usage = { ...run.meter.totals };
-    const finished: GraphEventBody = {
-      type: 'run.finished',
+    // The same fields end the event stream and settle the result.
+    const ending = {
       status: outcome.status,
       ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
@@ -186,18 +186,9 @@ export class Engine implements RunEngine {
     };
     // The answer goes out first; execution memory is written after it (off the critical path),
     // and `result` settles only once the record is written (so awaiting it sees the store updated).
-    emit(run, finished);
+    emit(run, { type: 'run.finished', ...ending });
     await this.#record(run, outcome, durationMs);
-    return {
-      runId: run.id,
-      threadId: run.threadId,
-      status: outcome.status,
-      ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
-      ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
-      usage,
-      durationMs,
-    };
+    return { runId: run.id, threadId: run.threadId, ...ending };
   }
 
   /** The L0 loop: node → next node, racing each node against the run's abort signal. */

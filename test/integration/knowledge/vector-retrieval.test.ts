@@ -2,10 +2,11 @@
  * withVectorRetrieval over the real Kuzu store (in memory) with the repo's roster ingested, and the
  * scripted model's /v1/embeddings over HTTP through createEmbedder.
  */
+import { specialist } from './fixtures.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestAll } from '../../../src/knowledge/ingest/ingest.ts';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
-import type { KnowledgeStore, SpecialistRecord } from '../../../src/knowledge/store.ts';
+import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 import { blendRelevance, withVectorRetrieval, type VectorKnowledgeStore, type VectorRetrievalOptions } from '../../../src/knowledge/vector-retrieval.ts';
 import { createEmbedder } from '../../../src/llm/embeddings.ts';
 import { createLogger } from '../../../src/log.ts';
@@ -35,20 +36,6 @@ function vectors(options: VectorRetrievalOptions = {}): VectorKnowledgeStore {
 
 const ingestRoster = (store: KnowledgeStore) => ingestAll({ store, skillsDirs: [REPO_SPECIALISTS_DIR], a2aPeers: [], logger: createLogger('silent') });
 
-const specialist = (id: string, description: string, extra: Partial<SpecialistRecord> = {}): SpecialistRecord => ({
-  id,
-  name: id,
-  description,
-  kind: 'prompt',
-  domains: [],
-  prompt: `You are ${id}.`,
-  endpoint: '',
-  modelRole: 'specialist',
-  tools: [],
-  sourceId: 'skills:test',
-  available: true,
-  ...extra,
-});
 
 describe('retrieval with vectors', () => {
   it('finds a specialist by word parts full-text search misses ("dockerize" ~ "Dockerfiles")', async () => {
