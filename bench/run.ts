@@ -7,7 +7,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { selectContenders, type ContenderName } from './contenders/index.ts';
 import { SCENARIOS, runJob } from './lib/jobs.ts';
@@ -21,6 +21,8 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     scenario: { type: 'string', multiple: true },
     out: { type: 'string', default: 'bench/results/latest.json' },
+    /** Keep the other contenders' and scenarios' results already in --out; replace only what runs now. */
+    merge: { type: 'boolean', default: false },
   },
 });
 const split = (v: string[] | undefined) => v?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
@@ -48,7 +50,8 @@ const machine = {
   openai: version('openai'),
 };
 
-const contenders: Record<string, ContenderResults> = {};
+const previous = values.merge && existsSync(values.out) ? (JSON.parse(readFileSync(values.out, 'utf8')) as BenchResults) : undefined;
+const contenders: Record<string, ContenderResults> = previous?.contenders ?? {};
 await mkdir(new URL('./results/', import.meta.url), { recursive: true });
 const assemble = (): BenchResults => ({
   date: new Date().toISOString(),
@@ -60,7 +63,8 @@ const assemble = (): BenchResults => ({
 });
 const started = performance.now();
 for (const name of names) {
-  const results: ContenderResults = { description: '', errors: [] };
+  const results: ContenderResults = contenders[name] ?? { description: '', errors: [] };
+  results.errors = results.errors.filter((e) => scenarioFilter && !scenarioFilter.some((sc) => e.startsWith(`${sc}:`)));
   contenders[name] = results;
   for (const scenario of SCENARIOS[name as ContenderName]) {
     if (scenarioFilter && !scenarioFilter.includes(scenario)) continue;
@@ -84,7 +88,7 @@ for (const name of names) {
 }
 
 const { loadContender } = await import('./contenders/index.ts');
-for (const name of names) {
+for (const name of Object.keys(contenders) as ContenderName[]) {
   try {
     contenders[name]!.description = (await loadContender(name)).description;
   } catch (err) {

@@ -80,62 +80,67 @@ export async function measureOverhead(contender: Contender, params: OverheadPara
   const results: OverheadResult[] = [];
   for (const latencyMs of params.latencies) {
     const model = await startModelServer(latencyMs);
-    const instance = await contender.create({ modelUrl: model.baseUrl });
-    const floor = contender.name === 'floor' ? undefined : await floorContender.create({ modelUrl: model.baseUrl });
     try {
       for (const fanOut of params.fanOuts) {
-        for (let i = 0; i < params.warmup(latencyMs); i++) {
-          await instance.run(`warm-${latencyMs}-${fanOut}-${i}`, fanOut);
-          if (floor) await floor.run(`fwarm-${latencyMs}-${fanOut}-${i}`, fanOut);
+        // A fresh instance per cell: Parley learns a TeamConfig from the first fan-out's runs and
+        // would reuse that plan (with its N steps) for the next fan-out's almost identical query.
+        const instance = await contender.create({ modelUrl: model.baseUrl });
+        const floor = contender.name === 'floor' ? undefined : await floorContender.create({ modelUrl: model.baseUrl });
+        try {
+          for (let i = 0; i < params.warmup(latencyMs); i++) {
+            await instance.run(`warm-${latencyMs}-${fanOut}-${i}`, fanOut);
+            if (floor) await floor.run(`fwarm-${latencyMs}-${fanOut}-${i}`, fanOut);
+          }
+          await model.clear();
+          const timings: Timing[] = [];
+          const floorTimings: Timing[] = [];
+          let first: OutcomeCheck | undefined;
+          let mismatches = 0;
+          for (let t = 0; t < params.trials(latencyMs); t++) {
+            // Alternate who goes first so neither always runs right after the other's garbage.
+            if (floor && t % 2 === 1) floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
+            const { timing, outcome } = await timed(instance, `ovh-${latencyMs}-${fanOut}-${t}`, fanOut);
+            timings.push(timing);
+            if (floor && t % 2 === 0) floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
+            const check = checkOutcome(outcome);
+            if (!first) first = check;
+            else if (check.fingerprint !== first.fingerprint) mismatches++;
+          }
+          const runs = byRun(await model.entries());
+          const walls = timings.map((t) => t.end - t.start);
+          const stages = timings.map((t) => stagesOf(runs.get(t.id) ?? []));
+          const calls = timings.map((t) => runs.get(t.id)?.length ?? 0);
+          const expected = contender.expectedModelCalls(fanOut);
+          results.push({
+            latencyMs,
+            fanOut,
+            stages: summarize(stages),
+            criticalPathMs: summarize(stages).median * latencyMs,
+            wallMs: summarize(walls),
+            overheadMs: summarize(walls.map((w, i) => w - stages[i]! * latencyMs)),
+            outsideModelMs: summarize(timings.map((t) => outsideModelMs(runs.get(t.id) ?? [], t.start, t.end))),
+            cpuMs: summarize(timings.map((t) => t.cpuMs)),
+            ...(floor
+              ? {
+                  pairedFloor: {
+                    wallMs: summarize(floorTimings.map((t) => t.end - t.start)),
+                    cpuMs: summarize(floorTimings.map((t) => t.cpuMs)),
+                    wallOverFloorMs: summarize(timings.map((t, i) => t.end - t.start - (floorTimings[i]!.end - floorTimings[i]!.start))),
+                    cpuOverFloorMs: summarize(timings.map((t, i) => t.cpuMs - floorTimings[i]!.cpuMs)),
+                  },
+                }
+              : {}),
+            modelCalls: { expected, perRun: summarize(calls), ok: calls.every((c) => c === expected) },
+            outcome: first!,
+            outcomeMismatches: mismatches,
+          });
+          await model.clear();
+        } finally {
+          await floor?.close();
+          await instance.close();
         }
-        await model.clear();
-        const timings: Timing[] = [];
-        const floorTimings: Timing[] = [];
-        let first: OutcomeCheck | undefined;
-        let mismatches = 0;
-        for (let t = 0; t < params.trials(latencyMs); t++) {
-          // Alternate who goes first so neither always runs right after the other's garbage.
-          if (floor && t % 2 === 1) floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
-          const { timing, outcome } = await timed(instance, `ovh-${latencyMs}-${fanOut}-${t}`, fanOut);
-          timings.push(timing);
-          if (floor && t % 2 === 0) floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
-          const check = checkOutcome(outcome);
-          if (!first) first = check;
-          else if (check.fingerprint !== first.fingerprint) mismatches++;
-        }
-        const runs = byRun(await model.entries());
-        const walls = timings.map((t) => t.end - t.start);
-        const stages = timings.map((t) => stagesOf(runs.get(t.id) ?? []));
-        const calls = timings.map((t) => runs.get(t.id)?.length ?? 0);
-        const expected = contender.expectedModelCalls(fanOut);
-        results.push({
-          latencyMs,
-          fanOut,
-          stages: summarize(stages),
-          criticalPathMs: summarize(stages).median * latencyMs,
-          wallMs: summarize(walls),
-          overheadMs: summarize(walls.map((w, i) => w - stages[i]! * latencyMs)),
-          outsideModelMs: summarize(timings.map((t) => outsideModelMs(runs.get(t.id) ?? [], t.start, t.end))),
-          cpuMs: summarize(timings.map((t) => t.cpuMs)),
-          ...(floor
-            ? {
-                pairedFloor: {
-                  wallMs: summarize(floorTimings.map((t) => t.end - t.start)),
-                  cpuMs: summarize(floorTimings.map((t) => t.cpuMs)),
-                  wallOverFloorMs: summarize(timings.map((t, i) => t.end - t.start - (floorTimings[i]!.end - floorTimings[i]!.start))),
-                  cpuOverFloorMs: summarize(timings.map((t, i) => t.cpuMs - floorTimings[i]!.cpuMs)),
-                },
-              }
-            : {}),
-          modelCalls: { expected, perRun: summarize(calls), ok: calls.every((c) => c === expected) },
-          outcome: first!,
-          outcomeMismatches: mismatches,
-        });
-        await model.clear();
       }
     } finally {
-      await floor?.close();
-      await instance.close();
       await model.close();
     }
   }
