@@ -7,6 +7,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { selectContenders, type ContenderName } from './contenders/index.ts';
@@ -44,6 +45,13 @@ const machine = {
   memoryGB: Math.round(os.totalmem() / 1024 ** 3),
   platform: `${os.platform()} ${os.release()}`,
   node: process.version,
+  commit: (() => {
+    try {
+      return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    } catch {
+      return 'unknown';
+    }
+  })(),
   loadavg1mAtStart: Number(os.loadavg()[0]!.toFixed(2)),
   langgraph: version('@langchain/langgraph'),
   'langchain-core': version('@langchain/core'),
