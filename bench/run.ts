@@ -30,7 +30,9 @@ const split = (v: string[] | undefined) => v?.flatMap((s) => s.split(',')).map((
 const only = split(values.only);
 const scenarioFilter = split(values.scenario) as ScenarioGroup[] | undefined;
 const skip = split(values.skip) ?? [];
-const names = selectContenders(only).filter((n) => !skip.includes(n));
+// Quick mode without --only: the floor, LangGraph.js, Parley in-process and over /stream.
+const quickDefault = (n: string) => only?.length || !values.quick || ['floor', 'langgraph', 'parley', 'parley-stream'].includes(n);
+const names = selectContenders(only).filter((n) => !skip.includes(n) && quickDefault(n));
 if (names.length === 0) {
   console.error(`--only ${only?.join(',')} matches no contender (floor, langgraph, parley, parley-nokg, parley-stream)`);
   process.exit(2);

@@ -31,15 +31,16 @@ export const FULL: Profile = {
   firstEvent: { latencyMs: 50, fanOut: 8, warmup: 5, trials: 30 },
 };
 
+/** Quick: every figure once, small (1,000 in flight and the 10,000-run leak test are full-mode only). */
 export const QUICK: Profile = {
   overhead: {
     latencies: [0, 50],
     fanOuts: [8],
-    warmup: (l) => (l === 0 ? 30 : 2),
-    trials: (l) => (l === 0 ? 40 : 5),
+    warmup: (l) => (l === 0 ? 20 : 2),
+    trials: (l) => (l === 0 ? 30 : 4),
   },
-  throughput: { latencies: [0, 50], inFlight: [100, 1000], fanOut: 8, runsPerTrial: (k) => Math.max(200, k), warmupRuns: () => 50, trials: 1 },
-  memory: { runs: 1000, latencyMs: 1000, fanOut: 8, warmupRuns: 100 },
-  leak: { runs: () => 1000, sampleEvery: 100, fanOut: 8 },
-  firstEvent: { latencyMs: 50, fanOut: 8, warmup: 2, trials: 10 },
+  throughput: { latencies: [0, 50], inFlight: [100], fanOut: 8, runsPerTrial: () => 150, warmupRuns: () => 30, trials: 1 },
+  memory: { runs: 200, latencyMs: 500, fanOut: 8, warmupRuns: 50 },
+  leak: { runs: () => 300, sampleEvery: 30, fanOut: 8 },
+  firstEvent: { latencyMs: 50, fanOut: 8, warmup: 2, trials: 5 },
 };
