@@ -91,9 +91,15 @@ async function main(): Promise<void> {
     const upsertMs = performance.now() - t;
 
     const runs = Array.from({ length: RUNS }, (_, i) => runRecord(i));
+    globalThis.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const heapBefore = process.memoryUsage().heapUsed;
     t = performance.now();
     for (const r of runs) await store.recordRun(r);
     const recordMs = performance.now() - t;
+    globalThis.gc?.();
+    const rssPerRunKb = (process.memoryUsage().rss - rssBefore) / RUNS / 1024;
+    const heapPerRunKb = (process.memoryUsage().heapUsed - heapBefore) / RUNS / 1024;
 
     const latencies: number[] = [];
     for (let i = 0; i < QUERIES; i++) {
@@ -113,6 +119,7 @@ async function main(): Promise<void> {
     console.log(`Kuzu knowledge store (${onFile ? 'file' : ':memory:'}), node ${process.version}`);
     console.log(`upsert ${SPECIALISTS} specialists:           ${fmt(upsertMs)}`);
     console.log(`record ${RUNS} runs x ${STEPS} steps:          ${fmt(recordMs)} (${fmt(recordMs / RUNS)} per run)`);
+    console.log(`memory growth while recording:     RSS ${rssPerRunKb.toFixed(1)} KiB, JS heap ${heapPerRunKb.toFixed(1)} KiB per run${globalThis.gc ? '' : ' (run with node --expose-gc for a heap figure after GC)'}`);
     console.log(`retrieve top-7 of ${SPECIALISTS} (${QUERIES} queries): p50 ${fmt(percentile(latencies, 50))}, p95 ${fmt(percentile(latencies, 95))}`);
     console.log(`findTeamConfig over ${RUNS} runs' teams (50 queries): p50 ${fmt(percentile(teamLatencies, 50))}`);
   } finally {
