@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
-import type { NodeName } from './events.ts';
+import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
@@ -176,7 +176,7 @@ export class Engine implements RunEngine {
     const durationMs = ctx.now() - run.startedAt;
     const usage = { ...run.meter.totals };
     // The same fields end the event stream and settle the result.
-    const ending = {
+    const ending: RunEnding = {
       status: outcome.status,
       ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),

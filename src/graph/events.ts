@@ -59,6 +59,18 @@ export interface CouncilVerdict {
   confidence: number;
 }
 
+/** How a run ended: the body of run.finished, and (with ids) the engine's RunResult. */
+export interface RunEnding {
+  status: RunStatus;
+  answer?: string;
+  /** Why the run failed, was cancelled or blocked; safe to show a client (no stack traces). */
+  error?: string;
+  /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */
+  retryAfterMs?: number;
+  usage: UsageTotals;
+  durationMs: number;
+}
+
 export type GraphEventBody =
   | { type: 'run.started'; threadId: string; query: string; mode: RunMode; protocol: string }
   | { type: 'node.started'; node: NodeName }
@@ -105,17 +117,7 @@ export type GraphEventBody =
     }
   | { type: 'answer.delta'; text: string }
   | { type: 'usage'; usage: UsageTotals }
-  | {
-      type: 'run.finished';
-      status: RunStatus;
-      answer?: string;
-      /** Why the run failed, was cancelled or blocked; safe to show a client (no stack traces). */
-      error?: string;
-      /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */
-      retryAfterMs?: number;
-      usage: UsageTotals;
-      durationMs: number;
-    };
+  | ({ type: 'run.finished' } & RunEnding);
 
 export type GraphEventType = GraphEventBody['type'];
 export type GraphEvent = GraphEventBody & { runId: string; seq: number; at: string };

@@ -1,17 +1,10 @@
 /** The engine's public surface as adapters see it. Implemented by Engine in engine.ts. */
-import type { GraphEvent, RunStatus, UsageTotals } from './events.ts';
+import type { GraphEvent, RunEnding } from './events.ts';
 import type { RunRequest } from './run-request.ts';
 
-export interface RunResult {
+export interface RunResult extends RunEnding {
   runId: string;
   threadId: string;
-  status: RunStatus;
-  answer?: string;
-  error?: string;
-  /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */
-  retryAfterMs?: number;
-  usage: UsageTotals;
-  durationMs: number;
 }
 
 export interface RunHandle {
