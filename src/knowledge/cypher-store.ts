@@ -109,6 +109,7 @@ export const QUERY_NAMES = [
   'listApprovals',
   'upsertDecision',
   'listDecisions',
+  'recentRuns',
 ] as const;
 export type QueryName = (typeof QUERY_NAMES)[number];
 export type QuerySet = Record<QueryName, string>;

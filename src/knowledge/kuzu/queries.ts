@@ -101,4 +101,9 @@ export const Q = {
   upsertDecision: `MERGE (d:Decision {id: $id})
     SET d.runId = $runId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
   listDecisions: 'MATCH (d:Decision) RETURN d ORDER BY d.decidedAt DESC, d.id DESC LIMIT $limit',
+
+  /** The window of recent runs the in-memory memory search holds (loaded with the view). */
+  recentRuns: `MATCH (r:Run)
+    RETURN r.id AS id, r.query AS query, r.answer AS answer, r.score AS score, r.startedAt AS startedAt
+    ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
 } as const satisfies QuerySet;
