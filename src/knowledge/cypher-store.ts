@@ -22,7 +22,6 @@ import {
   applyObservation,
   applyTeamRun,
   emptyProficiency,
-  ftsQueryText,
   observationsOf,
   specialistSearchText,
   teamId,
@@ -31,6 +30,7 @@ import {
   type RegistryOptions,
 } from './registry.ts';
 import { KnowledgeView, type ViewSnapshot } from './view.ts';
+import { MEMORY_WINDOW, memorySearchText, type MemoryEntry } from './run-memory.ts';
 import {
   approvalFromNode,
   approvalParams,
@@ -124,6 +124,11 @@ export interface ViewOptions {
    * (embedded Kuzu holds a file lock); our own writes are always written through at once.
    */
   refreshMs: number;
+  /**
+   * How many of the most recent runs (by startedAt) the view holds for searchMemory; older runs
+   * are not searched. Default MEMORY_WINDOW (5000).
+   */
+  memoryWindow?: number;
   now?: () => number;
 }
 
@@ -135,6 +140,7 @@ export class CypherStore implements KnowledgeStore {
   private viewReadAt = 0;
   private refreshing = false;
   private registryWrites = 0;
+  private runWrites = 0;
   /**
    * Runs with approvals/decisions recorded by this process, so recordRun links them; other runs
    * skip those two statements. Bounded: the oldest entries (runs never recorded) are dropped.
@@ -142,6 +148,7 @@ export class CypherStore implements KnowledgeStore {
   private readonly unlinked = new Map<string, { approvals?: boolean; decisions?: boolean }>();
   private readonly now: () => number;
   private readonly refreshMs: number;
+  private readonly memoryWindow: number;
 
   constructor(
     private readonly exec: CypherExecutor,
@@ -151,6 +158,10 @@ export class CypherStore implements KnowledgeStore {
   ) {
     this.now = view.now ?? Date.now;
     this.refreshMs = view.refreshMs;
+    this.memoryWindow = view.memoryWindow ?? MEMORY_WINDOW;
+    if (!(Number.isInteger(this.memoryWindow) && this.memoryWindow >= 0)) {
+      throw new RangeError(`memoryWindow must be a whole number >= 0, got ${view.memoryWindow}`);
+    }
   }
 
   // ── In-memory view ──────────────────────────────────────────────────────
@@ -161,7 +172,7 @@ export class CypherStore implements KnowledgeStore {
       const startedAt = this.now();
       const loading = this.readSnapshot().then((snapshot) => {
         this.viewReadAt = startedAt;
-        return new KnowledgeView(snapshot);
+        return new KnowledgeView(snapshot, { memoryWindow: this.memoryWindow });
       });
       // A failed load is not kept: the next read tries again.
       loading.catch(() => {
@@ -178,8 +189,9 @@ export class CypherStore implements KnowledgeStore {
     this.refreshing = true;
     const startedAt = this.now();
     const writes = this.registryWrites;
+    const runWrites = this.runWrites;
     Promise.all([current, this.readSnapshot()])
-      .then(([view, snapshot]) => view.merge(snapshot, { specialists: writes === this.registryWrites }))
+      .then(([view, snapshot]) => view.merge(snapshot, { specialists: writes === this.registryWrites, runs: runWrites === this.runWrites }))
       .catch(() => undefined) // keep serving the current view; retried after refreshMs
       .finally(() => {
         this.viewReadAt = startedAt;
@@ -201,7 +213,8 @@ export class CypherStore implements KnowledgeStore {
         successes: num(r.successes),
         avgScore: num(r.avgScore),
       }));
-      return { specialists, proficiencies, teams };
+      const runs = this.memoryWindow === 0 ? [] : (await q(this.Q.recentRuns, { limit: this.memoryWindow })).map(memoryEntryFromRow);
+      return { specialists, proficiencies, teams, runs };
     });
   }
 
@@ -343,6 +356,7 @@ export class CypherStore implements KnowledgeStore {
     const links = this.unlinked.get(run.id);
     const serial = this.exec.serialWrites ? view : undefined;
     let applied = false;
+    this.runWrites++;
     try {
       await this.exec.write(async (q) => {
         learnt = undefined; // a retried transaction starts over
@@ -390,7 +404,10 @@ export class CypherStore implements KnowledgeStore {
     }
     this.unlinked.delete(run.id);
     const committed = learnt as Learnt | undefined;
-    if (committed && !applied) await this.writeThrough((v) => applyLearnt(v, committed));
+    await this.writeThrough((v) => {
+      if (committed && !applied) applyLearnt(v, committed);
+      v.recordRun({ id: run.id, query: run.query, answer: run.answer ?? '', score: run.score, startedAt: run.startedAt });
+    });
   }
 
   /** Updates TeamConfig and proficiency statistics from the run's verifier score; returns what it wrote. */
@@ -490,18 +507,10 @@ export class CypherStore implements KnowledgeStore {
     return rows[0] ? publicProficiency(proficiencyFromNode(node(rows[0], 'p'))) : undefined;
   }
 
+  /** From the view's window of recent runs (MemoryEntry, memoryWindow); older runs are not searched. */
   async searchMemory(query: string, k: number): Promise<MemoryHit[]> {
-    const text = ftsQueryText(query);
-    if (!text || k <= 0) return [];
-    const rows = await this.exec.read((q) => q(this.Q.searchRuns, { q: text, limit: k }));
-    const max = Math.max(0, ...rows.map((r) => num(r.score)));
-    return rows.map((r) => ({
-      runId: str(r.id),
-      query: str(r.query),
-      answer: str(r.answer),
-      score: optNum(r.runScore),
-      relevance: max > 0 ? num(r.score) / max : 0,
-    }));
+    if (k <= 0) return [];
+    return (await this.view()).searchMemory(query, k);
   }
 
   async recordApproval(approval: ApprovalRecord): Promise<void> {
@@ -552,8 +561,12 @@ function runParams(run: RunRecord): Params {
     score: run.score,
     plan: run.plan ? JSON.stringify(run.plan) : null,
     teamConfigId: run.teamConfigId ?? null,
-    searchText: `${run.query}\n${run.answer ?? ''}`,
+    searchText: memorySearchText(run),
   };
+}
+
+function memoryEntryFromRow(r: Row): MemoryEntry {
+  return { id: str(r.id), query: str(r.query), answer: str(r.answer), score: optNum(r.score), startedAt: str(r.startedAt) };
 }
 
 /** What recordRun taught, as committed: written through to the view. */

@@ -1,16 +1,19 @@
 /**
  * KnowledgeView: the in-memory copy of what every run reads from the knowledge store — the
- * specialists (with a text index for ranking), the proficiencies, and the TeamConfig statistics —
- * so the router's team lookup and candidate ranking cost no database round trip.
+ * specialists (with a text index for ranking), the proficiencies, the TeamConfig statistics, and
+ * a bounded window of recent runs (with a text index for the execution memory's search) — so the
+ * router's team lookup, candidate ranking and memory search cost no database round trip.
  *
  * CypherStore owns one: it loads it on first use, writes its own changes through to it after they
  * commit, and merges a periodic re-read in when other processes may write the same database
  * (Neo4j). Counters only grow, so an update carrying fewer uses/runs than the view already has is
- * older news and is ignored: concurrent commits and a refresh can arrive in any order.
+ * older news and is ignored: concurrent commits and a refresh can arrive in any order. Runs are
+ * never deleted, so a refresh's runs are folded into the window (which keeps only the newest).
  */
-import type { Proficiency, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
+import type { MemoryHit, Proficiency, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
 import { matchesFilter, queryPattern, rankCandidates, type ProficiencyTotals, type RegistryOptions, type TeamStats } from './registry.ts';
 import { SpecialistTextIndex } from './text-index.ts';
+import { MEMORY_WINDOW, RunMemoryIndex, type MemoryEntry } from './run-memory.ts';
 
 /** What the view is loaded (and refreshed) from. */
 export interface ViewSnapshot {
@@ -18,6 +21,13 @@ export interface ViewSnapshot {
   /** Keyed `${kind}:${subject}`, as stored. */
   proficiencies: { id: string; totals: ProficiencyTotals }[];
   teams: TeamStats[];
+  /** The most recent runs (at most the view's memory window), for searchMemory. */
+  runs?: MemoryEntry[];
+}
+
+export interface KnowledgeViewOptions {
+  /** How many of the most recent runs (by startedAt) searchMemory searches. */
+  memoryWindow: number;
 }
 
 interface TeamEntry {
@@ -50,10 +60,12 @@ export class KnowledgeView {
   private readonly proficiencies = new Map<string, ProficiencyTotals>();
   private readonly teams = new Map<string, TeamEntry>();
   private readonly fullTeams = new Map<string, TeamConfig>();
+  private readonly memory: RunMemoryIndex;
 
-  constructor(snapshot: ViewSnapshot) {
+  constructor(snapshot: ViewSnapshot, options: KnowledgeViewOptions = { memoryWindow: MEMORY_WINDOW }) {
+    this.memory = new RunMemoryIndex(options.memoryWindow);
     this.replaceSpecialists(snapshot.specialists);
-    this.merge(snapshot, { specialists: false });
+    this.merge(snapshot, { specialists: false, runs: true });
   }
 
   // ── Registry ────────────────────────────────────────────────────────────
@@ -104,7 +116,18 @@ export class KnowledgeView {
     return rankCandidates(hits, profs, k);
   }
 
-  // ── Execution memory statistics ─────────────────────────────────────────
+  // ── Execution memory ────────────────────────────────────────────────────
+
+  /** The k runs of the window most relevant to the query (relevance: score / best score). */
+  searchMemory(query: string, k: number): MemoryHit[] {
+    return this.memory.search(query, k);
+  }
+
+  /** Write-through of a recorded run. */
+  recordRun(run: MemoryEntry): void {
+    this.memory.record(run);
+  }
+
 
   /** Best proven team for the query: the same rule as registry.ts pickTeam, without re-splitting patterns. */
   pickTeam(query: string, options: RegistryOptions): TeamStats | undefined {
@@ -160,10 +183,13 @@ export class KnowledgeView {
 
   /**
    * Folds a fresh read of the store in (what other processes wrote). Specialists are replaced
-   * unless a registry write of ours happened while the read was in flight.
+   * unless a registry write of ours happened while the read was in flight; likewise the read's runs
+   * replace those the view holds with the same id unless a run was recorded by us meanwhile (then
+   * only runs the view lacks are added, so a stale read cannot undo our re-recorded run).
    */
-  merge(snapshot: ViewSnapshot, options: { specialists: boolean }): void {
+  merge(snapshot: ViewSnapshot, options: { specialists: boolean; runs?: boolean }): void {
     if (options.specialists) this.replaceSpecialists(snapshot.specialists);
+    for (const run of snapshot.runs ?? []) if (options.runs !== false || !this.memory.has(run.id)) this.memory.record(run);
     for (const { id, totals } of snapshot.proficiencies) this.applyProficiency(id, totals);
     for (const team of snapshot.teams) this.applyTeamStats(team);
   }

@@ -13,10 +13,12 @@ import { Q } from './queries.ts';
 export interface KuzuStoreOptions extends Partial<RegistryOptions> {
   /** Database file path, or ':memory:'. */
   path: string;
+  /** How many of the most recent runs searchMemory searches (in memory). Default 5000. */
+  memoryWindow?: number;
 }
 
 export async function openKuzuStore(options: KuzuStoreOptions): Promise<KnowledgeStore> {
-  const session = await KuzuSession.open(options.path);
+  const session = await KuzuSession.open(options.path, { checkpointThresholdBytes: options.checkpointThresholdBytes });
   try {
     await migrate(session);
   } catch (err) {
@@ -27,7 +29,7 @@ export async function openKuzuStore(options: KuzuStoreOptions): Promise<Knowledg
     teamMatchThreshold: options.teamMatchThreshold ?? DEFAULT_REGISTRY_OPTIONS.teamMatchThreshold,
     teamMinSuccessRate: options.teamMinSuccessRate ?? DEFAULT_REGISTRY_OPTIONS.teamMinSuccessRate,
   };
-  return new CypherStore(kuzuExecutor(session), Q, registry);
+  return new CypherStore(kuzuExecutor(session), Q, registry, { refreshMs: Infinity, memoryWindow: options.memoryWindow });
 }
 
 /**

@@ -22,6 +22,8 @@ export interface Neo4jStoreOptions extends Partial<RegistryOptions> {
    * what other Parley processes wrote; this process's own writes are seen at once. Default 5000.
    */
   viewRefreshMs?: number;
+  /** How many of the most recent runs searchMemory searches (in memory, refreshed with the view). Default 5000. */
+  memoryWindow?: number;
 }
 
 export const NEO4J_VIEW_REFRESH_MS = 5000;
@@ -52,7 +54,7 @@ export async function openNeo4jStore(options: Neo4jStoreOptions): Promise<Knowle
     teamMatchThreshold: options.teamMatchThreshold ?? DEFAULT_REGISTRY_OPTIONS.teamMatchThreshold,
     teamMinSuccessRate: options.teamMinSuccessRate ?? DEFAULT_REGISTRY_OPTIONS.teamMinSuccessRate,
   };
-  return new CypherStore(exec, Q, registry, { refreshMs: options.viewRefreshMs ?? NEO4J_VIEW_REFRESH_MS });
+  return new CypherStore(exec, Q, registry, { refreshMs: options.viewRefreshMs ?? NEO4J_VIEW_REFRESH_MS, memoryWindow: options.memoryWindow });
 }
 
 async function migrate(driver: Driver, database: string, exec: CypherExecutor): Promise<void> {

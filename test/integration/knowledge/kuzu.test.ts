@@ -4,5 +4,5 @@ import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import { defineStoreContract } from './store.contract.ts';
 
 describe('KnowledgeStore contract: Kuzu (:memory:)', () => {
-  defineStoreContract(() => openKuzuStore({ path: ':memory:' }));
+  defineStoreContract((options) => openKuzuStore({ path: ':memory:', ...options }));
 });

@@ -30,9 +30,9 @@ async function wipe(): Promise<void> {
 if (!uri) console.info('Neo4j contract tests skipped: NEO4J_URI is not set (set it to run them against a real Neo4j).');
 
 describe.skipIf(!uri)('KnowledgeStore contract: Neo4j (NEO4J_URI)', () => {
-  defineStoreContract(async () => {
+  defineStoreContract(async (extra) => {
     await wipe();
-    return openNeo4jStore(options);
+    return openNeo4jStore({ ...options, ...extra });
   });
 });
 

@@ -6,7 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 import { ROSTER, run, specialist, step, tool } from './fixtures.ts';
 
-export function defineStoreContract(open: () => Promise<KnowledgeStore>): void {
+/** What a contract test may ask of the store it opens. */
+export interface ContractStoreOptions {
+  /** The store's memoryWindow: how many recent runs searchMemory searches. */
+  memoryWindow?: number;
+}
+
+export function defineStoreContract(open: (options?: ContractStoreOptions) => Promise<KnowledgeStore>): void {
   let store: KnowledgeStore;
   beforeEach(async () => {
     store = await open();
@@ -201,6 +207,41 @@ export function defineStoreContract(open: () => Promise<KnowledgeStore>): void {
       expect(hits[0]?.answer).toBe('Use ALTER ROLE ... PASSWORD');
       expect(hits[0]?.relevance).toBe(1);
       expect(hits.map((h) => h.query)).not.toContain('Write a haiku about autumn');
+    });
+
+    it('finds a run in memory as soon as recordRun returns, and a re-recorded run by its new text', async () => {
+      // Read first, so the store's in-memory state exists before the run is written.
+      expect(await store.searchMemory('terraform drift remediation', 5)).toEqual([]);
+      const first = run('Fix terraform drift in staging', [], { answer: 'Run terraform plan, then import the bucket', score: 0.7, plan: undefined });
+      await store.recordRun(first);
+      expect(await store.searchMemory('terraform drift remediation', 5)).toEqual([
+        { runId: first.id, query: first.query, answer: 'Run terraform plan, then import the bucket', score: 0.7, relevance: 1 },
+      ]);
+      // A run without an answer or score is still found by its query.
+      const failed = run('Rotate kafka certificates', [], { status: 'failed', answer: undefined, score: null, plan: undefined });
+      await store.recordRun(failed);
+      expect(await store.searchMemory('kafka certificates', 5)).toEqual([{ runId: failed.id, query: failed.query, answer: '', score: null, relevance: 1 }]);
+      // Recorded again (same id): found by its new answer, no longer by the old one, and once only.
+      await store.recordRun({ ...first, answer: 'Rebuilt the staging VPC', score: 0.9 });
+      expect((await store.searchMemory('import bucket', 5)).map((h) => h.runId)).not.toContain(first.id);
+      const again = await store.searchMemory('staging vpc', 5);
+      expect(again.map((h) => [h.runId, h.score])).toEqual([[first.id, 0.9]]);
+      expect(await store.searchMemory('terraform', 0)).toEqual([]);
+      expect(await store.searchMemory('the of and', 5)).toEqual([]);
+    });
+
+    it('searches only the most recent runs, as many as its memory window (by startedAt, not by recording order)', async () => {
+      await store.close();
+      store = await open({ memoryWindow: 3 });
+      const at = (second: number) => new Date(Date.UTC(2026, 2, 1, 0, 0, second)).toISOString();
+      const runs = [1, 2, 3, 4, 5].map((n) => run(`Tune postgres vacuum settings, attempt ${n}`, [], { startedAt: at(n), plan: undefined }));
+      // Recorded out of order: the oldest two come last and must not displace newer ones.
+      for (const r of [runs[2]!, runs[3]!, runs[4]!, runs[0]!, runs[1]!]) await store.recordRun(r);
+      const hits = await store.searchMemory('postgres vacuum settings', 10);
+      expect(hits.map((h) => h.runId).sort()).toEqual([runs[2]!.id, runs[3]!.id, runs[4]!.id].sort());
+      expect(hits[0]?.relevance).toBe(1);
+      // Older runs are still stored; only the search is bounded.
+      expect((await store.listRuns({ limit: 10 })).length).toBe(5);
     });
 
     it('records approvals (requested, then decided) and council decisions', async () => {

@@ -15,8 +15,8 @@ import { ROSTER, run, specialist, step } from './fixtures.ts';
 
 let session: KuzuSession;
 let clock: number;
-const open = (refreshMs: number) =>
-  new CypherStore(kuzuExecutor(session), Q, DEFAULT_REGISTRY_OPTIONS, { refreshMs, now: () => clock });
+const open = (refreshMs: number, memoryWindow?: number) =>
+  new CypherStore(kuzuExecutor(session), Q, DEFAULT_REGISTRY_OPTIONS, { refreshMs, memoryWindow, now: () => clock });
 
 beforeEach(async () => {
   clock = 1_000;
@@ -65,6 +65,24 @@ describe('in-memory view of the knowledge store', () => {
     await expect.poll(async () => (await b.getSpecialist('data-viz'))?.description).toBe('Draws charts and dashboards.');
     expect(await b.findTeamConfig('chart the monthly revenue')).toMatchObject({ uses: 2, successes: 2 });
     expect((await b.retrieveSpecialists('documentation readme', 1))[0]?.proficiency).toMatchObject({ runs: 2 });
+  });
+
+  it("loads the most recent runs for memory search from the database, and another process's runs at its refresh", async () => {
+    const a = open(5_000);
+    const at = (second: number) => new Date(Date.UTC(2026, 3, 1, 0, 0, second)).toISOString();
+    const recorded = [1, 2, 3, 4, 5].map((n) => run(`Shard the invoices table, take ${n}`, [], { startedAt: at(n), plan: undefined }));
+    for (const r of recorded) await a.recordRun(r);
+
+    const b = open(5_000, 3); // its view is loaded now, from the database: the 3 newest runs
+    const ids = async () => (await b.searchMemory('shard invoices table', 10)).map((h) => h.runId).sort();
+    expect(await ids()).toEqual(recorded.slice(2).map((r) => r.id).sort());
+
+    const newest = run('Shard the invoices table, take 6', [], { startedAt: at(6), plan: undefined });
+    await a.recordRun(newest);
+    expect(await ids()).not.toContain(newest.id); // not yet refreshed
+    clock += 5_000;
+    await b.listSpecialists(); // starts the background refresh
+    await expect.poll(ids).toEqual([recorded[3]!.id, recorded[4]!.id, newest.id].sort());
   });
 
   it('keeps the newer of two copies of a counter (commits and refreshes may arrive in any order)', () => {

@@ -1,0 +1,114 @@
+/**
+ * RunMemoryIndex: the execution memory's search, in memory. Holds the most recent `limit` runs (by
+ * startedAt, then id) with a BM25 index over their query and answer, so searchMemory costs no
+ * database round trip. Older runs fall out of the window and are no longer searched (the database
+ * keeps them, and its full-text index on Run, for now).
+ */
+import type { MemoryHit } from './store.ts';
+import { Bm25Index } from './text-index.ts';
+
+/** What the window keeps of a run. */
+export interface MemoryEntry {
+  id: string;
+  query: string;
+  answer: string;
+  /** The run's verifier score. */
+  score: number | null;
+  startedAt: string;
+}
+
+/** The default number of recent runs searched. */
+export const MEMORY_WINDOW = 5000;
+
+/** The text a run is found by: the same as the database's full-text index on Run. */
+export const memorySearchText = (run: { query: string; answer?: string | null }) => `${run.query}\n${run.answer ?? ''}`;
+
+const before = (a: MemoryEntry, b: MemoryEntry) => a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.id < b.id);
+
+export class RunMemoryIndex {
+  private readonly index = new Bm25Index<MemoryEntry>();
+  private readonly entries = new Map<string, MemoryEntry>();
+  /** The window, oldest first. */
+  private readonly order: MemoryEntry[] = [];
+
+  constructor(
+    private readonly limit: number,
+    runs: Iterable<MemoryEntry> = [],
+  ) {
+    if (!(limit >= 0)) throw new RangeError(`memory window must be a number >= 0, got ${limit}`);
+    for (const run of runs) this.record(run);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /** A run as recorded (again, with the same id: it replaces the earlier record). Keeps the window's bound. */
+  record(run: MemoryEntry): void {
+    const current = this.entries.get(run.id);
+    if (current && sameEntry(current, run)) return;
+    if (current) this.remove(current);
+    if (this.limit === 0) return;
+    if (this.order.length >= this.limit && before(run, this.order[0]!)) return; // older than the whole window
+    this.order.splice(this.insertionPoint(run), 0, run);
+    this.entries.set(run.id, run);
+    this.index.set(run.id, memorySearchText(run), run);
+    if (this.order.length > this.limit) this.remove(this.order[0]!);
+  }
+
+  /**
+   * The k best runs for the query, best first (ties: the more recent first), with relevance as
+   * the score divided by the best hit's, as the database's memory search reported it.
+   */
+  search(query: string, k: number): MemoryHit[] {
+    if (k <= 0) return [];
+    const hits = this.index.search(query);
+    const better = (a: (typeof hits)[number], b: (typeof hits)[number]) => a.score > b.score || (a.score === b.score && before(b.item, a.item));
+    // Top k by selection when k is small (a few hits) and the hits may be thousands.
+    let top: typeof hits = [];
+    if (k >= hits.length) top = hits.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+    else for (const hit of hits) {
+      if (top.length === k && !better(hit, top[k - 1]!)) continue;
+      let i = Math.min(top.length, k - 1);
+      if (top.length === k) top.pop();
+      while (i > 0 && better(hit, top[i - 1]!)) i--;
+      top.splice(i, 0, hit);
+    }
+    const max = top[0]?.score ?? 0;
+    return top.map(({ item, score }) => ({
+      runId: item.id,
+      query: item.query,
+      answer: item.answer,
+      score: item.score,
+      relevance: max > 0 ? score / max : 0,
+    }));
+  }
+
+  private remove(entry: MemoryEntry): void {
+    const i = this.insertionPoint(entry);
+    // insertionPoint finds the first position not before the entry: the entry itself.
+    if (this.order[i] === entry) this.order.splice(i, 1);
+    this.entries.delete(entry.id);
+    this.index.delete(entry.id);
+  }
+
+  /** Binary search: the first position whose entry is not before `run`. */
+  private insertionPoint(run: MemoryEntry): number {
+    let lo = 0;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(this.order[mid]!, run)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
+  return a.query === b.query && a.answer === b.answer && a.score === b.score && a.startedAt === b.startedAt;
+}
