@@ -18,7 +18,7 @@ export interface KuzuStoreOptions extends Partial<RegistryOptions> {
 }
 
 export async function openKuzuStore(options: KuzuStoreOptions): Promise<KnowledgeStore> {
-  const session = await KuzuSession.open(options.path, { checkpointThresholdBytes: options.checkpointThresholdBytes });
+  const session = await KuzuSession.open(options.path);
   try {
     await migrate(session);
   } catch (err) {
