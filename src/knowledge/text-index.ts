@@ -17,27 +17,40 @@ export function terms(text: string): string[] {
   return tokenize(text).map(stem);
 }
 
-interface Doc<T> {
-  item: T;
-  /** Insertion order, handed out with hits so callers can break ties stably. */
-  seq: number;
-  /** Distinct terms, to remove the document's postings. */
-  terms: string[];
-  length: number;
+/** The documents holding one term: parallel arrays of slot and term frequency, grown by doubling. */
+interface Posting {
+  term: string;
+  slots: Int32Array;
+  tfs: Int32Array;
+  /** Entries used (some may be removed documents, skipped until the next compaction). */
+  n: number;
+  /** Live documents holding the term: its document frequency. */
+  live: number;
 }
+
+/** Removed documents tolerated (as dead entries) before the arrays are compacted. */
+const COMPACT_AFTER = 1024;
 
 /**
  * BM25 over documents keyed by id, with an inverted index so a query only touches the documents
- * sharing a term with it; documents can be added, replaced and removed one at a time.
+ * sharing a term with it; documents can be added, replaced and removed one at a time. Postings are
+ * typed arrays (8 bytes per document and distinct term) because the run window holds thousands of
+ * documents of hundreds of terms; a removed document's entries are skipped, then dropped by a
+ * compaction once there are more removed documents than live ones.
  */
 export class Bm25Index<T> {
-  private readonly docs = new Map<string, Doc<T>>();
-  private readonly postings = new Map<string, Map<Doc<T>, number>>();
+  private readonly slotOf = new Map<string, number>();
+  /** Per slot (in insertion order): the item (undefined once removed), length, postings. */
+  private items: (T | undefined)[] = [];
+  private lengths: number[] = [];
+  private termsOf: (Posting[] | undefined)[] = [];
+  private readonly postings = new Map<string, Posting>();
   private totalLength = 0;
-  private nextSeq = 0;
+  private dead = 0;
+  private scores = new Float64Array(0);
 
   get size(): number {
-    return this.docs.size;
+    return this.slotOf.size;
   }
 
   /** Adds the document, or replaces the one with the same key. */
@@ -46,26 +59,40 @@ export class Bm25Index<T> {
     const words = terms(text);
     const tf = new Map<string, number>();
     for (const w of words) tf.set(w, (tf.get(w) ?? 0) + 1);
-    const doc: Doc<T> = { item, seq: this.nextSeq++, terms: [...tf.keys()], length: words.length };
+    const slot = this.items.length;
+    const held: Posting[] = [];
     for (const [w, n] of tf) {
-      let posting = this.postings.get(w);
-      if (!posting) this.postings.set(w, (posting = new Map()));
-      posting.set(doc, n);
+      let p = this.postings.get(w);
+      if (!p) this.postings.set(w, (p = { term: w, slots: new Int32Array(4), tfs: new Int32Array(4), n: 0, live: 0 }));
+      if (p.n === p.slots.length) {
+        const slots = new Int32Array(p.n * 2);
+        slots.set(p.slots);
+        const tfs = new Int32Array(p.n * 2);
+        tfs.set(p.tfs);
+        p.slots = slots;
+        p.tfs = tfs;
+      }
+      p.slots[p.n] = slot;
+      p.tfs[p.n++] = n;
+      p.live++;
+      held.push(p);
     }
-    this.docs.set(key, doc);
-    this.totalLength += doc.length;
+    this.items.push(item);
+    this.lengths.push(words.length);
+    this.termsOf.push(held);
+    this.slotOf.set(key, slot);
+    this.totalLength += words.length;
   }
 
   delete(key: string): boolean {
-    const doc = this.docs.get(key);
-    if (!doc) return false;
-    for (const w of doc.terms) {
-      const posting = this.postings.get(w)!;
-      posting.delete(doc);
-      if (posting.size === 0) this.postings.delete(w);
-    }
-    this.docs.delete(key);
-    this.totalLength -= doc.length;
+    const slot = this.slotOf.get(key);
+    if (slot === undefined) return false;
+    for (const p of this.termsOf[slot]!) if (--p.live === 0) this.postings.delete(p.term);
+    this.items[slot] = undefined;
+    this.termsOf[slot] = undefined;
+    this.totalLength -= this.lengths[slot]!;
+    this.slotOf.delete(key);
+    if (++this.dead > COMPACT_AFTER && this.dead > this.slotOf.size) this.compact();
     return true;
   }
 
@@ -76,22 +103,59 @@ export class Bm25Index<T> {
   search(query: string): { item: T; score: number; order: number }[] {
     const queryTerms = [...new Set(terms(query))].filter((t) => this.postings.has(t));
     if (queryTerms.length === 0) return [];
-    const n = this.docs.size;
+    const n = this.slotOf.size;
     const avgLength = n ? this.totalLength / n : 0;
-    const scores = new Map<Doc<T>, number>();
+    if (this.scores.length < this.items.length) this.scores = new Float64Array(this.items.length * 2);
+    const scores = this.scores;
+    const touched: number[] = [];
     // Terms in query order, so each document's sum adds up in the same order every time.
     for (const t of queryTerms) {
-      const posting = this.postings.get(t)!;
-      const df = posting.size;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (const [doc, tf] of posting) {
-        const term = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * doc.length) / (avgLength || 1)));
-        scores.set(doc, (scores.get(doc) ?? 0) + term);
+      const p = this.postings.get(t)!;
+      const idf = Math.log(1 + (n - p.live + 0.5) / (p.live + 0.5));
+      for (let i = 0; i < p.n; i++) {
+        const slot = p.slots[i]!;
+        if (this.items[slot] === undefined) continue;
+        const tf = p.tfs[i]!;
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[slot]!) / (avgLength || 1)));
       }
     }
     const hits: { item: T; score: number; order: number }[] = [];
-    for (const [doc, score] of scores) if (score > 0) hits.push({ item: doc.item, score, order: doc.seq });
+    for (const slot of touched) {
+      if (scores[slot]! > 0) hits.push({ item: this.items[slot]!, score: scores[slot]!, order: slot });
+      scores[slot] = 0;
+    }
     return hits;
+  }
+
+  /** Drops removed documents: renumbers the live ones (keeping their order) and their postings. */
+  private compact(): void {
+    const remap = new Int32Array(this.items.length).fill(-1);
+    const items: T[] = [];
+    const lengths: number[] = [];
+    const termsOf: Posting[][] = [];
+    for (let slot = 0; slot < this.items.length; slot++) {
+      if (this.items[slot] === undefined) continue;
+      remap[slot] = items.length;
+      items.push(this.items[slot]!);
+      lengths.push(this.lengths[slot]!);
+      termsOf.push(this.termsOf[slot]!);
+    }
+    for (const p of this.postings.values()) {
+      let kept = 0;
+      for (let i = 0; i < p.n; i++) {
+        const slot = remap[p.slots[i]!]!;
+        if (slot < 0) continue;
+        p.slots[kept] = slot;
+        p.tfs[kept++] = p.tfs[i]!;
+      }
+      p.n = kept;
+    }
+    for (const [key, slot] of this.slotOf) this.slotOf.set(key, remap[slot]!);
+    this.items = items;
+    this.lengths = lengths;
+    this.termsOf = termsOf;
+    this.dead = 0;
   }
 }
 
