@@ -4,11 +4,14 @@
  *    statistics updated per run, as in production)
  *  - retrieval latency (p50/p95) over 500 specialists, 200 queries
  * --file uses a database file in a temp folder instead of :memory:.
+ * --checkpoint-threshold=<bytes> overrides the store's WAL checkpoint threshold (16777216 is Kuzu's
+ * own default, to compare native memory growth with it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openKuzuStore } from '../src/knowledge/kuzu/store.ts';
+import { CHECKPOINT_THRESHOLD_BYTES } from '../src/knowledge/kuzu/session.ts';
 import type { RunRecord, SpecialistRecord, StepRecord } from '../src/knowledge/store.ts';
 
 const RUNS = 1000;
@@ -83,7 +86,11 @@ const percentile = (xs: number[], p: number) => {
 async function main(): Promise<void> {
   const onFile = process.argv.includes('--file');
   const dir = onFile ? mkdtempSync(join(tmpdir(), 'parley-bench-')) : undefined;
-  const store = await openKuzuStore({ path: dir ? join(dir, 'knowledge.kuzu') : ':memory:' });
+  const thresholdArg = process.argv.find((a) => a.startsWith('--checkpoint-threshold='));
+  const checkpointThresholdBytes = thresholdArg ? Number(thresholdArg.split('=')[1]) : undefined;
+  const everyArg = process.argv.find((a) => a.startsWith('--checkpoint-every='));
+  const checkpointEveryWrites = everyArg ? Number(everyArg.split('=')[1]) : undefined;
+  const store = await openKuzuStore({ path: dir ? join(dir, 'knowledge.kuzu') : ':memory:', checkpointThresholdBytes, checkpointEveryWrites });
   try {
     const specialists = Array.from({ length: SPECIALISTS }, (_, i) => specialist(i));
     let t = performance.now();
@@ -116,7 +123,8 @@ async function main(): Promise<void> {
     }
 
     const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
-    console.log(`Kuzu knowledge store (${onFile ? 'file' : ':memory:'}), node ${process.version}`);
+    const threshold = `${checkpointThresholdBytes ?? CHECKPOINT_THRESHOLD_BYTES} B${checkpointThresholdBytes === undefined ? ', the store default' : ''}${checkpointEveryWrites ? `, CHECKPOINT every ${checkpointEveryWrites} writes` : ''}`;
+    console.log(`Kuzu knowledge store (${onFile ? 'file' : ':memory:'}, checkpoint threshold ${threshold}), node ${process.version}`);
     console.log(`upsert ${SPECIALISTS} specialists:           ${fmt(upsertMs)}`);
     console.log(`record ${RUNS} runs x ${STEPS} steps:          ${fmt(recordMs)} (${fmt(recordMs / RUNS)} per run)`);
     console.log(`memory growth while recording:     RSS ${rssPerRunKb.toFixed(1)} KiB, JS heap ${heapPerRunKb.toFixed(1)} KiB per run${globalThis.gc ? '' : ' (run with node --expose-gc for a heap figure after GC)'}`);

@@ -15,10 +15,17 @@ export interface KuzuStoreOptions extends Partial<RegistryOptions> {
   path: string;
   /** How many of the most recent runs searchMemory searches (in memory). Default 5000. */
   memoryWindow?: number;
+  /** WAL size at which Kuzu checkpoints; bounds native memory (see CHECKPOINT_THRESHOLD_BYTES). */
+  checkpointThresholdBytes?: number;
+  /** Also checkpoint after every n-th write transaction (0 = never). */
+  checkpointEveryWrites?: number;
 }
 
 export async function openKuzuStore(options: KuzuStoreOptions): Promise<KnowledgeStore> {
-  const session = await KuzuSession.open(options.path);
+  const session = await KuzuSession.open(options.path, {
+    checkpointThresholdBytes: options.checkpointThresholdBytes,
+    checkpointEveryWrites: options.checkpointEveryWrites,
+  });
   try {
     await migrate(session);
   } catch (err) {
