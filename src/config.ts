@@ -59,6 +59,7 @@ export const SETTINGS = [
   { env: 'PARLEY_TOP_K', schema: positiveInt, default: '7', description: 'How many candidate specialists the planner sees.' },
   { env: 'PARLEY_TEAM_MATCH_THRESHOLD', schema: unitInterval, default: '0.8', description: 'How similar a query must be to a proven team\'s pattern for reuse (0..1).' },
   { env: 'PARLEY_TEAM_MIN_SUCCESS_RATE', schema: unitInterval, default: '0.6', description: 'Success rate a team needs before it is reused without planning.' },
+  { env: 'PARLEY_MEMORY_WINDOW', schema: nonNegativeInt, default: '5000', description: 'How many of the most recent runs execution-memory search covers (held in memory; 0 turns memory search off).' },
   { env: 'PARLEY_EMBEDDINGS_MODEL', schema: z.string().min(1), description: 'Embeddings model on the model endpoint; when set, retrieval adds vector similarity.' },
   // Engine
   { env: 'PARLEY_STEP_CONCURRENCY', schema: positiveInt, default: '8', description: 'Steps of one run that may run at once.' },
@@ -131,6 +132,7 @@ export interface Config {
     topK: number;
     teamMatchThreshold: number;
     teamMinSuccessRate: number;
+    memoryWindow: number;
   };
   engine: {
     stepConcurrency: number;
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
       topK: get('PARLEY_TOP_K'),
       teamMatchThreshold: get('PARLEY_TEAM_MATCH_THRESHOLD'),
       teamMinSuccessRate: get('PARLEY_TEAM_MIN_SUCCESS_RATE'),
+      memoryWindow: get('PARLEY_MEMORY_WINDOW'),
     },
     engine: {
       stepConcurrency: get('PARLEY_STEP_CONCURRENCY'),

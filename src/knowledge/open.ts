@@ -11,7 +11,7 @@ export const KUZU_FILE = 'knowledge.kuzu';
 
 export function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
   if (knowledge.dataDir !== ':memory:') mkdirSync(knowledge.dataDir, { recursive: true });
-  const registry = { teamMatchThreshold: knowledge.teamMatchThreshold, teamMinSuccessRate: knowledge.teamMinSuccessRate };
+  const registry = { teamMatchThreshold: knowledge.teamMatchThreshold, teamMinSuccessRate: knowledge.teamMinSuccessRate, memoryWindow: knowledge.memoryWindow };
   if (knowledge.neo4j) return openNeo4jStore({ ...knowledge.neo4j, ...registry });
   const path = knowledge.dataDir === ':memory:' ? ':memory:' : join(knowledge.dataDir, KUZU_FILE);
   return openKuzuStore({ path, ...registry });
