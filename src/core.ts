@@ -24,17 +24,16 @@ export interface Core {
   store: KnowledgeStore;
   ingestion: Ingestion;
   approvals: ApprovalBroker;
-  tools: McpToolHost;
   engine: Engine;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
-  lastIngest(): IngestReport | undefined;
 }
 
 /** A lifecycle part the caller must close, in reverse order of pushing. */
 export interface Closer {
   name: string;
   close(): void | Promise<void>;
+  /** For GET /ready: true when usable, or a reason why not. */
   ready?(): boolean | string | Promise<boolean | string>;
 }
 
@@ -81,19 +80,19 @@ export async function createCore(config: Config, model: ModelClient, logger: Log
   });
   closers.push({ name: 'approvals', close: () => approvals.close() });
 
-  let tools = new McpToolHost({ servers: ingestion.mcpConfig().servers, settings: config.tools, approvals, logger });
-  await tools.start();
+  /** A tool host for the MCP servers of the config in force (connects now when PARLEY_TOOLS_CONNECT=eager). */
+  const connectTools = async () => {
+    const host = new McpToolHost({ servers: ingestion.mcpConfig().servers, settings: config.tools, approvals, logger });
+    await host.start();
+    return host;
+  };
+  let tools = await connectTools();
   closers.push({ name: 'mcp-tools', close: () => tools.close() });
 
   const peers = new A2aPeerHost({ approvals, logger });
 
-  let last: IngestReport | undefined;
-  const ingest = async () => {
-    // ingestAll logs the summary, unavailable servers and skipped files itself.
-    last = await ingestion.ingest();
-    return last;
-  };
-  if (options.ingestAtStart !== false) await ingest();
+  // ingestAll logs the summary, unavailable servers and skipped files itself.
+  if (options.ingestAtStart !== false) await ingestion.ingest();
 
   // The engine reaches tools through this indirection so POST /mcp/reload can swap the host under it.
   const currentTools: ToolHost = {
@@ -109,17 +108,12 @@ export async function createCore(config: Config, model: ModelClient, logger: Log
     store,
     ingestion,
     approvals,
-    get tools() {
-      return tools;
-    },
     engine,
-    lastIngest: () => last,
     async reingest() {
-      const report = await ingest();
+      const report = await ingestion.ingest();
       // Connections follow the config now in force; the old host closes after the swap.
       const previous = tools;
-      tools = new McpToolHost({ servers: ingestion.mcpConfig().servers, settings: config.tools, approvals, logger });
-      await tools.start();
+      tools = await connectTools();
       await previous.close();
       return report;
     },

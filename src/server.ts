@@ -21,7 +21,7 @@ import type { ParleyEnv } from './http/auth.ts';
 import { createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
-import { createCore, type Core } from './core.ts';
+import { createCore, type Closer, type Core } from './core.ts';
 import { authenticateBearer, callerOf } from './http/auth.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
@@ -34,13 +34,8 @@ import { acpRoutes, acpWebSocket } from './protocols/acp.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** Something with a lifecycle that createParley started and close() must stop. */
-export interface Resource {
-  name: string;
-  close(): void | Promise<void>;
-  /** For GET /ready: true when usable, or a reason why not. */
-  ready?(): boolean | string | Promise<boolean | string>;
-}
+/** Something with a lifecycle that createParley started and close() must stop (the same shape the core pushes). */
+export type Resource = Closer;
 
 export interface ParleyOptions {
   logger?: Logger;
