@@ -1,5 +1,4 @@
 /** Opens the configured KnowledgeStore: Neo4j when NEO4J_URI is set, else embedded Kuzu under PARLEY_DATA_DIR. */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { KnowledgeStore } from './store.ts';
@@ -10,7 +9,6 @@ import { openNeo4jStore } from './neo4j/store.ts';
 export const KUZU_FILE = 'knowledge.kuzu';
 
 export function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
-  if (knowledge.dataDir !== ':memory:') mkdirSync(knowledge.dataDir, { recursive: true });
   const registry = { teamMatchThreshold: knowledge.teamMatchThreshold, teamMinSuccessRate: knowledge.teamMinSuccessRate, memoryWindow: knowledge.memoryWindow };
   if (knowledge.neo4j) return openNeo4jStore({ ...knowledge.neo4j, ...registry });
   const path = knowledge.dataDir === ':memory:' ? ':memory:' : join(knowledge.dataDir, KUZU_FILE);
