@@ -69,6 +69,7 @@ export const SETTINGS = [
   { env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS', schema: positiveInt, default: '8', description: 'Model turns of a prompt specialist\'s tool loop.' },
   { env: 'PARLEY_EVENT_BUFFER', schema: positiveInt, default: '2000', description: 'Events buffered per slow consumer before it is detached.' },
   { env: 'PARLEY_RUN_RETENTION_MS', schema: positiveInt, default: '600000', description: 'How long a finished run\'s events stay replayable (SSE Last-Event-ID, /api/runs/:id/events).' },
+  { env: 'PARLEY_RUN_RETENTION_MAX', schema: nonNegativeInt, default: '1000', description: 'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).' },
   // Budgets
   { env: 'PARLEY_RUN_MAX_TOKENS', schema: positiveInt, default: '200000', description: 'Per-run token budget.' },
   { env: 'PARLEY_RUN_MAX_COST_USD', schema: positiveNumber, default: '1', description: 'Per-run cost budget in USD.' },
@@ -142,6 +143,7 @@ export interface Config {
     toolLoopMaxIterations: number;
     eventBuffer: number;
     runRetentionMs: number;
+    runRetentionMax: number;
   };
   budget: {
     run: { tokens: number; costUsd: number; modelCalls: number; toolCalls: number; wallTimeMs: number };
@@ -266,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
       toolLoopMaxIterations: get('PARLEY_TOOL_LOOP_MAX_ITERATIONS'),
       eventBuffer: get('PARLEY_EVENT_BUFFER'),
       runRetentionMs: get('PARLEY_RUN_RETENTION_MS'),
+      runRetentionMax: get('PARLEY_RUN_RETENTION_MAX'),
     },
     budget: {
       run: {

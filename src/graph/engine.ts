@@ -1,7 +1,8 @@
 /**
  * Engine: runs many isolated runs concurrently. Each run is a RunState moved through the L0 nodes
  * by one loop (with a watchdog on transitions), and an event log any number of consumers can read.
- * Finished runs stay replayable for config.engine.runRetentionMs, then are dropped.
+ * Finished runs stay replayable for config.engine.runRetentionMs, then are dropped; at most
+ * config.engine.runRetentionMax of them are kept, the oldest finished dropped first.
  */
 import { randomUUID } from 'node:crypto';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
@@ -87,6 +88,8 @@ interface Entry {
 export class Engine implements RunEngine {
   readonly #ctx: EngineContext;
   readonly #runs = new Map<string, Entry>();
+  /** The finished runs still retained, in the order they finished (so oldest first). */
+  readonly #finished = new Map<string, Entry>();
   #sweep?: ReturnType<typeof setInterval>;
 
   constructor(deps: EngineDeps) {
@@ -145,6 +148,7 @@ export class Engine implements RunEngine {
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = undefined;
     this.#runs.clear();
+    this.#finished.clear();
   }
 
   async #execute(run: RunState): Promise<RunResult> {
@@ -286,24 +290,32 @@ export class Engine implements RunEngine {
   }
 
   #retain(entry: Entry): void {
+    const { runRetentionMs, runRetentionMax } = this.#ctx.config.engine;
     entry.done = true;
     entry.run = undefined;
-    entry.expiresAt = this.#ctx.now() + this.#ctx.config.engine.runRetentionMs;
-    if (this.#sweep) return;
-    const every = Math.max(10, Math.min(this.#ctx.config.engine.runRetentionMs, 1000));
+    entry.expiresAt = this.#ctx.now() + runRetentionMs;
+    this.#finished.set(entry.handle.id, entry);
+    // The count cap bounds retention's memory under load (a finished run keeps its whole event log).
+    while (this.#finished.size > runRetentionMax) this.#drop(this.#finished.keys().next().value as string);
+    if (this.#sweep || this.#finished.size === 0) return;
+    const every = Math.max(10, Math.min(runRetentionMs, 1000));
     this.#sweep = setInterval(() => this.#sweepExpired(), every);
     this.#sweep.unref?.();
   }
 
+  #drop(id: string): void {
+    this.#finished.delete(id);
+    this.#runs.delete(id);
+  }
+
   #sweepExpired(): void {
     const now = this.#ctx.now();
-    let retained = 0;
-    for (const [id, e] of this.#runs) {
-      if (!e.done) continue;
-      if (e.expiresAt !== undefined && e.expiresAt <= now) this.#runs.delete(id);
-      else retained++;
+    // Finish order is expiry order (one retention for all), so stop at the first one still fresh.
+    for (const [id, e] of this.#finished) {
+      if ((e.expiresAt ?? 0) > now) break;
+      this.#drop(id);
     }
-    if (retained === 0 && this.#sweep) {
+    if (this.#finished.size === 0 && this.#sweep) {
       clearInterval(this.#sweep);
       this.#sweep = undefined;
     }

@@ -87,8 +87,13 @@ function invalid(c: Context, issue: { field: string; message: string }): Respons
 }
 
 function unknownRun(c: Context, config: Config): Response {
-  const minutes = Math.round(config.engine.runRetentionMs / 60_000);
-  return jsonError(c, 404, `No run ${c.req.param('runId') ?? c.req.param('id')}: unknown, or finished more than ${minutes} min ago (PARLEY_RUN_RETENTION_MS).`);
+  const { runRetentionMs, runRetentionMax } = config.engine;
+  const minutes = Math.round(runRetentionMs / 60_000);
+  return jsonError(
+    c,
+    404,
+    `No run ${c.req.param('runId') ?? c.req.param('id')}: unknown, or no longer retained (finished runs stay replayable ${minutes} min, the latest ${runRetentionMax} at most: PARLEY_RUN_RETENTION_MS, PARLEY_RUN_RETENTION_MAX).`,
+  );
 }
 
 /** Last-Event-ID header (EventSource sends it on reconnect) or ?after=; an error message when malformed. */
