@@ -36,14 +36,16 @@ export function outcomeFromEvents(events: GraphEvent[]): RunOutcome {
   return { answer, steps: order.map((id) => steps.get(id)!).filter(Boolean), score };
 }
 
-async function drain(handle: RunHandle, onFirst?: () => void): Promise<GraphEvent[]> {
+/** Reads the events to run.finished (the answer), then waits for the result (execution memory written). */
+async function drain(handle: RunHandle, onFirst?: () => void): Promise<{ events: GraphEvent[]; answeredAt: number }> {
   const events: GraphEvent[] = [];
   for await (const e of handle.events()) {
     if (events.length === 0) onFirst?.();
     events.push(e);
   }
+  const answeredAt = now();
   await handle.result;
-  return events;
+  return { events, answeredAt };
 }
 
 export function parley(variant: ParleyVariant): Contender {
@@ -64,12 +66,13 @@ export function parley(variant: ParleyVariant): Contender {
         bench.engine.start({ runId, query: workloadQuery(fanOut), mode: 'orchestrate', protocol: 'bench' });
       return {
         async run(runId, fanOut) {
-          return outcomeFromEvents(await drain(start(runId, fanOut)));
+          const { events, answeredAt } = await drain(start(runId, fanOut));
+          return { ...outcomeFromEvents(events), answeredAt };
         },
         async firstEvent(runId, fanOut) {
           const t0 = now();
           let first = Number.NaN;
-          const events = await drain(start(runId, fanOut), () => (first = now() - t0));
+          const { events } = await drain(start(runId, fanOut), () => (first = now() - t0));
           return { firstEventMs: first, outcome: outcomeFromEvents(events) };
         },
         close: () => bench.close(),

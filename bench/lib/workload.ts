@@ -62,6 +62,11 @@ export interface RunOutcome {
   score: number;
   /** The run id the model calls carry, when the contender could not choose it (Parley over HTTP). */
   runId?: string;
+  /**
+   * When the answer reached the caller (bench/lib/clock.ts `now()`), if that is before run() resolves:
+   * Parley emits run.finished, then writes execution memory; a user has the answer at run.finished.
+   */
+  answeredAt?: number;
 }
 
 const VerificationSchema = z.object({

@@ -60,8 +60,10 @@ async function timed(instance: ContenderInstance, id: string, fanOut: number) {
   const cpu0 = process.cpuUsage();
   const start = now();
   const outcome = await instance.run(id, fanOut);
-  const end = now();
+  const settled = now();
   const cpu = process.cpuUsage(cpu0);
+  // Wall ends at the answer; CPU runs to settled, so work done after the answer still counts.
+  const end = outcome.answeredAt ?? settled;
   return { outcome, timing: { id: outcome.runId ?? id, start, end, cpuMs: (cpu.user + cpu.system) / 1000 } };
 }
 
