@@ -4,7 +4,7 @@
  * OTEL_TRACES_EXPORTER is set. Spans are made through @opentelemetry/api, which is a no-op when
  * the SDK is not started, so instrumented code never checks whether telemetry is on.
  */
-import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { ProxyTracerProvider, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { Logger } from './log.ts';
 
 const TRACER = 'parley';
@@ -39,6 +39,18 @@ export async function startTelemetry(logger: Logger, env: Env = process.env): Pr
       }
     },
   };
+}
+
+/** What the API's tracer provider delegates to while no SDK is registered. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * No tracer provider is registered (telemetry off): every span would be a no-op, so hot paths may
+ * skip building spans and their attributes. Cheap enough to check per call, so an SDK started later is seen.
+ */
+export function tracingOff(): boolean {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER;
 }
 
 /** Drops undefined/null values, which OpenTelemetry attributes do not allow. */

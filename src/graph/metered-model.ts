@@ -15,7 +15,7 @@ import type {
   StructuredOptions,
   StructuredResult,
 } from '../llm/types.ts';
-import { estimateTokens, type UsageMeter } from './usage.ts';
+import { estimateTokens, type ModelCallReservation, type UsageMeter } from './usage.ts';
 
 export interface MeterContext {
   runId: string;
@@ -68,26 +68,29 @@ class MeteredModel implements ModelClient {
   }
 
   stream(options: ModelCallOptions): AsyncIterable<StreamChunk> {
-    return { [Symbol.asyncIterator]: () => this.streamChunks(options) };
+    return { [Symbol.asyncIterator]: () => new MeteredStream(this, options) };
   }
 
-  private async *streamChunks(options: ModelCallOptions): AsyncGenerator<StreamChunk> {
+  /** @internal MeteredStream's start: reserves the call and opens the inner stream. */
+  openStream(options: ModelCallOptions): { reservation: ModelCallReservation; chunks: AsyncIterator<StreamChunk> } {
     const reservation = this.reserve(options);
     try {
-      for await (const chunk of this.inner.stream(this.prepare(options))) {
-        if (chunk.type === 'done') {
-          reservation.settle(chunk.usage);
-          this.ctx.onUsage();
-        }
-        yield chunk;
-      }
-    } finally {
+      return { reservation, chunks: this.inner.stream(this.prepare(options))[Symbol.asyncIterator]() };
+    } catch (err) {
       reservation.release();
+      throw err;
     }
   }
 
+  /** @internal a streamed call's usage arrived. */
+  settled(reservation: ModelCallReservation, chunk: StreamChunk): void {
+    if (chunk.type !== 'done') return;
+    reservation.settle(chunk.usage);
+    this.ctx.onUsage();
+  }
+
   /** Reserves the call: input tokens estimated from the prompt, cost from them plus maxTokens of output. */
-  private reserve(options: ModelCallOptions) {
+  private reserve(options: ModelCallOptions): ModelCallReservation {
     const tokens = estimateTokens(messageTexts(options.messages));
     const model = this.inner.modelFor(options.role, options.model ?? this.ctx.models?.[options.role]);
     const cost = this.ctx.prices ? this.ctx.prices.cost(model, { inputTokens: tokens, outputTokens: options.maxTokens ?? 0, cachedTokens: 0 }) : 0;
@@ -96,6 +99,62 @@ class MeteredModel implements ModelClient {
 
   private prepare<O extends ModelCallOptions>(options: O): O {
     return { ...options, runId: this.ctx.runId, signal: options.signal ?? this.ctx.signal, model: options.model ?? this.ctx.models?.[options.role] };
+  }
+}
+
+/**
+ * The metered stream as a plain async iterator over the inner one (not an async generator: each of
+ * the hundreds of chunks of a streamed answer costs one promise reaction here, not a generator's
+ * await-and-yield round trips). Reserves at the first next(); settles on the done chunk; releases
+ * when the stream ends, fails or is left early.
+ */
+class MeteredStream implements AsyncIterator<StreamChunk> {
+  #reservation: ModelCallReservation | undefined;
+  #chunks: AsyncIterator<StreamChunk> | undefined;
+  #ended = false;
+  readonly #onChunk = (r: IteratorResult<StreamChunk>): IteratorResult<StreamChunk> => {
+    if (r.done) this.#end();
+    else this.model.settled(this.#reservation!, r.value);
+    return r;
+  };
+  readonly #onError = (err: unknown): never => {
+    this.#end();
+    throw err;
+  };
+
+  constructor(
+    private readonly model: MeteredModel,
+    private readonly options: ModelCallOptions,
+  ) {}
+
+  next(): Promise<IteratorResult<StreamChunk>> {
+    if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+    if (!this.#chunks) {
+      try {
+        ({ reservation: this.#reservation, chunks: this.#chunks } = this.model.openStream(this.options));
+      } catch (err) {
+        this.#ended = true;
+        return Promise.reject(err);
+      }
+    }
+    return this.#chunks.next().then(this.#onChunk, this.#onError);
+  }
+
+  async return(): Promise<IteratorResult<StreamChunk>> {
+    if (!this.#ended) {
+      try {
+        await this.#chunks?.return?.();
+      } finally {
+        this.#end();
+      }
+    }
+    return { value: undefined, done: true };
+  }
+
+  #end(): void {
+    this.#ended = true;
+    this.#chunks = undefined;
+    this.#reservation?.release();
   }
 }
 

@@ -9,9 +9,9 @@ import type { Span } from '@opentelemetry/api';
 import type { Config, RoleModelConfig } from '../config.ts';
 import { SCRIPTED_BASE_URL } from '../config.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import { attributes, markFailed, startSpan, withSpan } from '../telemetry.ts';
+import { attributes, markFailed, startSpan, tracingOff, withSpan } from '../telemetry.ts';
 import { ModelError, toModelError } from './errors.ts';
-import { startAttempt } from './attempt.ts';
+import { startAttempt, type Attempt } from './attempt.ts';
 import { loadPriceCatalog, type PriceCatalog } from './prices.ts';
 import { retryDelay, sleep } from './retry.ts';
 import { jsonSchemaOf, repairMessage, validateStructured } from './structured.ts';
@@ -19,6 +19,7 @@ import type { ChatMessage, ChatOptions, ChatResult, ModelCallOptions, ModelClien
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+type ChatCompletionChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type Fetch = NonNullable<ConstructorParameters<typeof OpenAI>[0]>['fetch'];
 
 export interface ModelClientOptions {
@@ -139,18 +140,18 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     if (!(await sleep(delay, signal))) throw new ModelError('aborted', `The ${t.role} model call was cancelled.`, { role: t.role, model: t.model, attempts: retry + 1 });
   };
 
-  /** One completion with our retries around it. */
-  const complete = async (t: Target, opts: ModelCallOptions, params: CreateParams, span: Span): Promise<{ completion: Completion; usage: ModelUsage }> => {
-    const where = { role: t.role, model: t.model };
+  /** One completion with our retries around it (span: undefined while telemetry is off). */
+  const complete = async (t: Target, opts: ModelCallOptions, params: CreateParams, span: Span | undefined): Promise<{ completion: Completion; usage: ModelUsage }> => {
     for (let retry = 0; ; retry++) {
       const attempt = startAttempt(opts.signal, t.settings.timeoutMs);
       try {
         const completion = await t.sdk.chat.completions.create(params, { signal: attempt.signal, headers: headersOf(opts), timeout: t.settings.timeoutMs, maxRetries: 0 });
+        attempt.complete(); // the body is read: nothing left to abort
         const usage = usageOf(completion.usage, completion.model || t.model, t.model);
-        setUsageAttributes(span, usage, retry + 1);
+        if (span) setUsageAttributes(span, usage, retry + 1);
         return { completion, usage };
       } catch (err) {
-        const error = toModelError(err, attempt.state, where);
+        const error = toModelError(err, attempt.state, { role: t.role, model: t.model });
         attempt.done(); // before the backoff wait: its timer must not outlive the attempt
         await backoff(error, retry, t, opts.signal);
       } finally {
@@ -159,7 +160,7 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     }
   };
 
-  const spanAttrs = (t: Target, opts: ModelCallOptions, extra: Record<string, string | undefined> = {}) => ({
+  const spanAttrs = (t: Target, opts: ModelCallOptions, extra: Record<string, string | boolean | undefined> = {}) => ({
     'gen_ai.operation.name': 'chat',
     'gen_ai.request.model': t.model,
     'parley.model.role': t.role,
@@ -167,29 +168,41 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     ...extra,
   });
 
+  const chatCall = async (t: Target, opts: ChatOptions, span: Span | undefined): Promise<ChatResult> => {
+    const params: CreateParams = { ...baseParams(t, opts, opts.messages), ...(opts.tools?.length ? { tools: opts.tools } : {}) };
+    const { completion, usage } = await complete(t, opts, params, span);
+    const choice = completion.choices[0];
+    const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+    logger.debug('model call', { role: t.role, model: usage.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
+    return { text: choice?.message.content ?? '', toolCalls, finishReason: choice?.finish_reason ?? null, usage };
+  };
+
+  // With telemetry off the no-op span is skipped altogether: it would cost its attribute objects
+  // and two async frames per call, held by every call in flight.
   const chat = (opts: ChatOptions): Promise<ChatResult> => {
     const t = target(opts);
-    return withSpan(`chat ${t.model}`, spanAttrs(t, opts), async (span) => {
-      const params: CreateParams = { ...baseParams(t, opts, opts.messages), ...(opts.tools?.length ? { tools: opts.tools } : {}) };
-      const { completion, usage } = await complete(t, opts, params, span);
-      const choice = completion.choices[0];
-      const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
-      logger.debug('model call', { role: t.role, model: usage.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
-      return { text: choice?.message.content ?? '', toolCalls, finishReason: choice?.finish_reason ?? null, usage };
-    });
+    if (tracingOff()) return chatCall(t, opts, undefined);
+    return withSpan(`chat ${t.model}`, spanAttrs(t, opts), (span) => chatCall(t, opts, span));
+  };
+
+  /** One structured attempt: the completion and whether its content is a valid value. */
+  const askStructured = async <T>(t: Target, opts: StructuredOptions<T>, messages: ChatMessage[], span: Span | undefined) => {
+    const params: CreateParams = { ...baseParams(t, opts, messages), response_format: { type: 'json_schema', json_schema: { name: opts.schemaName, schema: jsonSchemaOf(opts.schema) } } };
+    const { completion, usage } = await complete(t, opts, params, span);
+    const message = completion.choices[0]?.message;
+    const text = message?.content ?? '';
+    const check = message?.refusal ? ({ ok: false, error: `a refusal (${message.refusal})` } as const) : validateStructured(text, opts.schema);
+    return { text, check, usage };
   };
 
   const structured = async <T>(opts: StructuredOptions<T>): Promise<StructuredResult<T>> => {
     const t = target(opts);
-    const responseFormat = { type: 'json_schema' as const, json_schema: { name: opts.schemaName, schema: jsonSchemaOf(opts.schema) } };
     const ask = (messages: ChatMessage[], repair: boolean) =>
-      withSpan(`chat ${t.model}`, spanAttrs(t, opts, { 'parley.schema': opts.schemaName, 'parley.repair': repair ? 'true' : undefined }), async (span) => {
-        const { completion, usage } = await complete(t, opts, { ...baseParams(t, opts, messages), response_format: responseFormat }, span);
-        const message = completion.choices[0]?.message;
-        const text = message?.content ?? '';
-        const check = message?.refusal ? ({ ok: false, error: `a refusal (${message.refusal})` } as const) : validateStructured(text, opts.schema);
-        return { text, check, usage };
-      });
+      tracingOff()
+        ? askStructured(t, opts, messages, undefined)
+        : withSpan(`chat ${t.model}`, spanAttrs(t, opts, { 'parley.schema': opts.schemaName, 'parley.repair': repair ? 'true' : undefined }), (span) =>
+            askStructured(t, opts, messages, span),
+          );
 
     const first = await ask(opts.messages, false);
     if (first.check.ok) return { value: first.check.value, usage: first.usage };
@@ -205,57 +218,131 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     });
   };
 
-  async function* stream(opts: ModelCallOptions): AsyncGenerator<StreamChunk> {
-    const t = target(opts);
-    const where = { role: t.role, model: t.model };
-    const span = startSpan(`chat ${t.model}`, { ...spanAttrs(t, opts), 'parley.stream': true });
-    let yielded = false;
-    try {
-      for (let retry = 0; ; retry++) {
-        const attempt = startAttempt(opts.signal, t.settings.timeoutMs);
+  /**
+   * A streamed completion as a plain async iterator rather than an async generator: each chunk
+   * costs one promise reaction instead of a generator's await-and-yield round trips (a streamed
+   * answer is hundreds of chunks). Nothing starts before the first next(). Failures before the
+   * first delta are retried; once text has reached the caller a retry would repeat it, so later
+   * failures are thrown.
+   */
+  const stream = (opts: ModelCallOptions): AsyncIterable<StreamChunk> => ({
+    [Symbol.asyncIterator]: () => new ChatStream(opts),
+  });
+
+  class ChatStream implements AsyncIterator<StreamChunk> {
+    readonly #opts: ModelCallOptions;
+    #t: Target | undefined;
+    #span: Span | undefined;
+    #retry = 0;
+    #attempt: Attempt | undefined;
+    #chunks: AsyncIterator<ChatCompletionChunk> | undefined;
+    #text = '';
+    #finishReason: string | null = null;
+    #model = '';
+    #rawUsage: OpenAI.Completions.CompletionUsage | null | undefined;
+    #yielded = false;
+    #ended = false;
+    // Bound once per stream, not per chunk.
+    readonly #onChunk = (r: IteratorResult<ChatCompletionChunk>): IteratorResult<StreamChunk> | Promise<IteratorResult<StreamChunk>> => this.#chunk(r);
+    readonly #onError = (err: unknown): Promise<IteratorResult<StreamChunk>> => this.#failed(err);
+
+    constructor(opts: ModelCallOptions) {
+      this.#opts = opts;
+    }
+
+    next(): Promise<IteratorResult<StreamChunk>> {
+      if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+      if (!this.#chunks) return this.#open();
+      return this.#chunks.next().then(this.#onChunk, this.#onError);
+    }
+
+    /** The consumer left early: abort the request, end the span. */
+    async return(): Promise<IteratorResult<StreamChunk>> {
+      if (!this.#ended) {
+        const chunks = this.#chunks;
         try {
-          const chunks = await t.sdk.chat.completions.create(
-            { ...baseParams(t, opts, opts.messages), stream: true, stream_options: { include_usage: true } },
-            { signal: attempt.signal, headers: headersOf(opts), timeout: t.settings.timeoutMs, maxRetries: 0 },
-          );
-          let text = '';
-          let finishReason: string | null = null;
-          let model = t.model;
-          let rawUsage: OpenAI.Completions.CompletionUsage | null | undefined;
-          for await (const chunk of chunks) {
-            attempt.touch();
-            if (chunk.model) model = chunk.model;
-            if (chunk.usage) rawUsage = chunk.usage;
-            const choice = chunk.choices[0];
-            if (choice?.finish_reason) finishReason = choice.finish_reason;
-            const delta = choice?.delta?.content;
-            if (delta) {
-              text += delta;
-              yielded = true;
-              yield { type: 'delta', text: delta };
-            }
-          }
-          // The SDK ends a stream quietly when its signal aborts: say why it ended.
-          if (attempt.state.aborted || attempt.state.timedOut) throw new Error('stream interrupted');
-          const usage = usageOf(rawUsage, model, t.model);
-          setUsageAttributes(span, usage, retry + 1);
-          yield { type: 'done', text, finishReason, usage };
-          return;
-        } catch (err) {
-          const error = toModelError(err, attempt.state, where);
-          // Once text has reached the caller a retry would repeat it: only failures before the first delta are retried.
-          if (yielded) throw error;
-          attempt.done();
-          await backoff(error, retry, t, opts.signal);
+          await chunks?.return?.();
         } finally {
-          attempt.done();
+          this.#finish();
         }
       }
-    } catch (err) {
-      markFailed(span, err);
-      throw err;
-    } finally {
-      span.end();
+      return { value: undefined, done: true };
+    }
+
+    /** Starts an attempt (the first, or a retry before any delta) and reads its first chunk. */
+    async #open(): Promise<IteratorResult<StreamChunk>> {
+      if (!this.#t) {
+        const t = (this.#t = target(this.#opts));
+        this.#model = t.model;
+        if (!tracingOff()) this.#span = startSpan(`chat ${t.model}`, { ...spanAttrs(t, this.#opts), 'parley.stream': true });
+      }
+      const t = this.#t;
+      const attempt = (this.#attempt = startAttempt(this.#opts.signal, t.settings.timeoutMs));
+      try {
+        const chunks = await t.sdk.chat.completions.create(
+          { ...baseParams(t, this.#opts, this.#opts.messages), stream: true, stream_options: { include_usage: true } },
+          { signal: attempt.signal, headers: headersOf(this.#opts), timeout: t.settings.timeoutMs, maxRetries: 0 },
+        );
+        this.#chunks = chunks[Symbol.asyncIterator]();
+      } catch (err) {
+        return this.#failed(err);
+      }
+      return this.next();
+    }
+
+    #chunk(r: IteratorResult<ChatCompletionChunk>): IteratorResult<StreamChunk> | Promise<IteratorResult<StreamChunk>> {
+      const attempt = this.#attempt!;
+      if (r.done) {
+        // The SDK ends a stream quietly when its signal aborts: say why it ended.
+        if (attempt.aborted || attempt.timedOut) return this.#failed(new Error('stream interrupted'));
+        const usage = usageOf(this.#rawUsage, this.#model, this.#t!.model);
+        if (this.#span) setUsageAttributes(this.#span, usage, this.#retry + 1);
+        attempt.complete();
+        this.#finish();
+        return { value: { type: 'done', text: this.#text, finishReason: this.#finishReason, usage }, done: false };
+      }
+      attempt.touch();
+      const chunk = r.value;
+      if (chunk.model) this.#model = chunk.model;
+      if (chunk.usage) this.#rawUsage = chunk.usage;
+      const choice = chunk.choices[0];
+      if (choice?.finish_reason) this.#finishReason = choice.finish_reason;
+      const delta = choice?.delta?.content;
+      if (!delta) return this.#chunks!.next().then(this.#onChunk, this.#onError);
+      this.#text += delta;
+      this.#yielded = true;
+      return { value: { type: 'delta', text: delta }, done: false };
+    }
+
+    /** An attempt failed: retried while nothing was yielded and the policy allows, else thrown. */
+    async #failed(err: unknown): Promise<IteratorResult<StreamChunk>> {
+      const t = this.#t!;
+      const attempt = this.#attempt!;
+      const error = toModelError(err, attempt.state, { role: t.role, model: t.model });
+      attempt.done();
+      this.#chunks = undefined;
+      try {
+        if (this.#yielded) throw error;
+        await backoff(error, this.#retry, t, this.#opts.signal);
+      } catch (thrown) {
+        if (this.#span) markFailed(this.#span, thrown);
+        this.#finish();
+        throw thrown;
+      }
+      this.#retry++;
+      this.#text = '';
+      this.#finishReason = null;
+      this.#model = t.model;
+      this.#rawUsage = undefined;
+      return this.#open();
+    }
+
+    /** The stream is over (its done chunk handed out, or failed): later next() calls say done. */
+    #finish(): void {
+      this.#ended = true;
+      this.#chunks = undefined;
+      this.#attempt?.done();
+      this.#span?.end();
     }
   }
 
