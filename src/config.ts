@@ -92,6 +92,7 @@ export const SETTINGS = [
   // Protocols
   { env: 'PARLEY_OPENAI_ROUTING', schema: z.enum(['auto', 'passthrough', 'orchestration', 'council']), default: 'auto', description: 'Default X-Routing-Mode of /v1/chat/completions.' },
   { env: 'PARLEY_SSE_HEARTBEAT_MS', schema: positiveInt, default: '15000', description: 'Heartbeat comment interval on idle event streams.' },
+  { env: 'PARLEY_A2A_TASK_RETENTION_MAX', schema: positiveInt, default: '1000', description: 'How many finished A2A tasks stay in the task store (GetTask, ListTasks, earlier turns of a context); beyond it the task that finished first is dropped. Running and input-required tasks are always kept.' },
 ] as const satisfies readonly Setting[];
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
@@ -157,7 +158,7 @@ export interface Config {
     breakerCooldownMs: number;
     resultMaxChars: number;
   };
-  protocols: { openaiRouting: 'auto' | 'passthrough' | 'orchestration' | 'council'; sseHeartbeatMs: number };
+  protocols: { openaiRouting: 'auto' | 'passthrough' | 'orchestration' | 'council'; sseHeartbeatMs: number; a2aTaskRetentionMax: number };
 }
 
 export class ConfigError extends Error {
@@ -300,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     protocols: {
       openaiRouting: get('PARLEY_OPENAI_ROUTING'),
       sseHeartbeatMs: get('PARLEY_SSE_HEARTBEAT_MS'),
+      a2aTaskRetentionMax: get('PARLEY_A2A_TASK_RETENTION_MAX'),
     },
   };
 }

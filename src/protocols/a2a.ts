@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
 import type { Config } from '../config.ts';
 import type { RunEngine } from '../graph/types.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
@@ -16,6 +16,7 @@ import { A2ARunBridge } from './a2a-bridge.ts';
 import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './a2a-card.ts';
 import { ParleyRequestHandler } from './a2a-handler.ts';
 import { jsonRpcRoute } from './a2a-jsonrpc.ts';
+import { BoundedTaskStore } from './a2a-task-store.ts';
 
 export interface A2ADeps {
   engine: RunEngine;
@@ -44,7 +45,8 @@ class KeyUser implements User {
 
 export function a2aRoutes(deps: A2ADeps): Hono {
   const card = buildAgentCard({ version: deps.version ?? '0.1.0', bearerAuth: deps.config.server.apiKeys.length > 0 });
-  const taskStore = new InMemoryTaskStore();
+  // Finished tasks beyond the cap are dropped, oldest first (the SDK's InMemoryTaskStore kept every task forever).
+  const taskStore = new BoundedTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax });
   const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });
   const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge);
   const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
