@@ -45,8 +45,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
       onDisconnect: parley.continueOnDisconnect ? undefined : () => deps.engine.cancel(handle.id, 'the AG-UI client disconnected'),
       onInterrupt: (lastSeq) => {
         suspended.suspend(input.threadId, handle.id, lastSeq);
-        // Forget the thread's suspension once the run's replay window is over.
-        void handle.result.then(() => setTimeout(() => suspended.release(input.threadId, handle.id), deps.config.engine.runRetentionMs).unref());
+        releaseAfter(suspended, input.threadId, handle, deps.config.engine.runRetentionMs);
       },
     });
   };
@@ -111,6 +110,16 @@ export function aguiRoutes(deps: AguiDeps): Hono {
   };
 
   return app;
+}
+
+/**
+ * Forgets the thread's suspension once the run's replay window is over. The timer holds the two ids
+ * only: a closure inside the route would keep the request's RunAgentInput and the RunHandle (the
+ * run's whole event log) alive for the window, past the engine's own retention cap.
+ */
+function releaseAfter(suspended: SuspendedThreads, threadId: string, handle: RunHandle, retentionMs: number): void {
+  const runId = handle.id;
+  void handle.result.then(() => setTimeout(() => suspended.release(threadId, runId), retentionMs).unref());
 }
 
 /**
