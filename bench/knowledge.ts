@@ -1,7 +1,9 @@
 /**
- * Knowledge store figures on Kuzu: `npx tsx bench/knowledge.ts [--file]`.
- *  - time to record 1,000 runs of 8 steps each (steps with tool calls; proficiency and TeamConfig
- *    statistics updated per run, as in production)
+ * Knowledge store figures on Kuzu: `node --expose-gc --import tsx bench/knowledge.ts [--file] [--in-flight=100]`.
+ *  - time to record 1,000 runs of 8 steps each, one at a time (steps with tool calls; proficiency
+ *    and TeamConfig statistics updated per run, as in production)
+ *  - time to record 1,000 more with --in-flight (default 100) recordRun calls pending at once, as
+ *    the engine makes them under load (the store's group commit writes them in batches)
  *  - retrieval latency (p50/p95) over 500 specialists, 200 queries
  * --file uses a database file in a temp folder instead of :memory:.
  * --checkpoint-threshold=<bytes> overrides the store's WAL checkpoint threshold (16777216 is Kuzu's
@@ -48,7 +50,7 @@ function specialist(i: number): SpecialistRecord {
   };
 }
 
-function runRecord(i: number): RunRecord {
+function runRecord(i: number, prefix = 'run'): RunRecord {
   const steps: StepRecord[] = Array.from({ length: STEPS }, (_, s) => ({
     id: `s${s}`,
     specialist: `spec-${Math.floor(rand() * 40)}`,
@@ -61,7 +63,7 @@ function runRecord(i: number): RunRecord {
     toolCalls: [{ tool: 'filesystem/read_text_file', status: 'ok' }],
   }));
   return {
-    id: `run-${i}`,
+    id: `${prefix}-${i}`,
     threadId: `t-${i % 50}`,
     query: phrase(7),
     protocol: 'bench',
@@ -90,6 +92,8 @@ async function main(): Promise<void> {
   const checkpointThresholdBytes = thresholdArg ? Number(thresholdArg.split('=')[1]) : undefined;
   const everyArg = process.argv.find((a) => a.startsWith('--checkpoint-every='));
   const checkpointEveryWrites = everyArg ? Number(everyArg.split('=')[1]) : undefined;
+  const inFlightArg = process.argv.find((a) => a.startsWith('--in-flight='));
+  const inFlight = inFlightArg ? Number(inFlightArg.split('=')[1]) : 100;
   const store = await openKuzuStore({ path: dir ? join(dir, 'knowledge.kuzu') : ':memory:', checkpointThresholdBytes, checkpointEveryWrites });
   try {
     const specialists = Array.from({ length: SPECIALISTS }, (_, i) => specialist(i));
@@ -107,6 +111,21 @@ async function main(): Promise<void> {
     globalThis.gc?.();
     const rssPerRunKb = (process.memoryUsage().rss - rssBefore) / RUNS / 1024;
     const heapPerRunKb = (process.memoryUsage().heapUsed - heapBefore) / RUNS / 1024;
+
+    // The same number of runs again, `inFlight` recordRun calls pending at once (a closed loop).
+    const more = Array.from({ length: RUNS }, (_, i) => runRecord(i, 'concurrent'));
+    globalThis.gc?.();
+    const rssBeforeConcurrent = process.memoryUsage().rss;
+    t = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(inFlight, RUNS) }, async () => {
+        while (next < more.length) await store.recordRun(more[next++]!);
+      }),
+    );
+    const concurrentMs = performance.now() - t;
+    globalThis.gc?.();
+    const rssPerRunConcurrentKb = (process.memoryUsage().rss - rssBeforeConcurrent) / RUNS / 1024;
 
     const latencies: number[] = [];
     for (let i = 0; i < QUERIES; i++) {
@@ -128,6 +147,7 @@ async function main(): Promise<void> {
     console.log(`upsert ${SPECIALISTS} specialists:           ${fmt(upsertMs)}`);
     console.log(`record ${RUNS} runs x ${STEPS} steps:          ${fmt(recordMs)} (${fmt(recordMs / RUNS)} per run)`);
     console.log(`memory growth while recording:     RSS ${rssPerRunKb.toFixed(1)} KiB, JS heap ${heapPerRunKb.toFixed(1)} KiB per run${globalThis.gc ? '' : ' (run with node --expose-gc for a heap figure after GC)'}`);
+    console.log(`record ${RUNS} more, ${inFlight} in flight:       ${fmt(concurrentMs)} (${fmt(concurrentMs / RUNS)} per run, ${(RUNS / (concurrentMs / 1000)).toFixed(0)} runs/s; RSS ${rssPerRunConcurrentKb.toFixed(1)} KiB per run)`);
     console.log(`retrieve top-7 of ${SPECIALISTS} (${QUERIES} queries): p50 ${fmt(percentile(latencies, 50))}, p95 ${fmt(percentile(latencies, 95))}`);
     console.log(`findTeamConfig over ${RUNS} runs' teams (50 queries): p50 ${fmt(percentile(teamLatencies, 50))}`);
   } finally {

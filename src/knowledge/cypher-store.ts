@@ -87,17 +87,19 @@ export const QUERY_NAMES = [
   'getTool',
   'listProficiencies',
   'getProficiency',
-  'upsertProficiency',
   'upsertProficiencies',
   'lockProficiencies',
-  'lockTeam',
+  'lockTeams',
   'listTeams',
   'getTeam',
-  'upsertTeam',
-  'upsertRun',
-  'deleteSteps',
+  'teamsByIds',
+  'upsertTeams',
+  'linkRunTeams',
+  'seenRuns',
+  'createRuns',
+  'updateRuns',
+  'deleteStepsOfRuns',
   'createSteps',
-  'clearUnknownStepCosts',
   'linkStepTools',
   'linkRunApprovals',
   'linkRunDecisions',
@@ -133,6 +135,14 @@ export interface ViewOptions {
 }
 
 const UNLINKED_RUNS = 10_000;
+/** Most runs written in one group-commit transaction. */
+export const MAX_RUN_BATCH = 256;
+
+interface PendingRun {
+  run: RunRecord;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
 
 // Plain `private` members (not #fields): callers may wrap the store with Object.create(store).
 export class CypherStore implements KnowledgeStore {
@@ -141,6 +151,9 @@ export class CypherStore implements KnowledgeStore {
   private refreshing = false;
   private registryWrites = 0;
   private runWrites = 0;
+  /** recordRun calls waiting for the next group-commit batch. */
+  private pendingRuns: PendingRun[] = [];
+  private flushingRuns = false;
   /**
    * Runs with approvals/decisions recorded by this process, so recordRun links them; other runs
    * skip those two statements. Bounded: the oldest entries (runs never recorded) are dropped.
@@ -349,48 +362,126 @@ export class CypherStore implements KnowledgeStore {
     return structuredClone(team);
   }
 
-  async recordRun(run: RunRecord): Promise<void> {
+  /**
+   * Group commit: a record arriving while a batch is being written waits for the next batch, and
+   * each batch is one write transaction with one statement per kind of write (UNWIND over the
+   * batch), team and proficiency statistics aggregated here first so each key is written once.
+   * The promise settles when the record's batch is committed (or has failed): a record is findable
+   * (getRun, searchMemory, findTeamConfig) as soon as its promise resolves.
+   */
+  recordRun(run: RunRecord): Promise<void> {
+    const invalid = invalidRunRecord(run);
+    if (invalid) return Promise.reject(new TypeError(`recordRun: ${invalid}`));
+    return new Promise<void>((resolve, reject) => {
+      this.pendingRuns.push({ run, resolve, reject });
+      if (!this.flushingRuns) void this.flushRuns();
+    });
+  }
+
+  /** Writes batches until nothing is pending; never rejects (every outcome goes to its caller). */
+  private async flushRuns(): Promise<void> {
+    this.flushingRuns = true;
+    try {
+      while (this.pendingRuns.length > 0) await this.writeBatch(this.takeBatch());
+    } finally {
+      this.flushingRuns = false;
+    }
+  }
+
+  /**
+   * The oldest pending records, at most MAX_RUN_BATCH, one per run id and step key (a repeat waits
+   * for the next batch), so a batch holds nothing that conflicts within it.
+   */
+  private takeBatch(): PendingRun[] {
+    const ids = new Set<string>();
+    // Step keys are `${runId}/${stepId}`: run "a" step "b/c" and run "a/b" step "c" would collide.
+    const stepKeys = new Set<string>();
+    const batch: PendingRun[] = [];
+    const rest: PendingRun[] = [];
+    for (const p of this.pendingRuns) {
+      const keys = p.run.steps.map((s) => `${p.run.id}/${s.id}`);
+      if (batch.length < MAX_RUN_BATCH && !ids.has(p.run.id) && !keys.some((k) => stepKeys.has(k))) {
+        ids.add(p.run.id);
+        for (const k of keys) stepKeys.add(k);
+        batch.push(p);
+      } else rest.push(p);
+    }
+    this.pendingRuns = rest;
+    return batch;
+  }
+
+  /** One transaction for the batch; if it fails, each record alone, so one bad record fails only its caller. */
+  private async writeBatch(batch: PendingRun[]): Promise<void> {
+    try {
+      await this.writeRuns(batch.map((p) => p.run));
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]!.reject(err);
+        return;
+      }
+      for (const p of batch) {
+        try {
+          await this.writeRuns([p.run]);
+          p.resolve();
+        } catch (own) {
+          p.reject(own);
+        }
+      }
+      return;
+    }
+    for (const p of batch) p.resolve();
+  }
+
+  /** Records distinct runs in one write transaction. */
+  private async writeRuns(runs: RunRecord[]): Promise<void> {
     // The view is read before the transaction: on Kuzu its load would queue behind our own write.
     const view = await this.view().catch(() => undefined);
-    let learnt: Learnt | undefined;
-    const links = this.unlinked.get(run.id);
     const serial = this.exec.serialWrites ? view : undefined;
+    const links = new Map(runs.map((r) => [r.id, this.unlinked.get(r.id)] as const));
+    const runRows = runs.map(runParams);
+    const steps = runs.flatMap((run) =>
+      run.steps.map((s, idx) => ({
+        id: `${run.id}/${s.id}`,
+        runId: run.id,
+        stepId: s.id,
+        idx,
+        specialist: s.specialist,
+        objective: s.objective,
+        status: s.status,
+        output: s.output ?? '',
+        error: s.error ?? '',
+        durationMs: s.durationMs,
+        tokens: s.tokens,
+        costUsd: s.costUsd,
+        toolCalls: JSON.stringify(s.toolCalls),
+      })),
+    );
+    const calls = runs.flatMap((run) => run.steps.flatMap((s) => s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status }))));
+    let learnt: Learnt | undefined;
     let applied = false;
     this.runWrites++;
     try {
       await this.exec.write(async (q) => {
         learnt = undefined; // a retried transaction starts over
         // A run recorded again (same id) replaces its record but teaches nothing twice.
-        const seen = num((await q(this.Q.upsertRun, runParams(run)))[0]?.seen) > 0;
-        if (seen) await q(this.Q.deleteSteps, { runId: run.id });
-        if (run.steps.length) {
-          await q(this.Q.createSteps, {
-            runId: run.id,
-            steps: run.steps.map((s, idx) => ({
-              id: `${run.id}/${s.id}`,
-              stepId: s.id,
-              idx,
-              specialist: s.specialist,
-              objective: s.objective,
-              status: s.status,
-              output: s.output ?? '',
-              error: s.error ?? '',
-              durationMs: s.durationMs,
-              tokens: s.tokens,
-              costUsd: s.costUsd ?? -1,
-              toolCalls: JSON.stringify(s.toolCalls),
-            })),
-          });
-          // Struct fields bind with one type per list: a null cost is -1 in transit, null at rest.
-          const unknownCost = run.steps.filter((s) => s.costUsd === null).map((s) => `${run.id}/${s.id}`);
-          if (unknownCost.length) await q(this.Q.clearUnknownStepCosts, { ids: unknownCost });
-          const calls = run.steps.flatMap((s) => s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status })));
-          if (calls.length) await q(this.Q.linkStepTools, { calls });
+        const seen = new Set((await q(this.Q.seenRuns, { ids: runRows.map((r) => r.id) })).map((r) => str(r.id)));
+        const fresh = seen.size ? runs.filter((r) => !seen.has(r.id)) : runs;
+        // Inserts first, statistics (updates of existing rows) last: Kuzu 0.11.3 does not always
+        // roll back an update cleanly when a later statement fails (the next transaction touching
+        // that row then fails with a write-write conflict, or the process crashes).
+        if (fresh.length) await q(this.Q.createRuns, { runs: seen.size ? runRows.filter((r) => !seen.has(r.id as string)) : runRows });
+        if (seen.size) {
+          await q(this.Q.updateRuns, { runs: runRows.filter((r) => seen.has(r.id as string)) });
+          await q(this.Q.deleteStepsOfRuns, { runIds: [...seen] });
         }
+        if (steps.length) await q(this.Q.createSteps, { steps });
+        if (calls.length) await q(this.Q.linkStepTools, { calls });
         // Approvals and decisions recorded before the run (by this process) are linked to it now.
-        if (seen || links?.approvals) await q(this.Q.linkRunApprovals, { runId: run.id });
-        if (seen || links?.decisions) await q(this.Q.linkRunDecisions, { runId: run.id });
-        if (!seen) learnt = await this.learn(q, run, view, serial);
+        for (const run of runs) {
+          if (seen.has(run.id) || links.get(run.id)?.approvals) await q(this.Q.linkRunApprovals, { runId: run.id });
+          if (seen.has(run.id) || links.get(run.id)?.decisions) await q(this.Q.linkRunDecisions, { runId: run.id });
+        }
+        if (fresh.length) learnt = await this.learn(q, fresh, view, serial);
         // One writer at a time: the next transaction computes from the view, so update it before that starts.
         if (serial && learnt) {
           applyLearnt(serial, learnt);
@@ -402,39 +493,76 @@ export class CypherStore implements KnowledgeStore {
       if (applied) this.viewPromise = undefined;
       throw err;
     }
-    this.unlinked.delete(run.id);
+    for (const run of runs) this.unlinked.delete(run.id);
     const committed = learnt as Learnt | undefined;
     await this.writeThrough((v) => {
       if (committed && !applied) applyLearnt(v, committed);
-      v.recordRun({ id: run.id, query: run.query, answer: run.answer ?? '', score: run.score, startedAt: run.startedAt });
+      for (const run of runs) v.recordRun({ id: run.id, query: run.query, answer: run.answer ?? '', score: run.score, startedAt: run.startedAt });
     });
   }
 
-  /** Updates TeamConfig and proficiency statistics from the run's verifier score; returns what it wrote. */
-  private async learn(q: RunStatement, run: RunRecord, view: KnowledgeView | undefined, serial?: KnowledgeView): Promise<Learnt> {
-    const learnt: Learnt = { proficiencies: [] };
-    const team = teamOf(run);
-    if (team) {
-      const reused =
-        run.teamConfigId !== undefined && (view?.hasTeam(run.teamConfigId) || (await q(this.Q.getTeam, { id: run.teamConfigId })).length > 0);
-      const reusedId = reused ? run.teamConfigId : undefined;
-      const id = reusedId ?? teamId(team.pattern, team.specialists);
-      // Lock-and-read: concurrent runs of the same team (Neo4j) serialise here instead of losing updates.
-      // A serial writer knows from its view whether the team exists, and usually holds it whole.
-      const lockAndRead = async () => {
-        const existing = await q(this.Q.lockTeam, { id });
-        return existing[0] ? teamFromNode(node(existing[0], 't')) : undefined;
-      };
-      const stored = serial ? (serial.hasTeam(id) ? (serial.fullTeam(id) ?? (await lockAndRead())) : undefined) : await lockAndRead();
-      const current: TeamConfig =
-        stored && stored.uses > 0
-          ? stored
-          : { id, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
-      const next = applyTeamRun(current, run);
-      await q(this.Q.upsertTeam, { ...next, runId: run.id, specialists: JSON.stringify(next.specialists), plan: JSON.stringify(next.plan) });
-      learnt.team = next;
+  /**
+   * Updates TeamConfig and proficiency statistics from the runs' verifier scores, in the runs'
+   * order, and writes each team and proficiency once with its final totals; returns what it wrote.
+   */
+  private async learn(q: RunStatement, runs: RunRecord[], view: KnowledgeView | undefined, serial?: KnowledgeView): Promise<Learnt> {
+    const learnt: Learnt = { teams: [], proficiencies: [] };
+    const teamRuns = runs.flatMap((run) => {
+      const team = teamOf(run);
+      return team ? [{ run, team }] : [];
+    });
+    if (teamRuns.length) {
+      // A team the router reused counts when it exists (the view knows most; the rest are looked up).
+      const claimed = [...new Set(teamRuns.flatMap(({ run }) => (run.teamConfigId === undefined ? [] : [run.teamConfigId])))];
+      const existing = new Set(claimed.filter((id) => view?.hasTeam(id)));
+      const unknown = claimed.filter((id) => !existing.has(id));
+      if (unknown.length) for (const r of await q(this.Q.teamsByIds, { ids: unknown })) existing.add(str(node(r, 't').id));
+      const idOf = (run: RunRecord, team: { pattern: string; specialists: string[] }) =>
+        run.teamConfigId !== undefined && existing.has(run.teamConfigId) ? run.teamConfigId : teamId(team.pattern, team.specialists);
+      const ids = [...new Set(teamRuns.map(({ run, team }) => idOf(run, team)))].sort();
+      const stored = new Map<string, TeamConfig>();
+      if (serial) {
+        // A serial writer knows from its view whether a team exists, and usually holds it whole.
+        const unread: string[] = [];
+        for (const id of ids) {
+          if (!serial.hasTeam(id)) continue;
+          const whole = serial.fullTeam(id);
+          if (whole) stored.set(id, whole);
+          else unread.push(id);
+        }
+        if (unread.length) for (const r of await q(this.Q.teamsByIds, { ids: unread })) stored.set(str(node(r, 't').id), teamFromNode(node(r, 't')));
+      } else {
+        // Lock-and-read (sorted, so two processes lock in the same order): concurrent batches of
+        // the same team (Neo4j) serialise here instead of losing updates.
+        for (const r of await q(this.Q.lockTeams, { ids })) stored.set(str(node(r, 't').id), teamFromNode(node(r, 't')));
+      }
+      const next = new Map<string, TeamConfig>();
+      const links: { runId: string; teamId: string }[] = [];
+      for (const { run, team } of teamRuns) {
+        const id = idOf(run, team);
+        const current = next.get(id) ?? stored.get(id);
+        const base: TeamConfig =
+          current && current.uses > 0
+            ? current
+            : { id, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
+        next.set(id, applyTeamRun(base, run));
+        links.push({ runId: run.id, teamId: id });
+      }
+      learnt.teams = [...next.values()];
+      await q(this.Q.upsertTeams, {
+        teams: learnt.teams.map((t) => ({
+          id: t.id,
+          pattern: t.pattern,
+          specialists: JSON.stringify(t.specialists),
+          plan: JSON.stringify(t.plan),
+          uses: t.uses,
+          successes: t.successes,
+          avgScore: t.avgScore,
+        })),
+      });
+      await q(this.Q.linkRunTeams, { links });
     }
-    const observations = observationsOf(run);
+    const observations = runs.flatMap(observationsOf);
     if (observations.length === 0) return learnt;
     const ids = [...new Set(observations.map((o) => o.specialistId))];
     // Domains from the view when it knows every specialist (it always has this process's ingests).
@@ -452,8 +580,8 @@ export class CypherStore implements KnowledgeStore {
       keys.add(profId('specialist', specialistId));
       for (const domain of domainsOf.get(specialistId) ?? []) keys.add(profId('domain', domain));
     }
-    // Lock-and-read (MERGE creates what is missing), so concurrent runs never lose an update; a
-    // serial writer's view holds every proficiency already.
+    // Lock-and-read (MERGE creates what is missing; sorted), so concurrent writers never lose an
+    // update; a serial writer's view holds every proficiency already.
     const totals = new Map<string, ProficiencyTotals>();
     if (serial) {
       for (const key of keys) {
@@ -461,7 +589,7 @@ export class CypherStore implements KnowledgeStore {
         if (p) totals.set(key, p);
       }
     } else {
-      for (const r of await q(this.Q.lockProficiencies, { ids: [...keys] })) totals.set(str(node(r, 'p').id), proficiencyFromNode(node(r, 'p')));
+      for (const r of await q(this.Q.lockProficiencies, { ids: [...keys].sort() })) totals.set(str(node(r, 'p').id), proficiencyFromNode(node(r, 'p')));
     }
     const bump = (kind: Proficiency['kind'], subject: string, o: (typeof observations)[number]['observation']) => {
       const key = profId(kind, subject);
@@ -565,18 +693,57 @@ function runParams(run: RunRecord): Params {
   };
 }
 
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+/**
+ * Why a run record cannot be stored, or undefined. Checked before it joins a batch, so a record of
+ * the wrong shape fails its own caller with a clear message and never the batch it would join.
+ */
+function invalidRunRecord(run: RunRecord): string | undefined {
+  if (typeof run !== 'object' || run === null) return 'a run record must be an object';
+  const at = `run ${JSON.stringify(run.id)}`;
+  if (!isText(run.id) || run.id === '') return 'a run record needs a non-empty string id';
+  for (const key of ['threadId', 'query', 'protocol', 'callerId', 'startedAt', 'status'] as const) {
+    if (!isText(run[key])) return `${at}: ${key} must be a string`;
+  }
+  for (const key of ['answer', 'error', 'teamConfigId'] as const) {
+    if (run[key] !== undefined && !isText(run[key])) return `${at}: ${key} must be a string when set`;
+  }
+  for (const key of ['durationMs', 'tokens'] as const) if (!isFiniteNumber(run[key])) return `${at}: ${key} must be a finite number`;
+  for (const key of ['costUsd', 'score'] as const) {
+    if (run[key] !== null && run[key] !== undefined && !isFiniteNumber(run[key])) return `${at}: ${key} must be a finite number or null`;
+  }
+  if (!Array.isArray(run.steps)) return `${at}: steps must be an array`;
+  const stepIds = new Set<string>();
+  for (const s of run.steps) {
+    const where = `${at}, step ${JSON.stringify(s?.id)}`;
+    if (typeof s !== 'object' || s === null || !isText(s.id) || s.id === '') return `${at}: every step needs a non-empty string id`;
+    if (stepIds.has(s.id)) return `${where}: two steps have this id`;
+    stepIds.add(s.id);
+    for (const key of ['specialist', 'objective', 'status'] as const) if (!isText(s[key])) return `${where}: ${key} must be a string`;
+    for (const key of ['output', 'error'] as const) if (s[key] !== undefined && !isText(s[key])) return `${where}: ${key} must be a string when set`;
+    for (const key of ['durationMs', 'tokens'] as const) if (!isFiniteNumber(s[key])) return `${where}: ${key} must be a finite number`;
+    if (s.costUsd !== null && s.costUsd !== undefined && !isFiniteNumber(s.costUsd)) return `${where}: costUsd must be a finite number or null`;
+    if (!Array.isArray(s.toolCalls) || !s.toolCalls.every((c) => typeof c === 'object' && c !== null && isText(c.tool) && isText(c.status))) {
+      return `${where}: toolCalls must be a list of { tool, status }`;
+    }
+  }
+  return undefined;
+}
+
 function memoryEntryFromRow(r: Row): MemoryEntry {
   return { id: str(r.id), query: str(r.query), answer: str(r.answer), score: optNum(r.score), startedAt: str(r.startedAt) };
 }
 
-/** What recordRun taught, as committed: written through to the view. */
+/** What a batch of recorded runs taught, as committed: written through to the view. */
 interface Learnt {
-  team?: TeamConfig;
+  teams: TeamConfig[];
   proficiencies: { id: string; totals: ProficiencyTotals }[];
 }
 
 function applyLearnt(view: KnowledgeView, learnt: Learnt): void {
-  if (learnt.team) view.applyTeam(learnt.team);
+  for (const team of learnt.teams) view.applyTeam(team);
   for (const p of learnt.proficiencies) view.applyProficiency(p.id, p.totals);
 }
 

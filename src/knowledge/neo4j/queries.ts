@@ -36,52 +36,58 @@ export const Q = {
 
   getProficiency: 'MATCH (p:Proficiency {id: $id}) RETURN p',
   listProficiencies: 'MATCH (p:Proficiency) RETURN p',
-  upsertProficiency: `MERGE (p:Proficiency {id: $id})
-    SET p.subject = $subject, p.kind = $kind, p.runs = $runs, p.successes = $successes, p.meanScore = $meanScore,
-        p.meanLatencyMs = $meanLatencyMs, p.meanCostUsd = $meanCostUsd, p.costRuns = $costRuns`,
-
   upsertProficiencies: `UNWIND $rows AS p
     MERGE (x:Proficiency {id: p.id})
-    SET x.subject = p.subject, x.kind = p.kind, x.runs = p.runs, x.successes = p.successes, x.meanScore = p.meanScore,
-        x.meanLatencyMs = p.meanLatencyMs, x.meanCostUsd = p.meanCostUsd, x.costRuns = p.costRuns`,
+    SET x.subject = p.subject, x.kind = p.kind, x.runs = p.runs, x.successes = p.successes,
+        x.meanScore = p.meanScore, x.meanLatencyMs = p.meanLatencyMs, x.meanCostUsd = p.meanCostUsd,
+        x.costRuns = p.costRuns`,
 
-  /** Only what matching needs; the chosen team is then read whole with getTeam. */
   /** Creates missing records and write-locks all of them for the rest of the transaction. */
   lockProficiencies: `UNWIND $ids AS pid
     MERGE (p:Proficiency {id: pid}) SET p.runs = coalesce(p.runs, 0)
     RETURN p`,
-  lockTeam: 'MERGE (t:TeamConfig {id: $id}) SET t.uses = coalesce(t.uses, 0) RETURN t',
+  lockTeams: `UNWIND $ids AS tid
+    MERGE (t:TeamConfig {id: tid}) SET t.uses = coalesce(t.uses, 0)
+    RETURN t`,
 
   listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
   getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
-  /** Writes the team and links the run that taught it (the run is upserted earlier in the transaction). */
-  upsertTeam: `MATCH (r:Run {id: $runId})
-    MERGE (t:TeamConfig {id: $id})
-    SET t.pattern = $pattern, t.specialists = $specialists, t.plan = $plan, t.uses = $uses,
-        t.successes = $successes, t.avgScore = $avgScore
-    MERGE (r)-[:REUSED]->(t)`,
+  teamsByIds: 'MATCH (t:TeamConfig) WHERE t.id IN $ids RETURN t',
+  /** Final statistics of each team a batch of runs taught (one row per team). */
+  upsertTeams: `UNWIND $teams AS x
+    MERGE (t:TeamConfig {id: x.id})
+    SET t.pattern = x.pattern, t.specialists = x.specialists, t.plan = x.plan, t.uses = x.uses,
+        t.successes = x.successes, t.avgScore = x.avgScore`,
+  /** The runs that taught a team (fresh runs: the link cannot exist yet). */
+  linkRunTeams: `UNWIND $links AS l
+    MATCH (r:Run {id: l.runId}) MATCH (t:TeamConfig {id: l.teamId})
+    CREATE (r)-[:REUSED]->(t)`,
 
-  /** Returns seen = 1 when the run was recorded before (it then teaches nothing again). */
-  upsertRun: `OPTIONAL MATCH (old:Run {id: $id})
-    WITH count(old) AS seen
-    MERGE (r:Run {id: $id})
-    SET r.threadId = $threadId, r.query = $query, r.protocol = $protocol, r.callerId = $callerId,
-        r.startedAt = $startedAt, r.durationMs = $durationMs, r.status = $status, r.answer = $answer,
-        r.error = $error, r.tokens = $tokens, r.costUsd = $costUsd, r.score = $score, r.plan = $plan,
-        r.teamConfigId = $teamConfigId, r.searchText = $searchText
-    RETURN seen`,
-  deleteSteps: 'MATCH (:Run {id: $runId})-[:HAS_STEP]->(s:Step) DETACH DELETE s',
-  /** The steps and their BY link to the specialist (a step of an unknown specialist has none). */
+  /** Which of a batch's runs were recorded before (they are updated, and teach nothing again). */
+  seenRuns: 'UNWIND $ids AS rid MATCH (r:Run {id: rid}) RETURN r.id AS id',
+  /** Runs recorded for the first time (a MERGE … SET over a list costs Kuzu ~2.5× this CREATE). */
+  createRuns: `UNWIND $runs AS x
+    CREATE (r:Run {id: x.id, threadId: x.threadId, query: x.query, protocol: x.protocol, callerId: x.callerId,
+      startedAt: x.startedAt, durationMs: x.durationMs, status: x.status, answer: x.answer, error: x.error,
+      tokens: x.tokens, costUsd: x.costUsd, score: x.score, plan: x.plan, teamConfigId: x.teamConfigId,
+      searchText: x.searchText})`,
+  /** Runs recorded again: every property replaced. */
+  updateRuns: `UNWIND $runs AS x
+    MATCH (r:Run {id: x.id})
+    SET r.threadId = x.threadId, r.query = x.query, r.protocol = x.protocol, r.callerId = x.callerId,
+        r.startedAt = x.startedAt, r.durationMs = x.durationMs, r.status = x.status, r.answer = x.answer,
+        r.error = x.error, r.tokens = x.tokens, r.costUsd = x.costUsd, r.score = x.score, r.plan = x.plan,
+        r.teamConfigId = x.teamConfigId, r.searchText = x.searchText`,
+  deleteStepsOfRuns: 'UNWIND $runIds AS rid MATCH (:Run {id: rid})-[:HAS_STEP]->(s:Step) DETACH DELETE s',
+  /** The steps of a batch of runs and their BY link to the specialist (a step of an unknown specialist has none). */
   createSteps: `UNWIND $steps AS x
-    MATCH (r:Run {id: $runId})
-    CREATE (r)-[:HAS_STEP]->(st:Step {id: x.id, runId: $runId, stepId: x.stepId, idx: x.idx, specialist: x.specialist,
+    MATCH (r:Run {id: x.runId})
+    CREATE (r)-[:HAS_STEP]->(st:Step {id: x.id, runId: x.runId, stepId: x.stepId, idx: x.idx, specialist: x.specialist,
       objective: x.objective, status: x.status, output: x.output, error: x.error, durationMs: x.durationMs,
       tokens: x.tokens, costUsd: x.costUsd, toolCalls: x.toolCalls})
     WITH st, x
     MATCH (sp:Specialist {id: x.specialist})
     CREATE (st)-[:BY]->(sp)`,
-  /** Kept in step with the Kuzu backend, where an unknown cost travels as -1. */
-  clearUnknownStepCosts: 'UNWIND $ids AS sid MATCH (s:Step {id: sid}) SET s.costUsd = null',
   linkStepTools: `UNWIND $calls AS c
     MATCH (st:Step {id: c.stepId}) MATCH (t:Tool {id: c.tool})
     MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
