@@ -146,36 +146,84 @@ export function scheduleSteps(options: ScheduleOptions): Promise<Map<string, Ste
   });
 }
 
-async function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Promise<StepOutcome> {
-  const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
-  const controller = new AbortController();
-  setMaxListeners(1000, controller.signal); // a step may have many calls in flight (a council step: 5)
-  const onRunAbort = () => controller.abort(options.signal.reason);
-  options.signal.addEventListener('abort', onRunAbort, { once: true });
-  if (options.signal.aborted) controller.abort(options.signal.reason);
-  const timer = setTimeout(
-    () => controller.abort(new StepTimeoutError(`step "${step.id}" timed out after ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const base = { stepId: step.id, specialist: step.specialist, objective };
-  let onAbort: (() => void) | undefined;
-  try {
-    // Race the runner against the step's signal so a runner that ignores it cannot hold the run.
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(controller.signal.reason);
-      controller.signal.addEventListener('abort', onAbort, { once: true });
-    });
-    const run = await Promise.race([options.run(step, objective, controller.signal), aborted]);
-    return run.ok
-      ? { ...base, status: 'succeeded', output: run.output, lineage: run.lineage }
-      : { ...base, status: 'failed', output: run.output || undefined, error: run.error ?? 'step failed', lineage: run.lineage };
-  } catch (err) {
-    if (options.signal.aborted) return { ...base, status: 'cancelled', error: 'run cancelled' };
-    const reason = controller.signal.aborted ? controller.signal.reason : err;
-    return { ...base, status: 'failed', error: reason instanceof Error ? reason.message : String(reason) };
-  } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener('abort', onRunAbort);
-    if (onAbort) controller.signal.removeEventListener('abort', onAbort);
+function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Promise<StepOutcome> {
+  return new Promise((resolve) => new StepExecution(step, objective, options, resolve));
+}
+
+/**
+ * One step's run under its own AbortSignal (aborted by the step timeout or the run's signal), raced
+ * against that signal so a runner that ignores it cannot hold the run. A class whose listener and
+ * timer callback are on the prototype: a step in flight holds no closures or extra async frames.
+ */
+class StepExecution {
+  readonly #controller = new AbortController();
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #settled = false;
+  readonly timeoutMs: number;
+
+  constructor(
+    readonly step: PlanStep,
+    private readonly objective: string,
+    private readonly options: ScheduleOptions,
+    private readonly resolve: (outcome: StepOutcome) => void,
+  ) {
+    const signal = this.#controller.signal;
+    setMaxListeners(1000, signal); // a step may have many calls in flight (a council step: 5)
+    options.signal.addEventListener('abort', this, { once: true });
+    if (options.signal.aborted) this.#controller.abort(options.signal.reason);
+    this.timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
+    this.#timer = setTimeout(onStepTimeout, this.timeoutMs, this);
+    signal.addEventListener('abort', this, { once: true });
+    let running: Promise<StepRun>;
+    try {
+      running = options.run(step, objective, signal);
+    } catch (err) {
+      running = Promise.reject(err);
+    }
+    running.then(
+      (run) => this.#succeeded(run),
+      (err: unknown) => this.#failed(err),
+    );
   }
+
+  /** The run's signal aborted (abort the step's), or the step's own did (the step ends now). */
+  handleEvent(event: Event): void {
+    if (event.target === this.#controller.signal) this.#failed(this.#controller.signal.reason);
+    else this.#controller.abort(this.options.signal.reason);
+  }
+
+  /** @internal the step timer fired. */
+  timeout(): void {
+    this.#controller.abort(new StepTimeoutError(`step "${this.step.id}" timed out after ${this.timeoutMs} ms`));
+  }
+
+  #succeeded(run: StepRun): void {
+    const base = { stepId: this.step.id, specialist: this.step.specialist, objective: this.objective };
+    this.#settle(
+      run.ok
+        ? { ...base, status: 'succeeded', output: run.output, lineage: run.lineage }
+        : { ...base, status: 'failed', output: run.output || undefined, error: run.error ?? 'step failed', lineage: run.lineage },
+    );
+  }
+
+  #failed(err: unknown): void {
+    const base = { stepId: this.step.id, specialist: this.step.specialist, objective: this.objective };
+    if (this.options.signal.aborted) return this.#settle({ ...base, status: 'cancelled', error: 'run cancelled' });
+    const signal = this.#controller.signal;
+    const reason: unknown = signal.aborted ? signal.reason : err;
+    this.#settle({ ...base, status: 'failed', error: reason instanceof Error ? reason.message : String(reason) });
+  }
+
+  #settle(outcome: StepOutcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.options.signal.removeEventListener('abort', this);
+    this.#controller.signal.removeEventListener('abort', this);
+    this.resolve(outcome);
+  }
+}
+
+function onStepTimeout(execution: StepExecution): void {
+  execution.timeout();
 }

@@ -140,23 +140,35 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     if (!(await sleep(delay, signal))) throw new ModelError('aborted', `The ${t.role} model call was cancelled.`, { role: t.role, model: t.model, attempts: retry + 1 });
   };
 
-  /** One completion with our retries around it (span: undefined while telemetry is off). */
-  const complete = async (t: Target, opts: ModelCallOptions, params: CreateParams, span: Span | undefined): Promise<{ completion: Completion; usage: ModelUsage }> => {
+  /**
+   * One completion with our retries around it (span: undefined while telemetry is off), its result
+   * mapped by `map` in the same async frame (a call in flight holds one frame here, not two).
+   */
+  const complete = async <O extends ModelCallOptions, R>(
+    t: Target,
+    opts: O,
+    params: CreateParams,
+    span: Span | undefined,
+    map: (completion: Completion, usage: ModelUsage, t: Target, opts: O) => R,
+  ): Promise<R> => {
     for (let retry = 0; ; retry++) {
       const attempt = startAttempt(opts.signal, t.settings.timeoutMs);
+      let completion: Completion;
+      let usage: ModelUsage;
       try {
-        const completion = await t.sdk.chat.completions.create(params, { signal: attempt.signal, headers: headersOf(opts), timeout: t.settings.timeoutMs, maxRetries: 0 });
+        completion = await t.sdk.chat.completions.create(params, { signal: attempt.signal, headers: headersOf(opts), timeout: t.settings.timeoutMs, maxRetries: 0 });
         attempt.complete(); // the body is read: nothing left to abort
-        const usage = usageOf(completion.usage, completion.model || t.model, t.model);
+        usage = usageOf(completion.usage, completion.model || t.model, t.model);
         if (span) setUsageAttributes(span, usage, retry + 1);
-        return { completion, usage };
       } catch (err) {
         const error = toModelError(err, attempt.state, { role: t.role, model: t.model });
         attempt.done(); // before the backoff wait: its timer must not outlive the attempt
         await backoff(error, retry, t, opts.signal);
+        continue;
       } finally {
         attempt.done();
       }
+      return map(completion, usage, t, opts);
     }
   };
 
@@ -168,9 +180,7 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     ...extra,
   });
 
-  const chatCall = async (t: Target, opts: ChatOptions, span: Span | undefined): Promise<ChatResult> => {
-    const params: CreateParams = { ...baseParams(t, opts, opts.messages), ...(opts.tools?.length ? { tools: opts.tools } : {}) };
-    const { completion, usage } = await complete(t, opts, params, span);
+  const chatResult = (completion: Completion, usage: ModelUsage, t: Target): ChatResult => {
     const choice = completion.choices[0];
     const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
     logger.debug('model call', { role: t.role, model: usage.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
@@ -181,14 +191,13 @@ export function createModelClient(config: Config['model'], options: ModelClientO
   // and two async frames per call, held by every call in flight.
   const chat = (opts: ChatOptions): Promise<ChatResult> => {
     const t = target(opts);
-    if (tracingOff()) return chatCall(t, opts, undefined);
-    return withSpan(`chat ${t.model}`, spanAttrs(t, opts), (span) => chatCall(t, opts, span));
+    const params: CreateParams = { ...baseParams(t, opts, opts.messages), ...(opts.tools?.length ? { tools: opts.tools } : {}) };
+    if (tracingOff()) return complete(t, opts, params, undefined, chatResult);
+    return withSpan(`chat ${t.model}`, spanAttrs(t, opts), (span) => complete(t, opts, params, span, chatResult));
   };
 
-  /** One structured attempt: the completion and whether its content is a valid value. */
-  const askStructured = async <T>(t: Target, opts: StructuredOptions<T>, messages: ChatMessage[], span: Span | undefined) => {
-    const params: CreateParams = { ...baseParams(t, opts, messages), response_format: { type: 'json_schema', json_schema: { name: opts.schemaName, schema: jsonSchemaOf(opts.schema) } } };
-    const { completion, usage } = await complete(t, opts, params, span);
+  /** A structured attempt's text, and whether it is a valid value. */
+  const structuredCheck = <T>(completion: Completion, usage: ModelUsage, _t: Target, opts: StructuredOptions<T>) => {
     const message = completion.choices[0]?.message;
     const text = message?.content ?? '';
     const check = message?.refusal ? ({ ok: false, error: `a refusal (${message.refusal})` } as const) : validateStructured(text, opts.schema);
@@ -197,12 +206,13 @@ export function createModelClient(config: Config['model'], options: ModelClientO
 
   const structured = async <T>(opts: StructuredOptions<T>): Promise<StructuredResult<T>> => {
     const t = target(opts);
-    const ask = (messages: ChatMessage[], repair: boolean) =>
-      tracingOff()
-        ? askStructured(t, opts, messages, undefined)
-        : withSpan(`chat ${t.model}`, spanAttrs(t, opts, { 'parley.schema': opts.schemaName, 'parley.repair': repair ? 'true' : undefined }), (span) =>
-            askStructured(t, opts, messages, span),
-          );
+    const ask = (messages: ChatMessage[], repair: boolean) => {
+      const params: CreateParams = { ...baseParams(t, opts, messages), response_format: { type: 'json_schema', json_schema: { name: opts.schemaName, schema: jsonSchemaOf(opts.schema) } } };
+      if (tracingOff()) return complete(t, opts, params, undefined, structuredCheck<T>);
+      return withSpan(`chat ${t.model}`, spanAttrs(t, opts, { 'parley.schema': opts.schemaName, 'parley.repair': repair ? 'true' : undefined }), (span) =>
+        complete(t, opts, params, span, structuredCheck<T>),
+      );
+    };
 
     const first = await ask(opts.messages, false);
     if (first.check.ok) return { value: first.check.value, usage: first.usage };

@@ -22,7 +22,7 @@ export interface StepWork {
   model?: string;
 }
 
-export async function runStep(
+export function runStep(
   run: RunState,
   ctx: EngineContext,
   step: PlanStep,
@@ -31,47 +31,59 @@ export async function runStep(
   attempt: number,
 ): Promise<StepRun> {
   const startedAt = ctx.now();
+  // Not an async function around an async span body: a step in flight holds one frame, not two.
+  return ctx
+    .span('step', { 'parley.run_id': run.id, 'parley.step_id': step.id, 'parley.specialist': step.specialist, 'parley.attempt': attempt }, () =>
+      stepBody(run, ctx, step, objective, signal, attempt, startedAt),
+    )
+    .then(undefined, (err: unknown) => {
+      if (err instanceof BudgetExceededError) run.abort.abort(err);
+      throw err;
+    });
+}
+
+async function stepBody(
+  run: RunState,
+  ctx: EngineContext,
+  step: PlanStep,
+  objective: string,
+  signal: AbortSignal,
+  attempt: number,
+  startedAt: number,
+): Promise<StepRun> {
   const work: StepWork = { usage: emptyUsage(), toolCalls: [], sources: [] };
-  let kind: StepLineage['kind'] = 'prompt';
-  const lineage = (): StepLineage => {
-    const finishedAt = ctx.now();
-    return {
-      specialist: step.specialist,
-      kind,
-      ...(work.model ? { model: work.model } : {}),
-      startedAt: new Date(startedAt).toISOString(),
-      finishedAt: new Date(finishedAt).toISOString(),
-      durationMs: finishedAt - startedAt,
-      attempt,
-      toolCalls: work.toolCalls,
-      sources: work.sources,
-      usage: work.usage,
-    };
-  };
-  try {
-    return await ctx.span(
-      'step',
-      { 'parley.run_id': run.id, 'parley.step_id': step.id, 'parley.specialist': step.specialist, 'parley.attempt': attempt },
-      async () => {
-        if (step.specialist === COUNCIL_SPECIALIST) {
-          kind = 'council';
-          const council = await runCouncil(run, ctx, objective, signal, work.usage);
-          return { ok: true, output: council.text, lineage: lineage() };
-        }
-        const specialist = run.specialists.get(step.specialist) ?? (await ctx.store.getSpecialist(step.specialist));
-        if (!specialist) return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineage() };
-        if (!specialist.available) {
-          return { ok: false, output: '', error: `specialist "${specialist.id}" is unavailable: ${specialist.unavailableReason ?? 'no reason given'}`, lineage: lineage() };
-        }
-        kind = specialist.kind;
-        const result = await runSpecialist(run, ctx, specialist, step, objective, signal, work);
-        return { ...result, lineage: lineage() };
-      },
-    );
-  } catch (err) {
-    if (err instanceof BudgetExceededError) run.abort.abort(err);
-    throw err;
+  if (step.specialist === COUNCIL_SPECIALIST) {
+    const council = await runCouncil(run, ctx, objective, signal, work.usage);
+    return { ok: true, output: council.text, lineage: lineageOf(ctx, step, 'council', work, startedAt, attempt) };
   }
+  const specialist = run.specialists.get(step.specialist) ?? (await ctx.store.getSpecialist(step.specialist));
+  if (!specialist) return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineageOf(ctx, step, 'prompt', work, startedAt, attempt) };
+  if (!specialist.available) {
+    return {
+      ok: false,
+      output: '',
+      error: `specialist "${specialist.id}" is unavailable: ${specialist.unavailableReason ?? 'no reason given'}`,
+      lineage: lineageOf(ctx, step, 'prompt', work, startedAt, attempt),
+    };
+  }
+  const result = await runSpecialist(run, ctx, specialist, step, objective, signal, work);
+  return { ...result, lineage: lineageOf(ctx, step, specialist.kind, work, startedAt, attempt) };
+}
+
+function lineageOf(ctx: EngineContext, step: PlanStep, kind: StepLineage['kind'], work: StepWork, startedAt: number, attempt: number): StepLineage {
+  const finishedAt = ctx.now();
+  return {
+    specialist: step.specialist,
+    kind,
+    ...(work.model ? { model: work.model } : {}),
+    startedAt: new Date(startedAt).toISOString(),
+    finishedAt: new Date(finishedAt).toISOString(),
+    durationMs: finishedAt - startedAt,
+    attempt,
+    toolCalls: work.toolCalls,
+    sources: work.sources,
+    usage: work.usage,
+  };
 }
 
 function runSpecialist(

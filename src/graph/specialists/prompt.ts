@@ -36,10 +36,11 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
-export async function runSpecialistLoop(input: SpecialistInput, system: string, tools: ToolDescriptor[]): Promise<Omit<StepRun, 'lineage'>> {
+export function runSpecialistLoop(input: SpecialistInput, system: string, tools: ToolDescriptor[]): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole);
-  const output = await runToolLoop({
+  // .then rather than an async frame held for the whole loop.
+  return runToolLoop({
     run,
     ctx,
     stepId: input.step.id,
@@ -51,6 +52,7 @@ export async function runSpecialistLoop(input: SpecialistInput, system: string, 
     usage: input.work.usage,
     toolCalls: input.work.toolCalls,
     sources: input.work.sources,
-  });
-  return { ok: true, output };
+  }).then(specialistDone);
 }
+
+const specialistDone = (output: string): Omit<StepRun, 'lineage'> => ({ ok: true, output });

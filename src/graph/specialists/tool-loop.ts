@@ -27,8 +27,12 @@ export interface ToolLoopInput {
   sources: string[];
 }
 
+/** Shared by every step without tools (most of them); never written to. */
+const NO_TOOLS: Map<string, ToolDescriptor> = new Map();
+
 /** OpenAI function names allow [A-Za-z0-9_-]{1,64}; `server/tool` becomes `server__tool`, made unique. */
 export function toolNames(tools: ToolDescriptor[]): Map<string, ToolDescriptor> {
+  if (tools.length === 0) return NO_TOOLS;
   const byName = new Map<string, ToolDescriptor>();
   for (const t of tools) {
     const base = t.id.replace(/\//g, '__').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60) || 'tool';
