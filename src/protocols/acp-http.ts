@@ -3,15 +3,23 @@
  * DELETE to close, Acp-Connection-Id / Acp-Session-Id headers) behind a Hono route. Each connection
  * (each initialize) gets its own agent, accounted to the caller that opened it.
  * WebSocket upgrades to /acp are handled on the Node server's `upgrade` event (acp-ws.ts).
+ *
+ * A connection holds its agent and every session in it until DELETE. Clients that vanish without it
+ * would leave theirs behind for the life of the process (the SDK has no idle limit), so a connection
+ * with no open response (no GET stream the client is listening on) for `connectionIdleMs` is closed
+ * as a DELETE would close it, cancelling a prompt turn still running in it.
  */
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { Hono, type Context } from 'hono';
 import type { Caller } from '../graph/run-request.ts';
 import { createAcpAgent, type AcpDeps } from './acp-agent.ts';
+import { trackBody } from './tracked-body.ts';
 
 export interface AcpHttpDeps extends AcpDeps {
   /** The authenticated caller of an HTTP request (set by the auth middleware); defaults to deps.caller. */
   callerOf?: (c: Context) => Caller | undefined;
+  /** Idle time after which a connection with no open response is closed (default 30 minutes). */
+  connectionIdleMs?: number;
 }
 
 export interface AcpRoutes {
@@ -22,14 +30,63 @@ export interface AcpRoutes {
 }
 
 export const ACP_PATH = '/acp';
+const CONNECTION_HEADER = 'acp-connection-id';
+
+interface Activity {
+  /** Responses still streaming to the client (its GET streams). */
+  open: number;
+  lastSeen: number;
+}
 
 export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const server = new AcpServer({ createAgent: () => createAcpAgent(deps) });
+  const connections = new Map<string, Activity>();
+  const idleMs = deps.connectionIdleMs ?? 30 * 60_000;
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, a] of connections) {
+      if (a.open > 0 || now - a.lastSeen < idleMs) continue;
+      connections.delete(id);
+      // The SDK closes a connection on DELETE only; ask it the way a client would.
+      void server.handleRequest(new Request(`http://parley.local${ACP_PATH}`, { method: 'DELETE', headers: { [CONNECTION_HEADER]: id } })).catch(() => undefined);
+    }
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
+
   const app = new Hono();
-  app.on(['GET', 'POST', 'DELETE'], ACP_PATH, (c) => {
+  app.on(['GET', 'POST', 'DELETE'], ACP_PATH, async (c) => {
     const caller = deps.callerOf?.(c) ?? deps.caller;
+    const sent = c.req.header(CONNECTION_HEADER);
     // Only an initialize request opens a connection; the factory is ignored for every other request.
-    return server.handleRequest(c.req.raw, { createAgent: () => createAcpAgent({ ...deps, ...(caller ? { caller } : {}) }) });
+    const response = await server.handleRequest(c.req.raw, { createAgent: () => createAcpAgent({ ...deps, ...(caller ? { caller } : {}) }) });
+    // Follow connections the server opened (initialize answers with their id), never ids a client made up.
+    const id = sent ?? response.headers.get(CONNECTION_HEADER) ?? undefined;
+    if (id === undefined) return response;
+    if (c.req.method === 'DELETE' || response.status === 404) {
+      connections.delete(id);
+      return response;
+    }
+    let activity = connections.get(id);
+    if (!activity) {
+      if (sent !== undefined) return response;
+      connections.set(id, (activity = { open: 0, lastSeen: Date.now() }));
+    }
+    const a = activity;
+    a.lastSeen = Date.now();
+    return trackBody(response, {
+      opened: () => void (a.open += 1),
+      closed: () => {
+        a.open -= 1;
+        a.lastSeen = Date.now();
+      },
+    });
   });
-  return { app, close: () => server.close() };
+  return {
+    app,
+    close: async () => {
+      clearInterval(sweep);
+      connections.clear();
+      await server.close();
+    },
+  };
 }

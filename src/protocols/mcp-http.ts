@@ -13,6 +13,7 @@ import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import { WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
+import { trackBody } from './tracked-body.ts';
 
 export interface McpRoutesDeps extends McpServerDeps {
   config: Config;
@@ -35,33 +36,13 @@ interface Session {
 /** The same response, counting it as open on the session until its body ends or is cancelled. */
 function tracked(session: Session, response: Response): Response {
   session.lastSeen = Date.now();
-  if (!response.body) return response;
-  session.open += 1;
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    session.open -= 1;
-    session.lastSeen = Date.now();
-  };
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const chunk = await reader.read().catch((err: unknown) => {
-        finish();
-        throw err;
-      });
-      if (chunk.done) {
-        finish();
-        controller.close();
-      } else controller.enqueue(chunk.value);
-    },
-    cancel(reason) {
-      finish();
-      return reader.cancel(reason);
+  return trackBody(response, {
+    opened: () => void (session.open += 1),
+    closed: () => {
+      session.open -= 1;
+      session.lastSeen = Date.now();
     },
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 export function mcpRoutes(deps: McpRoutesDeps) {
