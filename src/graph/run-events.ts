@@ -15,8 +15,11 @@ export class SlowConsumerError extends Error {
 interface Consumer {
   cursor: number; // index into history of the next event to deliver
   floor: number; // history length when it subscribed: lag is measured from here
-  wake?: () => void;
+  attached: boolean;
   error?: Error;
+  /** The pending next() while the consumer waits for an event. */
+  resolve?: (result: IteratorResult<GraphEvent>) => void;
+  reject?: (error: Error) => void;
 }
 
 export interface RunEventLogOptions {
@@ -89,9 +92,7 @@ export class RunEventLog {
         );
         this.consumers.delete(c);
       }
-      const wake = c.wake;
-      c.wake = undefined;
-      wake?.();
+      if (c.resolve) this.#wake(c);
     }
     return event;
   }
@@ -103,40 +104,64 @@ export class RunEventLog {
 
   private iterate(afterSeq: number): AsyncIterator<GraphEvent> {
     // An afterSeq past the end (a client that claims more than exists) means "from now on".
-    const consumer: Consumer = { cursor: Math.min(Math.max(0, afterSeq), this.history.length), floor: this.history.length };
-    let attached = !this.closed || consumer.cursor < this.history.length;
+    const cursor = Math.min(Math.max(0, afterSeq), this.history.length);
+    const consumer: Consumer = { cursor, floor: this.history.length, attached: !this.closed || cursor < this.history.length };
     if (!this.closed) this.consumers.add(consumer);
-    const detach = () => {
-      attached = false;
-      this.consumers.delete(consumer);
-      const wake = consumer.wake;
-      consumer.wake = undefined;
-      wake?.();
-    };
-    const next = async (): Promise<IteratorResult<GraphEvent>> => {
-      for (;;) {
-        if (consumer.error) {
-          const error = consumer.error;
-          consumer.error = undefined;
-          attached = false;
-          throw error;
-        }
-        if (consumer.cursor < this.history.length && attached) {
-          return { value: this.history[consumer.cursor++]!, done: false };
-        }
-        if (!attached || this.closed) {
-          detach();
-          return { value: undefined, done: true };
-        }
-        await new Promise<void>((resolve) => (consumer.wake = resolve));
-      }
-    };
+    // A plain iterator, not an async function: a consumer waiting for the next event (hundreds of
+    // times per streamed answer) holds one promise, and emit() settles it directly.
     return {
-      next,
-      return: async () => {
-        detach();
-        return { value: undefined, done: true };
+      next: () => {
+        const result = this.#poll(consumer);
+        if (result === undefined) {
+          return new Promise<IteratorResult<GraphEvent>>((resolve, reject) => {
+            consumer.resolve = resolve;
+            consumer.reject = reject;
+          });
+        }
+        return result instanceof Error ? Promise.reject(result) : Promise.resolve(result);
+      },
+      return: () => {
+        this.#detach(consumer);
+        return Promise.resolve({ value: undefined, done: true });
       },
     };
+  }
+
+  /** The consumer's next result now, or undefined while it must wait for an event. */
+  #poll(consumer: Consumer): IteratorResult<GraphEvent> | Error | undefined {
+    if (consumer.error) {
+      const error = consumer.error;
+      consumer.error = undefined;
+      consumer.attached = false;
+      return error;
+    }
+    if (consumer.cursor < this.history.length && consumer.attached) {
+      return { value: this.history[consumer.cursor++]!, done: false };
+    }
+    if (!consumer.attached || this.closed) {
+      this.#detach(consumer);
+      return { value: undefined, done: true };
+    }
+    return undefined;
+  }
+
+  /** Settles a waiting consumer's pending next() with what is there now (an event, the end, an error). */
+  #wake(consumer: Consumer): void {
+    const { resolve, reject } = consumer;
+    if (!resolve || !reject) return;
+    consumer.resolve = undefined;
+    consumer.reject = undefined;
+    const result = this.#poll(consumer);
+    if (result === undefined) {
+      consumer.resolve = resolve;
+      consumer.reject = reject;
+    } else if (result instanceof Error) reject(result);
+    else resolve(result);
+  }
+
+  #detach(consumer: Consumer): void {
+    consumer.attached = false;
+    this.consumers.delete(consumer);
+    this.#wake(consumer);
   }
 }
