@@ -27,7 +27,18 @@ export interface PriceCatalog {
 
 export function createPriceCatalog(models: Record<string, ModelPrice>): PriceCatalog {
   const table = new Map(Object.entries(models).map(([k, v]) => [k.toLowerCase(), v]));
+  // Every model call looks its model up two or three times (reservation, usage): remember the
+  // answer per name (a handful of names in practice; bounded in case a server invents many).
+  const known = new Map<string, ModelPrice | null>();
   const priceOf = (model: string): ModelPrice | null => {
+    let price = known.get(model);
+    if (price === undefined) {
+      if (known.size >= 1000) known.clear();
+      known.set(model, (price = lookup(model)));
+    }
+    return price;
+  };
+  const lookup = (model: string): ModelPrice | null => {
     const name = model.toLowerCase();
     const bare = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name; // "openai/gpt-4o" routers
     for (const candidate of [name, bare, bare.replace(/-\d{4}-\d{2}-\d{2}$/, ''), bare.replace(/-\d{4}$/, '')]) {
