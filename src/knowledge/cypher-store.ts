@@ -153,7 +153,8 @@ export class CypherStore implements KnowledgeStore {
   private runWrites = 0;
   /** recordRun calls waiting for the next group-commit batch. */
   private pendingRuns: PendingRun[] = [];
-  private flushingRuns = false;
+  /** The batch writer, while it runs (it stops when nothing is pending). */
+  private flushing?: Promise<void>;
   /**
    * Runs with approvals/decisions recorded by this process, so recordRun links them; other runs
    * skip those two statements. Bounded: the oldest entries (runs never recorded) are dropped.
@@ -374,17 +375,16 @@ export class CypherStore implements KnowledgeStore {
     if (invalid) return Promise.reject(new TypeError(`recordRun: ${invalid}`));
     return new Promise<void>((resolve, reject) => {
       this.pendingRuns.push({ run, resolve, reject });
-      if (!this.flushingRuns) void this.flushRuns();
+      this.flushing ??= this.flushRuns();
     });
   }
 
   /** Writes batches until nothing is pending; never rejects (every outcome goes to its caller). */
   private async flushRuns(): Promise<void> {
-    this.flushingRuns = true;
     try {
       while (this.pendingRuns.length > 0) await this.writeBatch(this.takeBatch());
     } finally {
-      this.flushingRuns = false;
+      this.flushing = undefined;
     }
   }
 
@@ -667,7 +667,9 @@ export class CypherStore implements KnowledgeStore {
     return rows.map((r) => decisionFromNode(node(r, 'd')));
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // Records already handed to recordRun are written first, as they were when each queued its own transaction.
+    while (this.flushing) await this.flushing;
     return this.exec.close();
   }
 }

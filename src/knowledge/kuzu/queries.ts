@@ -37,9 +37,15 @@ export const Q = {
 
   getProficiency: 'MATCH (p:Proficiency {id: $id}) RETURN p',
   listProficiencies: 'MATCH (p:Proficiency) RETURN p',
+  /**
+   * Only the statistics are SET on an existing record: Kuzu keeps a version of every updated column
+   * until a checkpoint, and subject/kind never change (docs/knowledge.md, Memory). The store is the
+   * only writer on Kuzu, so no record exists half-made by a lock statement (Neo4j's lockProficiencies).
+   */
   upsertProficiencies: `UNWIND $rows AS p
     MERGE (x:Proficiency {id: p.id})
-    SET x.subject = p.subject, x.kind = p.kind, x.runs = CAST(p.runs AS INT64), x.successes = CAST(p.successes AS INT64),
+    ON CREATE SET x.subject = p.subject, x.kind = p.kind
+    SET x.runs = CAST(p.runs AS INT64), x.successes = CAST(p.successes AS INT64),
         x.meanScore = CAST(p.meanScore AS DOUBLE), x.meanLatencyMs = CAST(p.meanLatencyMs AS DOUBLE), x.meanCostUsd = CAST(p.meanCostUsd AS DOUBLE),
         x.costRuns = CAST(p.costRuns AS INT64)`,
 
@@ -54,11 +60,11 @@ export const Q = {
   listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
   getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
   teamsByIds: 'MATCH (t:TeamConfig) WHERE t.id IN $ids RETURN t',
-  /** Final statistics of each team a batch of runs taught (one row per team). */
+  /** Final statistics of each team a batch of runs taught (one row per team); pattern and specialists never change. */
   upsertTeams: `UNWIND $teams AS x
     MERGE (t:TeamConfig {id: x.id})
-    SET t.pattern = x.pattern, t.specialists = x.specialists, t.plan = x.plan, t.uses = CAST(x.uses AS INT64),
-        t.successes = CAST(x.successes AS INT64), t.avgScore = CAST(x.avgScore AS DOUBLE)`,
+    ON CREATE SET t.pattern = x.pattern, t.specialists = x.specialists
+    SET t.plan = x.plan, t.uses = CAST(x.uses AS INT64), t.successes = CAST(x.successes AS INT64), t.avgScore = CAST(x.avgScore AS DOUBLE)`,
   /** The runs that taught a team (fresh runs: the link cannot exist yet). */
   linkRunTeams: `UNWIND $links AS l
     MATCH (r:Run {id: l.runId}), (t:TeamConfig {id: l.teamId})

@@ -232,6 +232,20 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
     expect((await reader().listRuns({ limit: 100 })).map((r) => r.id)).toEqual([later.id]);
   });
 
+  it('close() writes the records already handed to recordRun before it closes the database', async () => {
+    const { exec } = countingExecutor();
+    let settled = 0;
+    let settledAtClose = -1;
+    const store = storeOn({ ...exec, close: async () => void (settledAtClose = settled) });
+    await store.upsertSpecialists(ROSTER);
+    const runs = Array.from({ length: 40 }, (_, i) => workloadRun(i));
+    const recorded = runs.map((r) => store.recordRun(r).then(() => void settled++));
+    await store.close();
+    expect(settledAtClose).toBe(runs.length);
+    await Promise.all(recorded);
+    expect(await reader().listRuns({ limit: 100 })).toHaveLength(runs.length);
+  });
+
   it('stores whole and fractional numbers of one list exactly (Kuzu types a list by its first element)', async () => {
     const store = storeOn(countingExecutor().exec);
     await store.upsertSpecialists(ROSTER);
