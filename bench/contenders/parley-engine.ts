@@ -1,9 +1,13 @@
 /**
  * Builds Parley's real engine in-process for the benchmark, the way the composition root does:
- * the openai-SDK model client pointed at the scripted model process, Kuzu in memory holding the
+ * the openai-SDK model client pointed at the scripted model process, Kuzu on a database file (as
+ * shipped: ./data/knowledge.kuzu; here in a fresh temporary folder, removed at close) holding the
  * workload's roster, the ApprovalBroker, and a tool host with no tools (the workload calls none).
  * Settings that would cap the benchmark itself are raised, and said so (docs/performance.md).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { Engine } from '../../src/graph/engine.ts';
 import { ApprovalBroker } from '../../src/hitl/approvals.ts';
@@ -82,10 +86,16 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
   const config = benchConfig(options);
   config.model = pointAtScriptedModel(config.model, options.modelUrl.replace(/\/v1\/?$/, ''));
   const model = createModelClient(config.model, { logger: silentLogger });
+  // A file, as production: an in-memory Kuzu database never checkpoints, so it holds every update's
+  // versions in memory for good (docs/knowledge.md, Memory) and would not measure what ships.
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-kg-'));
   const kuzu = await openKuzuStore({
-    path: ':memory:',
+    path: join(dir, 'knowledge.kuzu'),
     teamMatchThreshold: config.knowledge.teamMatchThreshold,
     teamMinSuccessRate: config.knowledge.teamMinSuccessRate,
+  }).catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
   await kuzu.upsertSource({ id: 'skills:bench', kind: 'skills', location: 'bench', contentHash: 'bench', ingestedAt: new Date().toISOString(), status: 'ok' });
   await kuzu.upsertSpecialists(ROSTER_RECORDS);
@@ -103,8 +113,12 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     store,
     config,
     close: async () => {
-      await engine.close();
-      await kuzu.close();
+      try {
+        await engine.close();
+        await kuzu.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -54,7 +54,7 @@ export function parley(variant: ParleyVariant): Contender {
     name: variant.runRetentionMs !== undefined ? `parley-retain${variant.runRetentionMs / 1000}s` : writes ? 'parley' : 'parley-nokg',
     description:
       (writes
-        ? 'Parley engine in-process, knowledge-graph writes on (Kuzu in memory)'
+        ? 'Parley engine in-process, knowledge-graph writes on (Kuzu on a database file in a temporary folder)'
         : 'Parley engine in-process, knowledge-graph writes off (no-op recordRun; registry reads on Kuzu)') +
       (variant.runRetentionMs !== undefined ? `, finished runs retained ${variant.runRetentionMs} ms instead of 10 min` : ''),
     // With writes on, a repeated query reuses the proven TeamConfig (router stage 1: no planning call).
