@@ -11,6 +11,7 @@ import type {
   ModelCallOptions,
   ModelClient,
   ModelRole,
+  ModelUsage,
   StreamChunk,
   StructuredOptions,
   StructuredResult,
@@ -43,28 +44,47 @@ class MeteredModel implements ModelClient {
     return this.inner.modelFor(role, override ?? this.ctx.models?.[role]);
   }
 
-  async chat(options: ChatOptions): Promise<ChatResult> {
-    const reservation = this.reserve(options);
-    try {
-      const result = await this.inner.chat(this.prepare(options));
-      reservation.settle(result.usage);
-      this.ctx.onUsage();
-      return result;
-    } finally {
-      reservation.release();
-    }
+  chat(options: ChatOptions): Promise<ChatResult> {
+    return this.metered(options, this.inner.chat);
   }
 
-  async structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
-    const reservation = this.reserve(options);
+  structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
+    return this.metered(options, this.inner.structured as (o: StructuredOptions<T>) => Promise<StructuredResult<T>>);
+  }
+
+  /**
+   * Reserve, call, settle the real usage (or release): with then() rather than an async function,
+   * so a call in flight holds no extra frame here. Failures (a refused reservation too) reject.
+   */
+  private metered<O extends ModelCallOptions, R extends { usage: ModelUsage }>(options: O, call: (options: O) => Promise<R>): Promise<R> {
+    let reservation: ModelCallReservation;
+    let pending: Promise<R>;
     try {
-      const result = await this.inner.structured(this.prepare(options));
-      reservation.settle(result.usage);
-      this.ctx.onUsage();
-      return result;
-    } finally {
-      reservation.release();
+      reservation = this.reserve(options);
+    } catch (err) {
+      return Promise.reject(err);
     }
+    try {
+      pending = call.call(this.inner, this.prepare(options));
+    } catch (err) {
+      reservation.release();
+      return Promise.reject(err);
+    }
+    return pending.then(
+      (result) => {
+        try {
+          reservation.settle(result.usage);
+          this.ctx.onUsage();
+          return result;
+        } finally {
+          reservation.release();
+        }
+      },
+      (err: unknown) => {
+        reservation.release();
+        throw err;
+      },
+    );
   }
 
   stream(options: ModelCallOptions): AsyncIterable<StreamChunk> {

@@ -107,24 +107,25 @@ export class RunEventLog {
     const cursor = Math.min(Math.max(0, afterSeq), this.history.length);
     const consumer: Consumer = { cursor, floor: this.history.length, attached: !this.closed || cursor < this.history.length };
     if (!this.closed) this.consumers.add(consumer);
-    // A plain iterator, not an async function: a consumer waiting for the next event (hundreds of
-    // times per streamed answer) holds one promise, and emit() settles it directly.
-    return {
-      next: () => {
-        const result = this.#poll(consumer);
-        if (result === undefined) {
-          return new Promise<IteratorResult<GraphEvent>>((resolve, reject) => {
-            consumer.resolve = resolve;
-            consumer.reject = reject;
-          });
-        }
-        return result instanceof Error ? Promise.reject(result) : Promise.resolve(result);
-      },
-      return: () => {
-        this.#detach(consumer);
-        return Promise.resolve({ value: undefined, done: true });
-      },
-    };
+    return new EventCursor(this, consumer);
+  }
+
+  /** @internal EventCursor.next(). */
+  nextFor(consumer: Consumer): Promise<IteratorResult<GraphEvent>> {
+    const result = this.#poll(consumer);
+    if (result === undefined) {
+      return new Promise<IteratorResult<GraphEvent>>((resolve, reject) => {
+        consumer.resolve = resolve;
+        consumer.reject = reject;
+      });
+    }
+    return result instanceof Error ? Promise.reject(result) : Promise.resolve(result);
+  }
+
+  /** @internal EventCursor.return(). */
+  returnFor(consumer: Consumer): Promise<IteratorResult<GraphEvent>> {
+    this.#detach(consumer);
+    return Promise.resolve({ value: undefined, done: true });
   }
 
   /** The consumer's next result now, or undefined while it must wait for an event. */
@@ -163,5 +164,25 @@ export class RunEventLog {
     consumer.attached = false;
     this.consumers.delete(consumer);
     this.#wake(consumer);
+  }
+}
+
+/**
+ * A consumer's iterator: a plain object with prototype methods, not an async function or closures.
+ * A consumer waiting for the next event (hundreds of times per streamed answer) holds one promise,
+ * and emit() settles it directly.
+ */
+class EventCursor implements AsyncIterator<GraphEvent> {
+  constructor(
+    private readonly log: RunEventLog,
+    private readonly consumer: Consumer,
+  ) {}
+
+  next(): Promise<IteratorResult<GraphEvent>> {
+    return this.log.nextFor(this.consumer);
+  }
+
+  return(): Promise<IteratorResult<GraphEvent>> {
+    return this.log.returnFor(this.consumer);
   }
 }

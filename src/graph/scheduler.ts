@@ -45,91 +45,54 @@ export class StepTimeoutError extends Error {
 }
 
 export function scheduleSteps(options: ScheduleOptions): Promise<Map<string, StepOutcome>> {
-  const { steps, prior = new Map(), signal } = options;
-  const concurrency = Math.max(1, options.concurrency);
-  const inBatch = new Map(steps.map((s) => [s.id, s]));
-  const results = new Map<string, StepOutcome>();
-  const waitingOn = new Map<string, number>();
-  const dependents = new Map<string, string[]>();
-  const ready: PlanStep[] = [];
-  const started = new Set<string>();
-  let running = 0;
+  if (options.steps.length === 0) return Promise.resolve(new Map());
+  return new Promise((resolve) => new Batch(options, resolve).begin());
+}
 
-  return new Promise((resolve) => {
-    if (steps.length === 0) return resolve(results);
+/** One scheduleSteps call: a class with its callbacks on the prototype (no closures per batch). */
+class Batch {
+  readonly #steps: PlanStep[];
+  readonly #prior: ReadonlyMap<string, StepOutcome>;
+  readonly #signal: AbortSignal;
+  readonly #concurrency: number;
+  readonly #inBatch: Map<string, PlanStep>;
+  readonly #results = new Map<string, StepOutcome>();
+  readonly #waitingOn = new Map<string, number>();
+  readonly #dependents = new Map<string, string[]>();
+  readonly #ready: PlanStep[] = [];
+  readonly #started = new Set<string>();
+  #running = 0;
 
-    const finish = (outcome: StepOutcome) => {
-      if (results.has(outcome.stepId)) return;
-      results.set(outcome.stepId, outcome);
-      options.onFinish?.(outcome);
-      for (const depId of dependents.get(outcome.stepId) ?? []) {
-        const dependent = inBatch.get(depId)!;
-        if (outcome.status !== 'succeeded') {
-          finish({
-            stepId: dependent.id,
-            specialist: dependent.specialist,
-            status: 'skipped',
-            objective: dependent.objective,
-            error: `skipped: dependency "${outcome.stepId}" ${outcome.status}`,
-          });
-        } else {
-          const left = waitingOn.get(depId)! - 1;
-          waitingOn.set(depId, left);
-          if (left === 0 && !results.has(depId)) ready.push(dependent);
-        }
-      }
-    };
+  constructor(
+    private readonly options: ScheduleOptions,
+    private readonly resolve: (results: Map<string, StepOutcome>) => void,
+  ) {
+    this.#steps = options.steps;
+    this.#prior = options.prior ?? new Map();
+    this.#signal = options.signal;
+    this.#concurrency = Math.max(1, options.concurrency);
+    this.#inBatch = new Map(this.#steps.map((s) => [s.id, s]));
+  }
 
-    const cancelUnstarted = () => {
-      for (const step of steps) {
-        if (!started.has(step.id) && !results.has(step.id)) {
-          finish({ stepId: step.id, specialist: step.specialist, status: 'cancelled', objective: step.objective, error: 'run cancelled' });
-        }
-      }
-    };
-
-    const pump = () => {
-      if (signal.aborted) cancelUnstarted();
-      while (!signal.aborted && running < concurrency && ready.length) start(ready.shift()!);
-      if (results.size === steps.length) {
-        signal.removeEventListener('abort', onRunAbort);
-        resolve(results);
-      }
-    };
-    const onRunAbort = () => pump();
-
-    const start = (step: PlanStep) => {
-      started.add(step.id);
-      running++;
-      const depOutputs = new Map<string, string>();
-      for (const dep of step.dependsOn) depOutputs.set(dep, (results.get(dep) ?? prior.get(dep))?.output ?? '');
-      const objective = substituteResults(step.objective, depOutputs);
-      options.onStart?.(step, objective);
-      void runOne(step, objective, options).then((outcome) => {
-        running--;
-        finish(outcome);
-        pump();
-      });
-    };
-
+  begin(): void {
     // Wire the DAG: dependencies inside the batch gate the start; outside ones must already have succeeded.
-    for (const step of steps) {
+    for (const step of this.#steps) {
       let waiting = 0;
       let blockedBy: StepOutcome | undefined;
       let missing: string | undefined;
       for (const dep of step.dependsOn) {
-        if (inBatch.has(dep)) {
+        if (this.#inBatch.has(dep)) {
           waiting++;
-          dependents.set(dep, [...(dependents.get(dep) ?? []), step.id]);
+          this.#dependents.set(dep, [...(this.#dependents.get(dep) ?? []), step.id]);
         } else {
-          const before = prior.get(dep);
+          const before = this.#prior.get(dep);
           if (!before) missing = dep;
           else if (before.status !== 'succeeded') blockedBy = before;
         }
       }
-      waitingOn.set(step.id, waiting);
+      this.#waitingOn.set(step.id, waiting);
       if (blockedBy || missing) {
-        finish({
+        this.#finish({
           stepId: step.id,
           specialist: step.specialist,
           status: 'skipped',
@@ -140,10 +103,71 @@ export function scheduleSteps(options: ScheduleOptions): Promise<Map<string, Ste
         });
       }
     }
-    for (const step of steps) if (waitingOn.get(step.id) === 0 && !results.has(step.id)) ready.push(step);
-    signal.addEventListener('abort', onRunAbort, { once: true });
-    pump();
-  });
+    for (const step of this.#steps) if (this.#waitingOn.get(step.id) === 0 && !this.#results.has(step.id)) this.#ready.push(step);
+    this.#signal.addEventListener('abort', this, { once: true });
+    this.#pump();
+  }
+
+  /** The run's signal aborted. */
+  handleEvent(): void {
+    this.#pump();
+  }
+
+  /** @internal a started step ended. */
+  ended(outcome: StepOutcome): void {
+    this.#running--;
+    this.#finish(outcome);
+    this.#pump();
+  }
+
+  #finish(outcome: StepOutcome): void {
+    if (this.#results.has(outcome.stepId)) return;
+    this.#results.set(outcome.stepId, outcome);
+    this.options.onFinish?.(outcome);
+    for (const depId of this.#dependents.get(outcome.stepId) ?? []) {
+      const dependent = this.#inBatch.get(depId)!;
+      if (outcome.status !== 'succeeded') {
+        this.#finish({
+          stepId: dependent.id,
+          specialist: dependent.specialist,
+          status: 'skipped',
+          objective: dependent.objective,
+          error: `skipped: dependency "${outcome.stepId}" ${outcome.status}`,
+        });
+      } else {
+        const left = this.#waitingOn.get(depId)! - 1;
+        this.#waitingOn.set(depId, left);
+        if (left === 0 && !this.#results.has(depId)) this.#ready.push(dependent);
+      }
+    }
+  }
+
+  #cancelUnstarted(): void {
+    for (const step of this.#steps) {
+      if (!this.#started.has(step.id) && !this.#results.has(step.id)) {
+        this.#finish({ stepId: step.id, specialist: step.specialist, status: 'cancelled', objective: step.objective, error: 'run cancelled' });
+      }
+    }
+  }
+
+  #pump(): void {
+    if (this.#signal.aborted) this.#cancelUnstarted();
+    while (!this.#signal.aborted && this.#running < this.#concurrency && this.#ready.length) this.#start(this.#ready.shift()!);
+    if (this.#results.size === this.#steps.length) {
+      this.#signal.removeEventListener('abort', this);
+      this.resolve(this.#results);
+    }
+  }
+
+  #start(step: PlanStep): void {
+    this.#started.add(step.id);
+    this.#running++;
+    const depOutputs = new Map<string, string>();
+    for (const dep of step.dependsOn) depOutputs.set(dep, (this.#results.get(dep) ?? this.#prior.get(dep))?.output ?? '');
+    const objective = substituteResults(step.objective, depOutputs);
+    this.options.onStart?.(step, objective);
+    void runOne(step, objective, this.options).then((outcome) => this.ended(outcome));
+  }
 }
 
 function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Promise<StepOutcome> {

@@ -25,12 +25,13 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
     concurrency: ctx.config.engine.stepConcurrency,
     defaultTimeoutMs: ctx.config.engine.stepTimeoutMs,
     signal: run.abort.signal,
-    onStart: (step, objective) => {
+    // Methods, not arrow properties: the build names every arrow it assigns (a property per closure).
+    onStart(step, objective) {
       const attempt = (run.attempts.get(step.id) ?? 0) + 1;
       run.attempts.set(step.id, attempt);
       emit(run, { type: 'step.started', stepId: step.id, specialist: step.specialist, objective, attempt });
     },
-    onFinish: (o) => {
+    onFinish(o) {
       emit(run, {
         type: 'step.finished',
         stepId: o.stepId,
@@ -41,7 +42,9 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
         ...(o.lineage ? { lineage: o.lineage } : {}),
       });
     },
-    run: (step, objective, signal) => runStep(run, ctx, step, objective, signal, run.attempts.get(step.id) ?? 1),
+    run(step, objective, signal) {
+      return runStep(run, ctx, step, objective, signal, run.attempts.get(step.id) ?? 1);
+    },
   });
   return research.length ? 'research_joiner' : 'execution_joiner';
 }
