@@ -5,7 +5,6 @@
  * config.engine.runRetentionMax of them are kept, the oldest finished dropped first.
  */
 import { randomUUID } from 'node:crypto';
-import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
@@ -26,7 +25,7 @@ import { planner } from './nodes/planner.ts';
 import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
 import { silentLogger } from '../log.ts';
-import { withSpan } from '../telemetry.ts';
+import { tracingOff, withSpan } from '../telemetry.ts';
 import type { RunRecord, StepRecord } from '../knowledge/store.ts';
 
 const NODES: Record<NodeName, NodeFn> = {
@@ -48,14 +47,8 @@ export class RunCancelledError extends Error {
   override name = 'RunCancelledError';
 }
 
-/** What the API's tracer provider delegates to while no SDK is registered. */
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
-
-/** No tracer provider registered (telemetry off): every span would be a no-op. Checked per span, so an SDK started later is seen. */
-function tracingOff(): boolean {
-  const provider = trace.getTracerProvider();
-  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER;
-}
+/** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
+const RUN_FINISHED = new RunCancelledError('run finished');
 
 /**
  * Default spans through src/telemetry.ts. With telemetry off, fn runs bare: a no-op span still
@@ -174,7 +167,7 @@ export class Engine implements RunEngine {
     if (run.abort.signal.aborted && (!run.outcome || run.outcome.status === 'completed')) run.outcome = outcomeOf(run, run.abort.signal.reason);
     const outcome: RunOutcome = run.outcome ?? (run.answer !== undefined ? { status: 'completed' } : { status: 'failed', error: 'the run ended without an answer' });
     run.outcome = outcome;
-    if (!run.abort.signal.aborted) run.abort.abort(new RunCancelledError('run finished'));
+    if (!run.abort.signal.aborted) run.abort.abort(RUN_FINISHED);
     this.#cancelApprovals(run.id);
 
     const durationMs = ctx.now() - run.startedAt;
