@@ -32,6 +32,9 @@ import { a2aRoutes } from './protocols/a2a.ts';
 import { mcpRoutes } from './protocols/mcp.ts';
 import { acpRoutes, acpWebSocket } from './protocols/acp.ts';
 
+/** The built-in scripted model runs for the life of the server: its request log keeps the latest calls only. */
+const SCRIPTED_LOG_LIMIT = 1000;
+
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Something with a lifecycle that createParley started and close() must stop (the same shape the core pushes). */
@@ -77,7 +80,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     let modelConfig = config.model;
     let scripted: ScriptedModel | undefined;
     if (config.model.scripted) {
-      scripted = await startScriptedModel({ latencyMs: config.model.scriptedLatencyMs });
+      scripted = await startScriptedModel({ latencyMs: config.model.scriptedLatencyMs, logLimit: SCRIPTED_LOG_LIMIT });
       const model = scripted;
       resources.push({ name: 'scripted-model', close: () => model.close(), ready: () => true });
       modelConfig = pointAtScriptedModel(config.model, scripted.url);

@@ -36,6 +36,7 @@ const model = await startScriptedModel({
   faultKinds: faultKinds as FaultKind[],
   faults,
   seed: intEnv('SCRIPTED_SEED', 1),
+  logLimit: intEnv('SCRIPTED_LOG_LIMIT', 10_000),
 });
 console.error(`Scripted model listening: point an OpenAI client at ${model.url}/v1 (any API key). Request log: ${model.url}/_scripted/log`);
 

@@ -30,6 +30,12 @@ export interface ScriptedModelOptions {
   retryAfterMs?: number;
   /** Model name reported when the request names none. */
   model?: string;
+  /**
+   * Most entries the request log keeps, oldest dropped first (default: all, as tests want). A
+   * long-lived server (`npm start`'s built-in model, `npm run scripted-model`) sets one, or its log
+   * would grow by every request's body for the life of the process.
+   */
+  logLimit?: number;
 }
 
 /** One entry of the request log. Times are epoch milliseconds with sub-millisecond precision. */
@@ -93,6 +99,12 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
   const latencyMs = options.latencyMs ?? 0;
   const perTokenMs = options.perTokenMs ?? 0;
   const retryAfterMs = options.retryAfterMs ?? 1000;
+  const logLimit = options.logLimit ?? Infinity;
+  // Trims in chunks (a tenth of the limit at a time), so a full log costs no array shift per request.
+  const append = (entry: ScriptedRequestLog) => {
+    log.push(entry);
+    if (log.length > logLimit + Math.ceil(logLimit / 10)) log.splice(0, log.length - logLimit);
+  };
   // Its own counter, so ids (and tool call ids) stay unique when a test empties the log.
   let nextId = 1;
 
@@ -166,7 +178,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       lastUserMessage: lastUserText,
       body,
     };
-    log.push(entry);
+    append(entry);
     const fault = faults.pick(role, lastUserText, ctx.directives.fault);
     if (fault) entry.fault = fault;
 
@@ -240,7 +252,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       inputs: inputs.length,
       body,
     };
-    log.push(entry);
+    append(entry);
     // Only scripted rules (and the random rate) fault embeddings: directives in a query are meant for its chat calls.
     const fault = faults.pick(role, text, undefined);
     if (fault) entry.fault = fault;

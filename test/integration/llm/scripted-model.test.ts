@@ -186,4 +186,20 @@ describe('faults and controls', () => {
       await slow.close();
     }
   });
+
+  it('keeps only the latest logLimit requests when it has one', async () => {
+    const bounded = await startScriptedModel({ logLimit: 10 });
+    try {
+      const client = new OpenAI({ baseURL: `${bounded.url}/v1`, apiKey: 'x', maxRetries: 0 });
+      for (let i = 1; i <= 40; i++) await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `call ${i}` }] });
+      expect(bounded.requests.length).toBeGreaterThanOrEqual(10);
+      expect(bounded.requests.length).toBeLessThanOrEqual(11);
+      expect(bounded.requests.at(-1)!.lastUserMessage).toBe('call 40');
+      const served = (await (await fetch(`${bounded.url}/_scripted/log`)).json()) as { lastUserMessage: string }[];
+      expect(served.map((e) => e.lastUserMessage)).toEqual(bounded.requests.map((e) => e.lastUserMessage));
+      expect(served.some((e) => e.lastUserMessage === 'call 1')).toBe(false);
+    } finally {
+      await bounded.close();
+    }
+  });
 });
