@@ -13,7 +13,7 @@ import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { Hono, type Context } from 'hono';
 import type { Caller } from '../graph/run-request.ts';
 import { createAcpAgent, type AcpDeps } from './acp-agent.ts';
-import { trackBody } from './tracked-body.ts';
+import { sweepIdleClients, trackBody, type ClientActivity } from './tracked-body.ts';
 
 export interface AcpHttpDeps extends AcpDeps {
   /** The authenticated caller of an HTTP request (set by the auth middleware); defaults to deps.caller. */
@@ -32,26 +32,17 @@ export interface AcpRoutes {
 export const ACP_PATH = '/acp';
 const CONNECTION_HEADER = 'acp-connection-id';
 
-interface Activity {
-  /** Responses still streaming to the client (its GET streams). */
-  open: number;
-  lastSeen: number;
-}
+/** `open`: responses still streaming to the client (its GET streams). */
+type Activity = ClientActivity;
 
 export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const server = new AcpServer({ createAgent: () => createAcpAgent(deps) });
   const connections = new Map<string, Activity>();
   const idleMs = deps.connectionIdleMs ?? 30 * 60_000;
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, a] of connections) {
-      if (a.open > 0 || now - a.lastSeen < idleMs) continue;
-      connections.delete(id);
-      // The SDK closes a connection on DELETE only; ask it the way a client would.
-      void server.handleRequest(new Request(`http://parley.local${ACP_PATH}`, { method: 'DELETE', headers: { [CONNECTION_HEADER]: id } })).catch(() => undefined);
-    }
-  }, Math.min(idleMs, 60_000));
-  sweep.unref();
+  const sweep = sweepIdleClients(connections, idleMs, (id) => {
+    // The SDK closes a connection on DELETE only; ask it the way a client would.
+    void server.handleRequest(new Request(`http://parley.local${ACP_PATH}`, { method: 'DELETE', headers: { [CONNECTION_HEADER]: id } })).catch(() => undefined);
+  });
 
   const app = new Hono();
   app.on(['GET', 'POST', 'DELETE'], ACP_PATH, async (c) => {

@@ -13,7 +13,7 @@ import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import { WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
-import { trackBody } from './tracked-body.ts';
+import { sweepIdleClients, trackBody } from './tracked-body.ts';
 
 export interface McpRoutesDeps extends McpServerDeps {
   config: Config;
@@ -48,15 +48,7 @@ function tracked(session: Session, response: Response): Response {
 export function mcpRoutes(deps: McpRoutesDeps) {
   const sessions = new Map<string, Session>();
   const idleMs = deps.sessionIdleMs ?? 30 * 60_000;
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [sid, s] of sessions) {
-      if (s.open > 0 || now - s.lastSeen < idleMs) continue;
-      sessions.delete(sid);
-      void s.server.close().catch(() => undefined);
-    }
-  }, Math.min(idleMs, 60_000));
-  sweep.unref();
+  const sweep = sweepIdleClients(sessions, idleMs, (_sid, s) => void s.server.close().catch(() => undefined));
   const app = createMcpHonoApp({
     host: deps.config.server.host,
     allowedHosts: deps.allowedHosts,

@@ -1,5 +1,5 @@
 /**
- * A response whose body reports when it ends: for the HTTP transports that keep per-client state
+ * A response whose body reports when it ends, and the sweep built on it: for the HTTP transports that keep per-client state
  * (MCP sessions, ACP connections) and close it once the client is idle with no response streaming.
  */
 
@@ -34,4 +34,31 @@ export function trackBody(response: Response, hooks: { opened(): void; closed():
     },
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** Per-client state an HTTP transport keeps: responses still streaming, and when the client was last seen. */
+export interface ClientActivity {
+  open: number;
+  lastSeen: number;
+}
+
+/**
+ * Every minute (or idleMs, if shorter), removes the clients idle for idleMs with nothing streaming
+ * and hands each to `close`. Returns the timer (unref'd) for the transport to clear on shutdown.
+ */
+export function sweepIdleClients<T extends ClientActivity>(
+  clients: Map<string, T>,
+  idleMs: number,
+  close: (id: string, client: T) => void,
+): ReturnType<typeof setInterval> {
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, client] of clients) {
+      if (client.open > 0 || now - client.lastSeen < idleMs) continue;
+      clients.delete(id);
+      close(id, client);
+    }
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
+  return sweep;
 }
