@@ -32,12 +32,10 @@ export interface AcpRoutes {
 export const ACP_PATH = '/acp';
 const CONNECTION_HEADER = 'acp-connection-id';
 
-/** `open`: responses still streaming to the client (its GET streams). */
-type Activity = ClientActivity;
-
 export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const server = new AcpServer({ createAgent: () => createAcpAgent(deps) });
-  const connections = new Map<string, Activity>();
+  // Per connection: its GET streams still open, and when it was last seen.
+  const connections = new Map<string, ClientActivity>();
   const idleMs = deps.connectionIdleMs ?? 30 * 60_000;
   const sweep = sweepIdleClients(connections, idleMs, (id) => {
     // The SDK closes a connection on DELETE only; ask it the way a client would.

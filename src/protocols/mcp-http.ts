@@ -13,7 +13,7 @@ import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import { WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
-import { sweepIdleClients, trackBody } from './tracked-body.ts';
+import { sweepIdleClients, trackBody, type ClientActivity } from './tracked-body.ts';
 
 export interface McpRoutesDeps extends McpServerDeps {
   config: Config;
@@ -25,12 +25,10 @@ export interface McpRoutesDeps extends McpServerDeps {
   sessionIdleMs?: number;
 }
 
-interface Session {
+/** `open` counts responses still streaming (SSE of a tool call, the GET notification stream). */
+interface Session extends ClientActivity {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
-  /** Responses still streaming (SSE of a tool call, the GET notification stream). */
-  open: number;
-  lastSeen: number;
 }
 
 /** The same response, counting it as open on the session until its body ends or is cancelled. */
