@@ -71,10 +71,9 @@ export function createEngineContext(deps: EngineDeps): EngineContext {
 }
 
 interface Entry {
-  /** Dropped once the run is done: a retained run keeps only its handle (event log and result). */
+  /** Dropped once the run is done (then it is in #finished): a retained run keeps only its handle (event log and result). */
   run?: RunState;
   handle: RunHandle;
-  done: boolean;
   expiresAt?: number;
 }
 
@@ -91,9 +90,7 @@ export class Engine implements RunEngine {
 
   /** Runs still in progress. */
   get activeRuns(): number {
-    let n = 0;
-    for (const e of this.#runs.values()) if (!e.done) n++;
-    return n;
+    return this.#runs.size - this.#finished.size;
   }
 
   /** Runs held in memory (in progress plus finished ones still retained for replay). */
@@ -115,7 +112,7 @@ export class Engine implements RunEngine {
     const run = createRunState({ id, threadId, request, startedAt, log }, ctx);
     const result = this.#execute(run);
     const handle: RunHandle = { id, threadId, result, events: (afterSeq) => log.events(afterSeq) };
-    const entry: Entry = { run, handle, done: false };
+    const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
     void result.then(() => this.#retain(entry));
     return handle;
@@ -123,7 +120,7 @@ export class Engine implements RunEngine {
 
   cancel(runId: string, reason?: string): boolean {
     const entry = this.#runs.get(runId);
-    if (!entry || entry.done || !entry.run || entry.run.abort.signal.aborted) return false;
+    if (!entry?.run || entry.run.abort.signal.aborted) return false;
     entry.run.abort.abort(new RunCancelledError(reason ? `cancelled: ${reason}` : 'cancelled'));
     this.#cancelApprovals(runId);
     return true;
@@ -135,7 +132,7 @@ export class Engine implements RunEngine {
 
   /** Cancels every running run, waits for them to finish, and drops all retained runs. */
   async close(reason = 'engine shutting down'): Promise<void> {
-    const running = [...this.#runs.values()].filter((e) => !e.done);
+    const running = [...this.#runs.values()].filter((e) => e.run);
     for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.handle.result));
     if (this.#sweep) clearInterval(this.#sweep);
@@ -284,7 +281,6 @@ export class Engine implements RunEngine {
 
   #retain(entry: Entry): void {
     const { runRetentionMs, runRetentionMax } = this.#ctx.config.engine;
-    entry.done = true;
     entry.run = undefined;
     entry.expiresAt = this.#ctx.now() + runRetentionMs;
     this.#finished.set(entry.handle.id, entry);
