@@ -13,15 +13,22 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Free-form values (google.protobuf.Struct / Value): their keys are the client's, not ProtoJSON names. */
 const FREE_FORM = new Set(['metadata', 'data']);
 
+/**
+ * The deepest field the schemas look at is params.configuration.taskPushNotificationConfig
+ * .authentication.scheme; below that nothing is renamed (nor recursed into: a client may nest deeply).
+ */
+const SCHEMA_DEPTH = 6;
+
 /** ProtoJSON accepts the proto field names (snake_case) too; the SDK's fromJSON reads both, camelCase first. */
-function camelNames(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(camelNames);
+function camelNames(value: unknown, depth = 0): unknown {
+  if (depth > SCHEMA_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((v) => camelNames(v, depth + 1));
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const name = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     if (name !== key && name in value) continue;
-    out[name] = FREE_FORM.has(name) ? v : camelNames(v);
+    out[name] = FREE_FORM.has(name) ? v : camelNames(v, depth + 1);
   }
   return out;
 }
