@@ -38,10 +38,10 @@ export class ParleyRequestHandler implements A2ARequestHandler {
   async #check(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
     const message = params.message;
     if (!message) return; // the SDK answers "request.message is required"
-    const badMode = modeError(params);
-    if (badMode) throw new RequestMalformedError(badMode);
     const unreadable = unreadableParts(message);
     if (unreadable) throw new ContentTypeNotSupportedError(unreadable);
+    const badMode = modeError(params);
+    if (badMode) throw new RequestMalformedError(badMode);
     if (!message.taskId) {
       if (!textOf(message)) throw new RequestMalformedError('the message needs a non-empty text part: the question for Parley');
       return;
