@@ -1,15 +1,17 @@
 /**
  * The SDK's DefaultRequestHandler with Parley's input checks in front of SendMessage and
- * SendStreamingMessage. The checks run before the SDK touches the task (it appends the message to
- * the task history first thing), so a bad message is answered with a JSON-RPC error and changes
- * nothing: no run started, no history entry, no approval resolved.
+ * SendStreamingMessage. Types were checked at the edge (a2a-params.ts); these checks are about
+ * meaning: file parts only is -32005, no question text or a bad decision is -32602. They run before
+ * the SDK touches the task (it appends the message to the task history first thing), so a bad
+ * message is answered with a JSON-RPC error and changes nothing: no run started, no history entry,
+ * no approval resolved.
  */
 import { TaskState, type AgentCard, type SendMessageRequest } from '@a2a-js/sdk';
 import type { A2ARequestHandler, DefaultRequestHandler, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { ContentTypeNotSupportedError, RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARunBridge } from './a2a-bridge.ts';
 import { modeError } from './a2a-options.ts';
-import { textOf } from './a2a-parts.ts';
+import { textOf, unreadableParts } from './a2a-parts.ts';
 import { readResume } from './a2a-resume.ts';
 
 type Params<K extends keyof A2ARequestHandler> = Parameters<A2ARequestHandler[K]>[0];
@@ -36,6 +38,8 @@ export class ParleyRequestHandler implements A2ARequestHandler {
   async #check(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
     const message = params.message;
     if (!message) return; // the SDK answers "request.message is required"
+    const unreadable = unreadableParts(message);
+    if (unreadable) throw new ContentTypeNotSupportedError(unreadable);
     const badMode = modeError(params);
     if (badMode) throw new RequestMalformedError(badMode);
     if (!message.taskId) {

@@ -3,16 +3,18 @@
  * (`jsonRpcHandler` in @a2a-js/sdk/server/express); this is the same flow on web-standard
  * Request/Response: the SDK's transport handlers do all JSON-RPC work (method dispatch, params,
  * error envelopes), the SDK's SSE formatter writes streams. Requests whose A2A-Version header is
- * 0.3 or absent go through the SDK's v0.3 compat handler, as in the Express glue.
+ * 0.3 or absent go through the SDK's v0.3 compat handler, as in the Express glue. Params are
+ * checked against zod schemas (a2a-params.ts) before either handler sees them.
  */
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER, SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent, type AgentCard } from '@a2a-js/sdk';
 import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedError } from '@a2a-js/sdk/errors';
+import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
 import type { Logger } from '../log.ts';
+import { paramsProblem } from './a2a-params.ts';
 
 export interface JsonRpcRouteOptions {
   handler: A2ARequestHandler;
@@ -65,6 +67,12 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
         requestedVersion: requested || undefined,
       });
       validateVersion(context.requestedVersion, options.card, 'JSONRPC');
+      // Params are type-checked here, before the SDK reads (and coerces, or trips on) them.
+      // A malformed v0.3 envelope is left to the SDK, which answers -32600.
+      if (isObject(body) && body.jsonrpc === '2.0' && typeof body.method === 'string') {
+        const problem = paramsProblem(legacy ? '0.3' : '1.0', body.method, body.params);
+        if (problem) throw new RequestMalformedError(problem);
+      }
       const result = await (legacy ? v03 : v1).handle(body as Record<string, unknown>, context);
       if (context.activatedExtensions) {
         c.header(legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, Extensions.toServiceParameter(context.activatedExtensions));

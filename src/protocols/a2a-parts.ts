@@ -58,3 +58,22 @@ export function dataOf(message: Message | undefined): Record<string, unknown>[] 
   }
   return out;
 }
+
+/** What Parley reads from a message: text parts (the question) and JSON data parts (an answer to an approval). */
+export const READABLE_MEDIA_TYPES = ['text/plain', 'application/json'] as const;
+
+const readable = (p: Part) => p.content?.$case === 'text' || p.content?.$case === 'data';
+
+/**
+ * Why Parley cannot read any part of a message (only file parts: raw bytes or URLs, whatever
+ * their media type), or undefined when at least one part is text or data.
+ */
+export function unreadableParts(message: Message): string | undefined {
+  const parts = message.parts ?? [];
+  if (parts.length === 0 || parts.some(readable)) return undefined;
+  const types = [...new Set(parts.map((p) => p.mediaType || 'a file of no stated media type'))];
+  return (
+    `Parley reads ${READABLE_MEDIA_TYPES[0]} text parts (the question) and ${READABLE_MEDIA_TYPES[1]} data parts (an answer to an approval); ` +
+    `this message has only file parts (${types.join(', ')}). Send the question as a text part.`
+  );
+}

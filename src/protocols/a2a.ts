@@ -1,10 +1,12 @@
 /**
  * A2A server (v1.0 JSON-RPC with v0.3 compatibility) on Hono:
- *   GET  /.well-known/agent-card.json   the agent card (v1.0; v0.3 shape when A2A-Version is 0.3 or absent)
- *   POST /a2a                           JSON-RPC; SendStreamingMessage and SubscribeToTask answer with SSE
+ *   GET  /.well-known/agent-card.json   the agent card (v1.0; v0.3 shape when A2A-Version is 0.3 or absent),
+ *                                       with a strong ETag, a short max-age, and 304 on If-None-Match
+ *   POST /a2a (and /a2a/)               JSON-RPC; SendStreamingMessage and SubscribeToTask answer with SSE
  * A task is a run (see a2a-bridge.ts); docs/protocols/a2a.md documents methods and the resume shape.
  */
 import { Hono, type Context } from 'hono';
+import { etag } from 'hono/etag';
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
 import type { Config } from '../config.ts';
@@ -17,6 +19,12 @@ import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './a2a-c
 import { ParleyRequestHandler } from './a2a-handler.ts';
 import { jsonRpcRoute } from './a2a-jsonrpc.ts';
 import { BoundedTaskStore } from './a2a-task-store.ts';
+
+/**
+ * How long a client may reuse the card without asking again. Short: the skills follow the registry.
+ * After that a conditional GET costs a 304 when nothing changed.
+ */
+export const CARD_MAX_AGE_SECONDS = 300;
 
 export interface A2ADeps {
   engine: RunEngine;
@@ -56,7 +64,8 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   };
 
   const app = new Hono();
-  app.get('/.well-known/agent-card.json', async (c) => {
+  // The ETag is a digest of the card as sent (shape, URL, skills), so it changes exactly when the card does.
+  app.get('/.well-known/agent-card.json', etag(), async (c) => {
     try {
       await refreshSkills(card, deps.store);
       const base = typeof deps.publicUrl === 'function' ? deps.publicUrl() : (deps.publicUrl ?? new URL(c.req.url).origin);
@@ -64,13 +73,16 @@ export function a2aRoutes(deps: A2ADeps): Hono {
       const view: AgentCard = { ...card, supportedInterfaces: interfacesAt(base) };
       const requested = c.req.header(A2A_VERSION_HEADER) || '0.3';
       c.header('Vary', A2A_VERSION_HEADER);
-      c.header('Cache-Control', 'no-cache');
+      c.header('Cache-Control', `public, max-age=${CARD_MAX_AGE_SECONDS}`);
       return c.json(requested === '0.3' ? await legacyCard(view) : AgentCard.toJSON(view));
     } catch (err) {
       deps.logger.error('a2a: agent card failed', { error: (err as Error).message });
       return c.json({ error: 'Failed to retrieve agent card' }, 500);
     }
   });
-  app.post('/a2a', jsonRpcRoute({ handler, card, userOf, logger: deps.logger, heartbeatMs: deps.config.protocols.sseHeartbeatMs }));
+  const rpc = jsonRpcRoute({ handler, card, userOf, logger: deps.logger, heartbeatMs: deps.config.protocols.sseHeartbeatMs });
+  // httpx-based clients (the Python SDK) post to the card's URL with a trailing slash.
+  app.post('/a2a', rpc);
+  app.post('/a2a/', rpc);
   return app;
 }
