@@ -37,7 +37,7 @@ const BAD_TEXT: [string, (json: string) => Uint8Array][] = [
   ['a lone surrogate', (json) => utf8(json.replace(/"hello/, '"\\ud800hello'))],
 ];
 
-const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
   fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
 
 describe('the JSON endpoints', () => {
