@@ -17,6 +17,17 @@ const list = z.string().transform((s) =>
     .filter(Boolean),
 );
 const url = z.url({ protocol: /^https?$/ });
+/** Host names as they appear in a Host header without the port: example.com, 10.0.0.5, [fe80::1]. */
+const hostList = list.pipe(z.array(z.string().regex(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/i, 'host names without scheme, port or path (e.g. parley.example.com)').transform((h) => h.toLowerCase())));
+/** Browser origins: scheme://host[:port], nothing after it ("*" is not allowed: list the frontends). */
+const originList = list.pipe(
+  z.array(
+    z
+      .string()
+      .refine((o) => URL.canParse(o) && /^https?:$/.test(new URL(o).protocol) && new URL(o).origin === o.replace(/\/$/, '').toLowerCase(), 'origins like https://app.example.com (scheme://host[:port], no path, no "*")')
+      .transform((o) => new URL(o).origin),
+  ),
+);
 const unitInterval = z.coerce.number().min(0).max(1);
 
 interface Setting {
@@ -32,7 +43,10 @@ export const SETTINGS = [
   { env: 'PARLEY_HOST', schema: z.string().min(1), default: '127.0.0.1', description: 'Interface to bind. Keep 127.0.0.1 unless a proxy with TLS is in front.' },
   { env: 'PARLEY_PORT', schema: z.coerce.number().int().min(0).max(65535), default: '8787', description: 'TCP port (0 picks a free one).' },
   { env: 'PARLEY_API_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys. Empty: auth off (logged once at start).' },
-  { env: 'PARLEY_BODY_LIMIT_BYTES', schema: positiveInt, default: String(1024 * 1024), description: 'Largest accepted request body; larger gets 413.' },
+  { env: 'PARLEY_ALLOWED_HOSTS', schema: hostList, default: '', description: 'Comma-separated host names accepted in the Host header besides localhost, 127.0.0.1 and [::1] (any port); other Hosts get 403 (DNS-rebinding protection). Bound to a non-loopback address with this empty, any Host is accepted.' },
+  { env: 'PARLEY_ALLOWED_ORIGINS', schema: originList, default: '', description: 'Comma-separated browser origins (scheme://host[:port]) allowed to call Parley cross-origin, with CORS; a request with any other foreign Origin gets 403.' },
+  { env: 'PARLEY_BODY_LIMIT_BYTES', schema: positiveInt, default: String(1024 * 1024), description: 'Largest accepted request body, and WebSocket message on /acp; a larger body gets 413, a larger message closes the socket (1009).' },
+  { env: 'PARLEY_JSON_MAX_DEPTH', schema: positiveInt, default: '64', description: 'Deepest nesting of arrays and objects accepted in a JSON body or message; deeper gets 400 (a JSON-RPC error on /mcp, /acp, /a2a).' },
   { env: 'PARLEY_SHUTDOWN_TIMEOUT_MS', schema: positiveInt, default: '10000', description: 'On SIGINT/SIGTERM, how long in-flight runs may finish before they are cancelled.' },
   { env: 'PARLEY_LOG_LEVEL', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info', description: 'Log verbosity (logs go to stderr).' },
   // Model access
@@ -92,6 +106,10 @@ export const SETTINGS = [
   // Protocols
   { env: 'PARLEY_OPENAI_ROUTING', schema: z.enum(['auto', 'passthrough', 'orchestration', 'council']), default: 'auto', description: 'Default X-Routing-Mode of /v1/chat/completions.' },
   { env: 'PARLEY_SSE_HEARTBEAT_MS', schema: positiveInt, default: '15000', description: 'Heartbeat comment interval on idle event streams.' },
+  { env: 'PARLEY_MCP_MAX_SESSIONS', schema: positiveInt, default: '256', description: 'Open MCP sessions (/mcp) in total; over it the least recently used idle session is closed, or, with none idle, 503 with Retry-After.' },
+  { env: 'PARLEY_MCP_MAX_SESSIONS_PER_CALLER', schema: positiveInt, default: '32', description: 'Open MCP sessions per caller (API key); over it the caller\'s least recently used idle session is closed, or, with none idle, 429 with Retry-After.' },
+  { env: 'PARLEY_ACP_MAX_CONNECTIONS', schema: positiveInt, default: '256', description: 'Open ACP connections (/acp over HTTP and WebSocket) in total; over it the least recently used idle HTTP connection is closed, or, with none idle, 503 with Retry-After.' },
+  { env: 'PARLEY_ACP_MAX_CONNECTIONS_PER_CALLER', schema: positiveInt, default: '32', description: 'Open ACP connections per caller (API key); over it the caller\'s least recently used idle HTTP connection is closed, or, with none idle, 429 with Retry-After.' },
   { env: 'PARLEY_A2A_TASK_RETENTION_MAX', schema: positiveInt, default: '1000', description: 'How many finished A2A tasks stay in the task store (GetTask, ListTasks, earlier turns of a context); beyond it the task that finished first is dropped. Running and input-required tasks are always kept.' },
 ] as const satisfies readonly Setting[];
 
@@ -111,7 +129,12 @@ export interface Config {
     host: string;
     port: number;
     apiKeys: string[];
+    /** Host names accepted besides the loopback names (PARLEY_ALLOWED_HOSTS). */
+    allowedHosts: string[];
+    /** Browser origins allowed cross-origin with CORS (PARLEY_ALLOWED_ORIGINS). */
+    allowedOrigins: string[];
     bodyLimitBytes: number;
+    jsonMaxDepth: number;
     shutdownTimeoutMs: number;
     logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   };
@@ -158,7 +181,13 @@ export interface Config {
     breakerCooldownMs: number;
     resultMaxChars: number;
   };
-  protocols: { openaiRouting: 'auto' | 'passthrough' | 'orchestration' | 'council'; sseHeartbeatMs: number; a2aTaskRetentionMax: number };
+  protocols: {
+    openaiRouting: 'auto' | 'passthrough' | 'orchestration' | 'council';
+    sseHeartbeatMs: number;
+    a2aTaskRetentionMax: number;
+    mcpSessions: { total: number; perCaller: number };
+    acpConnections: { total: number; perCaller: number };
+  };
 }
 
 export class ConfigError extends Error {
@@ -235,7 +264,10 @@ export function loadConfig(env: Env = process.env): Config {
       host: get('PARLEY_HOST'),
       port: get('PARLEY_PORT'),
       apiKeys: get('PARLEY_API_KEYS'),
+      allowedHosts: get('PARLEY_ALLOWED_HOSTS'),
+      allowedOrigins: get('PARLEY_ALLOWED_ORIGINS'),
       bodyLimitBytes: get('PARLEY_BODY_LIMIT_BYTES'),
+      jsonMaxDepth: get('PARLEY_JSON_MAX_DEPTH'),
       shutdownTimeoutMs: get('PARLEY_SHUTDOWN_TIMEOUT_MS'),
       logLevel: get('PARLEY_LOG_LEVEL'),
     },
@@ -302,6 +334,8 @@ export function loadConfig(env: Env = process.env): Config {
       openaiRouting: get('PARLEY_OPENAI_ROUTING'),
       sseHeartbeatMs: get('PARLEY_SSE_HEARTBEAT_MS'),
       a2aTaskRetentionMax: get('PARLEY_A2A_TASK_RETENTION_MAX'),
+      mcpSessions: { total: get('PARLEY_MCP_MAX_SESSIONS'), perCaller: get('PARLEY_MCP_MAX_SESSIONS_PER_CALLER') },
+      acpConnections: { total: get('PARLEY_ACP_MAX_CONNECTIONS'), perCaller: get('PARLEY_ACP_MAX_CONNECTIONS_PER_CALLER') },
     },
   };
 }

@@ -23,6 +23,9 @@ import { startScriptedModel, type ScriptedModel } from './scripted-model/index.t
 import { startTelemetry } from './telemetry.ts';
 import { createCore, type Closer, type Core } from './core.ts';
 import { authenticateBearer, callerOf } from './http/auth.ts';
+import { isLoopback, originPolicy } from './http/request-origin.ts';
+import { refuseUpgrade } from './http/upgrade.ts';
+import type { CappedClient } from './protocols/client-caps.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui.ts';
@@ -107,13 +110,27 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const mcp = mcpRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });
-    const acp = acpRoutes({ engine, approvals, logger, callerOf });
+    // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
+    const acpClients = new Map<string, CappedClient>();
+    const acpCaps = config.protocols.acpConnections;
+    const acp = acpRoutes({ engine, approvals, logger, callerOf, clients: acpClients, caps: acpCaps });
     routes.push({ path: '/', app: acp.app });
     resources.push({ name: 'acp-connections', close: () => acp.close() });
-    const acpWs = acpWebSocket({ engine, approvals, logger, authenticate: authenticateBearer(config.server.apiKeys) });
+    const acpWs = acpWebSocket({
+      engine,
+      approvals,
+      logger,
+      authenticate: authenticateBearer(config.server.apiKeys),
+      maxMessageBytes: config.server.bodyLimitBytes,
+      maxJsonDepth: config.server.jsonMaxDepth,
+      clients: acpClients,
+      caps: acpCaps,
+    });
     resources.push({ name: 'acp-websockets', close: () => acpWs.close() });
 
     routes.push(...(options.routes ?? []));
+    const origins = { bindHost: config.server.host, allowedHosts: config.server.allowedHosts, allowedOrigins: config.server.allowedOrigins };
+    const upgradeVerdict = originPolicy(origins);
     const readiness: ReadinessCheck[] = resources.filter((r) => r.ready).map((r) => ({ name: r.name, check: () => r.ready!() }));
     const app = createHttpApp({
       version: VERSION,
@@ -122,6 +139,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       logger,
       routes,
       readiness,
+      origins,
+      jsonMaxDepth: config.server.jsonMaxDepth,
       // Peers discover Parley by its agent card before they hold a key.
       publicPaths: ['/.well-known/agent-card.json'],
     });
@@ -137,11 +156,15 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           const url = `http://${host}:${info.port}`;
           logger.info(`Parley ${VERSION} listening on ${url}`);
           if (config.server.apiKeys.length === 0) logger.warn('auth is off: PARLEY_API_KEYS is empty, so every endpoint is open to anyone who can reach it');
+          warnIfExposed(config, logger);
           resolve({ url, port: info.port });
         }) as Server;
-        // WebSocket upgrades bypass Hono: /acp is served here, anything else is refused.
+        // WebSocket upgrades bypass Hono: Host and Origin are checked here as Hono checks them
+        // (browsers always send Origin on an upgrade), then /acp is served, anything else is refused.
         s.on('upgrade', (req, socket: Duplex, head: Buffer) => {
-          if (!acpWs.handleUpgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+          const verdict = upgradeVerdict(req.headers.host, req.headers.origin);
+          if (!verdict.ok) return refuseUpgrade(socket, 403, verdict.message);
+          if (!acpWs.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, `No WebSocket endpoint at ${req.url ?? '/'}.`);
         });
         s.once('error', (err) => reject(new Error(`Cannot listen on ${config.server.host}:${config.server.port} (PARLEY_HOST/PARLEY_PORT): ${err.message}`)));
         server = s;
@@ -172,6 +195,20 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
   } catch (err) {
     await closeAll(resources, logger);
     throw err;
+  }
+}
+
+/** Bound where other machines reach it, with no keys: anyone on the network can run and approve. Say so loudly. */
+function warnIfExposed(config: Config, logger: Logger): void {
+  if (isLoopback(config.server.host)) return;
+  if (config.server.apiKeys.length === 0) {
+    logger.warn(
+      `!!! Parley is bound to ${config.server.host}, reachable from other machines, and auth is OFF: anyone who can reach this port can start runs, ` +
+        'read every run and approve tool calls. Set PARLEY_API_KEYS, or bind PARLEY_HOST=127.0.0.1. See docs/security.md. !!!',
+    );
+  }
+  if (config.server.allowedHosts.length === 0) {
+    logger.info(`Bound to ${config.server.host}: any Host header is accepted; set PARLEY_ALLOWED_HOSTS to the names clients use to turn the Host check on.`);
   }
 }
 

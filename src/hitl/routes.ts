@@ -6,7 +6,8 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { callerOf } from '../http/auth.ts';
-import { jsonError } from '../http/errors.ts';
+import { readJson } from '../http/body.ts';
+import { ApiError, jsonError } from '../http/errors.ts';
 import type { ApprovalDecision, ApprovalPort, ResolveAnswer, ToolDecision } from './types.ts';
 
 export interface ApprovalRoutesDeps {
@@ -70,9 +71,11 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
   app.post('/api/approve', async (c) => {
     let raw: unknown;
     try {
-      raw = await c.req.json();
-    } catch {
-      return error(c, 400, 'invalid_json', 'the body must be a JSON object');
+      // 415 for a non-JSON type: a text/plain "simple request" from a web page must not approve anything.
+      raw = await readJson(c);
+    } catch (err) {
+      if (err instanceof ApiError) return jsonError(c, err.status, err.message, err.code);
+      throw err;
     }
     const parsed = approveBody.safeParse(raw);
     if (!parsed.success) {

@@ -1,13 +1,18 @@
 /**
- * The HTTP app: middleware every route gets (body limit, auth, JSON errors, 404), the built-in
- * /health and /ready, and the route groups the composition root mounts.
+ * The HTTP app: middleware every route gets, in this order: Host/Origin check with CORS for the listed
+ * origins (before anything else), auth, body limit, the JSON body check, trace context; JSON errors and
+ * 404; the built-in /health and /ready, and the route groups the composition root mounts.
  */
 import { acceptTraceContext } from './trace-context.ts';
 import { Hono } from 'hono';
 import type { Logger } from '../log.ts';
 import { apiKeyAuth, type ParleyEnv } from './auth.ts';
-import { limitBody } from './body.ts';
+import { DEFAULT_JSON_MAX_DEPTH, jsonBodies, limitBody } from './body.ts';
 import { errorHandler, notFound } from './errors.ts';
+import { originGuard, type OriginPolicy } from './request-origin.ts';
+
+/** Where the JSON-RPC protocols are mounted: a refused body gets a JSON-RPC error there. */
+export const JSON_RPC_PATHS = ['/mcp', '/acp', '/a2a'];
 
 /** A group of routes mounted under a path prefix ("/" for top-level routes such as /v1/…). */
 export interface RouteGroup {
@@ -30,14 +35,23 @@ export interface HttpAppOptions {
   routes: RouteGroup[];
   readiness: ReadinessCheck[];
   publicPaths?: string[];
+  /** Who may address the server (default: bound to 127.0.0.1, no extra hosts or origins). */
+  origins?: OriginPolicy;
+  /** Deepest JSON nesting accepted in a body (default 64). */
+  jsonMaxDepth?: number;
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
   const app = new Hono<ParleyEnv>();
   app.onError(errorHandler(options.logger));
   app.notFound(notFound);
+  app.use('*', originGuard(options.origins ?? { bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [] }));
+  // Parley takes bearer keys, not OAuth: MCP clients that probe OAuth discovery get a plain 404, even
+  // with auth on, and fall back to the Authorization header they were given.
+  app.all('/.well-known/oauth-*', notFound);
   app.use('*', apiKeyAuth({ keys: options.apiKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
   app.use('*', limitBody(options.bodyLimitBytes));
+  app.use('*', jsonBodies({ maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH, jsonRpcPaths: JSON_RPC_PATHS }));
   app.use('*', acceptTraceContext());
 
   app.get('/health', (c) => c.json({ status: 'ok', version: options.version }));

@@ -1,27 +1,104 @@
-/** Request bodies: the size limit (413) and JSON reading with 415/400 in the API's error shape. */
+/**
+ * Request bodies: the size limit (413), and one reader for every JSON endpoint. `jsonBodies` checks a
+ * body once, before any route or protocol SDK reads it: a body that is not JSON-typed gets 415, one
+ * that breaks the rules of json-text.ts (strict UTF-8, no BOM, bounded nesting, no lone surrogates,
+ * valid JSON) gets 400; in the API's error shape, or as a JSON-RPC error on the JSON-RPC endpoints.
+ * Routes then read the checked value with readJson (the SDKs re-read the same bytes).
+ */
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodType } from 'zod';
 import { z } from 'zod';
 import { ApiError, jsonError } from './errors.ts';
+import { leadingRequestId, parseJsonBytes, type JsonRefusal } from './json-text.ts';
 
 export function limitBody(maxBytes: number): MiddlewareHandler {
   return bodyLimit({ maxSize: maxBytes, onError: (c) => jsonError(c, 413, `The request body is larger than ${maxBytes} bytes.`) });
 }
 
+/** application/json or any application/*+json, with parameters (`; charset=utf-8`) allowed. */
+export const isJsonType = (type: string | undefined) => /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type ?? '');
+
+/** Deepest nesting accepted when no setting says otherwise (PARLEY_JSON_MAX_DEPTH). */
+export const DEFAULT_JSON_MAX_DEPTH = 64;
+
+const CHECKED = 'jsonBody';
+
+export interface JsonBodyOptions {
+  maxDepth: number;
+  /** Paths answered with JSON-RPC errors (`/mcp`, `/acp`, `/a2a`; a trailing slash matches too). */
+  jsonRpcPaths: string[];
+}
+
+const hasBody = (c: Context) => {
+  const length = c.req.header('content-length');
+  return length !== undefined ? length.trim() !== '0' : c.req.header('transfer-encoding') !== undefined;
+};
+
 /**
- * The request's JSON body, validated by `schema` when given. Not JSON content-type → 415,
- * unparseable → 400 invalid_json, schema mismatch → 400 with zod's explanation.
+ * Checks every request body (not GET/HEAD/OPTIONS, not empty) as JSON. Mount it after the body limit,
+ * so reading is bounded; a read over the limit throws for the limit's 413.
+ */
+export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
+  const rpc = new Set(options.jsonRpcPaths.map((p) => p.replace(/\/$/, '')));
+  return async (c, next) => {
+    if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) || !hasBody(c)) return next();
+    const jsonRpc = rpc.has(c.req.path.replace(/\/$/, ''));
+    const type = c.req.header('content-type');
+    if (!isJsonType(type)) {
+      const message = `Send the body as application/json${type ? `, not ${type.split(';', 1)[0]}` : ''}.`;
+      return jsonRpc ? rpcError(c, 415, null, -32600, message) : jsonError(c, 415, message);
+    }
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    // The SDKs behind these routes read the raw request again: give them the same bytes.
+    c.req.raw = new Request(c.req.raw, { body: bytes });
+    if (bytes.length === 0) return next();
+    const parsed = parseJsonBytes(bytes, options.maxDepth);
+    if (!parsed.ok) {
+      if (!jsonRpc) return jsonError(c, 400, parsed.message, 'invalid_json');
+      const id = leadingRequestId(new TextDecoder().decode(bytes.subarray(0, 512)));
+      return rpcError(c, 400, id, parsed.kind === 'syntax' ? -32700 : -32600, parsed.message);
+    }
+    c.set(CHECKED as never, { value: parsed.value } as never);
+    // The MCP SDK's Hono helper takes a body parsed upstream as is.
+    if (jsonRpc) c.set('parsedBody' as never, parsed.value as never);
+    return next();
+  };
+}
+
+function rpcError(c: Context, status: ContentfulStatusCode, id: string | number | null, code: number, message: string): Response {
+  return c.json({ jsonrpc: '2.0', id, error: { code, message } }, status);
+}
+
+/**
+ * A look at a JSON body that leaves it for the handler (protocol routes peek for an initialize): the
+ * value jsonBodies checked, or, without it in front, a parse of a copy; undefined when not JSON.
+ */
+export async function peekJson(c: Context): Promise<unknown> {
+  const checked = c.get(CHECKED as never) as { value: unknown } | undefined;
+  return checked ? checked.value : c.req.raw.clone().json().catch(() => undefined);
+}
+
+/** A JSON body nobody checked yet (a route app served on its own, without jsonBodies in front). */
+async function checkNow(c: Context, maxDepth: number): Promise<unknown> {
+  if (!isJsonType(c.req.header('content-type'))) throw new ApiError(415, 'Send the body as application/json.');
+  const parsed = parseJsonBytes(new Uint8Array(await c.req.arrayBuffer()), maxDepth);
+  if (!parsed.ok) throw refusal(parsed);
+  return parsed.value;
+}
+
+const refusal = (parsed: JsonRefusal) => new ApiError(400, parsed.message, 'invalid_json');
+
+/**
+ * The request's JSON body, which must be an object, validated by `schema` when given. Not JSON
+ * content-type → 415; not UTF-8 JSON, too deep, not an object → 400 invalid_json; schema mismatch → 400
+ * with zod's explanation.
  */
 export async function readJson<T = unknown>(c: Context, schema?: ZodType<T>): Promise<T> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) throw new ApiError(415, 'Send the body as application/json.');
-  let data: unknown;
-  try {
-    data = JSON.parse(await c.req.text());
-  } catch (err) {
-    throw new ApiError(400, `The request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, 'invalid_json');
-  }
+  const checked = c.get(CHECKED as never) as { value: unknown } | undefined;
+  const data = checked ? checked.value : await checkNow(c, DEFAULT_JSON_MAX_DEPTH);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ApiError(400, 'The request body must be a JSON object.', 'invalid_json');
   if (!schema) return data as T;
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new ApiError(400, `Invalid request body: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);

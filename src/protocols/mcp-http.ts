@@ -5,15 +5,19 @@
  * the protocol. Mount the returned app under /mcp.
  *
  * Clients that vanish without DELETE /mcp would leave their session behind, so a session with no
- * open response (no running tool call, no listening GET stream) for `sessionIdleMs` is closed.
+ * open response (no running tool call, no listening GET stream) for `sessionIdleMs` is closed, and
+ * sessions are capped per caller and in total (client-caps.ts): an initialize over a cap closes the
+ * least recently used idle session, or, with none idle, gets 429/503 with Retry-After and a JSON-RPC error.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMcpHonoApp } from '@modelcontextprotocol/hono';
-import { WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
+import { isLoopback, LOOPBACK_NAMES } from '../http/request-origin.ts';
 import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
-import { sweepIdleClients, trackBody, type ClientActivity } from './tracked-body.ts';
+import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient } from './client-caps.ts';
+import { sweepIdleClients, trackBody } from './tracked-body.ts';
 
 export interface McpRoutesDeps extends McpServerDeps {
   config: Config;
@@ -26,7 +30,7 @@ export interface McpRoutesDeps extends McpServerDeps {
 }
 
 /** `open` counts responses still streaming (SSE of a tool call, the GET notification stream). */
-interface Session extends ClientActivity {
+interface Session extends CappedClient {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
 }
@@ -46,10 +50,15 @@ function tracked(session: Session, response: Response): Response {
 export function mcpRoutes(deps: McpRoutesDeps) {
   const sessions = new Map<string, Session>();
   const idleMs = deps.sessionIdleMs ?? 30 * 60_000;
-  const sweep = sweepIdleClients(sessions, idleMs, (_sid, s) => void s.server.close().catch(() => undefined));
+  const sweep = sweepIdleClients(sessions, idleMs, (_sid, s) => s.close());
+  const cap = capClients(sessions, deps.config.protocols.mcpSessions ?? DEFAULT_CLIENT_CAPS);
+  // The app's own Host/Origin check (request-origin.ts) runs first; the SDK helper's must not refuse what it allowed.
+  const extraHosts = deps.allowedHosts ?? deps.config.server.allowedHosts;
+  const checked = isLoopback(deps.config.server.host) || extraHosts.length > 0;
   const app = createMcpHonoApp({
     host: deps.config.server.host,
-    allowedHosts: deps.allowedHosts,
+    allowedHosts: checked ? [...LOOPBACK_NAMES, ...extraHosts] : undefined,
+    allowedOrigins: checked ? [...LOOPBACK_NAMES, ...extraHosts, ...deps.config.server.allowedOrigins.map((o) => new URL(o).hostname)] : undefined,
     maxRequestBodySize: deps.config.server.bodyLimitBytes,
   });
 
@@ -64,24 +73,36 @@ export function mcpRoutes(deps: McpRoutesDeps) {
       session.lastSeen = Date.now();
       return tracked(session, await session.transport.handleRequest(c.req.raw, options));
     }
-    // No session yet: a fresh transport answers; it only opens a session for an initialize request.
-    const server = createParleyMcpServer(deps);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, open: 0, lastSeen: Date.now() }),
-      onsessionclosed: (sid) => void sessions.delete(sid),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw, options);
-    const opened = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
-    if (!opened) {
-      await server.close();
-      return response;
+    // No session yet: a fresh transport answers; it only opens a session for an initialize request,
+    // and an initialize must first find room under the caps.
+    const admission = isInitializeRequest(options.parsedBody) ? cap.admit(caller ?? 'anonymous') : undefined;
+    if (admission && !admission.ok) {
+      const { status, message } = refusalOf(admission.scope, 'MCP sessions');
+      const id = (options.parsedBody as { id: string | number }).id;
+      return c.json({ jsonrpc: '2.0', id, error: { code: -32000, message } }, status, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
     }
-    return tracked(opened, response);
+    try {
+      const server = createParleyMcpServer(deps);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) =>
+          void sessions.set(sid, { transport, server, caller: caller ?? 'anonymous', open: 0, lastSeen: Date.now(), close: () => void server.close().catch(() => undefined) }),
+        onsessionclosed: (sid) => void sessions.delete(sid),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      const response = await transport.handleRequest(c.req.raw, options);
+      const opened = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
+      if (!opened) {
+        await server.close();
+        return response;
+      }
+      return tracked(opened, response);
+    } finally {
+      if (admission?.ok) admission.release();
+    }
   });
 
   return Object.assign(app, {

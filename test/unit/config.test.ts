@@ -6,7 +6,19 @@ import { MODEL_ROLES } from '../../src/llm/types.ts';
 describe('config defaults', () => {
   it('with an empty environment: loopback server, no auth, scripted model for every role', () => {
     const config = loadConfig({});
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787, apiKeys: [], bodyLimitBytes: 1024 * 1024, shutdownTimeoutMs: 10000, logLevel: 'info' });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      apiKeys: [],
+      allowedHosts: [],
+      allowedOrigins: [],
+      bodyLimitBytes: 1024 * 1024,
+      jsonMaxDepth: 64,
+      shutdownTimeoutMs: 10000,
+      logLevel: 'info',
+    });
+    expect(config.protocols.mcpSessions).toEqual({ total: 256, perCaller: 32 });
+    expect(config.protocols.acpConnections).toEqual({ total: 256, perCaller: 32 });
     expect(config.model.scripted).toBe(true);
     expect(Object.keys(config.model.roles).sort()).toEqual([...MODEL_ROLES].sort());
     for (const role of MODEL_ROLES) expect(config.model.roles[role]).toMatchObject({ model: 'scripted', baseUrl: SCRIPTED_BASE_URL, timeoutMs: 60000 });
