@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { MODEL_ROLES, type ModelRole } from './llm/types.ts';
+import { isProfileList } from './scripted-model/profiles.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
@@ -45,6 +46,7 @@ export const SETTINGS = [
   { env: 'PARLEY_MODEL_MAX_RETRIES', schema: nonNegativeInt, default: '3', description: 'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).' },
   { env: 'PARLEY_MODEL_RETRY_BASE_MS', schema: positiveInt, default: '500', description: 'First backoff delay; doubles each retry, capped at 30 s.' },
   { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). A model not in it has unknown cost.' },
+  { env: 'PARLEY_SCRIPTED_PROFILE', schema: z.string().refine(isProfileList, 'a comma list of scripted-model profiles or presets (docs/scripted-model.md)'), default: 'openai', description: 'Provider profiles of the built-in scripted model, when it is used: reproduces another provider\'s quirks (docs/scripted-model.md).' },
   { env: 'PARLEY_SCRIPTED_LATENCY_MS', schema: nonNegativeInt, default: '0', description: 'Fixed latency of the built-in scripted model, when it is used.' },
   // Knowledge graph
   { env: 'PARLEY_DATA_DIR', schema: z.string().min(1), default: './data', description: 'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.' },
@@ -119,6 +121,7 @@ export interface Config {
     /** True when no endpoint was configured and the built-in scripted model answers. */
     scripted: boolean;
     scriptedLatencyMs: number;
+    scriptedProfile: string;
     maxRetries: number;
     retryBaseMs: number;
     pricesFile: string;
@@ -242,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     model: {
       scripted,
       scriptedLatencyMs: get('PARLEY_SCRIPTED_LATENCY_MS'),
+      scriptedProfile: get('PARLEY_SCRIPTED_PROFILE'),
       maxRetries: get('PARLEY_MODEL_MAX_RETRIES'),
       retryBaseMs: get('PARLEY_MODEL_RETRY_BASE_MS'),
       pricesFile: get('PARLEY_PRICES_FILE'),
