@@ -5,6 +5,7 @@
  *   parley acp                serve ACP (Agent Client Protocol) on stdio for editors
  *   parley mcp                serve MCP on stdio for IDEs and assistants
  *   parley ingest             ingest every source into the knowledge graph and print the report
+ *   parley doctor             probe the configured model endpoint(s) and say what works
  * Logs and progress go to stderr; stdout carries only the answer (run) or the protocol (acp, mcp).
  */
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -12,6 +13,10 @@ import { createTerminalRenderer } from './graph/render-terminal.ts';
 import { serveAcpStdio } from './protocols/acp.ts';
 import { serveMcpStdio } from './protocols/mcp.ts';
 import { createParley, serveParley, VERSION, type Parley } from './server.ts';
+import { formatDoctor, runDoctor } from './llm/doctor.ts';
+import { loadPriceCatalog } from './llm/prices.ts';
+import { pointAtScriptedModel } from './llm/scripted-url.ts';
+import { startScriptedModel } from './scripted-model/index.ts';
 
 const USAGE = `Parley ${VERSION}: one agent graph served over AG-UI, A2A, ACP, MCP, SSE and an OpenAI-compatible API.
 
@@ -21,13 +26,14 @@ Usage:
   parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
   parley ingest               Ingest specialists, MCP servers and A2A peers into the knowledge graph
+  parley doctor               Probe the model endpoint(s): what works, the structured strategy per role, prices, what to change
   parley help | --help        Show this help
   parley --version            Print the version
 
 Configuration is by environment variables; see docs/configuration.md.
 With no model endpoint configured, answers come from the built-in scripted model.`;
 
-const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest'] as const;
+const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest', 'doctor'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
@@ -67,7 +73,21 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<numb
   return 0;
 }
 
-async function once(config: Config, command: Exclude<Command, 'serve'>, question: string): Promise<number> {
+/** parley doctor: needs no knowledge graph or tools, only the model endpoints (the scripted model, with its profile, when none is configured). */
+async function doctor(config: Config): Promise<number> {
+  const prices = loadPriceCatalog(config.model.pricesFile);
+  const scripted = config.model.scripted ? await startScriptedModel({ profile: config.model.scriptedProfile, logLimit: 100 }) : undefined;
+  try {
+    const model = scripted ? pointAtScriptedModel(config.model, scripted.url) : config.model;
+    const report = await runDoctor(model, { prices, embeddingsModel: config.model.embeddingsModel });
+    process.stdout.write(formatDoctor(report) + '\n');
+    return report.ok ? 0 : 1;
+  } finally {
+    await scripted?.close();
+  }
+}
+
+async function once(config: Config, command: Exclude<Command, 'serve' | 'doctor'>, question: string): Promise<number> {
   const parley = await createParley(config, { ingestAtStart: command !== 'ingest' });
   try {
     if (command === 'run') return await run(parley, question);
@@ -108,7 +128,8 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
 
-  if (command !== 'serve') return once(config, command as Exclude<Command, 'serve'>, rest.join(' ').trim());
+  if (command === 'doctor') return doctor(config);
+  if (command !== 'serve') return once(config, command as Exclude<Command, 'serve' | 'doctor'>, rest.join(' ').trim());
   await serveParley(config);
   return -1; // keep running until a signal
 }

@@ -6,6 +6,9 @@
  */
 import { z } from 'zod';
 import { MODEL_ROLES, type ModelRole } from './llm/types.ts';
+import { isProfileList } from './scripted-model/profiles.ts';
+import { capabilityOverrides, STRUCTURED_STRATEGIES, type Capabilities, type StructuredStrategy } from './llm/capabilities.ts';
+import { PRESET_IDS } from './llm/presets.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
@@ -29,6 +32,20 @@ const originList = list.pipe(
   ),
 );
 const unitInterval = z.coerce.number().min(0).max(1);
+const provider = z.enum(['auto', ...PRESET_IDS] as [string, ...string[]]);
+const structured = z.enum(STRUCTURED_STRATEGIES);
+/** Extra request headers: a JSON object of header name to string value. */
+const headers = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'a JSON object such as {"X-Tenant":"acme"}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'header names are HTTP tokens'), z.string().regex(/^[^\r\n\0]*$/, 'header values have no line breaks')));
 
 interface Setting {
   env: string;
@@ -55,10 +72,15 @@ export const SETTINGS = [
   { env: 'PARLEY_MODEL', schema: z.string().min(1), default: 'gpt-4o-mini', description: 'Default model for every role that has no model of its own.' },
   { env: 'PARLEY_MODEL_TEMPERATURE', schema: z.coerce.number().min(0).max(2), description: 'Default sampling temperature (unset: the provider default).' },
   { env: 'PARLEY_MODEL_MAX_TOKENS', schema: positiveInt, description: 'Default max output tokens per call (unset: the provider default).' },
+  { env: 'PARLEY_MODEL_PROVIDER', schema: provider, default: 'auto', description: `Provider preset of the model endpoint (docs/models.md): auto (detected from the base URL where unambiguous, else generic) or one of ${PRESET_IDS.join(', ')}.` },
+  { env: 'PARLEY_MODEL_STRUCTURED', schema: structured, description: 'Structured-output strategy: json_schema (response_format), tool (a forced tool call) or prompt (schema in the prompt, tolerant extraction). Unset: the preset\'s, corrected at run time.' },
+  { env: 'PARLEY_MODEL_CAPABILITIES', schema: capabilityOverrides, description: 'Capability overrides on top of the preset, e.g. tools=no,stream_usage=no,max_tokens_field=max_tokens (keys: structured, tools, parallel_tool_calls, stream_usage, images, max_tokens_field, temperature).' },
+  { env: 'PARLEY_MODEL_HEADERS', schema: headers, description: 'Extra headers sent with every model request, as a JSON object, e.g. {"X-Tenant":"acme"} (gateways that want a tenant or their own auth header). Never logged.' },
   { env: 'PARLEY_MODEL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Per-attempt timeout of a model call.' },
   { env: 'PARLEY_MODEL_MAX_RETRIES', schema: nonNegativeInt, default: '3', description: 'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).' },
   { env: 'PARLEY_MODEL_RETRY_BASE_MS', schema: positiveInt, default: '500', description: 'First backoff delay; doubles each retry, capped at 30 s.' },
   { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). A model not in it has unknown cost.' },
+  { env: 'PARLEY_SCRIPTED_PROFILE', schema: z.string().refine(isProfileList, 'a comma list of scripted-model profiles or presets (docs/scripted-model.md)'), default: 'openai', description: 'Provider profiles of the built-in scripted model, when it is used: reproduces another provider\'s quirks (docs/scripted-model.md).' },
   { env: 'PARLEY_SCRIPTED_LATENCY_MS', schema: nonNegativeInt, default: '0', description: 'Fixed latency of the built-in scripted model, when it is used.' },
   // Knowledge graph
   { env: 'PARLEY_DATA_DIR', schema: z.string().min(1), default: './data', description: 'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.' },
@@ -122,6 +144,14 @@ export interface RoleModelConfig {
   temperature?: number;
   maxTokens?: number;
   timeoutMs: number;
+  /** Provider preset id, or "auto" (detected from baseUrl). */
+  provider?: string;
+  /** Structured-output strategy override. */
+  structured?: StructuredStrategy;
+  /** Capability overrides on top of the preset. */
+  capabilities?: Partial<Capabilities>;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
 }
 
 export interface Config {
@@ -142,6 +172,7 @@ export interface Config {
     /** True when no endpoint was configured and the built-in scripted model answers. */
     scripted: boolean;
     scriptedLatencyMs: number;
+    scriptedProfile: string;
     maxRetries: number;
     retryBaseMs: number;
     pricesFile: string;
@@ -221,6 +252,10 @@ export const ROLE_SETTING_SUFFIXES = {
   _TEMPERATURE: { schema: z.coerce.number().min(0).max(2), description: 'temperature' },
   _MAX_TOKENS: { schema: positiveInt, description: 'max output tokens' },
   _TIMEOUT_MS: { schema: positiveInt, description: 'timeout' },
+  _PROVIDER: { schema: provider, description: 'provider preset' },
+  _STRUCTURED: { schema: structured, description: 'structured-output strategy' },
+  _CAPABILITIES: { schema: capabilityOverrides, description: 'capability overrides' },
+  _HEADERS: { schema: headers, description: 'extra request headers (replace the default ones)' },
 } as const;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -240,6 +275,10 @@ export function loadConfig(env: Env = process.env): Config {
     temperature: get<number | undefined>('PARLEY_MODEL_TEMPERATURE'),
     maxTokens: get<number | undefined>('PARLEY_MODEL_MAX_TOKENS'),
     timeoutMs: get<number>('PARLEY_MODEL_TIMEOUT_MS'),
+    provider: get<string>('PARLEY_MODEL_PROVIDER'),
+    structured: get<StructuredStrategy | undefined>('PARLEY_MODEL_STRUCTURED'),
+    capabilities: get<Partial<Capabilities> | undefined>('PARLEY_MODEL_CAPABILITIES'),
+    headers: get<Record<string, string> | undefined>('PARLEY_MODEL_HEADERS'),
   };
   const roles = Object.fromEntries(
     MODEL_ROLES.map((role) => {
@@ -253,6 +292,11 @@ export function loadConfig(env: Env = process.env): Config {
         cfg.temperature = (read('_TEMPERATURE') as number | undefined) ?? cfg.temperature;
         cfg.maxTokens = (read('_MAX_TOKENS') as number | undefined) ?? cfg.maxTokens;
         cfg.timeoutMs = (read('_TIMEOUT_MS') as number | undefined) ?? cfg.timeoutMs;
+        cfg.provider = (read('_PROVIDER') as string | undefined) ?? cfg.provider;
+        cfg.structured = (read('_STRUCTURED') as StructuredStrategy | undefined) ?? cfg.structured;
+        const caps = read('_CAPABILITIES') as Partial<Capabilities> | undefined;
+        if (caps) cfg.capabilities = { ...cfg.capabilities, ...caps };
+        cfg.headers = (read('_HEADERS') as Record<string, string> | undefined) ?? cfg.headers;
       }
       return [role, cfg];
     }),
@@ -274,6 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
     model: {
       scripted,
       scriptedLatencyMs: get('PARLEY_SCRIPTED_LATENCY_MS'),
+      scriptedProfile: get('PARLEY_SCRIPTED_PROFILE'),
       maxRetries: get('PARLEY_MODEL_MAX_RETRIES'),
       retryBaseMs: get('PARLEY_MODEL_RETRY_BASE_MS'),
       pricesFile: get('PARLEY_PRICES_FILE'),

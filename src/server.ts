@@ -83,7 +83,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     let modelConfig = config.model;
     let scripted: ScriptedModel | undefined;
     if (config.model.scripted) {
-      scripted = await startScriptedModel({ latencyMs: config.model.scriptedLatencyMs, logLimit: SCRIPTED_LOG_LIMIT });
+      scripted = await startScriptedModel({ latencyMs: config.model.scriptedLatencyMs, profile: config.model.scriptedProfile, logLimit: SCRIPTED_LOG_LIMIT });
       const model = scripted;
       resources.push({ name: 'scripted-model', close: () => model.close(), ready: () => true });
       modelConfig = pointAtScriptedModel(config.model, scripted.url);

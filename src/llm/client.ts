@@ -14,7 +14,11 @@ import { ModelError, toModelError } from './errors.ts';
 import { startAttempt, type Attempt } from './attempt.ts';
 import { loadPriceCatalog, type PriceCatalog } from './prices.ts';
 import { retryDelay, sleep } from './retry.ts';
-import { jsonSchemaOf, repairMessage, validateStructured } from './structured.ts';
+import { jsonSchemaOf, repairMessage, structuredRequest, structuredText, validateStructured } from './structured.ts';
+import type { Capabilities } from './capabilities.ts';
+import { resolveCapabilities } from './presets.ts';
+import { LearnedCapabilities, lessonFrom } from './learning.ts';
+import { stripThinking } from './extract-json.ts';
 import type { ChatMessage, ChatOptions, ChatResult, ModelCallOptions, ModelClient, ModelRole, ModelUsage, StreamChunk, StructuredOptions, StructuredResult, ToolCall } from './types.ts';
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
@@ -35,7 +39,14 @@ export interface ModelClientOptions {
 /** The ModelClient plus the price catalog it costs calls with (the usage guard reserves with it). */
 export interface ParleyModelClient extends ModelClient {
   readonly prices: PriceCatalog;
+  /** What a role's endpoint and model can do now: preset, overrides, and what was learned at run time. */
+  capabilities(role: ModelRole, model?: string): Capabilities;
+  /** What run-time learning has found so far (per endpoint and model). */
+  readonly learned: LearnedCapabilities;
 }
+
+/** How many parameter rejections one call may learn from before the 400 is thrown (each lesson changes something). */
+const MAX_LESSONS_PER_CALL = 6;
 
 interface Target {
   role: ModelRole;
@@ -44,18 +55,14 @@ interface Target {
   sdk: OpenAI;
 }
 
-/** OpenAI's own endpoints want max_completion_tokens (o-series, gpt-5 reject max_tokens); most compatible servers know max_tokens. */
-function maxTokensField(baseUrl: string): 'max_completion_tokens' | 'max_tokens' {
-  const host = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : '';
-  return host === 'api.openai.com' || host.endsWith('.openai.azure.com') ? 'max_completion_tokens' : 'max_tokens';
-}
-
 function sumUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
+  const reasoning = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
   return {
     model: b.model,
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
+    ...(reasoning ? { reasoningTokens: reasoning } : {}),
     costUsd: a.costUsd === null || b.costUsd === null ? null : a.costUsd + b.costUsd,
   };
 }
@@ -84,13 +91,16 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     }
   }
 
+  const learned = new LearnedCapabilities(logger);
   const sdks = new Map<string, OpenAI>();
   const sdkFor = (settings: RoleModelConfig): OpenAI => {
-    const key = `${settings.baseUrl}\n${settings.apiKey}`;
+    const headers = settings.headers ?? {};
+    const key = `${settings.baseUrl}\n${settings.apiKey}\n${JSON.stringify(headers)}`;
     let sdk = sdks.get(key);
     if (!sdk) {
       // maxRetries 0: retries are ours (backoff, jitter, Retry-After, logging), never doubled by the SDK's.
-      sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs, fetch: options.fetch });
+      // Extra headers (PARLEY_MODEL_HEADERS) go on every request: gateways that want a tenant or their own auth header.
+      sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs, fetch: options.fetch, defaultHeaders: headers });
       sdks.set(key, sdk);
     }
     return sdk;
@@ -98,9 +108,22 @@ export function createModelClient(config: Config['model'], options: ModelClientO
 
   const modelFor = (role: ModelRole, override?: string) => override ?? (config.roles[role] ?? config.roles.default).model;
 
+  const settingsOf = (role: ModelRole) => config.roles[role] ?? config.roles.default;
   const target = (opts: ModelCallOptions): Target => {
-    const settings = config.roles[opts.role] ?? config.roles.default;
+    const settings = settingsOf(opts.role);
     return { role: opts.role, settings, model: modelFor(opts.role, opts.model), sdk: sdkFor(settings) };
+  };
+  /** Resolved each attempt, so what was learned a moment ago applies to the next call. */
+  const capsOf = (t: Target): Capabilities => learned.apply(t.settings.baseUrl, t.model, resolveCapabilities(t.settings, t.model));
+  const capabilities = (role: ModelRole, model?: string) => capsOf(target({ role, messages: [], model }));
+
+  /** A 400 naming a parameter we sent: learn (drop or switch it) and say to try again; false when there is nothing to learn. */
+  const learnFrom = (error: ModelError, sent: object, t: Target, caps: Capabilities, lessons: number): boolean => {
+    if (lessons >= MAX_LESSONS_PER_CALL) return false;
+    const lesson = lessonFrom(error, sent, caps);
+    if (!lesson) return false;
+    learned.learn(t.settings.baseUrl, t.model, lesson);
+    return true;
   };
 
   const headersOf = (opts: ModelCallOptions): Record<string, string> => ({
@@ -108,14 +131,14 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     ...(opts.runId ? { 'x-parley-run-id': opts.runId } : {}),
   });
 
-  const baseParams = (t: Target, opts: ModelCallOptions, messages: ChatMessage[]) => {
-    const temperature = opts.temperature ?? t.settings.temperature;
+  const baseParams = (t: Target, opts: ModelCallOptions, messages: ChatMessage[], caps: Capabilities) => {
+    const temperature = caps.temperature ? (opts.temperature ?? t.settings.temperature) : undefined;
     const maxTokens = opts.maxTokens ?? t.settings.maxTokens;
     return {
       model: t.model,
       messages,
       ...(temperature !== undefined ? { temperature } : {}),
-      ...(maxTokens !== undefined ? { [maxTokensField(t.settings.baseUrl)]: maxTokens } : {}),
+      ...(maxTokens !== undefined ? { [caps.maxTokensField]: maxTokens } : {}),
     };
   };
 
@@ -123,10 +146,12 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     const inputTokens = usage?.prompt_tokens ?? 0;
     const outputTokens = usage?.completion_tokens ?? 0;
     const cachedTokens = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    // Reasoning tokens are part of completion_tokens (and priced as output); reported apart where the provider says.
+    const reasoningTokens = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
     const tokens = { inputTokens, outputTokens, cachedTokens };
     // No usage object means we cannot know the cost: report it as unknown rather than free.
     const costUsd = usage ? (prices.cost(model, tokens) ?? prices.cost(requested, tokens)) : null;
-    return { model, ...tokens, costUsd };
+    return { model, ...tokens, ...(reasoningTokens ? { reasoningTokens } : {}), costUsd };
   };
 
   /** Waits before the next attempt, or throws the error when it is not retryable / retries are spent. */
@@ -147,11 +172,14 @@ export function createModelClient(config: Config['model'], options: ModelClientO
   const complete = async <O extends ModelCallOptions, R>(
     t: Target,
     opts: O,
-    params: CreateParams,
+    build: (caps: Capabilities) => CreateParams,
     span: Span | undefined,
-    map: (completion: Completion, usage: ModelUsage, t: Target, opts: O) => R,
+    map: (completion: Completion, usage: ModelUsage, t: Target, opts: O, caps: Capabilities) => R,
   ): Promise<R> => {
+    let lessons = 0;
     for (let retry = 0; ; retry++) {
+      const caps = capsOf(t);
+      const params = build(caps);
       const attempt = startAttempt(opts.signal, t.settings.timeoutMs);
       let completion: Completion;
       let usage: ModelUsage;
@@ -163,12 +191,16 @@ export function createModelClient(config: Config['model'], options: ModelClientO
       } catch (err) {
         const error = toModelError(err, attempt.state, { role: t.role, model: t.model });
         attempt.done(); // before the backoff wait: its timer must not outlive the attempt
+        if (learnFrom(error, params, t, caps, lessons++)) {
+          retry--; // a lesson is not a retry: the call goes again at once without the parameter
+          continue;
+        }
         await backoff(error, retry, t, opts.signal);
         continue;
       } finally {
         attempt.done();
       }
-      return map(completion, usage, t, opts);
+      return map(completion, usage, t, opts, caps);
     }
   };
 
@@ -184,40 +216,51 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     const choice = completion.choices[0];
     const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
     logger.debug('model call', { role: t.role, model: usage.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
-    return { text: choice?.message.content ?? '', toolCalls, finishReason: choice?.finish_reason ?? null, usage };
+    // Reasoning comes in reasoning_content / reasoning fields, which are never read; some servers leave <think> in the content.
+    const content = choice?.message.content ?? '';
+    return { text: content.includes('<think>') ? stripThinking(content) : content, toolCalls, finishReason: choice?.finish_reason ?? null, usage };
   };
 
   // With telemetry off the no-op span is skipped altogether: it would cost its attribute objects
   // and two async frames per call, held by every call in flight.
   const chat = (opts: ChatOptions): Promise<ChatResult> => {
     const t = target(opts);
-    const params: CreateParams = { ...baseParams(t, opts, opts.messages), ...(opts.tools?.length ? { tools: opts.tools } : {}) };
-    if (tracingOff()) return complete(t, opts, params, undefined, chatResult);
-    return withSpan(`chat ${t.model}`, spanAttrs(t, opts), (span) => complete(t, opts, params, span, chatResult));
+    const build = (caps: Capabilities): CreateParams => {
+      // tools=no (configured or learned): the call goes without them, so the model answers in text.
+      const tools = caps.tools && opts.tools?.length ? opts.tools : undefined;
+      return { ...baseParams(t, opts, opts.messages, caps), ...(tools ? { tools, ...(caps.parallelToolCalls ? { parallel_tool_calls: true } : {}) } : {}) };
+    };
+    if (tracingOff()) return complete(t, opts, build, undefined, chatResult);
+    return withSpan(`chat ${t.model}`, spanAttrs(t, opts), (span) => complete(t, opts, build, span, chatResult));
   };
 
-  /** A structured attempt's text, and whether it is a valid value. */
-  const structuredCheck = <T>(completion: Completion, usage: ModelUsage, _t: Target, opts: StructuredOptions<T>) => {
+  /** A structured attempt's text (where its strategy puts the answer), and whether it is a valid value. */
+  const structuredCheck = <T>(completion: Completion, usage: ModelUsage, _t: Target, opts: StructuredOptions<T>, caps: Capabilities) => {
     const message = completion.choices[0]?.message;
-    const text = message?.content ?? '';
+    const text = structuredText(caps.structured, opts.schemaName, message);
     const check = message?.refusal ? ({ ok: false, error: `a refusal (${message.refusal})` } as const) : validateStructured(text, opts.schema);
     return { text, check, usage };
   };
 
   const structured = async <T>(opts: StructuredOptions<T>): Promise<StructuredResult<T>> => {
     const t = target(opts);
+    const schema = jsonSchemaOf(opts.schema);
     const ask = (messages: ChatMessage[], repair: boolean) => {
-      const params: CreateParams = { ...baseParams(t, opts, messages), response_format: { type: 'json_schema', json_schema: { name: opts.schemaName, schema: jsonSchemaOf(opts.schema) } } };
-      if (tracingOff()) return complete(t, opts, params, undefined, structuredCheck<T>);
+      // The strategy is read per attempt: a json_schema rejected a moment ago is asked again with the next one.
+      const build = (caps: Capabilities): CreateParams => {
+        const request = structuredRequest(caps.structured, opts.schemaName, schema, messages);
+        return { ...baseParams(t, opts, request.messages, caps), ...request.params };
+      };
+      if (tracingOff()) return complete(t, opts, build, undefined, structuredCheck<T>);
       return withSpan(`chat ${t.model}`, spanAttrs(t, opts, { 'parley.schema': opts.schemaName, 'parley.repair': repair ? 'true' : undefined }), (span) =>
-        complete(t, opts, params, span, structuredCheck<T>),
+        complete(t, opts, build, span, structuredCheck<T>),
       );
     };
 
     const first = await ask(opts.messages, false);
     if (first.check.ok) return { value: first.check.value, usage: first.usage };
     logger.warn('structured output invalid, asking once to repair', { role: t.role, model: t.model, schema: opts.schemaName, error: first.check.error.slice(0, 300) });
-    const repaired = await ask([...opts.messages, { role: 'assistant', content: first.text }, { role: 'user', content: repairMessage(opts.schemaName, first.check.error) }], true);
+    const repaired = await ask([...opts.messages, { role: 'assistant', content: first.text }, { role: 'user', content: repairMessage(opts.schemaName, schema, first.check.error) }], true);
     if (repaired.check.ok) return { value: repaired.check.value, usage: sumUsage(first.usage, repaired.usage) };
     throw new ModelError('invalid_output', `The ${t.role} model (${t.model}) did not return a valid "${opts.schemaName}" after one repair attempt: it is ${repaired.check.error}`, {
       role: t.role,
@@ -252,6 +295,9 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     #rawUsage: OpenAI.Completions.CompletionUsage | null | undefined;
     #yielded = false;
     #ended = false;
+    #caps: Capabilities | undefined;
+    #sent: object = {};
+    #lessons = 0;
     // Bound once per stream, not per chunk.
     readonly #onChunk = (r: IteratorResult<ChatCompletionChunk>): IteratorResult<StreamChunk> | Promise<IteratorResult<StreamChunk>> => this.#chunk(r);
     readonly #onError = (err: unknown): Promise<IteratorResult<StreamChunk>> => this.#failed(err);
@@ -287,12 +333,12 @@ export function createModelClient(config: Config['model'], options: ModelClientO
         if (!tracingOff()) this.#span = startSpan(`chat ${t.model}`, { ...spanAttrs(t, this.#opts), 'parley.stream': true });
       }
       const t = this.#t;
+      const caps = (this.#caps = capsOf(t));
+      const params = { ...baseParams(t, this.#opts, this.#opts.messages, caps), stream: true as const, ...(caps.streamUsage ? { stream_options: { include_usage: true } } : {}) };
+      this.#sent = params;
       const attempt = (this.#attempt = startAttempt(this.#opts.signal, t.settings.timeoutMs));
       try {
-        const chunks = await t.sdk.chat.completions.create(
-          { ...baseParams(t, this.#opts, this.#opts.messages), stream: true, stream_options: { include_usage: true } },
-          { signal: attempt.signal, headers: headersOf(this.#opts), timeout: t.settings.timeoutMs, maxRetries: 0 },
-        );
+        const chunks = await t.sdk.chat.completions.create(params, { signal: attempt.signal, headers: headersOf(this.#opts), timeout: t.settings.timeoutMs, maxRetries: 0 });
         this.#chunks = chunks[Symbol.asyncIterator]();
       } catch (err) {
         return this.#failed(err);
@@ -331,15 +377,16 @@ export function createModelClient(config: Config['model'], options: ModelClientO
       const error = toModelError(err, attempt.state, { role: t.role, model: t.model });
       attempt.done();
       this.#chunks = undefined;
+      const learnt = !this.#yielded && learnFrom(error, this.#sent, t, this.#caps!, this.#lessons++);
       try {
         if (this.#yielded) throw error;
-        await backoff(error, this.#retry, t, this.#opts.signal);
+        if (!learnt) await backoff(error, this.#retry, t, this.#opts.signal);
       } catch (thrown) {
         if (this.#span) markFailed(this.#span, thrown);
         this.#finish();
         throw thrown;
       }
-      this.#retry++;
+      if (!learnt) this.#retry++;
       this.#text = '';
       this.#finishReason = null;
       this.#model = t.model;
@@ -356,5 +403,5 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     }
   }
 
-  return { chat, structured, stream, modelFor, prices };
+  return { chat, structured, stream, modelFor, prices, capabilities, learned };
 }

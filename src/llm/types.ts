@@ -29,6 +29,8 @@ export interface ModelUsage {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
+  /** Of outputTokens, how many the model spent reasoning (where the provider reports it). */
+  reasoningTokens?: number;
   costUsd: number | null;
 }
 

@@ -1,6 +1,7 @@
 /** `npm run scripted-model`: the scripted model standalone, configured from SCRIPTED_* env vars. */
 import { startScriptedModel } from './server.ts';
 import { FAULT_KINDS, isFaultKind, parseFaultRules, type FaultKind } from './faults.ts';
+import { parseProfiles } from './profiles.ts';
 
 function fail(message: string): never {
   console.error(`scripted-model: ${message}`);
@@ -27,7 +28,15 @@ try {
   fail(`SCRIPTED_FAULT_RULES is invalid: ${err instanceof Error ? err.message : String(err)}`);
 }
 
+const profile = process.env.SCRIPTED_PROFILE ?? 'openai';
+try {
+  parseProfiles(profile);
+} catch (err) {
+  fail(`SCRIPTED_PROFILE is invalid: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 const model = await startScriptedModel({
+  profile,
   host: process.env.SCRIPTED_HOST || '127.0.0.1',
   port: intEnv('SCRIPTED_PORT', 8788),
   latencyMs: intEnv('SCRIPTED_LATENCY_MS', 0),
@@ -38,7 +47,7 @@ const model = await startScriptedModel({
   seed: intEnv('SCRIPTED_SEED', 1),
   logLimit: intEnv('SCRIPTED_LOG_LIMIT', 10_000),
 });
-console.error(`Scripted model listening: point an OpenAI client at ${model.url}/v1 (any API key). Request log: ${model.url}/_scripted/log`);
+console.error(`Scripted model listening (profile ${profile}): point an OpenAI client at ${model.url}/v1 (any API key). Request log: ${model.url}/_scripted/log`);
 
 const stop = () => {
   void model.close().then(() => process.exit(0));

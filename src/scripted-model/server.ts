@@ -11,6 +11,7 @@ import { contentText, readContext } from './context.ts';
 import { embedText, embeddingDimensions, embeddingInputs, toBase64, type EmbeddingsRequest } from './embeddings.ts';
 import { FaultPlan, parseFaultRules, type FaultKind, type FaultRule } from './faults.ts';
 import { countTokens, pieces } from './tokens.ts';
+import { hoistSystem, parseProfiles, reasoningText, rejectionOf } from './profiles.ts';
 
 export interface ScriptedModelOptions {
   /** Port to bind on 127.0.0.1 (default 0: a free one). */
@@ -36,6 +37,11 @@ export interface ScriptedModelOptions {
    * would grow by every request's body for the life of the process.
    */
   logLimit?: number;
+  /**
+   * Provider profiles (docs/scripted-model.md): quirks of non-OpenAI endpoints to reproduce, as a
+   * comma list or array of profile and preset names (default "openai": none).
+   */
+  profile?: string | readonly string[];
 }
 
 /** One entry of the request log. Times are epoch milliseconds with sub-millisecond precision. */
@@ -61,6 +67,8 @@ export interface ScriptedRequestLog {
   inputs?: number;
   /** The request body as received, for assertions on prompts. */
   body: unknown;
+  /** The request headers (lower-case names), for assertions on what the client sent. */
+  headers: Record<string, string>;
 }
 
 export interface ScriptedModel {
@@ -100,6 +108,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
   const perTokenMs = options.perTokenMs ?? 0;
   const retryAfterMs = options.retryAfterMs ?? 1000;
   const logLimit = options.logLimit ?? Infinity;
+  const profiles = parseProfiles(options.profile);
   // Trims in chunks (a tenth of the limit at a time), so a full log costs no array shift per request.
   const append = (entry: ScriptedRequestLog) => {
     log.push(entry);
@@ -160,6 +169,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
       return openaiError(c, 400, '`messages` must be a non-empty array.', 'invalid_request_error');
     }
+    if (profiles.has('system-hoisted')) body = { ...body, messages: hoistSystem(body.messages, contentText) };
     const role = c.req.header('x-parley-role') ?? undefined;
     const lastUser = [...body.messages].reverse().find((m) => m?.role === 'user');
     const lastUserText = contentText(lastUser?.content);
@@ -177,8 +187,14 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       aborted: false,
       lastUserMessage: lastUserText,
       body,
+      headers: c.req.header(),
     };
     append(entry);
+    const rejection = rejectionOf(body as CompletionRequest & Record<string, unknown>, profiles);
+    if (rejection) {
+      track(c, entry).finish(400);
+      return c.json({ error: { message: rejection.message, type: 'invalid_request_error', param: rejection.param, code: rejection.code } }, 400);
+    }
     const fault = faults.pick(role, lastUserText, ctx.directives.fault);
     if (fault) entry.fault = fault;
 
@@ -188,10 +204,14 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     if (failed) return failed;
 
     const id = `chatcmpl-scripted-${entry.id}`;
-    const answer = decideAnswer(body, role ?? '', fault, `call_${entry.id}`);
+    const answer = decideAnswer(body, role ?? '', fault, `call_${entry.id}`, profiles);
     const promptTokens = countTokens(body.messages.map((m) => contentText(m.content)).join('\n'));
-    const completionTokens = countTokens(answer.content ?? '') + answer.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+    // reasoning: the thinking comes beside the answer (reasoning_content as DeepSeek, reasoning as OpenRouter and vLLM) and counts as output.
+    const reasoning = profiles.has('reasoning') ? reasoningText(answer.content ?? '') : undefined;
+    const reasoningTokens = reasoning ? countTokens(reasoning) : 0;
+    const completionTokens = countTokens(answer.content ?? '') + answer.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0) + reasoningTokens;
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: reasoningTokens } };
+    const reasoningFields = reasoning ? { reasoning_content: reasoning, reasoning } : {};
     const created = Math.floor(Date.now() / 1000);
     const toolCallsJson = answer.toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } }));
 
@@ -203,7 +223,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
         object: 'chat.completion',
         created,
         model: entry.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: answer.content, refusal: null, ...(toolCallsJson.length ? { tool_calls: toolCallsJson } : {}) }, logprobs: null, finish_reason: answer.finishReason }],
+        choices: [{ index: 0, message: { role: 'assistant', content: answer.content, refusal: null, ...reasoningFields, ...(toolCallsJson.length ? { tool_calls: toolCallsJson } : {}) }, logprobs: null, finish_reason: answer.finishReason }],
         usage,
       });
     }
@@ -212,13 +232,14 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       const chunk = (delta: object, finishReason: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
       const send = (data: object) => stream.writeSSE({ data: JSON.stringify(data) });
       await send(chunk({ role: 'assistant', content: '' }));
+      if (reasoning) for (const piece of pieces(reasoning)) await send(chunk({ content: null, reasoning_content: piece, reasoning: piece }));
       for (const piece of pieces(answer.content ?? '')) {
         if (!(await wait(perTokenMs * countTokens(piece), signal))) return;
         await send(chunk({ content: piece }));
       }
       for (const [index, t] of toolCallsJson.entries()) await send(chunk({ tool_calls: [{ index, ...t }] }));
       await send(chunk({}, answer.finishReason));
-      if (body.stream_options?.include_usage) await send({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [], usage });
+      if (body.stream_options?.include_usage && !profiles.has('no-stream-usage')) await send({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [], usage });
       await stream.writeSSE({ data: '[DONE]' });
       finish(200);
     });
@@ -251,6 +272,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       lastUserMessage: text,
       inputs: inputs.length,
       body,
+      headers: c.req.header(),
     };
     append(entry);
     // Only scripted rules (and the random rate) fault embeddings: directives in a query are meant for its chat calls.
@@ -284,7 +306,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
   app.post('/embeddings', embeddings);
   app.post('/chat/completions', completions);
   app.get('/v1/models', (c) => c.json({ object: 'list', data: [{ id: options.model ?? 'scripted', object: 'model', created: 0, owned_by: 'parley' }] }));
-  app.get('/_scripted/log', (c) => c.json(log.map(({ body: _body, ...rest }) => rest)));
+  app.get('/_scripted/log', (c) => c.json(log.map(({ body: _body, headers: _headers, ...rest }) => rest)));
   app.post('/_scripted/faults', async (c) => {
     try {
       faults.setRules(parseFaultRules(await c.req.json()));

@@ -36,6 +36,8 @@ export interface TestParleyOptions {
   latencyMs?: number;
   perTokenMs?: number;
   faults?: FaultRule[];
+  /** Scripted-model provider profiles (docs/scripted-model.md), e.g. "reasoning" or "anthropic-compat". */
+  profile?: string;
   /** Model retries of the client (default 0, so fault tests stay fast). */
   modelRetries?: number;
   /** Setting overrides on top of the defaults (env is not read). */
@@ -91,7 +93,7 @@ function merge(base: Config, o: TestConfigOverrides = {}): Config {
 
 export async function createTestParley(options: TestParleyOptions = {}): Promise<TestParley> {
   const logger = options.logger ?? silentLogger;
-  const scripted = await startScriptedModel({ latencyMs: options.latencyMs ?? 0, perTokenMs: options.perTokenMs ?? 0, faults: options.faults });
+  const scripted = await startScriptedModel({ latencyMs: options.latencyMs ?? 0, perTokenMs: options.perTokenMs ?? 0, faults: options.faults, profile: options.profile });
   const cleanups: (() => Promise<void>)[] = [() => scripted.close()];
   try {
     const base = loadConfig({ PARLEY_DATA_DIR: ':memory:', PARLEY_LOG_LEVEL: 'silent', PARLEY_MODEL_RETRY_BASE_MS: '20' });
