@@ -21,6 +21,8 @@ export const LEAKS: { name: string; pattern: RegExp }[] = [
   { name: 'node_modules', pattern: /node_modules/g },
   { name: '.ts: location', pattern: /\.ts:/g },
   { name: 'file:// URL', pattern: /file:\/\//g },
+  // The server's own folder, wherever it is checked out (CI runners do not use /work/).
+  { name: 'server folder path', pattern: new RegExp(process.cwd().replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') },
   { name: 'JS internals', pattern: /is not a function|Cannot read propert(?:y|ies) of|Cannot set propert(?:y|ies) of|is not iterable|Maximum call stack size exceeded|Cannot convert undefined or null/g },
 ];
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /**
  * Generated requests as plain, printable data, and how they become bytes on the wire.
  *
@@ -45,9 +47,9 @@ export type Placeholders = Record<string, string>;
 const isDeep = (v: unknown): v is Deep => typeof v === 'object' && v !== null && '$deep' in v && 'shape' in v;
 const isHuge = (v: unknown): v is Huge => typeof v === 'object' && v !== null && '$huge' in v && 'unit' in v;
 
-/** Replaces `<name>` placeholders in a string. */
+/** Replaces `<name>` placeholders in a string; `<fresh-id>` is a new UUID each time (ids a request must not reuse). */
 export function resolve(text: string, values: Placeholders): string {
-  return text.replace(/<([a-z-]+)>/g, (whole, name: string) => values[name] ?? whole);
+  return text.replace(/<([a-z-]+)>/g, (whole, name: string) => (name === 'fresh-id' ? randomUUID() : (values[name] ?? whole)));
 }
 
 /** JSON text of a body value with its stand-ins expanded (iteratively: nesting is thousands deep). */
