@@ -31,7 +31,8 @@ export const SETTINGS = [
   // Server
   { env: 'PARLEY_HOST', schema: z.string().min(1), default: '127.0.0.1', description: 'Interface to bind. Keep 127.0.0.1 unless a proxy with TLS is in front.' },
   { env: 'PARLEY_PORT', schema: z.coerce.number().int().min(0).max(65535), default: '8787', description: 'TCP port (0 picks a free one).' },
-  { env: 'PARLEY_API_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys. Empty: auth off (logged once at start).' },
+  { env: 'PARLEY_API_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys, one caller each: a caller sees only its own runs, approvals, sessions and memory. Empty (and no admin keys): auth off (logged once at start).' },
+  { env: 'PARLEY_ADMIN_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys of operators: they authenticate like API keys and also see and act on every caller\'s runs and approvals.' },
   { env: 'PARLEY_BODY_LIMIT_BYTES', schema: positiveInt, default: String(1024 * 1024), description: 'Largest accepted request body; larger gets 413.' },
   { env: 'PARLEY_SHUTDOWN_TIMEOUT_MS', schema: positiveInt, default: '10000', description: 'On SIGINT/SIGTERM, how long in-flight runs may finish before they are cancelled.' },
   { env: 'PARLEY_LOG_LEVEL', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info', description: 'Log verbosity (logs go to stderr).' },
@@ -111,6 +112,8 @@ export interface Config {
     host: string;
     port: number;
     apiKeys: string[];
+    /** Keys whose caller is an admin (sees every caller's runs and approvals). */
+    adminKeys: string[];
     bodyLimitBytes: number;
     shutdownTimeoutMs: number;
     logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -235,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
       host: get('PARLEY_HOST'),
       port: get('PARLEY_PORT'),
       apiKeys: get('PARLEY_API_KEYS'),
+      adminKeys: get('PARLEY_ADMIN_KEYS'),
       bodyLimitBytes: get('PARLEY_BODY_LIMIT_BYTES'),
       shutdownTimeoutMs: get('PARLEY_SHUTDOWN_TIMEOUT_MS'),
       logLevel: get('PARLEY_LOG_LEVEL'),

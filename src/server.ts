@@ -22,7 +22,7 @@ import { createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyM
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
 import { createCore, type Closer, type Core } from './core.ts';
-import { authenticateBearer, callerOf } from './http/auth.ts';
+import { authEnabled, authenticateBearer, callerOf } from './http/auth.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui.ts';
@@ -104,13 +104,13 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       { path: '/', app: a2aRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId }) },
     );
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
-    const mcp = mcpRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId });
+    const mcp = mcpRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });
     const acp = acpRoutes({ engine, approvals, logger, callerOf });
     routes.push({ path: '/', app: acp.app });
     resources.push({ name: 'acp-connections', close: () => acp.close() });
-    const acpWs = acpWebSocket({ engine, approvals, logger, authenticate: authenticateBearer(config.server.apiKeys) });
+    const acpWs = acpWebSocket({ engine, approvals, logger, authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys) });
     resources.push({ name: 'acp-websockets', close: () => acpWs.close() });
 
     routes.push(...(options.routes ?? []));
@@ -118,6 +118,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const app = createHttpApp({
       version: VERSION,
       apiKeys: config.server.apiKeys,
+      adminKeys: config.server.adminKeys,
       bodyLimitBytes: config.server.bodyLimitBytes,
       logger,
       routes,
@@ -136,7 +137,9 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           const host = info.address.includes(':') ? `[${info.address}]` : info.address;
           const url = `http://${host}:${info.port}`;
           logger.info(`Parley ${VERSION} listening on ${url}`);
-          if (config.server.apiKeys.length === 0) logger.warn('auth is off: PARLEY_API_KEYS is empty, so every endpoint is open to anyone who can reach it');
+          if (!authEnabled(config.server.apiKeys, config.server.adminKeys)) {
+            logger.warn('auth is off: PARLEY_API_KEYS and PARLEY_ADMIN_KEYS are empty, so every endpoint is open to anyone who can reach it (everything belongs to one local caller)');
+          }
           resolve({ url, port: info.port });
         }) as Server;
         // WebSocket upgrades bypass Hono: /acp is served here, anything else is refused.

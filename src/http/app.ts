@@ -25,6 +25,8 @@ export interface ReadinessCheck {
 export interface HttpAppOptions {
   version: string;
   apiKeys: string[];
+  /** PARLEY_ADMIN_KEYS: keys whose caller sees every caller's runs and approvals. */
+  adminKeys?: string[];
   bodyLimitBytes: number;
   logger: Logger;
   routes: RouteGroup[];
@@ -36,7 +38,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
   const app = new Hono<ParleyEnv>();
   app.onError(errorHandler(options.logger));
   app.notFound(notFound);
-  app.use('*', apiKeyAuth({ keys: options.apiKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
+  app.use('*', apiKeyAuth({ keys: options.apiKeys, adminKeys: options.adminKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
   app.use('*', limitBody(options.bodyLimitBytes));
   app.use('*', acceptTraceContext());
 

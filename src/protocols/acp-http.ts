@@ -8,10 +8,15 @@
  * would leave theirs behind for the life of the process (the SDK has no idle limit), so a connection
  * with no open response (no GET stream the client is listening on) for `connectionIdleMs` is closed
  * as a DELETE would close it, cancelling a prompt turn still running in it.
+ *
+ * A connection belongs to the caller (API key) that opened it: a request from another key naming its
+ * Acp-Connection-Id is answered by the SDK as for an unknown connection (the id is swapped for one
+ * that names nothing), so it can neither use it nor learn that it exists.
  */
+import { randomUUID } from 'node:crypto';
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { Hono, type Context } from 'hono';
-import type { Caller } from '../graph/run-request.ts';
+import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
 import { createAcpAgent, type AcpDeps } from './acp-agent.ts';
 import { sweepIdleClients, trackBody, type ClientActivity } from './tracked-body.ts';
 
@@ -34,8 +39,8 @@ const CONNECTION_HEADER = 'acp-connection-id';
 
 export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const server = new AcpServer({ createAgent: () => createAcpAgent(deps) });
-  // Per connection: its GET streams still open, and when it was last seen.
-  const connections = new Map<string, ClientActivity>();
+  // Per connection: its GET streams still open, when it was last seen, and the caller that opened it.
+  const connections = new Map<string, ClientActivity & { callerId: string }>();
   const idleMs = deps.connectionIdleMs ?? 30 * 60_000;
   const sweep = sweepIdleClients(connections, idleMs, (id) => {
     // The SDK closes a connection on DELETE only; ask it the way a client would.
@@ -45,7 +50,10 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const app = new Hono();
   app.on(['GET', 'POST', 'DELETE'], ACP_PATH, async (c) => {
     const caller = deps.callerOf?.(c) ?? deps.caller;
+    const callerId = (caller ?? LOCAL_CALLER).id;
     const sent = c.req.header(CONNECTION_HEADER);
+    const owner = sent === undefined ? undefined : connections.get(sent)?.callerId;
+    if (owner !== undefined && owner !== callerId) return server.handleRequest(asUnknownConnection(c.req.raw));
     // Only an initialize request opens a connection; the factory is ignored for every other request.
     const response = await server.handleRequest(c.req.raw, { createAgent: () => createAcpAgent({ ...deps, ...(caller ? { caller } : {}) }) });
     // Follow connections the server opened (initialize answers with their id), never ids a client made up.
@@ -58,7 +66,7 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
     let activity = connections.get(id);
     if (!activity) {
       if (sent !== undefined) return response;
-      connections.set(id, (activity = { open: 0, lastSeen: Date.now() }));
+      connections.set(id, (activity = { open: 0, lastSeen: Date.now(), callerId }));
     }
     const a = activity;
     a.lastSeen = Date.now();
@@ -78,4 +86,11 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
       await server.close();
     },
   };
+}
+
+/** The same request naming a connection id that does not exist (a fresh UUID). */
+function asUnknownConnection(request: Request): Request {
+  const headers = new Headers(request.headers);
+  headers.set(CONNECTION_HEADER, randomUUID());
+  return new Request(request, { headers });
 }

@@ -6,7 +6,7 @@ import { MODEL_ROLES } from '../../src/llm/types.ts';
 describe('config defaults', () => {
   it('with an empty environment: loopback server, no auth, scripted model for every role', () => {
     const config = loadConfig({});
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787, apiKeys: [], bodyLimitBytes: 1024 * 1024, shutdownTimeoutMs: 10000, logLevel: 'info' });
+    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787, apiKeys: [], adminKeys: [], bodyLimitBytes: 1024 * 1024, shutdownTimeoutMs: 10000, logLevel: 'info' });
     expect(config.model.scripted).toBe(true);
     expect(Object.keys(config.model.roles).sort()).toEqual([...MODEL_ROLES].sort());
     for (const role of MODEL_ROLES) expect(config.model.roles[role]).toMatchObject({ model: 'scripted', baseUrl: SCRIPTED_BASE_URL, timeoutMs: 60000 });
@@ -50,7 +50,7 @@ describe('config defaults', () => {
 describe('invalid values', () => {
   const candidates = ['not valid ☃', '-5', '0', '1.5', '1e12', '99999', 'ftp://example.com', 'maybe'];
   // Free text: any non-empty value is valid, so there is nothing to reject.
-  const freeText = new Set(['PARLEY_HOST', 'PARLEY_MODEL_API_KEY', 'PARLEY_MODEL', 'PARLEY_PRICES_FILE', 'PARLEY_DATA_DIR', 'NEO4J_USER', 'NEO4J_PASSWORD', 'NEO4J_DATABASE', 'PARLEY_MCP_CONFIG', 'PARLEY_SKILLS_DIRS', 'PARLEY_A2A_PEERS', 'PARLEY_API_KEYS', 'PARLEY_EMBEDDINGS_MODEL']);
+  const freeText = new Set(['PARLEY_HOST', 'PARLEY_MODEL_API_KEY', 'PARLEY_MODEL', 'PARLEY_PRICES_FILE', 'PARLEY_DATA_DIR', 'NEO4J_USER', 'NEO4J_PASSWORD', 'NEO4J_DATABASE', 'PARLEY_MCP_CONFIG', 'PARLEY_SKILLS_DIRS', 'PARLEY_A2A_PEERS', 'PARLEY_API_KEYS', 'PARLEY_ADMIN_KEYS', 'PARLEY_EMBEDDINGS_MODEL']);
 
   for (const setting of SETTINGS) {
     const bad = candidates.find((v) => !setting.schema.safeParse(v).success);

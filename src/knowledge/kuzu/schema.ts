@@ -6,7 +6,7 @@
 import { SchemaVersionError } from '../errors.ts';
 import type { KuzuSession } from './session.ts';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Statements per version; version n's list brings a version n-1 database to n. */
 const MIGRATIONS: Record<number, string[]> = {
@@ -30,6 +30,12 @@ const MIGRATIONS: Record<number, string[]> = {
     'CREATE REL TABLE IF NOT EXISTS DECIDED(FROM Run TO Decision)',
     "CALL CREATE_FTS_INDEX('Specialist', 'specialist_text', ['searchText'])",
     "CALL CREATE_FTS_INDEX('Run', 'run_text', ['searchText'])",
+  ],
+  // Caller isolation: teams and council decisions belong to a caller. Records written before have
+  // no owner (''), so no caller reuses an old team or sees an old decision as its own.
+  2: [
+    "ALTER TABLE TeamConfig ADD IF NOT EXISTS callerId STRING DEFAULT ''",
+    "ALTER TABLE Decision ADD IF NOT EXISTS callerId STRING DEFAULT ''",
   ],
 };
 
