@@ -6,7 +6,7 @@
  * injected recorder before the outcome is released, so nothing acts on an unrecorded decision.
  */
 import { randomUUID } from 'node:crypto';
-import { canSee, type Caller } from '../graph/run-request.ts';
+import { LOCAL_CALLER, canSee, type Caller } from '../graph/run-request.ts';
 import type { ApprovalRecord } from '../knowledge/store.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type {
@@ -45,7 +45,7 @@ interface Pending {
 export class ApprovalBroker implements ApprovalPort {
   readonly #pending = new Map<string, Pending>();
   /** Settled ids and who owned them (so a late answer from another caller still reads "not found"). */
-  readonly #settled = new Map<string, { outcome: ApprovalOutcome; callerId?: string }>();
+  readonly #settled = new Map<string, { outcome: ApprovalOutcome; callerId: string }>();
   readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval'>> & Pick<ApprovalBrokerOptions, 'recordApproval'>;
 
   constructor(options: ApprovalBrokerOptions) {
@@ -98,7 +98,7 @@ export class ApprovalBroker implements ApprovalPort {
 
   resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): ResolveAnswer {
     const entry = this.#pending.get(id);
-    if (!entry || !canSee(caller, entry.request.callerId)) {
+    if (!entry || !canSee(caller, ownerOf(entry.request))) {
       const settled = entry ? undefined : this.#settled.get(id);
       return settled && canSee(caller, settled.callerId)
         ? { ok: false, code: 'already_resolved', message: `approval ${id} was already resolved` }
@@ -119,13 +119,13 @@ export class ApprovalBroker implements ApprovalPort {
 
   get(id: string, caller?: Caller): ApprovalRequest | undefined {
     const entry = this.#pending.get(id);
-    return entry && canSee(caller, entry.request.callerId) ? structuredClone(entry.request) : undefined;
+    return entry && canSee(caller, ownerOf(entry.request)) ? structuredClone(entry.request) : undefined;
   }
 
   listPending(runId?: string, caller?: Caller): ApprovalRequest[] {
     return [...this.#pending.values()]
       .map((p) => p.request)
-      .filter((r) => (runId === undefined || r.runId === runId) && canSee(caller, r.callerId))
+      .filter((r) => (runId === undefined || r.runId === runId) && canSee(caller, ownerOf(r)))
       .map((r) => structuredClone(r));
   }
 
@@ -149,7 +149,7 @@ export class ApprovalBroker implements ApprovalPort {
     this.#pending.delete(id);
     clearTimeout(entry.timer);
     entry.detachSignal();
-    this.#remember(id, outcome, entry.request.callerId);
+    this.#remember(id, outcome, ownerOf(entry.request));
     entry.audit = entry.audit.then(() =>
       this.#record({
         ...toRecord(entry.request),
@@ -162,7 +162,7 @@ export class ApprovalBroker implements ApprovalPort {
     entry.settle(outcome);
   }
 
-  #remember(id: string, outcome: ApprovalOutcome, callerId: string | undefined): void {
+  #remember(id: string, outcome: ApprovalOutcome, callerId: string): void {
     this.#settled.set(id, { outcome, callerId });
     while (this.#settled.size > this.#options.rememberSettled) {
       const oldest = this.#settled.keys().next().value;
@@ -181,6 +181,9 @@ export class ApprovalBroker implements ApprovalPort {
     }
   }
 }
+
+/** Who owns a request: its run's caller; one issued without a caller belongs to the one local caller (like a run). */
+const ownerOf = (request: ApprovalRequest): string => request.callerId ?? LOCAL_CALLER.id;
 
 function toRecord(request: ApprovalRequest): ApprovalRecord {
   const asked =

@@ -26,7 +26,10 @@ export type ApprovalRequest =
       id: string;
       kind: 'tool';
       runId: string;
-      /** The caller that owns the run (set by the engine): only it (or an admin) sees and answers the request. */
+      /**
+       * The caller that owns the run (set by the engine): only it (or an admin) sees and answers the
+       * request. Unset: the one local caller ("anonymous"), as for a run started without a caller.
+       */
       callerId?: string;
       stepId?: string;
       toolCalls: PendingToolCall[];
@@ -37,7 +40,10 @@ export type ApprovalRequest =
       id: string;
       kind: 'elicitation';
       runId: string;
-      /** The caller that owns the run (set by the engine): only it (or an admin) sees and answers the request. */
+      /**
+       * The caller that owns the run (set by the engine): only it (or an admin) sees and answers the
+       * request. Unset: the one local caller ("anonymous"), as for a run started without a caller.
+       */
       callerId?: string;
       stepId?: string;
       /** The upstream server that asked (MCP elicitation/create) or the peer (A2A input-required). */
