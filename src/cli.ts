@@ -8,6 +8,7 @@
  *   parley doctor             probe the configured model endpoint(s) and say what works
  * Logs and progress go to stderr; stdout carries only the answer (run) or the protocol (acp, mcp).
  */
+import { LOCAL_CALLER } from './graph/run-request.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createTerminalRenderer } from './graph/render-terminal.ts';
 import { serveAcpStdio } from './protocols/acp.ts';
@@ -38,7 +39,7 @@ type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
 async function run(parley: Parley, question: string): Promise<number> {
-  const handle = parley.engine.start({ query: question, protocol: 'cli', caller: { id: 'cli' } });
+  const handle = parley.engine.start({ query: question, protocol: 'cli', caller: LOCAL_CALLER });
   const onSignal = () => parley.engine.cancel(handle.id, 'interrupted (SIGINT)');
   process.once('SIGINT', onSignal);
   try {
@@ -64,7 +65,7 @@ async function ingest(parley: Parley): Promise<number> {
 async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<number> {
   const { engine, approvals, store, logger } = parley;
   if (protocol === 'acp') {
-    const connection = serveAcpStdio({ engine, approvals, logger, caller: { id: 'acp-stdio' } });
+    const connection = serveAcpStdio({ engine, approvals, logger, caller: LOCAL_CALLER });
     await connection.closed;
   } else {
     const served = await serveMcpStdio({ engine, approvals, store, logger, version: VERSION });

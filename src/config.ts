@@ -59,7 +59,8 @@ export const SETTINGS = [
   // Server
   { env: 'PARLEY_HOST', schema: z.string().min(1), default: '127.0.0.1', description: 'Interface to bind. Keep 127.0.0.1 unless a proxy with TLS is in front.' },
   { env: 'PARLEY_PORT', schema: z.coerce.number().int().min(0).max(65535), default: '8787', description: 'TCP port (0 picks a free one).' },
-  { env: 'PARLEY_API_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys. Empty: auth off (logged once at start).' },
+  { env: 'PARLEY_API_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys, one caller each: a caller sees only its own runs, approvals, sessions and memory. Empty (and no admin keys): auth off (logged once at start).' },
+  { env: 'PARLEY_ADMIN_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys of operators: they authenticate like API keys and also see and act on every caller\'s runs and approvals.' },
   { env: 'PARLEY_ALLOWED_HOSTS', schema: hostList, default: '', description: 'Comma-separated host names accepted in the Host header besides localhost, 127.0.0.1 and [::1] (any port); other Hosts get 403 (DNS-rebinding protection). Bound to a non-loopback address with this empty, any Host is accepted.' },
   { env: 'PARLEY_ALLOWED_ORIGINS', schema: originList, default: '', description: 'Comma-separated browser origins (scheme://host[:port]) allowed to call Parley cross-origin, with CORS; a request with any other foreign Origin gets 403.' },
   { env: 'PARLEY_BODY_LIMIT_BYTES', schema: positiveInt, default: String(1024 * 1024), description: 'Largest accepted request body, and WebSocket message on /acp; a larger body gets 413, a larger message closes the socket (1009).' },
@@ -159,6 +160,8 @@ export interface Config {
     host: string;
     port: number;
     apiKeys: string[];
+    /** Keys whose caller is an admin (sees every caller's runs and approvals). */
+    adminKeys: string[];
     /** Host names accepted besides the loopback names (PARLEY_ALLOWED_HOSTS). */
     allowedHosts: string[];
     /** Browser origins allowed cross-origin with CORS (PARLEY_ALLOWED_ORIGINS). */
@@ -308,6 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
       host: get('PARLEY_HOST'),
       port: get('PARLEY_PORT'),
       apiKeys: get('PARLEY_API_KEYS'),
+      adminKeys: get('PARLEY_ADMIN_KEYS'),
       allowedHosts: get('PARLEY_ALLOWED_HOSTS'),
       allowedOrigins: get('PARLEY_ALLOWED_ORIGINS'),
       bodyLimitBytes: get('PARLEY_BODY_LIMIT_BYTES'),

@@ -22,7 +22,7 @@ import { createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyM
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
 import { createCore, type Closer, type Core } from './core.ts';
-import { authenticateBearer, callerOf } from './http/auth.ts';
+import { authEnabled, authenticateBearer, callerOf } from './http/auth.ts';
 import { isLoopback, originPolicy } from './http/request-origin.ts';
 import { refuseUpgrade } from './http/upgrade.ts';
 import type { CappedClient } from './protocols/client-caps.ts';
@@ -107,7 +107,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       { path: '/', app: a2aRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId }) },
     );
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
-    const mcp = mcpRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId });
+    const mcp = mcpRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
@@ -120,7 +120,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       engine,
       approvals,
       logger,
-      authenticate: authenticateBearer(config.server.apiKeys),
+      authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys),
       maxMessageBytes: config.server.bodyLimitBytes,
       maxJsonDepth: config.server.jsonMaxDepth,
       clients: acpClients,
@@ -135,6 +135,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const app = createHttpApp({
       version: VERSION,
       apiKeys: config.server.apiKeys,
+      adminKeys: config.server.adminKeys,
       bodyLimitBytes: config.server.bodyLimitBytes,
       logger,
       routes,
@@ -155,7 +156,9 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           const host = info.address.includes(':') ? `[${info.address}]` : info.address;
           const url = `http://${host}:${info.port}`;
           logger.info(`Parley ${VERSION} listening on ${url}`);
-          if (config.server.apiKeys.length === 0) logger.warn('auth is off: PARLEY_API_KEYS is empty, so every endpoint is open to anyone who can reach it');
+          if (!authEnabled(config.server.apiKeys, config.server.adminKeys)) {
+            logger.warn('auth is off: PARLEY_API_KEYS and PARLEY_ADMIN_KEYS are empty, so every endpoint is open to anyone who can reach it (everything belongs to one local caller)');
+          }
           warnIfExposed(config, logger);
           resolve({ url, port: info.port });
         }) as Server;
@@ -201,7 +204,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
 /** Bound where other machines reach it, with no keys: anyone on the network can run and approve. Say so loudly. */
 function warnIfExposed(config: Config, logger: Logger): void {
   if (isLoopback(config.server.host)) return;
-  if (config.server.apiKeys.length === 0) {
+  if (!authEnabled(config.server.apiKeys, config.server.adminKeys)) {
     logger.warn(
       `!!! Parley is bound to ${config.server.host}, reachable from other machines, and auth is OFF: anyone who can reach this port can start runs, ` +
         'read every run and approve tool calls. Set PARLEY_API_KEYS, or bind PARLEY_HOST=127.0.0.1. See docs/security.md. !!!',

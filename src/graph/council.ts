@@ -115,7 +115,7 @@ export async function runCouncil(
 
   const decisionId = randomUUID();
   try {
-    await ctx.store.recordDecision({ id: decisionId, runId: run.id, question, verdict, decidedAt: new Date(ctx.now()).toISOString() });
+    await ctx.store.recordDecision({ id: decisionId, runId: run.id, callerId: run.callerId, question, verdict, decidedAt: new Date(ctx.now()).toISOString() });
   } catch (err) {
     ctx.logger.warn('recording the council decision failed', { runId: run.id, error: (err as Error).message });
   }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeName, RunEnding } from './events.ts';
-import { RUN_MODES, type RunRequest } from './run-request.ts';
+import { RUN_MODES, canSee, type Caller, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import { RunEventLog } from './run-events.ts';
@@ -111,7 +111,7 @@ export class Engine implements RunEngine {
 
     const run = createRunState({ id, threadId, request, startedAt, log }, ctx);
     const result = this.#execute(run);
-    const handle: RunHandle = { id, threadId, result, events: (afterSeq) => log.events(afterSeq) };
+    const handle: RunHandle = { id, threadId, callerId: run.callerId, result, events: (afterSeq) => log.events(afterSeq) };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
     void result.then(() => this.#retain(entry));
@@ -126,8 +126,9 @@ export class Engine implements RunEngine {
     return true;
   }
 
-  get(runId: string): RunHandle | undefined {
-    return this.#runs.get(runId)?.handle;
+  get(runId: string, caller?: Caller): RunHandle | undefined {
+    const handle = this.#runs.get(runId)?.handle;
+    return handle && canSee(caller, handle.callerId) ? handle : undefined;
   }
 
   /** Cancels every running run, waits for them to finish, and drops all retained runs. */
@@ -315,7 +316,8 @@ export class Engine implements RunEngine {
     log.emit({ type: 'run.started', threadId, query: String(request.query ?? ''), mode: request.mode ?? 'auto', protocol: request.protocol });
     log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
     const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
-    return { id: log.runId, threadId, result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
+    const callerId = request.caller?.id || 'anonymous';
+    return { id: log.runId, threadId, callerId, result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
   }
 }
 

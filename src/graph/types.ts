@@ -1,6 +1,6 @@
 /** The engine's public surface as adapters see it. Implemented by Engine in engine.ts. */
 import type { GraphEvent, RunEnding } from './events.ts';
-import type { RunRequest } from './run-request.ts';
+import type { Caller, RunRequest } from './run-request.ts';
 
 export interface RunResult extends RunEnding {
   runId: string;
@@ -10,6 +10,8 @@ export interface RunResult extends RunEnding {
 export interface RunHandle {
   readonly id: string;
   readonly threadId: string;
+  /** The caller that started the run: it owns the run and everything the run produces. */
+  readonly callerId: string;
   /** Settles when the run ends; never rejects (failures are a RunResult with status "failed"). */
   readonly result: Promise<RunResult>;
   /**
@@ -24,6 +26,9 @@ export interface RunEngine {
   start(request: RunRequest): RunHandle;
   /** Aborts a running run (its in-flight model/tool calls and pending approvals). False if unknown or ended. */
   cancel(runId: string, reason?: string): boolean;
-  /** A running or recently finished run still retained in memory. */
-  get(runId: string): RunHandle | undefined;
+  /**
+   * A running or recently finished run still retained in memory. With a caller, only a run that
+   * caller may see (its own; any for an admin): another caller's run is undefined, like an unknown one.
+   */
+  get(runId: string, caller?: Caller): RunHandle | undefined;
 }

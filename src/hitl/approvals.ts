@@ -6,6 +6,7 @@
  * injected recorder before the outcome is released, so nothing acts on an unrecorded decision.
  */
 import { randomUUID } from 'node:crypto';
+import { LOCAL_CALLER, canSee, type Caller } from '../graph/run-request.ts';
 import type { ApprovalRecord } from '../knowledge/store.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type {
@@ -43,7 +44,8 @@ interface Pending {
 
 export class ApprovalBroker implements ApprovalPort {
   readonly #pending = new Map<string, Pending>();
-  readonly #settled = new Map<string, ApprovalOutcome>();
+  /** Settled ids and who owned them (so a late answer from another caller still reads "not found"). */
+  readonly #settled = new Map<string, { outcome: ApprovalOutcome; callerId: string }>();
   readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval'>> & Pick<ApprovalBrokerOptions, 'recordApproval'>;
 
   constructor(options: ApprovalBrokerOptions) {
@@ -94,10 +96,11 @@ export class ApprovalBroker implements ApprovalPort {
     return { request: structuredClone(request), outcome };
   }
 
-  resolve(id: string, decision: ApprovalDecision, actor: string): ResolveAnswer {
+  resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): ResolveAnswer {
     const entry = this.#pending.get(id);
-    if (!entry) {
-      return this.#settled.has(id)
+    if (!entry || !canSee(caller, ownerOf(entry.request))) {
+      const settled = entry ? undefined : this.#settled.get(id);
+      return settled && canSee(caller, settled.callerId)
         ? { ok: false, code: 'already_resolved', message: `approval ${id} was already resolved` }
         : { ok: false, code: 'not_found', message: `no approval with id ${id}` };
     }
@@ -114,15 +117,15 @@ export class ApprovalBroker implements ApprovalPort {
     return { ok: true, outcome: structuredClone(outcome) };
   }
 
-  get(id: string): ApprovalRequest | undefined {
+  get(id: string, caller?: Caller): ApprovalRequest | undefined {
     const entry = this.#pending.get(id);
-    return entry ? structuredClone(entry.request) : undefined;
+    return entry && canSee(caller, ownerOf(entry.request)) ? structuredClone(entry.request) : undefined;
   }
 
-  listPending(runId?: string): ApprovalRequest[] {
+  listPending(runId?: string, caller?: Caller): ApprovalRequest[] {
     return [...this.#pending.values()]
       .map((p) => p.request)
-      .filter((r) => runId === undefined || r.runId === runId)
+      .filter((r) => (runId === undefined || r.runId === runId) && canSee(caller, ownerOf(r)))
       .map((r) => structuredClone(r));
   }
 
@@ -146,7 +149,7 @@ export class ApprovalBroker implements ApprovalPort {
     this.#pending.delete(id);
     clearTimeout(entry.timer);
     entry.detachSignal();
-    this.#remember(id, outcome);
+    this.#remember(id, outcome, ownerOf(entry.request));
     entry.audit = entry.audit.then(() =>
       this.#record({
         ...toRecord(entry.request),
@@ -159,8 +162,8 @@ export class ApprovalBroker implements ApprovalPort {
     entry.settle(outcome);
   }
 
-  #remember(id: string, outcome: ApprovalOutcome): void {
-    this.#settled.set(id, outcome);
+  #remember(id: string, outcome: ApprovalOutcome, callerId: string): void {
+    this.#settled.set(id, { outcome, callerId });
     while (this.#settled.size > this.#options.rememberSettled) {
       const oldest = this.#settled.keys().next().value;
       if (oldest === undefined) break;
@@ -178,6 +181,9 @@ export class ApprovalBroker implements ApprovalPort {
     }
   }
 }
+
+/** Who owns a request: its run's caller; one issued without a caller belongs to the one local caller (like a run). */
+const ownerOf = (request: ApprovalRequest): string => request.callerId ?? LOCAL_CALLER.id;
 
 function toRecord(request: ApprovalRequest): ApprovalRecord {
   const asked =

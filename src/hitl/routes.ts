@@ -1,6 +1,8 @@
 /**
  * HTTP face of the approval broker: POST /api/approve resolves a pending request, GET
  * /api/approvals lists pending ones. Auth is the server's middleware (mount this app behind it).
+ * Each caller sees and answers only its own runs' requests (an admin: every one); another caller's
+ * request answers 404 exactly like an unknown id.
  * Errors use `{ "error": { "code", "message" } }` and never change broker state.
  */
 import { Hono, type Context } from 'hono';
@@ -84,7 +86,7 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
       return error(c, 400, 'invalid_request', `${fieldOf(issue)}: ${issue.message}${unrecognized}`);
     }
     const id = (parsed.data.request_id ?? parsed.data.id)!;
-    const answer: ResolveAnswer = deps.broker.resolve(id, toDecision(parsed.data), actorOf(c));
+    const answer: ResolveAnswer = deps.broker.resolve(id, toDecision(parsed.data), actorOf(c), callerOf(c));
     if (answer.ok) return c.json({ outcome: answer.outcome }, 200);
     if (answer.code === 'invalid') return error(c, 400, 'invalid_decision', answer.message);
     return error(c, 404, answer.code, answer.message);
@@ -92,11 +94,11 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
 
   app.get('/api/approvals', (c) => {
     const runId = c.req.query('runId') || undefined;
-    return c.json({ approvals: deps.broker.listPending(runId) });
+    return c.json({ approvals: deps.broker.listPending(runId, callerOf(c)) });
   });
 
   app.get('/api/approvals/:id', (c) => {
-    const request = deps.broker.get(c.req.param('id'));
+    const request = deps.broker.get(c.req.param('id'), callerOf(c));
     return request ? c.json({ approval: request }) : error(c, 404, 'not_found', `no pending approval with id ${c.req.param('id')}`);
   });
 

@@ -1,4 +1,5 @@
 /** Approval contract shared by the engine, the broker and every protocol adapter. */
+import type { Caller } from '../graph/run-request.ts';
 
 export interface ToolAnnotations {
   title?: string;
@@ -25,6 +26,11 @@ export type ApprovalRequest =
       id: string;
       kind: 'tool';
       runId: string;
+      /**
+       * The caller that owns the run (set by the engine): only it (or an admin) sees and answers the
+       * request. Unset: the one local caller ("anonymous"), as for a run started without a caller.
+       */
+      callerId?: string;
       stepId?: string;
       toolCalls: PendingToolCall[];
       createdAt: string;
@@ -34,6 +40,11 @@ export type ApprovalRequest =
       id: string;
       kind: 'elicitation';
       runId: string;
+      /**
+       * The caller that owns the run (set by the engine): only it (or an admin) sees and answers the
+       * request. Unset: the one local caller ("anonymous"), as for a run started without a caller.
+       */
+      callerId?: string;
       stepId?: string;
       /** The upstream server that asked (MCP elicitation/create) or the peer (A2A input-required). */
       source: string;
@@ -77,9 +88,13 @@ export interface ApprovalPort {
     input: ApprovalRequestInput,
     options?: { timeoutMs?: number; signal?: AbortSignal },
   ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> };
-  resolve(id: string, decision: ApprovalDecision, actor: string): ResolveAnswer;
-  get(id: string): ApprovalRequest | undefined;
-  listPending(runId?: string): ApprovalRequest[];
+  /**
+   * `caller` scopes every look-up: another caller's request answers exactly like an unknown id.
+   * Without a caller the look-up is unscoped (internal channels already bound to one run).
+   */
+  resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): ResolveAnswer;
+  get(id: string, caller?: Caller): ApprovalRequest | undefined;
+  listPending(runId?: string, caller?: Caller): ApprovalRequest[];
   /** Settles every pending request of the run as cancelled (deny / cancel). */
   cancelRun(runId: string): void;
 }

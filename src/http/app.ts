@@ -30,6 +30,8 @@ export interface ReadinessCheck {
 export interface HttpAppOptions {
   version: string;
   apiKeys: string[];
+  /** PARLEY_ADMIN_KEYS: keys whose caller sees every caller's runs and approvals. */
+  adminKeys?: string[];
   bodyLimitBytes: number;
   logger: Logger;
   routes: RouteGroup[];
@@ -49,7 +51,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
   // Parley takes bearer keys, not OAuth: MCP clients that probe OAuth discovery get a plain 404, even
   // with auth on, and fall back to the Authorization header they were given.
   app.all('/.well-known/oauth-*', notFound);
-  app.use('*', apiKeyAuth({ keys: options.apiKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
+  app.use('*', apiKeyAuth({ keys: options.apiKeys, adminKeys: options.adminKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
   app.use('*', limitBody(options.bodyLimitBytes));
   app.use('*', jsonBodies({ maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH, jsonRpcPaths: JSON_RPC_PATHS }));
   app.use('*', acceptTraceContext());

@@ -1,11 +1,13 @@
 /**
- * Bearer API keys (PARLEY_API_KEYS) on every route except the public ones (/health). Each request
- * gets a Caller whose id is derived from the key (never the key itself), for budgets and rate limits.
+ * Bearer API keys (PARLEY_API_KEYS, and PARLEY_ADMIN_KEYS for operators) on every route except the
+ * public ones (/health). Each request gets a Caller whose id is derived from the key (never the key
+ * itself): the owner of everything its runs produce, and the subject of budgets and rate limits.
+ * An admin key's caller also sees every other caller's runs and approvals (docs/security-parts/isolation.md).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
-import type { Caller } from '../graph/run-request.ts';
+import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
 import { errorBody } from './errors.ts';
 
 export interface ParleyEnv {
@@ -17,49 +19,59 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** A stable, non-secret id for a key: "key-" and the first 12 hex digits of its SHA-256. */
 export const callerIdOf = (key: string) => `key-${digest(key).toString('hex').slice(0, 12)}`;
 
-export const ANONYMOUS: Caller = { id: 'anonymous' };
+export const ANONYMOUS: Caller = LOCAL_CALLER;
 
 /** The caller of a request (anonymous when auth is off). */
 export const callerOf = (c: Context): Caller => (c.get('caller') as Caller | undefined) ?? ANONYMOUS;
 
 export interface AuthOptions {
-  /** Empty: auth is off (the server logs that once when it starts listening). */
+  /** Empty (and no adminKeys): auth is off (the server logs that once when it starts listening). */
   keys: string[];
+  /** Keys whose caller is an admin; they authenticate like `keys`. */
+  adminKeys?: string[];
   /** Exact paths reachable without a key. */
   publicPaths?: string[];
 }
 
-/** Finds the caller a bearer token belongs to; comparisons are constant-time on the keys' digests. */
-function keyMatcher(keys: string[]): (token: string) => Caller | undefined {
-  const known = keys.map((key) => ({ hash: digest(key), id: callerIdOf(key) }));
+/**
+ * Finds the caller a bearer token belongs to; comparisons are constant-time on the keys' digests.
+ * A key listed in both lists is an admin key.
+ */
+function keyMatcher(keys: string[], adminKeys: string[]): (token: string) => Caller | undefined {
+  const admins = new Set(adminKeys);
+  const known = [...new Set([...keys, ...adminKeys])].map((key) => ({ hash: digest(key), id: callerIdOf(key), admin: admins.has(key) }));
   return (token) => {
     const hash = digest(token);
     const match = known.find((k) => timingSafeEqual(k.hash, hash));
-    return match ? { id: match.id } : undefined;
+    if (!match) return undefined;
+    return match.admin ? { id: match.id, admin: true } : { id: match.id };
   };
 }
+
+/** Whether any key is configured: otherwise auth is off and every request is the one local caller. */
+export const authEnabled = (keys: string[], adminKeys: string[] = []) => keys.length + adminKeys.length > 0;
 
 /**
  * The same check for requests that never reach Hono (WebSocket upgrades on the Node server):
  * the caller of an `Authorization: Bearer <key>` header, ANONYMOUS when auth is off, undefined when refused.
  */
-export function authenticateBearer(keys: string[]): (authorization: string | undefined) => Caller | undefined {
-  if (keys.length === 0) return () => ANONYMOUS;
-  const match = keyMatcher(keys);
+export function authenticateBearer(keys: string[], adminKeys: string[] = []): (authorization: string | undefined) => Caller | undefined {
+  if (!authEnabled(keys, adminKeys)) return () => ANONYMOUS;
+  const match = keyMatcher(keys, adminKeys);
   return (authorization) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     return token ? match(token) : undefined;
   };
 }
 
-export function apiKeyAuth({ keys, publicPaths = ['/health'] }: AuthOptions): MiddlewareHandler<ParleyEnv> {
-  if (keys.length === 0) {
+export function apiKeyAuth({ keys, adminKeys = [], publicPaths = ['/health'] }: AuthOptions): MiddlewareHandler<ParleyEnv> {
+  if (!authEnabled(keys, adminKeys)) {
     return async (c, next) => {
       c.set('caller', ANONYMOUS);
       await next();
     };
   }
-  const match = keyMatcher(keys);
+  const match = keyMatcher(keys, adminKeys);
   const check = bearerAuth<ParleyEnv>({
     verifyToken: (token, c) => {
       const caller = match(token);

@@ -5,6 +5,7 @@
  */
 import type {
   ApprovalRecord,
+  CallerScope,
   DecisionRecord,
   KnowledgeStore,
   MemoryHit,
@@ -222,6 +223,7 @@ export class CypherStore implements KnowledgeStore {
       });
       const teams = (await q(this.Q.listTeams)).map((r) => ({
         id: str(r.id),
+        callerId: str(r.callerId),
         pattern: str(r.pattern),
         uses: num(r.uses),
         successes: num(r.successes),
@@ -348,9 +350,9 @@ export class CypherStore implements KnowledgeStore {
 
   // ── Execution memory ────────────────────────────────────────────────────
 
-  async findTeamConfig(query: string): Promise<TeamConfig | undefined> {
+  async findTeamConfig(query: string, scope: CallerScope = {}): Promise<TeamConfig | undefined> {
     const view = await this.view();
-    const best = view.pickTeam(query, this.options);
+    const best = view.pickTeam(query, this.options, scope);
     if (!best) return undefined;
     let team = view.fullTeam(best.id);
     if (!team) {
@@ -497,7 +499,7 @@ export class CypherStore implements KnowledgeStore {
     const committed = learnt as Learnt | undefined;
     await this.writeThrough((v) => {
       if (committed && !applied) applyLearnt(v, committed);
-      for (const run of runs) v.recordRun({ id: run.id, query: run.query, answer: run.answer ?? '', score: run.score, startedAt: run.startedAt });
+      for (const run of runs) v.recordRun({ id: run.id, callerId: run.callerId, query: run.query, answer: run.answer ?? '', score: run.score, startedAt: run.startedAt });
     });
   }
 
@@ -518,7 +520,7 @@ export class CypherStore implements KnowledgeStore {
       const unknown = claimed.filter((id) => !existing.has(id));
       if (unknown.length) for (const r of await q(this.Q.teamsByIds, { ids: unknown })) existing.add(str(node(r, 't').id));
       const idOf = (run: RunRecord, team: { pattern: string; specialists: string[] }) =>
-        run.teamConfigId !== undefined && existing.has(run.teamConfigId) ? run.teamConfigId : teamId(team.pattern, team.specialists);
+        run.teamConfigId !== undefined && existing.has(run.teamConfigId) ? run.teamConfigId : teamId(team.pattern, team.specialists, run.callerId);
       const ids = [...new Set(teamRuns.map(({ run, team }) => idOf(run, team)))].sort();
       const stored = new Map<string, TeamConfig>();
       if (serial) {
@@ -544,7 +546,7 @@ export class CypherStore implements KnowledgeStore {
         const base: TeamConfig =
           current && current.uses > 0
             ? current
-            : { id, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
+            : { id, callerId: run.callerId, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
         next.set(id, applyTeamRun(base, run));
         links.push({ runId: run.id, teamId: id });
       }
@@ -552,6 +554,7 @@ export class CypherStore implements KnowledgeStore {
       await q(this.Q.upsertTeams, {
         teams: learnt.teams.map((t) => ({
           id: t.id,
+          callerId: t.callerId ?? '',
           pattern: t.pattern,
           specialists: JSON.stringify(t.specialists),
           plan: JSON.stringify(t.plan),
@@ -617,9 +620,10 @@ export class CypherStore implements KnowledgeStore {
     });
   }
 
-  async listRuns(options: { limit?: number; status?: RunRecord['status']; threadId?: string } = {}): Promise<RunSummary[]> {
+  async listRuns(options: { limit?: number; status?: RunRecord['status']; threadId?: string } & CallerScope = {}): Promise<RunSummary[]> {
     const limit = Math.max(1, Math.min(1000, Math.trunc(options.limit ?? 50)));
-    const rows = await this.exec.read((q) => q(this.Q.listRuns, { status: options.status ?? '', threadId: options.threadId ?? '', limit }));
+    const params = { status: options.status ?? '', threadId: options.threadId ?? '', callerId: options.callerId ?? '', limit };
+    const rows = await this.exec.read((q) => q(this.Q.listRuns, params));
     return rows.map((r) => ({
       id: str(r.id),
       query: str(r.query),
@@ -636,9 +640,9 @@ export class CypherStore implements KnowledgeStore {
   }
 
   /** From the view's window of recent runs (MemoryEntry, memoryWindow); older runs are not searched. */
-  async searchMemory(query: string, k: number): Promise<MemoryHit[]> {
+  async searchMemory(query: string, k: number, scope: CallerScope = {}): Promise<MemoryHit[]> {
     if (k <= 0) return [];
-    return (await this.view()).searchMemory(query, k);
+    return (await this.view()).searchMemory(query, k, scope);
   }
 
   async recordApproval(approval: ApprovalRecord): Promise<void> {
@@ -656,14 +660,14 @@ export class CypherStore implements KnowledgeStore {
 
   async recordDecision(decision: DecisionRecord): Promise<void> {
     await this.exec.write(async (q) => {
-      await q(this.Q.upsertDecision, { ...decision, verdict: JSON.stringify(decision.verdict) });
+      await q(this.Q.upsertDecision, { ...decision, callerId: decision.callerId ?? '', verdict: JSON.stringify(decision.verdict) });
       await q(this.Q.linkRunDecisions, { runId: decision.runId });
     });
     this.noteUnlinked(decision.runId, 'decisions');
   }
 
-  async listDecisions(limit = 20): Promise<DecisionRecord[]> {
-    const rows = await this.exec.read((q) => q(this.Q.listDecisions, { limit: Math.max(1, Math.trunc(limit)) }));
+  async listDecisions(limit = 20, scope: CallerScope = {}): Promise<DecisionRecord[]> {
+    const rows = await this.exec.read((q) => q(this.Q.listDecisions, { limit: Math.max(1, Math.trunc(limit)), callerId: scope.callerId ?? '' }));
     return rows.map((r) => decisionFromNode(node(r, 'd')));
   }
 
@@ -735,7 +739,7 @@ function invalidRunRecord(run: RunRecord): string | undefined {
 }
 
 function memoryEntryFromRow(r: Row): MemoryEntry {
-  return { id: str(r.id), query: str(r.query), answer: str(r.answer), score: optNum(r.score), startedAt: str(r.startedAt) };
+  return { id: str(r.id), callerId: str(r.callerId), query: str(r.query), answer: str(r.answer), score: optNum(r.score), startedAt: str(r.startedAt) };
 }
 
 /** What a batch of recorded runs taught, as committed: written through to the view. */

@@ -56,7 +56,7 @@ export function jaccard(a: string, b: string): number {
   return both / (x.size + y.size - both);
 }
 
-export type TeamStats = Pick<TeamConfig, 'id' | 'pattern' | 'uses' | 'successes' | 'avgScore'>;
+export type TeamStats = Pick<TeamConfig, 'id' | 'callerId' | 'pattern' | 'uses' | 'successes' | 'avgScore'>;
 
 /** Best team for the query among `teams`, or undefined when none is similar and proven enough. */
 export function pickTeam<T extends TeamStats>(query: string, teams: T[], options: RegistryOptions): T | undefined {
@@ -179,9 +179,12 @@ export function teamOf(run: RunRecord): { pattern: string; specialists: string[]
   return { pattern: queryPattern(run.query), specialists };
 }
 
-/** Stable TeamConfig id for a pattern and team, so the same team under the same pattern accumulates. */
-export function teamId(pattern: string, specialists: string[]): string {
-  return 'team:' + createHash('sha256').update(pattern + '|' + specialists.join(',')).digest('hex').slice(0, 20);
+/**
+ * Stable TeamConfig id for a caller, pattern and team, so the same team under the same pattern
+ * accumulates, per caller: a team's plan carries its caller's objectives, so callers never share one.
+ */
+export function teamId(pattern: string, specialists: string[], callerId: string): string {
+  return 'team:' + createHash('sha256').update(callerId + '|' + pattern + '|' + specialists.join(',')).digest('hex').slice(0, 20);
 }
 
 export function applyTeamRun(team: TeamConfig, run: RunRecord): TeamConfig {

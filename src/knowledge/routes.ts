@@ -1,8 +1,8 @@
 /**
  * HTTP routes of the knowledge graph, as a Hono sub-app mounted at the root:
  *   GET  /api/specialists   ?kind=prompt|mcp|a2a &domain= &available=true|false &q=
- *   GET  /api/runs          ?limit=1..1000 &status= &threadId=
- *   GET  /api/runs/:id      the run with steps and approvals; 404 when unknown
+ *   GET  /api/runs          ?limit=1..1000 &status= &threadId=   the caller's own runs (an admin's: every caller's)
+ *   GET  /api/runs/:id      the run with steps and approvals; 404 when unknown or another caller's
  *   GET  /mcp/config        the parsed mcp_config.json, secrets redacted
  *   GET  /mcp/tools         ?server=  tools with annotations and the config's approval/timeout say
  *   POST /mcp/reload        re-ingest every source now; answers the ingestion report
@@ -10,7 +10,9 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { callerOf } from '../http/auth.ts';
 import { jsonError } from '../http/errors.ts';
+import { canSee, ownerFilter } from '../graph/run-request.ts';
 import type { KnowledgeStore } from './store.ts';
 import type { IngestReport } from './ingest/ingest.ts';
 import { McpConfigError, configRequiresApproval, configToolTimeoutMs, redactMcpConfig, type McpConfig } from './ingest/mcp-config.ts';
@@ -59,13 +61,15 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
   app.get('/api/runs', async (c) => {
     const query = RunsQuery.safeParse(c.req.query());
     if (!query.success) return jsonError(c, 400, badQuery(query.error));
-    return c.json({ runs: await deps.store.listRuns(query.data) });
+    const callerId = ownerFilter(callerOf(c));
+    return c.json({ runs: await deps.store.listRuns({ ...query.data, ...(callerId !== undefined ? { callerId } : {}) }) });
   });
 
   app.get('/api/runs/:id', async (c) => {
     const id = c.req.param('id');
     const run = await deps.store.getRun(id);
-    if (!run) return jsonError(c, 404, `No run with id "${id}".`);
+    // Another caller's run answers exactly like an unknown one.
+    if (!run || !canSee(callerOf(c), run.callerId)) return jsonError(c, 404, `No run with id "${id}".`);
     return c.json({ ...run, approvals: await deps.store.listApprovals(id) });
   });
 

@@ -80,6 +80,7 @@ export function toolFromNode(n: Node): ToolRecord {
 export function teamFromNode(n: Node): TeamConfig {
   return {
     id: str(n.id),
+    callerId: str(n.callerId),
     pattern: str(n.pattern),
     specialists: json<string[]>(n.specialists, []),
     plan: json(n.plan, { rationale: '', steps: [] }),
@@ -182,6 +183,7 @@ export function decisionFromNode(n: Node): DecisionRecord {
   return {
     id: str(n.id),
     runId: str(n.runId),
+    ...(optStr(n.callerId) ? { callerId: str(n.callerId) } : {}),
     question: str(n.question),
     verdict: json(n.verdict, {} as DecisionRecord['verdict']),
     decidedAt: str(n.decidedAt),

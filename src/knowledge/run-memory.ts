@@ -10,6 +10,8 @@ import { Bm25Index } from './text-index.ts';
 /** What the window keeps of a run. */
 export interface MemoryEntry {
   id: string;
+  /** Whose run it was: a search for one caller sees only that caller's runs. */
+  callerId: string;
   query: string;
   answer: string;
   /** The run's verifier score. */
@@ -62,11 +64,13 @@ export class RunMemoryIndex {
 
   /**
    * The k best runs for the query, best first (ties: the more recent first), with relevance as
-   * the score divided by the best hit's, as the database's memory search reported it.
+   * the score divided by the best hit's, as the database's memory search reported it. With a
+   * callerId, only that caller's runs are candidates (the ranking is among them alone).
    */
-  search(query: string, k: number): MemoryHit[] {
+  search(query: string, k: number, callerId?: string): MemoryHit[] {
     if (k <= 0) return [];
-    const hits = this.index.search(query);
+    const all = this.index.search(query);
+    const hits = callerId === undefined ? all : all.filter((h) => h.item.callerId === callerId);
     const better = (a: (typeof hits)[number], b: (typeof hits)[number]) => a.score > b.score || (a.score === b.score && before(b.item, a.item));
     // Top k by selection when k is small (a few hits) and the hits may be thousands.
     let top: typeof hits = [];
@@ -110,5 +114,5 @@ export class RunMemoryIndex {
 }
 
 function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
-  return a.query === b.query && a.answer === b.answer && a.score === b.score && a.startedAt === b.startedAt;
+  return a.callerId === b.callerId && a.query === b.query && a.answer === b.answer && a.score === b.score && a.startedAt === b.startedAt;
 }

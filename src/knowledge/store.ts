@@ -73,6 +73,11 @@ export interface SpecialistCandidate {
 
 export interface TeamConfig {
   id: string;
+  /**
+   * The caller whose runs taught the team: its plan carries that caller's objectives, so only that
+   * caller's runs reuse it. Empty for teams recorded before teams had owners (never reused).
+   */
+  callerId?: string;
   pattern: string;
   specialists: string[];
   plan: GraphPlan;
@@ -141,9 +146,16 @@ export interface RunSummary {
 export interface DecisionRecord {
   id: string;
   runId: string;
+  /** The caller of the council run (empty for decisions recorded before decisions had owners). */
+  callerId?: string;
   question: string;
   verdict: CouncilVerdict;
   decidedAt: string;
+}
+
+/** Look-ups scoped to one caller: `callerId` set means only that caller's records; unset means all (admins, internal use). */
+export interface CallerScope {
+  callerId?: string;
 }
 
 export interface MemoryHit {
@@ -177,16 +189,19 @@ export interface KnowledgeStore {
   retrieveSpecialists(query: string, k: number): Promise<SpecialistCandidate[]>;
 
   // Execution memory
-  findTeamConfig(query: string): Promise<TeamConfig | undefined>;
+  /** The best proven team for the query among the caller's own teams (every team when unscoped). */
+  findTeamConfig(query: string, scope?: CallerScope): Promise<TeamConfig | undefined>;
   recordRun(run: RunRecord): Promise<void>;
+  /** Unscoped: the record carries callerId, and adapters check it against the request's caller. */
   getRun(id: string): Promise<RunRecord | undefined>;
-  listRuns(options?: { limit?: number; status?: RunStatus; threadId?: string }): Promise<RunSummary[]>;
+  listRuns(options?: { limit?: number; status?: RunStatus; threadId?: string } & CallerScope): Promise<RunSummary[]>;
   getProficiency(subject: string, kind: Proficiency['kind']): Promise<Proficiency | undefined>;
-  searchMemory(query: string, k: number): Promise<MemoryHit[]>;
+  /** Earlier runs relevant to the query; with a callerId only that caller's runs (no content crosses callers). */
+  searchMemory(query: string, k: number, scope?: CallerScope): Promise<MemoryHit[]>;
   recordApproval(approval: ApprovalRecord): Promise<void>;
   listApprovals(runId: string): Promise<ApprovalRecord[]>;
   recordDecision(decision: DecisionRecord): Promise<void>;
-  listDecisions(limit?: number): Promise<DecisionRecord[]>;
+  listDecisions(limit?: number, scope?: CallerScope): Promise<DecisionRecord[]>;
 
   close(): Promise<void>;
 }

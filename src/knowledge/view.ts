@@ -10,7 +10,7 @@
  * older news and is ignored: concurrent commits and a refresh can arrive in any order. Runs are
  * never deleted, so a refresh's runs are folded into the window (which keeps only the newest).
  */
-import type { MemoryHit, Proficiency, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
+import type { CallerScope, MemoryHit, Proficiency, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
 import { matchesFilter, queryPattern, rankCandidates, type ProficiencyTotals, type RegistryOptions, type TeamStats } from './registry.ts';
 import { SpecialistTextIndex } from './text-index.ts';
 import { MEMORY_WINDOW, RunMemoryIndex, type MemoryEntry } from './run-memory.ts';
@@ -32,6 +32,8 @@ export interface KnowledgeViewOptions {
 
 interface TeamEntry {
   id: string;
+  /** Whose runs taught it ('' for teams recorded before teams had owners). */
+  callerId: string;
   /** The pattern's words, unique and sorted, for a merge-based Jaccard. */
   words: string[];
   uses: number;
@@ -119,8 +121,8 @@ export class KnowledgeView {
   // ── Execution memory ────────────────────────────────────────────────────
 
   /** The k runs of the window most relevant to the query (relevance: score / best score). */
-  searchMemory(query: string, k: number): MemoryHit[] {
-    return this.memory.search(query, k);
+  searchMemory(query: string, k: number, scope: CallerScope = {}): MemoryHit[] {
+    return this.memory.search(query, k, scope.callerId);
   }
 
   /** Write-through of a recorded run. */
@@ -129,11 +131,15 @@ export class KnowledgeView {
   }
 
 
-  /** Best proven team for the query: the same rule as registry.ts pickTeam, without re-splitting patterns. */
-  pickTeam(query: string, options: RegistryOptions): TeamStats | undefined {
+  /**
+   * Best proven team for the query: the same rule as registry.ts pickTeam, without re-splitting
+   * patterns; with a callerId, among that caller's teams only.
+   */
+  pickTeam(query: string, options: RegistryOptions, scope: CallerScope = {}): TeamStats | undefined {
     const words = wordsOf(queryPattern(query));
     let best: { team: TeamEntry; similarity: number } | undefined;
     for (const team of this.teams.values()) {
+      if (scope.callerId !== undefined && team.callerId !== scope.callerId) continue;
       if (team.uses === 0 || team.successes / team.uses < options.teamMinSuccessRate) continue;
       const small = Math.min(words.length, team.words.length);
       const large = Math.max(words.length, team.words.length);
@@ -146,8 +152,8 @@ export class KnowledgeView {
       }
     }
     if (!best) return undefined;
-    const { id, uses, successes, avgScore } = best.team;
-    return { id, pattern: best.team.words.join(' '), uses, successes, avgScore };
+    const { id, callerId, uses, successes, avgScore } = best.team;
+    return { id, callerId, pattern: best.team.words.join(' '), uses, successes, avgScore };
   }
 
   /** A whole TeamConfig if the view holds it and it is as recent as its statistics. */
@@ -199,6 +205,7 @@ export class KnowledgeView {
     if (current && team.uses < current.uses) return;
     this.teams.set(team.id, {
       id: team.id,
+      callerId: team.callerId || current?.callerId || '',
       words: current && current.words.join(' ') === team.pattern ? current.words : wordsOf(team.pattern),
       uses: team.uses,
       successes: team.successes,

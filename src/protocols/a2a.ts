@@ -10,6 +10,7 @@ import { etag } from 'hono/etag';
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
 import type { Config } from '../config.ts';
+import { authEnabled } from '../http/auth.ts';
 import type { RunEngine } from '../graph/types.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
@@ -52,7 +53,7 @@ class KeyUser implements User {
 }
 
 export function a2aRoutes(deps: A2ADeps): Hono {
-  const card = buildAgentCard({ version: deps.version ?? '0.1.0', bearerAuth: deps.config.server.apiKeys.length > 0 });
+  const card = buildAgentCard({ version: deps.version ?? '0.1.0', bearerAuth: authEnabled(deps.config.server.apiKeys, deps.config.server.adminKeys) });
   // Finished tasks beyond the cap are dropped, oldest first (the SDK's InMemoryTaskStore kept every task forever).
   const taskStore = new BoundedTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax });
   const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type ClientCapabilities } from '@agentclientprotocol/sdk';
-import type { Caller } from '../graph/run-request.ts';
+import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
 import type { RunEngine } from '../graph/types.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -25,7 +25,7 @@ export interface AcpDeps {
 
 export function createAcpAgent(deps: AcpDeps): AgentApp {
   const logger = deps.logger ?? silentLogger;
-  const caller = deps.caller ?? { id: 'acp' };
+  const caller = deps.caller ?? LOCAL_CALLER;
   const sessions = new Map<string, AcpSession>();
   let clientCapabilities: ClientCapabilities | undefined;
 

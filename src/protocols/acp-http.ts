@@ -10,10 +10,15 @@
  * as a DELETE would close it, cancelling a prompt turn still running in it. Connections are capped per
  * caller and in total, WebSocket ones included (client-caps.ts): an initialize over a cap closes the
  * least recently used idle connection, or, with none idle, gets 429/503 with Retry-After and a JSON-RPC error.
+ *
+ * A connection belongs to the caller (API key) that opened it: a request from another key naming its
+ * Acp-Connection-Id is answered by the SDK as for an unknown connection (the id is swapped for one
+ * that names nothing), so it can neither use it nor learn that it exists.
  */
+import { randomUUID } from 'node:crypto';
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { Hono, type Context } from 'hono';
-import type { Caller } from '../graph/run-request.ts';
+import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
 import { createAcpAgent, type AcpDeps } from './acp-agent.ts';
 import { peekJson } from '../http/body.ts';
 import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient, type ClientCaps } from './client-caps.ts';
@@ -53,8 +58,10 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const app = new Hono();
   app.on(['GET', 'POST', 'DELETE'], ACP_PATH, async (c) => {
     const caller = deps.callerOf?.(c) ?? deps.caller;
-    const callerId = caller?.id ?? 'anonymous';
+    const callerId = (caller ?? LOCAL_CALLER).id;
     const sent = c.req.header(CONNECTION_HEADER);
+    const owner = sent === undefined ? undefined : connections.get(sent)?.caller;
+    if (owner !== undefined && owner !== callerId) return server.handleRequest(asUnknownConnection(c.req.raw));
     // Only an initialize request opens a connection, and it must first find room under the caps.
     const body = c.req.method === 'POST' && sent === undefined ? await peekJson(c) : undefined;
     const initialize = typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
@@ -102,4 +109,11 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
       await server.close();
     },
   };
+}
+
+/** The same request naming a connection id that does not exist (a fresh UUID). */
+function asUnknownConnection(request: Request): Request {
+  const headers = new Headers(request.headers);
+  headers.set(CONNECTION_HEADER, randomUUID());
+  return new Request(request, { headers });
 }

@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { GraphEvent } from '../graph/events.ts';
 import type { RunEngine, RunHandle } from '../graph/types.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
+import { approvalsFor } from '../hitl/scoped.ts';
 import { callerOf } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { errorHandler, jsonError } from '../http/errors.ts';
@@ -76,19 +77,21 @@ export function aguiRoutes(deps: AguiDeps): Hono {
 
   /** A run carrying `resume`: answer the interrupts, then continue the suspended run's stream. */
   const resume = async (c: Context, input: RunAgentInput, parley: ParleyProps) => {
-    const plan = planResume(input.resume ?? [], deps.approvals);
+    // Only the caller's own runs and approvals can be resumed: another caller's are not found.
+    const caller = callerOf(c);
+    const approvals = approvalsFor(deps.approvals, caller);
+    const plan = planResume(input.resume ?? [], approvals);
     if (!plan.ok) return invalid(c, plan);
     const entry = suspended.get(input.threadId);
     const runId = entry?.runId ?? plan.runId;
-    const handle = runId ? deps.engine.get(runId) : undefined;
+    const handle = runId ? deps.engine.get(runId, caller) : undefined;
     if (!handle || handle.threadId !== input.threadId) {
       return invalid(c, { field: 'resume', message: `resume: thread ${input.threadId} has no interrupted run to continue (it may have expired)` }, 409);
     }
     const afterSeq = entry?.runId === handle.id ? entry.afterSeq : 0;
     suspended.release(input.threadId, handle.id);
-    const actor = callerOf(c).id;
     for (const r of plan.resolutions) {
-      const answer = deps.approvals.resolve(r.requestId, r.decision, actor);
+      const answer = approvals.resolve(r.requestId, r.decision, caller.id);
       if (!answer.ok && answer.code === 'invalid') return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
     }
 

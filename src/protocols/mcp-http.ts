@@ -8,6 +8,9 @@
  * open response (no running tool call, no listening GET stream) for `sessionIdleMs` is closed, and
  * sessions are capped per caller and in total (client-caps.ts): an initialize over a cap closes the
  * least recently used idle session, or, with none idle, gets 429/503 with Retry-After and a JSON-RPC error.
+ *
+ * A session belongs to the caller (API key) that initialized it and acts for that caller only:
+ * another key sending its Mcp-Session-Id gets exactly the answer an unknown session gets.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
@@ -15,6 +18,7 @@ import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { isLoopback, LOOPBACK_NAMES } from '../http/request-origin.ts';
+import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
 import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
 import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient } from './client-caps.ts';
 import { sweepIdleClients, trackBody } from './tracked-body.ts';
@@ -23,8 +27,8 @@ export interface McpRoutesDeps extends McpServerDeps {
   config: Config;
   /** Host names accepted in the Host header when bound to a non-loopback address (e.g. a proxy's name). */
   allowedHosts?: string[];
-  /** The authenticated caller id the auth middleware established, if any. */
-  callerOf?: (c: Context) => string | undefined;
+  /** The authenticated caller the auth middleware established (default: the one local caller). */
+  callerOf?: (c: Context) => Caller | undefined;
   /** Idle time after which a session with no open response is closed (default 30 minutes). */
   sessionIdleMs?: number;
 }
@@ -64,10 +68,12 @@ export function mcpRoutes(deps: McpRoutesDeps) {
 
   app.all('/', async (c) => {
     const id = c.req.header('mcp-session-id');
-    const caller = deps.callerOf?.(c);
-    const options = { parsedBody: c.get('parsedBody' as never) as unknown, ...(caller ? { authInfo: { token: '', clientId: caller, scopes: [] } } : {}) };
+    const caller = deps.callerOf?.(c) ?? LOCAL_CALLER;
+    const options = { parsedBody: c.get('parsedBody' as never) as unknown, authInfo: { token: '', clientId: caller.id, scopes: [] } };
     if (id !== undefined) {
-      const session = sessions.get(id);
+      const found = sessions.get(id);
+      // Bound to its key: even an admin cannot speak in another caller's session.
+      const session = found?.caller === caller.id ? found : undefined;
       // Same answer the SDK transport gives for a closed session, so clients re-initialize.
       if (!session) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
       session.lastSeen = Date.now();
@@ -75,18 +81,18 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     }
     // No session yet: a fresh transport answers; it only opens a session for an initialize request,
     // and an initialize must first find room under the caps.
-    const admission = isInitializeRequest(options.parsedBody) ? cap.admit(caller ?? 'anonymous') : undefined;
+    const admission = isInitializeRequest(options.parsedBody) ? cap.admit(caller.id) : undefined;
     if (admission && !admission.ok) {
       const { status, message } = refusalOf(admission.scope, 'MCP sessions');
       const id = (options.parsedBody as { id: string | number }).id;
       return c.json({ jsonrpc: '2.0', id, error: { code: -32000, message } }, status, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
     }
     try {
-      const server = createParleyMcpServer(deps);
+      const server = createParleyMcpServer({ ...deps, caller });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) =>
-          void sessions.set(sid, { transport, server, caller: caller ?? 'anonymous', open: 0, lastSeen: Date.now(), close: () => void server.close().catch(() => undefined) }),
+          void sessions.set(sid, { transport, server, caller: caller.id, open: 0, lastSeen: Date.now(), close: () => void server.close().catch(() => undefined) }),
         onsessionclosed: (sid) => void sessions.delete(sid),
       });
       transport.onclose = () => {

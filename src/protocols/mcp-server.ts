@@ -3,12 +3,16 @@
  * and run transcripts as resources parley://runs/{id}. One McpServer per session (HTTP) or per
  * process (stdio); both are built here. Arguments are validated by the SDK from the zod schemas,
  * so bad arguments come back as a tool error result.
+ *
+ * A server acts for one caller (the key that opened the session): get_run, search_memory, approve
+ * and the run resources see only that caller's runs and approvals (an admin's: every caller's), and
+ * another caller's id gets the same not-found answer as an unknown one.
  */
-import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
 import { CouncilVerdictSchema } from '../graph/schemas.ts';
 import { z } from 'zod';
 import type { RunEngine } from '../graph/types.ts';
-import { RUN_MODES } from '../graph/run-request.ts';
+import { LOCAL_CALLER, RUN_MODES, canSee, ownerFilter, type Caller } from '../graph/run-request.ts';
 import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../hitl/types.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
 import type { Logger } from '../log.ts';
@@ -20,6 +24,8 @@ export interface McpServerDeps {
   store: KnowledgeStore;
   logger: Logger;
   version?: string;
+  /** Whom this server acts for (default: the one local caller, "anonymous"). */
+  caller?: Caller;
 }
 
 const usageShape = z.object({
@@ -66,7 +72,12 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       return e !== undefined && (e.form !== undefined || Object.keys(e).length === 0);
     },
   };
-  const callerOf = (ctx: ServerContext) => ({ id: ctx.http?.authInfo?.clientId || 'anonymous' });
+  const caller: Caller = deps.caller ?? LOCAL_CALLER;
+  const callerOf = () => caller;
+  const ownerScope = () => {
+    const callerId = ownerFilter(caller);
+    return callerId === undefined ? {} : { callerId };
+  };
 
   server.registerTool(
     'ask',
@@ -84,7 +95,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       outputSchema: askOutput,
     },
     async ({ query, mode, threadId }, ctx) => {
-      const handle = deps.engine.start({ query, mode, threadId, caller: callerOf(ctx), protocol: 'mcp' });
+      const handle = deps.engine.start({ query, mode, threadId, caller: callerOf(), protocol: 'mcp' });
       const { result } = await followRun(handle, ctx, follow);
       const text = result.status === 'completed' ? (result.answer ?? '') : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
       return { content: [{ type: 'text', text }], structuredContent: { ...result }, isError: result.status !== 'completed' };
@@ -102,7 +113,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       outputSchema: verdictOutput,
     },
     async ({ question }, ctx) => {
-      const handle = deps.engine.start({ query: question, mode: 'council', caller: callerOf(ctx), protocol: 'mcp' });
+      const handle = deps.engine.start({ query: question, mode: 'council', caller: callerOf(), protocol: 'mcp' });
       const { result, verdict } = await followRun(handle, ctx, follow);
       if (result.status !== 'completed' || !verdict) return toolError(`Council run ${result.runId} ${result.status}: ${result.error ?? 'no verdict was reached'}`);
       const structured = { runId: result.runId, ...verdict };
@@ -141,8 +152,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
     async ({ run_id }) => {
       const run = await deps.store.getRun(run_id);
-      if (run) return json(run);
-      if (deps.engine.get(run_id)) return json({ id: run_id, status: 'running' });
+      if (run && canSee(caller, run.callerId)) return json(run);
+      if (!run && deps.engine.get(run_id, caller)) return json({ id: run_id, status: 'running' });
       return toolError(`No run with id ${run_id}.`);
     },
   );
@@ -158,7 +169,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       }),
       annotations: { readOnlyHint: true },
     },
-    async ({ query, k }) => json({ hits: await deps.store.searchMemory(query, k ?? 5) }),
+    async ({ query, k }) => json({ hits: await deps.store.searchMemory(query, k ?? 5, ownerScope()) }),
   );
 
   server.registerTool(
@@ -176,7 +187,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         content: z.record(z.string(), z.unknown()).optional(),
       }),
     },
-    async ({ request_id, decisions, feedback, action, content }, ctx) => {
+    async ({ request_id, decisions, feedback, action, content }) => {
       if ((decisions === undefined) === (action === undefined)) return toolError('Send decisions (tool approval) or action (elicitation), exactly one of them.');
       const decision: ApprovalDecision =
         action !== undefined
@@ -186,7 +197,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
               decisions: Object.fromEntries(Object.entries(decisions ?? {}).map(([id, d]) => [id, { type: d } as ToolDecision])),
               ...(feedback ? { feedback } : {}),
             };
-      const answer = deps.approvals.resolve(request_id, decision, `mcp:${callerOf(ctx).id}`);
+      const answer = deps.approvals.resolve(request_id, decision, `mcp:${caller.id}`, caller);
       return answer.ok ? json({ outcome: answer.outcome }) : toolError(`${answer.code}: ${answer.message}`);
     },
   );
@@ -195,7 +206,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     'run',
     new ResourceTemplate('parley://runs/{id}', {
       list: async () => ({
-        resources: (await deps.store.listRuns({ limit: 50 })).map((r) => ({
+        resources: (await deps.store.listRuns({ limit: 50, ...ownerScope() })).map((r) => ({
           uri: `parley://runs/${r.id}`,
           name: r.id,
           description: `${r.status}: ${r.query.slice(0, 120)}`,
@@ -207,7 +218,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     async (uri, variables) => {
       const id = String(variables.id);
       const run = await deps.store.getRun(id);
-      if (!run) throw new ResourceNotFoundError(uri.href, `No run with id ${id}.`);
+      if (!run || !canSee(caller, run.callerId)) throw new ResourceNotFoundError(uri.href, `No run with id ${id}.`);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(run, null, 2) }] };
     },
   );

@@ -5,6 +5,7 @@
  *   POST /stream/:runId/cancel      cancel a running run
  *   GET  /api/runs/:id/events       replay a running or finished run: SSE, or a JSON array with Accept: application/json
  * A client going away does not cancel the run (it may reconnect); cancel it explicitly.
+ * A run belongs to the caller that started it: another caller's run id answers 404 like an unknown one.
  */
 import { Hono, type Context } from 'hono';
 import type { Config } from '../config.ts';
@@ -54,7 +55,7 @@ export function sseRoutes(deps: SseDeps): Hono {
   });
 
   app.get('/stream/:runId', (c) => {
-    const handle = deps.engine.get(c.req.param('runId'));
+    const handle = deps.engine.get(c.req.param('runId'), callerOf(c));
     if (!handle) return unknownRun(c, deps.config);
     const after = afterSeqOf(c);
     if (typeof after === 'string') return jsonError(c, 400, after, 'invalid_request');
@@ -63,14 +64,14 @@ export function sseRoutes(deps: SseDeps): Hono {
   });
 
   app.post('/stream/:runId/cancel', (c) => {
-    const handle = deps.engine.get(c.req.param('runId'));
+    const handle = deps.engine.get(c.req.param('runId'), callerOf(c));
     if (!handle) return unknownRun(c, deps.config);
     const cancelled = deps.engine.cancel(handle.id, 'cancelled by the client');
     return c.json({ runId: handle.id, cancelled }, cancelled ? 202 : 409);
   });
 
   app.get('/api/runs/:id/events', async (c) => {
-    const handle = deps.engine.get(c.req.param('id'));
+    const handle = deps.engine.get(c.req.param('id'), callerOf(c));
     if (!handle) return unknownRun(c, deps.config);
     const after = afterSeqOf(c);
     if (typeof after === 'string') return jsonError(c, 400, after, 'invalid_request');

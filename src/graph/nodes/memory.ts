@@ -1,4 +1,7 @@
-/** memory: on the dispatcher's first entry, pulls relevant earlier runs into the run's context. */
+/**
+ * memory: on the dispatcher's first entry, pulls relevant earlier runs of the same caller into the
+ * run's context (another caller's queries and answers never reach this run's prompts).
+ */
 import type { EngineContext, RunState } from '../state.ts';
 import type { NodeResult } from './types.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
@@ -15,7 +18,7 @@ export async function memory(run: RunState, ctx: EngineContext): Promise<NodeRes
  * overlaps the model's latency); never rejects.
  */
 export function prefetchMemory(run: RunState, ctx: EngineContext): Promise<MemoryHit[]> {
-  run.memoryPrefetch ??= ctx.store.searchMemory(run.request.query, MEMORY_HITS).catch((err: unknown) => {
+  run.memoryPrefetch ??= ctx.store.searchMemory(run.request.query, MEMORY_HITS, { callerId: run.callerId }).catch((err: unknown) => {
     // Memory is a help, not a requirement: a store failure must not fail the run.
     ctx.logger.warn('memory search failed', { runId: run.id, error: (err as Error).message });
     return [];

@@ -95,7 +95,8 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
 async function reusableTeam(run: RunState, ctx: EngineContext): Promise<TeamConfig | undefined> {
   let team: TeamConfig | undefined;
   try {
-    team = await ctx.store.findTeamConfig(run.request.query);
+    // Only the caller's own teams: a team's plan carries the objectives of the runs that taught it.
+    team = await ctx.store.findTeamConfig(run.request.query, { callerId: run.callerId });
   } catch (err) {
     ctx.logger.warn('team config lookup failed; planning instead', { runId: run.id, error: (err as Error).message });
     return undefined;

@@ -157,7 +157,8 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
 export function announcingApprovals(run: RunState, ctx: EngineContext): Pick<ApprovalPort, 'request'> {
   return {
     request: (input, options) => {
-      const issued = ctx.approvals.request(input, options);
+      // The request belongs to the run's caller: only it (or an admin) may see or answer it.
+      const issued = ctx.approvals.request({ ...input, callerId: run.callerId }, options);
       emit(run, { type: 'approval.requested', request: issued.request });
       const outcome = issued.outcome.then((settled) => {
         emit(run, { type: 'approval.resolved', outcome: settled });

@@ -57,13 +57,13 @@ export const Q = {
     MERGE (t:TeamConfig {id: tid}) SET t.uses = coalesce(t.uses, 0)
     RETURN t`,
 
-  listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
+  listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.callerId AS callerId, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
   getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
   teamsByIds: 'MATCH (t:TeamConfig) WHERE t.id IN $ids RETURN t',
-  /** Final statistics of each team a batch of runs taught (one row per team); pattern and specialists never change. */
+  /** Final statistics of each team a batch of runs taught (one row per team); caller, pattern and specialists never change. */
   upsertTeams: `UNWIND $teams AS x
     MERGE (t:TeamConfig {id: x.id})
-    ON CREATE SET t.pattern = x.pattern, t.specialists = x.specialists
+    ON CREATE SET t.callerId = x.callerId, t.pattern = x.pattern, t.specialists = x.specialists
     SET t.plan = x.plan, t.uses = CAST(x.uses AS INT64), t.successes = CAST(x.successes AS INT64), t.avgScore = CAST(x.avgScore AS DOUBLE)`,
   /** The runs that taught a team (fresh runs: the link cannot exist yet). */
   linkRunTeams: `UNWIND $links AS l
@@ -104,6 +104,7 @@ export const Q = {
   stepsOfRun: 'MATCH (:Run {id: $runId})-[:HAS_STEP]->(s:Step) RETURN s ORDER BY s.idx',
   listRuns: `MATCH (r:Run)
     WHERE ($status = '' OR r.status = $status) AND ($threadId = '' OR r.threadId = $threadId)
+      AND ($callerId = '' OR r.callerId = $callerId)
     RETURN r.id AS id, r.query AS query, r.status AS status, r.startedAt AS startedAt, r.durationMs AS durationMs,
            r.score AS score
     ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
@@ -116,11 +117,12 @@ export const Q = {
         a.resolvedBy = $resolvedBy, a.actor = $actor, a.resolvedAt = $resolvedAt`,
   listApprovals: 'MATCH (a:Approval {runId: $runId}) RETURN a ORDER BY a.requestedAt, a.id',
   upsertDecision: `MERGE (d:Decision {id: $id})
-    SET d.runId = $runId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
-  listDecisions: 'MATCH (d:Decision) RETURN d ORDER BY d.decidedAt DESC, d.id DESC LIMIT $limit',
+    SET d.runId = $runId, d.callerId = $callerId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
+  listDecisions: `MATCH (d:Decision) WHERE $callerId = '' OR d.callerId = $callerId
+    RETURN d ORDER BY d.decidedAt DESC, d.id DESC LIMIT $limit`,
 
   /** The window of recent runs the in-memory memory search holds (loaded with the view). */
   recentRuns: `MATCH (r:Run)
-    RETURN r.id AS id, r.query AS query, r.answer AS answer, r.score AS score, r.startedAt AS startedAt
+    RETURN r.id AS id, r.callerId AS callerId, r.query AS query, r.answer AS answer, r.score AS score, r.startedAt AS startedAt
     ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
 } as const satisfies QuerySet;

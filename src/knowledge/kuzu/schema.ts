@@ -6,7 +6,7 @@
 import { SchemaVersionError } from '../errors.ts';
 import type { KuzuSession } from './session.ts';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Statements per version; version n's list brings a version n-1 database to n. */
 const MIGRATIONS: Record<number, string[]> = {
@@ -31,10 +31,19 @@ const MIGRATIONS: Record<number, string[]> = {
     "CALL CREATE_FTS_INDEX('Specialist', 'specialist_text', ['searchText'])",
     "CALL CREATE_FTS_INDEX('Run', 'run_text', ['searchText'])",
   ],
+  // Caller isolation: teams and council decisions belong to a caller. Records written before have
+  // no owner (''), so no caller reuses an old team or sees an old decision as its own.
+  2: [
+    "ALTER TABLE TeamConfig ADD IF NOT EXISTS callerId STRING DEFAULT ''",
+    "ALTER TABLE Decision ADD IF NOT EXISTS callerId STRING DEFAULT ''",
+  ],
 };
 
-/** Creates or migrates the schema; refuses a database newer than this code. */
-export async function migrate(session: KuzuSession): Promise<void> {
+/**
+ * Creates or migrates the schema (to `target`, default the current version: tests build older
+ * databases with a lower one); refuses a database newer than this code.
+ */
+export async function migrate(session: KuzuSession, target = SCHEMA_VERSION): Promise<void> {
   await session.exclusive(async () => {
     await session.ddl('CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))');
     const rows = await session.run("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v");
@@ -44,7 +53,7 @@ export async function migrate(session: KuzuSession): Promise<void> {
         `The knowledge database has schema version ${current}, newer than this Parley understands (${SCHEMA_VERSION}). Upgrade Parley or use another PARLEY_DATA_DIR.`,
       );
     }
-    for (let v = current + 1; v <= SCHEMA_VERSION; v++) {
+    for (let v = current + 1; v <= Math.min(target, SCHEMA_VERSION); v++) {
       for (const statement of MIGRATIONS[v] ?? []) await session.ddl(statement);
       await session.run("MERGE (m:Meta {key: 'schemaVersion'}) SET m.value = $v", { v: String(v) });
     }

@@ -25,7 +25,8 @@ export async function provenTeam(store: KnowledgeStore, query: string, plan: Gra
     threadId: 'seed',
     query,
     protocol: 'test',
-    callerId: 'seed',
+    // The caller test runs have (none given: the one local caller): teams are reused within one caller only.
+    callerId: 'anonymous',
     startedAt: new Date().toISOString(),
     durationMs: 1,
     status: 'completed',

@@ -53,9 +53,11 @@ const post = (body: unknown, auth = true) =>
   });
 
 function askWrite(runId = 'run-1', toolCallId = 'call-1') {
+  // A request of a run the key's caller started (requests belong to their run's caller).
   return broker.request({
     kind: 'tool',
     runId,
+    callerId: callerIdOf(KEY),
     toolCalls: [
       {
         toolCallId,
@@ -151,6 +153,7 @@ describe('POST /api/approve and GET /api/approvals', () => {
     const { request, outcome } = broker.request({
       kind: 'elicitation',
       runId: 'run-e',
+      callerId: callerIdOf(KEY),
       source: 'mcp:demo',
       message: 'Name?',
       requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },

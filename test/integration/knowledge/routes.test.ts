@@ -20,7 +20,8 @@ describe('knowledge routes', () => {
   let store: KnowledgeStore;
   let server: TestServer;
   let configPath: string;
-  const recorded = run('Design a Postgres schema', [step('s1', 'database'), step('s2', 'writer')], { score: 0.9 });
+  // The routes are served without auth here, so every request is the one local caller: its run.
+  const recorded = run('Design a Postgres schema', [step('s1', 'database'), step('s2', 'writer')], { score: 0.9, callerId: 'anonymous' });
 
   const writeConfig = (servers: Record<string, unknown>) => writeFileSync(configPath, JSON.stringify({ mcpServers: servers }));
   const invoices = (tools: string) => ({

@@ -259,5 +259,38 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       expect((await store.listDecisions()).map((d) => d.id)).toEqual(['d2', 'd1']);
       expect((await store.listDecisions(1))[0]?.verdict).toEqual(verdict);
     });
+
+    it("scopes runs, memory, teams and decisions to their caller: one caller's are never another's", async () => {
+      await store.upsertSpecialists(ROSTER);
+      const steps = [step('s1', 'database')];
+      const query = 'Design a Postgres schema for the billing ledger';
+      const mine = run(query, steps, { callerId: 'alice', answer: 'ledger answer for alice', threadId: 'shared' });
+      await store.recordRun(mine);
+      await store.recordRun(run('Write a haiku about the sea', [], { callerId: 'bob', plan: undefined, threadId: 'shared' }));
+
+      expect((await store.listRuns({ callerId: 'alice' })).map((r) => r.id)).toEqual([mine.id]);
+      expect((await store.listRuns({ callerId: 'bob', threadId: 'shared' })).map((r) => r.id)).not.toContain(mine.id);
+      expect((await store.listRuns()).length).toBe(2);
+      expect((await store.getRun(mine.id))?.callerId).toBe('alice');
+
+      expect((await store.searchMemory('postgres billing ledger', 5, { callerId: 'alice' })).map((h) => h.runId)).toEqual([mine.id]);
+      expect(await store.searchMemory('postgres billing ledger', 5, { callerId: 'bob' })).toEqual([]);
+
+      expect(await store.findTeamConfig(query, { callerId: 'alice' })).toMatchObject({ callerId: 'alice', uses: 1 });
+      expect(await store.findTeamConfig(query, { callerId: 'bob' })).toBeUndefined();
+      // The same team taught by another caller is that caller's own record, never merged into alice's.
+      await store.recordRun(run(query, steps, { callerId: 'bob' }));
+      const bobs = await store.findTeamConfig(query, { callerId: 'bob' });
+      expect(bobs).toMatchObject({ callerId: 'bob', uses: 1 });
+      expect(bobs!.id).not.toBe((await store.findTeamConfig(query, { callerId: 'alice' }))!.id);
+      // Statistics without content stay shared: the specialist learnt from both callers' runs.
+      expect((await store.getProficiency('database', 'specialist'))?.runs).toBe(2);
+
+      const verdict = { recommendation: 'Ship it', keyInsights: [], blindSpots: [], consensus: '', dissent: '', nextStep: 'deploy', confidence: 0.8 };
+      await store.recordDecision({ id: 'da', runId: mine.id, callerId: 'alice', question: 'Ship?', verdict, decidedAt: '2026-01-01T00:00:00.000Z' });
+      await store.recordDecision({ id: 'db', runId: 'run-b', callerId: 'bob', question: 'Ship?', verdict, decidedAt: '2026-01-02T00:00:00.000Z' });
+      expect((await store.listDecisions(10, { callerId: 'alice' })).map((d) => [d.id, d.callerId])).toEqual([['da', 'alice']]);
+      expect((await store.listDecisions(10)).map((d) => d.id)).toEqual(['db', 'da']);
+    });
   });
 }

@@ -19,7 +19,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   parley = await createTestParley({ roster: false, specialists: [NOTER] });
-  const mcp = mcpRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger, callerOf: (c) => callerOf(c).id });
+  const mcp = mcpRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger, callerOf });
   const app = createHttpApp({ version: 'test', apiKeys: [KEY], bodyLimitBytes: 64 * 1024, logger: silentLogger, readiness: [], routes: [{ path: '/mcp', app: mcp }] });
   server = await listen(app as unknown as Hono);
 });

@@ -217,3 +217,35 @@ describe('ApprovalBroker', () => {
     expect(errors.length).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('ApprovalBroker: requests belong to their run\'s caller', () => {
+  const alice = { id: 'key-alice' };
+  const bob = { id: 'key-bob' };
+  const admin = { id: 'key-admin', admin: true };
+  const accept = { kind: 'tool' as const, decisions: { 'call-1': { type: 'accept' as const } } };
+
+  it('another caller cannot list, get or resolve it, before or after it settles: the answers of an unknown id', async () => {
+    const { broker } = makeBroker();
+    const { request, outcome } = broker.request({ ...toolRequest('run-a'), callerId: alice.id });
+    const unknown = broker.resolve('no-such-id', accept, bob.id, bob);
+
+    expect(broker.listPending(undefined, bob)).toEqual([]);
+    expect(broker.listPending('run-a', bob)).toEqual([]);
+    expect(broker.get(request.id, bob)).toBeUndefined();
+    const refused = broker.resolve(request.id, accept, bob.id, bob);
+    if (refused.ok || unknown.ok) throw new Error('expected both to be refused');
+    expect([refused.code, refused.message.replace(request.id, '<id>')]).toEqual([unknown.code, unknown.message.replace('no-such-id', '<id>')]);
+    expect(broker.get(request.id)).toBeDefined(); // still pending
+
+    expect(broker.listPending(undefined, alice).map((r) => r.id)).toEqual([request.id]);
+    expect(broker.listPending(undefined, admin).map((r) => r.id)).toEqual([request.id]);
+    expect(broker.get(request.id, admin)?.callerId).toBe(alice.id);
+    expect(broker.resolve(request.id, accept, admin.id, admin).ok).toBe(true);
+    expect((await outcome).actor).toBe(admin.id);
+
+    // Settled: its owner hears "already resolved"; another caller still hears "not found".
+    expect(broker.resolve(request.id, accept, alice.id, alice)).toMatchObject({ ok: false, code: 'already_resolved' });
+    expect(broker.resolve(request.id, accept, bob.id, bob)).toMatchObject({ ok: false, code: 'not_found' });
+    await broker.close();
+  });
+});
