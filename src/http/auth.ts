@@ -24,6 +24,18 @@ export const ANONYMOUS: Caller = LOCAL_CALLER;
 /** The caller of a request (anonymous when auth is off). */
 export const callerOf = (c: Context): Caller => (c.get('caller') as Caller | undefined) ?? ANONYMOUS;
 
+/**
+ * Operators act on the server itself (its tool configuration, reloads): an admin key, or the one local
+ * caller when auth is off (the user who runs Parley on their machine).
+ */
+export const isOperator = (caller: Caller): boolean => caller.admin === true || caller.id === LOCAL_CALLER.id;
+
+/** Refuses a route to every caller but operators, with 403 and what to send instead. */
+export const operatorsOnly: MiddlewareHandler = async (c, next) => {
+  if (isOperator(callerOf(c))) return next();
+  return c.json(errorBody('forbidden', `${c.req.method} ${c.req.path} is for operators: send a key from PARLEY_ADMIN_KEYS.`), 403);
+};
+
 export interface AuthOptions {
   /** Empty (and no adminKeys): auth is off (the server logs that once when it starts listening). */
   keys: string[];

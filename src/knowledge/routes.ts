@@ -3,14 +3,14 @@
  *   GET  /api/specialists   ?kind=prompt|mcp|a2a &domain= &available=true|false &q=
  *   GET  /api/runs          ?limit=1..1000 &status= &threadId=   the caller's own runs (an admin's: every caller's)
  *   GET  /api/runs/:id      the run with steps and approvals; 404 when unknown or another caller's
- *   GET  /mcp/config        the parsed mcp_config.json, secrets redacted
+ *   GET  /mcp/config        the parsed mcp_config.json, secrets redacted (operators only: it names server files)
  *   GET  /mcp/tools         ?server=  tools with annotations and the config's approval/timeout say
- *   POST /mcp/reload        re-ingest every source now; answers the ingestion report
+ *   POST /mcp/reload        re-ingest every source now; answers the ingestion report (operators only)
  * Errors use Parley's one shape: { "error": { "code", "message" } }.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { callerOf } from '../http/auth.ts';
+import { callerOf, operatorsOnly } from '../http/auth.ts';
 import { jsonError } from '../http/errors.ts';
 import { canSee, ownerFilter } from '../graph/run-request.ts';
 import type { KnowledgeStore } from './store.ts';
@@ -73,7 +73,7 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     return c.json({ ...run, approvals: await deps.store.listApprovals(id) });
   });
 
-  app.get('/mcp/config', (c) => {
+  app.get('/mcp/config', operatorsOnly, (c) => {
     const config = currentConfig();
     return c.json(config ? redactMcpConfig(config) : { path: null, servers: [] });
   });
@@ -93,7 +93,7 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     return c.json({ tools });
   });
 
-  app.post('/mcp/reload', async (c) => {
+  app.post('/mcp/reload', operatorsOnly, async (c) => {
     // Concurrent reloads share one ingestion rather than racing each other.
     reloading ??= deps.reingest().finally(() => (reloading = undefined));
     try {

@@ -321,3 +321,20 @@ describe('ACP over HTTP: a connection belongs to the key that opened it', () => 
     });
   }, 60_000);
 });
+
+describe('operator routes', () => {
+  it('only an admin key reads the tool configuration (it names server files) or reloads it', async () => {
+    for (const key of [K1, K2]) {
+      const config = await fetch(`${url}/mcp/config`, { headers: bearer(key) });
+      expect(config.status).toBe(403);
+      const body = (await config.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('forbidden');
+      expect(body.error.message).toContain('PARLEY_ADMIN_KEYS');
+      expect(JSON.stringify(body)).not.toContain(dataDir);
+      expect((await fetch(`${url}/mcp/reload`, { method: 'POST', headers: bearer(key) })).status).toBe(403);
+    }
+    const admin = await fetch(`${url}/mcp/config`, { headers: bearer(ADMIN) });
+    expect(admin.status).toBe(200);
+    expect(((await admin.json()) as { servers: { name: string }[] }).servers.map((s) => s.name)).toContain('filesystem');
+  });
+});
