@@ -11,6 +11,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodType } from 'zod';
 import { z } from 'zod';
 import { ApiError, jsonError } from './errors.ts';
+import { answerableId, envelopeProblem } from './json-rpc-envelope.ts';
 import { leadingRequestId, parseJsonBytes, type JsonRefusal } from './json-text.ts';
 
 export function limitBody(maxBytes: number): MiddlewareHandler {
@@ -60,6 +61,8 @@ export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
       const id = leadingRequestId(new TextDecoder().decode(bytes.subarray(0, 512)));
       return rpcError(c, 400, id, parsed.kind === 'syntax' ? -32700 : -32600, parsed.message);
     }
+    const problem = jsonRpc ? envelopeProblem(parsed.value) : undefined;
+    if (problem) return rpcError(c, 400, answerableId(parsed.value), -32600, problem);
     c.set(CHECKED as never, { value: parsed.value } as never);
     // The MCP SDK's Hono helper takes a body parsed upstream as is.
     if (jsonRpc) c.set('parsedBody' as never, parsed.value as never);

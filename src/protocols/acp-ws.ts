@@ -17,6 +17,7 @@ import { createNodeWebSocketUpgradeHandler } from '@agentclientprotocol/sdk/expe
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Caller } from '../graph/run-request.ts';
 import { DEFAULT_JSON_MAX_DEPTH } from '../http/body.ts';
+import { answerableId, envelopeProblem } from '../http/json-rpc-envelope.ts';
 import { leadingRequestId, parseJsonText } from '../http/json-text.ts';
 import { refuseUpgrade } from '../http/upgrade.ts';
 import { createAcpAgent, type AcpDeps } from './acp-agent.ts';
@@ -50,7 +51,12 @@ function screenedWebSocket(maxDepth: number): typeof WebSocket {
       const data = args[0] as Buffer | Buffer[] | ArrayBuffer;
       const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
       const parsed = parseJsonText(text, maxDepth);
-      if (parsed.ok) return super.emit(event, ...args);
+      if (parsed.ok) {
+        const problem = envelopeProblem(parsed.value);
+        if (!problem) return super.emit(event, ...args);
+        this.send(JSON.stringify({ jsonrpc: '2.0', id: answerableId(parsed.value), error: { code: -32600, message: problem } }));
+        return true;
+      }
       const code = parsed.kind === 'syntax' ? -32700 : -32600;
       this.send(JSON.stringify({ jsonrpc: '2.0', id: leadingRequestId(text), error: { code, message: parsed.message } }));
       return true;

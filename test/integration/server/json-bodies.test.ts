@@ -158,3 +158,38 @@ describe('ACP over WebSocket', () => {
     expect((await fetch(`${url}/health`)).status).toBe(200);
   });
 });
+
+describe('JSON-RPC envelopes', () => {
+  // An object id made the ACP SDK answer 500 (found by the fuzz test): every JSON-RPC endpoint holds
+  // a message to the envelope rules before its SDK sees it.
+  const bad: [string, Record<string, unknown>][] = [
+    ['an object id', { jsonrpc: '2.0', id: {}, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }],
+    ['a number method', { jsonrpc: '2.0', id: 5, method: 5, params: {} }],
+    ['string params', { jsonrpc: '2.0', id: 6, method: 'initialize', params: 'x' }],
+  ];
+
+  it('get -32600 Invalid Request on /acp, /mcp and /a2a, with the id when it is a valid one', async () => {
+    const runsBefore = parley.engine.retainedRuns;
+    for (const path of ['/acp', '/mcp', '/a2a']) {
+      for (const [why, message] of bad) {
+        const res = await post(path, JSON.stringify(message));
+        expect(res.status, `${path}: ${why}`).toBe(400);
+        const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+        expect(body.error.code, `${path}: ${why}`).toBe(-32600);
+        expect(body.id).toBe(typeof message.id === 'number' ? message.id : null);
+        expect(body.error.message).toMatch(/^Invalid Request: /);
+      }
+    }
+    expect(parley.engine.retainedRuns).toBe(runsBefore);
+  });
+
+  it('get -32600 on the /acp WebSocket, which keeps serving', async () => {
+    const { ws, messages } = await acpSocket();
+    for (const [, message] of bad) ws.send(JSON.stringify(message));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+    await expect.poll(() => messages.length).toBe(bad.length + 1);
+    expect(messages.slice(0, bad.length).map((m) => m.error?.code)).toEqual(bad.map(() => -32600));
+    expect(messages[bad.length]).toMatchObject({ id: 7, result: { protocolVersion: 1 } });
+    ws.close();
+  });
+});
