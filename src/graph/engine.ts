@@ -111,7 +111,7 @@ export class Engine implements RunEngine {
 
     const run = createRunState({ id, threadId, request, startedAt, log }, ctx);
     const result = this.#execute(run);
-    const handle: RunHandle = { id, threadId, result, events: (afterSeq) => log.events(afterSeq) };
+    const handle: RunHandle = { id, threadId, callerId: run.callerId, result, events: (afterSeq) => log.events(afterSeq) };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
     void result.then(() => this.#retain(entry));
@@ -315,7 +315,7 @@ export class Engine implements RunEngine {
     log.emit({ type: 'run.started', threadId, query: String(request.query ?? ''), mode: request.mode ?? 'auto', protocol: request.protocol });
     log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
     const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
-    return { id: log.runId, threadId, result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
+    return { id: log.runId, threadId, callerId: request.caller?.id || 'anonymous', result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
   }
 }
 

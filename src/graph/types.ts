@@ -10,6 +10,8 @@ export interface RunResult extends RunEnding {
 export interface RunHandle {
   readonly id: string;
   readonly threadId: string;
+  /** The caller the run belongs to (RunRequest.caller.id; "anonymous" when auth is off). */
+  readonly callerId: string;
   /** Settles when the run ends; never rejects (failures are a RunResult with status "failed"). */
   readonly result: Promise<RunResult>;
   /**

@@ -19,8 +19,8 @@ import { readJson } from '../http/body.ts';
 import { errorHandler, jsonError } from '../http/errors.ts';
 import type { Logger } from '../log.ts';
 import { parseRunAgentInput, toRunRequest, type ParleyProps } from './agui-input.ts';
-import { planResume, SuspendedThreads } from './agui-interrupts.ts';
-import { streamAgui } from './agui-stream.ts';
+import { planResume, runNamedBy, SuspendedThreads } from './agui-interrupts.ts';
+import { streamAgui, streamAguiError } from './agui-stream.ts';
 import { AguiTranslator } from './agui-translate.ts';
 import { admit, retryAfterSeconds } from './sse-admit.ts';
 
@@ -74,21 +74,29 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     return open(c, input, parley, handle, admission.events, translator);
   });
 
-  /** A run carrying `resume`: answer the interrupts, then continue the suspended run's stream. */
+  /**
+   * A run carrying `resume`: answer the interrupts of this thread's suspended run (and only its:
+   * same thread, same caller), then continue that run's stream.
+   */
   const resume = async (c: Context, input: RunAgentInput, parley: ParleyProps) => {
-    const plan = planResume(input.resume ?? [], deps.approvals);
-    if (!plan.ok) return invalid(c, plan);
+    const entries = input.resume ?? [];
     const entry = suspended.get(input.threadId);
-    const runId = entry?.runId ?? plan.runId;
+    const runId = entry?.runId ?? runNamedBy(entries, deps.approvals);
     const handle = runId ? deps.engine.get(runId) : undefined;
-    if (!handle || handle.threadId !== input.threadId) {
+    const caller = callerOf(c).id;
+    // Another caller's run answers exactly like no run at all.
+    if (!handle || handle.threadId !== input.threadId || handle.callerId !== caller) {
       return invalid(c, { field: 'resume', message: `resume: thread ${input.threadId} has no interrupted run to continue (it may have expired)` }, 409);
     }
+    const plan = planResume(entries, deps.approvals, handle.id);
+    if (!plan.ok && plan.foreign) {
+      return streamAguiError(c, encoderFor(c.req.header('accept')), input, { code: 'invalid_resume', message: plan.message });
+    }
+    if (!plan.ok) return invalid(c, plan);
     const afterSeq = entry?.runId === handle.id ? entry.afterSeq : 0;
     suspended.release(input.threadId, handle.id);
-    const actor = callerOf(c).id;
     for (const r of plan.resolutions) {
-      const answer = deps.approvals.resolve(r.requestId, r.decision, actor);
+      const answer = deps.approvals.resolve(r.requestId, r.decision, caller);
       if (!answer.ok && answer.code === 'invalid') return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
     }
 
