@@ -44,7 +44,8 @@ export const SETTINGS = [
   { env: 'PARLEY_MODEL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Per-attempt timeout of a model call.' },
   { env: 'PARLEY_MODEL_MAX_RETRIES', schema: nonNegativeInt, default: '3', description: 'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).' },
   { env: 'PARLEY_MODEL_RETRY_BASE_MS', schema: positiveInt, default: '500', description: 'First backoff delay; doubles each retry, capped at 30 s.' },
-  { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). A model not in it has unknown cost.' },
+  { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). Every model a role uses needs a price here (0 is a price) or in PARLEY_FREE_MODELS, or Parley refuses to start: cost budgets cannot be enforced on an unknown cost.' },
+  { env: 'PARLEY_FREE_MODELS', schema: list, default: '', description: 'Comma-separated models that cost nothing (local models, e.g. Ollama\'s llama3.2): priced at 0 without a PARLEY_PRICES_FILE entry. Their tokens still count against token budgets.' },
   { env: 'PARLEY_SCRIPTED_LATENCY_MS', schema: nonNegativeInt, default: '0', description: 'Fixed latency of the built-in scripted model, when it is used.' },
   // Knowledge graph
   { env: 'PARLEY_DATA_DIR', schema: z.string().min(1), default: './data', description: 'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.' },
@@ -78,7 +79,9 @@ export const SETTINGS = [
   { env: 'PARLEY_RUN_MAX_WALL_MS', schema: positiveInt, default: '600000', description: 'Per-run wall time budget.' },
   { env: 'PARLEY_CALLER_MAX_TOKENS', schema: positiveInt, default: '5000000', description: 'Tokens one caller (API key) may use per budget window.' },
   { env: 'PARLEY_CALLER_MAX_COST_USD', schema: positiveNumber, default: '50', description: 'Cost one caller may incur per budget window.' },
-  { env: 'PARLEY_CALLER_WINDOW_MS', schema: positiveInt, default: '86400000', description: 'Length of the per-caller budget window.' },
+  { env: 'PARLEY_CALLER_WINDOW_MS', schema: positiveInt, default: '86400000', description: 'Length of the per-caller (and per-thread) budget window.' },
+  { env: 'PARLEY_THREAD_MAX_TOKENS', schema: positiveInt, default: '1000000', description: 'Tokens the runs of one thread (one conversation of one caller) may use per budget window.' },
+  { env: 'PARLEY_THREAD_MAX_COST_USD', schema: positiveNumber, default: '10', description: 'Cost the runs of one thread may incur per budget window.' },
   { env: 'PARLEY_RATE_LIMIT_PER_MINUTE', schema: positiveInt, default: '120', description: 'Runs one caller may start per minute; more get 429 with Retry-After.' },
   // Tools and approvals
   { env: 'PARLEY_APPROVAL_POLICY', schema: z.enum(['annotations', 'always', 'never']), default: 'annotations', description: 'Which tool calls need a human: by MCP annotations and config, always, or never.' },
@@ -122,6 +125,8 @@ export interface Config {
     maxRetries: number;
     retryBaseMs: number;
     pricesFile: string;
+    /** Models priced at 0 without a catalog entry (PARLEY_FREE_MODELS). */
+    freeModels: string[];
     embeddingsModel?: string;
     roles: Record<ModelRole, RoleModelConfig>;
   };
@@ -149,6 +154,8 @@ export interface Config {
   budget: {
     run: { tokens: number; costUsd: number; modelCalls: number; toolCalls: number; wallTimeMs: number };
     caller: { tokens: number; costUsd: number; windowMs: number; runsPerMinute: number };
+    /** Per (caller, thread), over the caller's window. */
+    thread: { tokens: number; costUsd: number };
   };
   approvals: { policy: 'annotations' | 'always' | 'never'; timeoutMs: number; defaultDecision: 'deny' | 'accept' };
   tools: {
@@ -245,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxRetries: get('PARLEY_MODEL_MAX_RETRIES'),
       retryBaseMs: get('PARLEY_MODEL_RETRY_BASE_MS'),
       pricesFile: get('PARLEY_PRICES_FILE'),
+      freeModels: get('PARLEY_FREE_MODELS'),
       embeddingsModel: get('PARLEY_EMBEDDINGS_MODEL'),
       roles,
     },
@@ -284,6 +292,10 @@ export function loadConfig(env: Env = process.env): Config {
         costUsd: get('PARLEY_CALLER_MAX_COST_USD'),
         windowMs: get('PARLEY_CALLER_WINDOW_MS'),
         runsPerMinute: get('PARLEY_RATE_LIMIT_PER_MINUTE'),
+      },
+      thread: {
+        tokens: get('PARLEY_THREAD_MAX_TOKENS'),
+        costUsd: get('PARLEY_THREAD_MAX_COST_USD'),
       },
     },
     approvals: {

@@ -45,7 +45,7 @@ interface Target {
 }
 
 /** OpenAI's own endpoints want max_completion_tokens (o-series, gpt-5 reject max_tokens); most compatible servers know max_tokens. */
-function maxTokensField(baseUrl: string): 'max_completion_tokens' | 'max_tokens' {
+export function maxTokensField(baseUrl: string): 'max_completion_tokens' | 'max_tokens' {
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : '';
   return host === 'api.openai.com' || host.endsWith('.openai.azure.com') ? 'max_completion_tokens' : 'max_tokens';
 }
@@ -75,7 +75,7 @@ function setUsageAttributes(span: Span, usage: ModelUsage, attempts: number): vo
 
 export function createModelClient(config: Config['model'], options: ModelClientOptions = {}): ParleyModelClient {
   const logger = options.logger ?? silentLogger;
-  const prices = options.prices ?? loadPriceCatalog(config.pricesFile);
+  const prices = options.prices ?? loadPriceCatalog(config.pricesFile, config.freeModels);
   const random = options.random ?? Math.random;
   const policy = { maxRetries: config.maxRetries, baseMs: config.retryBaseMs };
   for (const [role, settings] of Object.entries(config.roles)) {

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
 export type TestConfigOverrides = {
   engine?: Partial<Config['engine']>;
-  budget?: { run?: Partial<Config['budget']['run']>; caller?: Partial<Config['budget']['caller']> };
+  budget?: { run?: Partial<Config['budget']['run']>; caller?: Partial<Config['budget']['caller']>; thread?: Partial<Config['budget']['thread']> };
   knowledge?: Partial<Config['knowledge']>;
   approvals?: Partial<Config['approvals']>;
   tools?: Partial<Config['tools']>;
@@ -81,7 +81,11 @@ const noTools: ToolHost = {
 function merge(base: Config, o: TestConfigOverrides = {}): Config {
   const merged: Slices = {
     engine: { ...base.engine, ...o.engine },
-    budget: { run: { ...base.budget.run, ...o.budget?.run }, caller: { ...base.budget.caller, ...o.budget?.caller } },
+    budget: {
+      run: { ...base.budget.run, ...o.budget?.run },
+      caller: { ...base.budget.caller, ...o.budget?.caller },
+      thread: { ...base.budget.thread, ...o.budget?.thread },
+    },
     knowledge: { ...base.knowledge, ...o.knowledge },
     approvals: { ...base.approvals, ...o.approvals },
     tools: { ...base.tools, ...o.tools },
