@@ -15,7 +15,7 @@ export interface DirectCallRequest {
   model: string;
   /** The texts of the request's messages (for the input estimate). */
   texts: string[];
-  /** The client's own max output, if it set one (it can only be lowered). */
+  /** The client's own max output, if it set one (else the configured one); budgets may lower it. */
   maxTokens?: number;
 }
 
@@ -38,11 +38,10 @@ export function admitDirectCall(ctx: EngineContext, request: DirectCallRequest, 
   try {
     ledger.admitRun(callerId, threadId);
     const inputTokens = estimateTokens(request.texts);
-    const configured = ctx.maxOutputTokens('default') ?? DEFAULT_MAX_OUTPUT_TOKENS;
     plan = planCall({
       model,
       inputTokens,
-      maxOutputTokens: Math.min(request.maxTokens ?? configured, configured),
+      maxOutputTokens: request.maxTokens ?? ctx.maxOutputTokens('default') ?? DEFAULT_MAX_OUTPUT_TOKENS,
       headroom: ledger.headroom(callerId, threadId),
       prices: ctx.prices,
     });

@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { decideAnswer, schemaNameOf, type CompletionRequest } from './answer.ts';
+import { decideAnswer, schemaNameOf, withinMaxTokens, type CompletionRequest } from './answer.ts';
 import { contentText, readContext } from './context.ts';
 import { embedText, embeddingDimensions, embeddingInputs, toBase64, type EmbeddingsRequest } from './embeddings.ts';
 import { FaultPlan, parseFaultRules, type FaultKind, type FaultRule } from './faults.ts';
@@ -188,9 +188,12 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     if (failed) return failed;
 
     const id = `chatcmpl-scripted-${entry.id}`;
-    const answer = decideAnswer(body, role ?? '', fault, `call_${entry.id}`);
+    const outputTokens = (a: { content: string | null; toolCalls: { name: string; arguments: string }[] }) =>
+      countTokens(a.content ?? '') + a.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0);
+    const decided = decideAnswer(body, role ?? '', fault, `call_${entry.id}`);
+    const answer = withinMaxTokens(decided, body, outputTokens(decided));
     const promptTokens = countTokens(body.messages.map((m) => contentText(m.content)).join('\n'));
-    const completionTokens = countTokens(answer.content ?? '') + answer.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0);
+    const completionTokens = outputTokens(answer);
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
     const created = Math.floor(Date.now() / 1000);
     const toolCallsJson = answer.toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } }));

@@ -50,6 +50,8 @@ export interface TestParleyOptions {
   tools?: ToolHost;
   peers?: PeerAgentHost;
   logger?: Logger;
+  /** Max output tokens of every role (PARLEY_MODEL_MAX_TOKENS); unset: the engine's default. */
+  maxOutputTokens?: number;
 }
 
 export interface TestParley {
@@ -132,7 +134,7 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       (options.mcpServers ? new McpToolHost({ servers: options.mcpServers, settings: config.tools, approvals, logger }) : noTools);
     cleanups.unshift(() => tools.close());
 
-    const deps: EngineDeps = { model, store, tools, peers: options.peers, approvals, config, logger };
+    const deps: EngineDeps = { model, store, tools, peers: options.peers, approvals, config, logger, maxOutputTokens: () => options.maxOutputTokens };
     const engine = new Engine(deps);
     cleanups.unshift(() => engine.close());
 
