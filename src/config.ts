@@ -40,7 +40,7 @@ export const SETTINGS = [
   { env: 'PARLEY_MODEL_API_KEY', schema: z.string().min(1), description: 'API key for the model endpoint. Falls back to OPENAI_API_KEY.' },
   { env: 'PARLEY_MODEL', schema: z.string().min(1), default: 'gpt-4o-mini', description: 'Default model for every role that has no model of its own.' },
   { env: 'PARLEY_MODEL_TEMPERATURE', schema: z.coerce.number().min(0).max(2), description: 'Default sampling temperature (unset: the provider default).' },
-  { env: 'PARLEY_MODEL_MAX_TOKENS', schema: positiveInt, description: 'Default max output tokens per call (unset: the provider default).' },
+  { env: 'PARLEY_MODEL_MAX_TOKENS', schema: positiveInt, description: 'Default max output tokens per call (unset: 8192). Every call is sent with it, lowered to what the budgets have left, and reserves it.' },
   { env: 'PARLEY_MODEL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Per-attempt timeout of a model call.' },
   { env: 'PARLEY_MODEL_MAX_RETRIES', schema: nonNegativeInt, default: '3', description: 'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).' },
   { env: 'PARLEY_MODEL_RETRY_BASE_MS', schema: positiveInt, default: '500', description: 'First backoff delay; doubles each retry, capped at 30 s.' },
@@ -64,7 +64,7 @@ export const SETTINGS = [
   { env: 'PARLEY_EMBEDDINGS_MODEL', schema: z.string().min(1), description: 'Embeddings model on the model endpoint; when set, retrieval adds vector similarity.' },
   // Engine
   { env: 'PARLEY_STEP_CONCURRENCY', schema: positiveInt, default: '8', description: 'Steps of one run that may run at once.' },
-  { env: 'PARLEY_STEP_TIMEOUT_MS', schema: positiveInt, default: '120000', description: 'Default timeout of one step (a plan step may set its own).' },
+  { env: 'PARLEY_STEP_TIMEOUT_MS', schema: positiveInt, default: '120000', description: 'Default timeout of one step (a plan step may set its own). Time the step spends waiting for a human (an approval) does not count.' },
   { env: 'PARLEY_MAX_TRANSITIONS', schema: positiveInt, default: '50', description: 'Watchdog: node transitions before a run is failed.' },
   { env: 'PARLEY_MAX_VERIFY_ROUNDS', schema: positiveInt, default: '2', description: 'Verifier rounds (retry or re-plan) before the best result is synthesized as is.' },
   { env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS', schema: positiveInt, default: '8', description: 'Model turns of a prompt specialist\'s tool loop.' },
@@ -85,7 +85,7 @@ export const SETTINGS = [
   { env: 'PARLEY_RATE_LIMIT_PER_MINUTE', schema: positiveInt, default: '120', description: 'Runs one caller may start per minute; more get 429 with Retry-After.' },
   // Tools and approvals
   { env: 'PARLEY_APPROVAL_POLICY', schema: z.enum(['annotations', 'always', 'never']), default: 'annotations', description: 'Which tool calls need a human: by MCP annotations and config, always, or never.' },
-  { env: 'PARLEY_APPROVAL_TIMEOUT_MS', schema: positiveInt, default: '300000', description: 'How long an approval waits before the default decision applies.' },
+  { env: 'PARLEY_APPROVAL_TIMEOUT_MS', schema: positiveInt, default: '300000', description: 'How long an approval waits before the default decision applies. One request per tool call; the wait counts against the run\'s wall time, not the step\'s or tool\'s timeout.' },
   { env: 'PARLEY_APPROVAL_DEFAULT', schema: z.enum(['deny', 'accept']), default: 'deny', description: 'Decision applied when an approval times out.' },
   { env: 'PARLEY_TOOLS_CONNECT', schema: z.enum(['lazy', 'eager']), default: 'lazy', description: 'Connect MCP servers on first use, or all at start.' },
   { env: 'PARLEY_TOOL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Default tool call timeout (per server/tool `timeoutMs` in mcp_config.json wins).' },
