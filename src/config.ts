@@ -72,7 +72,7 @@ export const SETTINGS = [
   { env: 'PARLEY_MODEL_API_KEY', schema: z.string().min(1), description: 'API key for the model endpoint. Falls back to OPENAI_API_KEY.' },
   { env: 'PARLEY_MODEL', schema: z.string().min(1), default: 'gpt-4o-mini', description: 'Default model for every role that has no model of its own.' },
   { env: 'PARLEY_MODEL_TEMPERATURE', schema: z.coerce.number().min(0).max(2), description: 'Default sampling temperature (unset: the provider default).' },
-  { env: 'PARLEY_MODEL_MAX_TOKENS', schema: positiveInt, description: 'Default max output tokens per call (unset: the provider default).' },
+  { env: 'PARLEY_MODEL_MAX_TOKENS', schema: positiveInt, description: 'Default max output tokens per call (unset: 8192). Every call is sent with it, lowered to what the budgets have left, and reserves it.' },
   { env: 'PARLEY_MODEL_PROVIDER', schema: provider, default: 'auto', description: `Provider preset of the model endpoint (docs/models.md): auto (detected from the base URL where unambiguous, else generic) or one of ${PRESET_IDS.join(', ')}.` },
   { env: 'PARLEY_MODEL_STRUCTURED', schema: structured, description: 'Structured-output strategy: json_schema (response_format), tool (a forced tool call) or prompt (schema in the prompt, tolerant extraction). Unset: the preset\'s, corrected at run time.' },
   { env: 'PARLEY_MODEL_CAPABILITIES', schema: capabilityOverrides, description: 'Capability overrides on top of the preset, e.g. tools=no,stream_usage=no,max_tokens_field=max_tokens (keys: structured, tools, parallel_tool_calls, stream_usage, images, max_tokens_field, temperature).' },
@@ -80,8 +80,9 @@ export const SETTINGS = [
   { env: 'PARLEY_MODEL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Per-attempt timeout of a model call.' },
   { env: 'PARLEY_MODEL_MAX_RETRIES', schema: nonNegativeInt, default: '3', description: 'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).' },
   { env: 'PARLEY_MODEL_RETRY_BASE_MS', schema: positiveInt, default: '500', description: 'First backoff delay; doubles each retry, capped at 30 s.' },
-  { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). A model not in it has unknown cost.' },
+  { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). Every model a role uses needs a price here (0 is a price) or in PARLEY_FREE_MODELS, or Parley refuses to start: cost budgets cannot be enforced on an unknown cost.' },
   { env: 'PARLEY_SCRIPTED_PROFILE', schema: z.string().refine(isProfileList, 'a comma list of scripted-model profiles or presets (docs/scripted-model.md)'), default: 'openai', description: 'Provider profiles of the built-in scripted model, when it is used: reproduces another provider\'s quirks (docs/scripted-model.md).' },
+  { env: 'PARLEY_FREE_MODELS', schema: list, default: '', description: 'Comma-separated models that cost nothing (local models, e.g. Ollama\'s llama3.2): priced at 0 without a PARLEY_PRICES_FILE entry. Their tokens still count against token budgets.' },
   { env: 'PARLEY_SCRIPTED_LATENCY_MS', schema: nonNegativeInt, default: '0', description: 'Fixed latency of the built-in scripted model, when it is used.' },
   // Knowledge graph
   { env: 'PARLEY_DATA_DIR', schema: z.string().min(1), default: './data', description: 'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.' },
@@ -100,7 +101,7 @@ export const SETTINGS = [
   { env: 'PARLEY_EMBEDDINGS_MODEL', schema: z.string().min(1), description: 'Embeddings model on the model endpoint; when set, retrieval adds vector similarity.' },
   // Engine
   { env: 'PARLEY_STEP_CONCURRENCY', schema: positiveInt, default: '8', description: 'Steps of one run that may run at once.' },
-  { env: 'PARLEY_STEP_TIMEOUT_MS', schema: positiveInt, default: '120000', description: 'Default timeout of one step (a plan step may set its own).' },
+  { env: 'PARLEY_STEP_TIMEOUT_MS', schema: positiveInt, default: '120000', description: 'Default timeout of one step (a plan step may set its own). Time the step spends waiting for a human (an approval) does not count.' },
   { env: 'PARLEY_MAX_TRANSITIONS', schema: positiveInt, default: '50', description: 'Watchdog: node transitions before a run is failed.' },
   { env: 'PARLEY_MAX_VERIFY_ROUNDS', schema: positiveInt, default: '2', description: 'Verifier rounds (retry or re-plan) before the best result is synthesized as is.' },
   { env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS', schema: positiveInt, default: '8', description: 'Model turns of a prompt specialist\'s tool loop.' },
@@ -115,11 +116,13 @@ export const SETTINGS = [
   { env: 'PARLEY_RUN_MAX_WALL_MS', schema: positiveInt, default: '600000', description: 'Per-run wall time budget.' },
   { env: 'PARLEY_CALLER_MAX_TOKENS', schema: positiveInt, default: '5000000', description: 'Tokens one caller (API key) may use per budget window.' },
   { env: 'PARLEY_CALLER_MAX_COST_USD', schema: positiveNumber, default: '50', description: 'Cost one caller may incur per budget window.' },
-  { env: 'PARLEY_CALLER_WINDOW_MS', schema: positiveInt, default: '86400000', description: 'Length of the per-caller budget window.' },
+  { env: 'PARLEY_CALLER_WINDOW_MS', schema: positiveInt, default: '86400000', description: 'Length of the per-caller (and per-thread) budget window.' },
+  { env: 'PARLEY_THREAD_MAX_TOKENS', schema: positiveInt, default: '1000000', description: 'Tokens the runs of one thread (one conversation of one caller) may use per budget window.' },
+  { env: 'PARLEY_THREAD_MAX_COST_USD', schema: positiveNumber, default: '10', description: 'Cost the runs of one thread may incur per budget window.' },
   { env: 'PARLEY_RATE_LIMIT_PER_MINUTE', schema: positiveInt, default: '120', description: 'Runs one caller may start per minute; more get 429 with Retry-After.' },
   // Tools and approvals
   { env: 'PARLEY_APPROVAL_POLICY', schema: z.enum(['annotations', 'always', 'never']), default: 'annotations', description: 'Which tool calls need a human: by MCP annotations and config, always, or never.' },
-  { env: 'PARLEY_APPROVAL_TIMEOUT_MS', schema: positiveInt, default: '300000', description: 'How long an approval waits before the default decision applies.' },
+  { env: 'PARLEY_APPROVAL_TIMEOUT_MS', schema: positiveInt, default: '300000', description: 'How long an approval waits before the default decision applies. One request per tool call; the wait counts against the run\'s wall time, not the step\'s or tool\'s timeout.' },
   { env: 'PARLEY_APPROVAL_DEFAULT', schema: z.enum(['deny', 'accept']), default: 'deny', description: 'Decision applied when an approval times out.' },
   { env: 'PARLEY_TOOLS_CONNECT', schema: z.enum(['lazy', 'eager']), default: 'lazy', description: 'Connect MCP servers on first use, or all at start.' },
   { env: 'PARLEY_TOOL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Default tool call timeout (per server/tool `timeoutMs` in mcp_config.json wins).' },
@@ -179,6 +182,8 @@ export interface Config {
     maxRetries: number;
     retryBaseMs: number;
     pricesFile: string;
+    /** Models priced at 0 without a catalog entry (PARLEY_FREE_MODELS). */
+    freeModels: string[];
     embeddingsModel?: string;
     roles: Record<ModelRole, RoleModelConfig>;
   };
@@ -206,6 +211,8 @@ export interface Config {
   budget: {
     run: { tokens: number; costUsd: number; modelCalls: number; toolCalls: number; wallTimeMs: number };
     caller: { tokens: number; costUsd: number; windowMs: number; runsPerMinute: number };
+    /** Per (caller, thread), over the caller's window. */
+    thread: { tokens: number; costUsd: number };
   };
   approvals: { policy: 'annotations' | 'always' | 'never'; timeoutMs: number; defaultDecision: 'deny' | 'accept' };
   tools: {
@@ -326,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxRetries: get('PARLEY_MODEL_MAX_RETRIES'),
       retryBaseMs: get('PARLEY_MODEL_RETRY_BASE_MS'),
       pricesFile: get('PARLEY_PRICES_FILE'),
+      freeModels: get('PARLEY_FREE_MODELS'),
       embeddingsModel: get('PARLEY_EMBEDDINGS_MODEL'),
       roles,
     },
@@ -365,6 +373,10 @@ export function loadConfig(env: Env = process.env): Config {
         costUsd: get('PARLEY_CALLER_MAX_COST_USD'),
         windowMs: get('PARLEY_CALLER_WINDOW_MS'),
         runsPerMinute: get('PARLEY_RATE_LIMIT_PER_MINUTE'),
+      },
+      thread: {
+        tokens: get('PARLEY_THREAD_MAX_TOKENS'),
+        costUsd: get('PARLEY_THREAD_MAX_COST_USD'),
       },
     },
     approvals: {

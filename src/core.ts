@@ -101,7 +101,7 @@ export async function createCore(config: Config, model: ModelClient, logger: Log
     callTool: (id, args, ctx) => tools.callTool(id, args, ctx),
     close: async () => {},
   };
-  const engine = new Engine({ model, store, tools: currentTools, peers, approvals, config, logger });
+  const engine = new Engine({ model, store, tools: currentTools, peers, approvals, config, logger, maxOutputTokens: (role) => config.model.roles[role]?.maxTokens });
   closers.push({ name: 'engine', close: () => engine.close() });
 
   return {

@@ -18,7 +18,7 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
-import { createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
+import { checkPricedModels, createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
 import { createCore, type Closer, type Core } from './core.ts';
@@ -78,7 +78,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     }
 
     // Read files named by settings first, so a wrong one stops start-up before anything starts.
-    const prices = loadPriceCatalog(config.model.pricesFile);
+    const prices = loadPriceCatalog(config.model.pricesFile, config.model.freeModels);
+    checkPricedModels(config.model.roles, prices, config.model.pricesFile);
 
     let modelConfig = config.model;
     let scripted: ScriptedModel | undefined;

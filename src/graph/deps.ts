@@ -2,7 +2,7 @@
 import type { Config } from '../config.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
-import type { ModelClient } from '../llm/types.ts';
+import type { ModelClient, ModelRole } from '../llm/types.ts';
 import type { PriceCatalog } from '../llm/prices.ts';
 import type { Logger } from '../log.ts';
 import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
@@ -37,4 +37,10 @@ export interface EngineDeps {
    * council_advisor role's model. A request's own council_advisor model override wins.
    */
   councilAdvisorModels?: string[];
+  /**
+   * The configured max output tokens of a role (PARLEY_MODEL_MAX_TOKENS and per-role overrides);
+   * undefined: DEFAULT_MAX_OUTPUT_TOKENS. Each call's reservation covers it, and the call is sent
+   * with it (capped by what the budgets have left).
+   */
+  maxOutputTokens?: (role: ModelRole) => number | undefined;
 }

@@ -10,7 +10,10 @@ import { RUN_MODES, canSee, type Caller, type RunRequest } from './run-request.t
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import { RunEventLog } from './run-events.ts';
-import { BudgetExceededError, CallerLedger, totalTokens } from './usage.ts';
+import { BudgetExceededError, totalTokens } from './usage.ts';
+import { CallerLedger } from './ledger.ts';
+import { ledgerPath, ledgerWriter, readLedgerFile } from './ledger-file.ts';
+import { admitDirectCall, type DirectCall, type DirectCallRequest } from './direct-call.ts';
 import { SpecialistDirectory } from './specialist-directory.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
 import type { NodeFn, NodeResult } from './nodes/types.ts';
@@ -56,16 +59,24 @@ const RUN_FINISHED = new RunCancelledError('run finished');
  */
 const otelSpan: SpanRunner = (name, attributes, fn) => (tracingOff() ? fn() : withSpan(name, attributes, () => fn()));
 
-/** The deps with defaults filled in, plus the engine-wide caller ledger. */
+/**
+ * The deps with defaults filled in, plus the engine-wide caller ledger (restored from the data
+ * dir's ledger file, so a restart keeps every caller's and thread's window spend).
+ */
 export function createEngineContext(deps: EngineDeps): EngineContext {
   const now = deps.now ?? Date.now;
+  const logger = deps.logger ?? silentLogger;
+  const file = ledgerPath(deps.config.knowledge.dataDir);
+  const restore = file ? readLedgerFile(file, logger) : undefined;
   return {
     ...deps,
     now,
-    logger: deps.logger ?? silentLogger,
+    logger,
     span: deps.span ?? otelSpan,
     prices: deps.prices ?? ('prices' in deps.model ? (deps.model as { prices?: EngineDeps['prices'] }).prices : undefined),
-    ledger: new CallerLedger(deps.config.budget.caller, now),
+    maxOutputTokens: deps.maxOutputTokens ?? (() => undefined),
+    ledger: new CallerLedger(deps.config.budget.caller, now, { thread: deps.config.budget.thread, restore }),
+    saveLedger: file ? ledgerWriter(file, logger) : undefined,
     directory: new SpecialistDirectory(deps.store, { now }),
   };
 }
@@ -114,8 +125,25 @@ export class Engine implements RunEngine {
     const handle: RunHandle = { id, threadId, callerId: run.callerId, result, events: (afterSeq) => log.events(afterSeq) };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
-    void result.then(() => this.#retain(entry));
+    void result.then(() => {
+      this.#retain(entry);
+      this.#saveLedger();
+    });
     return handle;
+  }
+
+  /**
+   * A model call made outside any run (the OpenAI-compatible passthrough), admitted and charged
+   * through the same caller rate limit, caller and thread budgets and price rules as a run's calls.
+   */
+  admitDirectCall(request: DirectCallRequest): DirectCall {
+    return admitDirectCall(this.#ctx, request, () => this.#saveLedger());
+  }
+
+  /** Writes the ledger file (no-op in memory); writes are serialized, failures logged. */
+  #saveLedger(): Promise<void> {
+    const save = this.#ctx.saveLedger;
+    return save ? save(this.#ctx.ledger.snapshot()) : Promise.resolve();
   }
 
   cancel(runId: string, reason?: string): boolean {
@@ -140,6 +168,7 @@ export class Engine implements RunEngine {
     this.#sweep = undefined;
     this.#runs.clear();
     this.#finished.clear();
+    await this.#saveLedger();
   }
 
   async #execute(run: RunState): Promise<RunResult> {

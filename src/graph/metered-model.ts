@@ -16,6 +16,7 @@ import type {
   StructuredOptions,
   StructuredResult,
 } from '../llm/types.ts';
+import { DEFAULT_MAX_OUTPUT_TOKENS, planCall } from './call-budget.ts';
 import { estimateTokens, type ModelCallReservation, type UsageMeter } from './usage.ts';
 
 export interface MeterContext {
@@ -27,6 +28,8 @@ export interface MeterContext {
   onUsage(): void;
   /** Prices for the cost reservation; without them only cost already spent is checked. */
   prices?: Pick<PriceCatalog, 'cost'>;
+  /** The configured max output of a role (undefined: DEFAULT_MAX_OUTPUT_TOKENS). */
+  maxOutputTokens?: (role: ModelRole) => number | undefined;
 }
 
 function messageTexts(messages: ChatMessage[]): string[] {
@@ -58,14 +61,15 @@ class MeteredModel implements ModelClient {
    */
   private metered<O extends ModelCallOptions, R extends { usage: ModelUsage }>(options: O, call: (options: O) => Promise<R>): Promise<R> {
     let reservation: ModelCallReservation;
+    let maxTokens: number;
     let pending: Promise<R>;
     try {
-      reservation = this.reserve(options);
+      ({ reservation, maxTokens } = this.reserve(options));
     } catch (err) {
       return Promise.reject(err);
     }
     try {
-      pending = call.call(this.inner, this.prepare(options));
+      pending = call.call(this.inner, this.prepare(options, maxTokens));
     } catch (err) {
       reservation.release();
       return Promise.reject(err);
@@ -93,9 +97,9 @@ class MeteredModel implements ModelClient {
 
   /** @internal MeteredStream's start: reserves the call and opens the inner stream. */
   openStream(options: ModelCallOptions): { reservation: ModelCallReservation; chunks: AsyncIterator<StreamChunk> } {
-    const reservation = this.reserve(options);
+    const { reservation, maxTokens } = this.reserve(options);
     try {
-      return { reservation, chunks: this.inner.stream(this.prepare(options))[Symbol.asyncIterator]() };
+      return { reservation, chunks: this.inner.stream(this.prepare(options, maxTokens))[Symbol.asyncIterator]() };
     } catch (err) {
       reservation.release();
       throw err;
@@ -109,16 +113,25 @@ class MeteredModel implements ModelClient {
     this.ctx.onUsage();
   }
 
-  /** Reserves the call: input tokens estimated from the prompt, cost from them plus maxTokens of output. */
-  private reserve(options: ModelCallOptions): ModelCallReservation {
-    const tokens = estimateTokens(messageTexts(options.messages));
+  /**
+   * Reserves the call: input tokens estimated from the prompt plus its maximum output (the
+   * request's or role's max tokens, capped by what the budgets have left), and the cost of both.
+   * The call is sent with that max, so it cannot spend more than it reserved.
+   */
+  private reserve(options: ModelCallOptions): { reservation: ModelCallReservation; maxTokens: number } {
     const model = this.inner.modelFor(options.role, options.model ?? this.ctx.models?.[options.role]);
-    const cost = this.ctx.prices ? this.ctx.prices.cost(model, { inputTokens: tokens, outputTokens: options.maxTokens ?? 0, cachedTokens: 0 }) : 0;
-    return this.ctx.meter.reserveModelCall(tokens, cost);
+    const plan = planCall({
+      model,
+      inputTokens: estimateTokens(messageTexts(options.messages)),
+      maxOutputTokens: options.maxTokens ?? this.ctx.maxOutputTokens?.(options.role) ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      headroom: this.ctx.meter.headroom(),
+      prices: this.ctx.prices,
+    });
+    return { reservation: this.ctx.meter.reserveModelCall(plan.tokens, plan.costUsd), maxTokens: plan.outputTokens };
   }
 
-  private prepare<O extends ModelCallOptions>(options: O): O {
-    return { ...options, runId: this.ctx.runId, signal: options.signal ?? this.ctx.signal, model: options.model ?? this.ctx.models?.[options.role] };
+  private prepare<O extends ModelCallOptions>(options: O, maxTokens: number): O {
+    return { ...options, maxTokens, runId: this.ctx.runId, signal: options.signal ?? this.ctx.signal, model: options.model ?? this.ctx.models?.[options.role] };
   }
 }
 

@@ -3,8 +3,11 @@
  * (no waves, no polling), up to `concurrency` at once. A failed, skipped or cancelled step skips its
  * dependents; independent branches go on. Each step runs under its own AbortSignal, aborted by the
  * step timeout or by the run's signal, so cancellation reaches in-flight model and tool calls.
+ * The step timeout is a clock the step pauses while it waits on a human (an approval or an
+ * elicitation): the time a human takes is bounded by the approval timeout, not the step's.
  */
 import { setMaxListeners } from 'node:events';
+import { PausableDeadline } from '../tools/deadline.ts';
 import type { PlanStep } from './plan.ts';
 import { substituteResults } from './plan.ts';
 import type { StepLineage, StepStatus } from './events.ts';
@@ -35,9 +38,15 @@ export interface ScheduleOptions {
   concurrency: number;
   defaultTimeoutMs: number;
   signal: AbortSignal;
-  run(step: PlanStep, objective: string, signal: AbortSignal): Promise<StepRun>;
+  run(step: PlanStep, objective: string, signal: AbortSignal, clock: StepClock): Promise<StepRun>;
   onStart?(step: PlanStep, objective: string): void;
   onFinish?(outcome: StepOutcome): void;
+}
+
+/** A step's timeout clock: paused while the step waits on a human (nested pauses are counted). */
+export interface StepClock {
+  pause(): void;
+  resume(): void;
 }
 
 export class StepTimeoutError extends Error {
@@ -176,12 +185,12 @@ function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Pr
 
 /**
  * One step's run under its own AbortSignal (aborted by the step timeout or the run's signal), raced
- * against that signal so a runner that ignores it cannot hold the run. A class whose listener and
- * timer callback are on the prototype: a step in flight holds no closures or extra async frames.
+ * against that signal so a runner that ignores it cannot hold the run. A class whose listener is on
+ * the prototype: a step in flight holds one closure (its deadline's) and no extra async frames.
  */
 class StepExecution {
   readonly #controller = new AbortController();
-  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #deadline: PausableDeadline;
   #settled = false;
   readonly timeoutMs: number;
 
@@ -196,11 +205,11 @@ class StepExecution {
     options.signal.addEventListener('abort', this, { once: true });
     if (options.signal.aborted) this.#controller.abort(options.signal.reason);
     this.timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
-    this.#timer = setTimeout(onStepTimeout, this.timeoutMs, this);
+    this.#deadline = new PausableDeadline(this.timeoutMs, () => this.timeout());
     signal.addEventListener('abort', this, { once: true });
     let running: Promise<StepRun>;
     try {
-      running = options.run(step, objective, signal);
+      running = options.run(step, objective, signal, this.#deadline);
     } catch (err) {
       running = Promise.reject(err);
     }
@@ -241,13 +250,9 @@ class StepExecution {
   #settle(outcome: StepOutcome): void {
     if (this.#settled) return;
     this.#settled = true;
-    clearTimeout(this.#timer);
+    this.#deadline.clear();
     this.options.signal.removeEventListener('abort', this);
     this.#controller.signal.removeEventListener('abort', this);
     this.resolve(outcome);
   }
-}
-
-function onStepTimeout(execution: StepExecution): void {
-  execution.timeout();
 }

@@ -5,7 +5,8 @@ import type { GraphPlan } from './plan.ts';
 import type { RunMode, RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
 import type { RunEventLog } from './run-events.ts';
-import { UsageMeter, effectiveBudget, type CallerLedger } from './usage.ts';
+import { UsageMeter, effectiveBudget } from './usage.ts';
+import type { CallerLedger, LedgerSnapshot } from './ledger.ts';
 import { meterModel } from './metered-model.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import type { ModelClient } from '../llm/types.ts';
@@ -79,6 +80,8 @@ export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'pric
   councilAdvisorModels?: string[];
   directory: SpecialistDirectory;
   ledger: CallerLedger;
+  /** Writes the ledger's snapshot to the data dir; absent with PARLEY_DATA_DIR=:memory:. */
+  saveLedger?: (snapshot: LedgerSnapshot) => Promise<void>;
 }
 
 export function emit(run: RunState, body: GraphEventBody): void {
@@ -97,6 +100,7 @@ export function createRunState(
   const meter = new UsageMeter({
     budget: effectiveBudget(ctx.config.budget.run, init.request.budget),
     callerId,
+    threadId: init.threadId,
     ledger: ctx.ledger,
     startedAt: init.startedAt,
     now: ctx.now,
@@ -113,6 +117,7 @@ export function createRunState(
       meter,
       models: init.request.models,
       prices: ctx.prices,
+      maxOutputTokens: ctx.maxOutputTokens,
       onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
     }),
     specialists: new Map(),

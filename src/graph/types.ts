@@ -1,4 +1,5 @@
 /** The engine's public surface as adapters see it. Implemented by Engine in engine.ts. */
+import type { DirectCall, DirectCallRequest } from './direct-call.ts';
 import type { GraphEvent, RunEnding } from './events.ts';
 import type { Caller, RunRequest } from './run-request.ts';
 
@@ -24,6 +25,8 @@ export interface RunHandle {
 
 export interface RunEngine {
   start(request: RunRequest): RunHandle;
+  /** Admits a model call made outside a run (the passthrough) against the caller's rate limit and budgets. */
+  admitDirectCall(request: DirectCallRequest): DirectCall;
   /** Aborts a running run (its in-flight model/tool calls and pending approvals). False if unknown or ended. */
   cancel(runId: string, reason?: string): boolean;
   /**

@@ -6,16 +6,10 @@
 import type { Budget } from './run-request.ts';
 import type { UsageTotals } from './events.ts';
 import type { ModelUsage } from '../llm/types.ts';
-import type { Config } from '../config.ts';
+import { BudgetExceededError } from './budget-error.ts';
+import type { CallerLedger } from './ledger.ts';
 
-export class BudgetExceededError extends Error {
-  override name = 'BudgetExceededError';
-  readonly retryAfterMs?: number;
-  constructor(message: string, retryAfterMs?: number) {
-    super(message);
-    this.retryAfterMs = retryAfterMs;
-  }
-}
+export { BudgetExceededError };
 
 export function emptyUsage(): UsageTotals {
   return { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
@@ -66,91 +60,15 @@ export function estimateTokens(texts: Iterable<string>): number {
 }
 
 /**
- * Per-caller state shared by every run of one engine: spend within a window and run starts in the
- * last minute. Entries idle for longer than the window are pruned as new callers arrive.
- */
-export class CallerLedger {
-  private readonly entries = new Map<string, { windowStart: number; tokens: number; costUsd: number; starts: number[] }>();
-  private readonly limits: Config['budget']['caller'];
-  private readonly now: () => number;
-
-  constructor(limits: Config['budget']['caller'], now: () => number) {
-    this.limits = limits;
-    this.now = now;
-  }
-
-  private entry(callerId: string) {
-    const now = this.now();
-    let e = this.entries.get(callerId);
-    if (e && now - e.windowStart >= this.limits.windowMs) {
-      e.windowStart = now;
-      e.tokens = 0;
-      e.costUsd = 0;
-    }
-    if (!e) {
-      if (this.entries.size > 10_000) this.prune(now);
-      e = { windowStart: now, tokens: 0, costUsd: 0, starts: [] };
-      this.entries.set(callerId, e);
-    }
-    return e;
-  }
-
-  private prune(now: number) {
-    for (const [id, e] of this.entries) {
-      const lastStart = e.starts.at(-1) ?? 0;
-      if (now - e.windowStart >= this.limits.windowMs && now - lastStart >= 60_000) this.entries.delete(id);
-    }
-  }
-
-  /** Counts a run start; throws BudgetExceededError (with retryAfterMs) when over the per-minute limit. */
-  admitRun(callerId: string): void {
-    const now = this.now();
-    const e = this.entry(callerId);
-    while (e.starts.length && now - e.starts[0]! >= 60_000) e.starts.shift();
-    if (e.starts.length >= this.limits.runsPerMinute) {
-      const retryAfterMs = Math.max(1, e.starts[0]! + 60_000 - now);
-      throw new BudgetExceededError(
-        `rate limit: caller "${callerId}" may start ${this.limits.runsPerMinute} runs per minute; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
-        retryAfterMs,
-      );
-    }
-    this.checkSpend(callerId, 0);
-    e.starts.push(now);
-  }
-
-  /** Throws when the caller's window spend plus `tokens` (and `costUsd`) would exceed its limits. */
-  checkSpend(callerId: string, tokens: number, costUsd = 0): void {
-    const e = this.entry(callerId);
-    const retryAfterMs = Math.max(1, e.windowStart + this.limits.windowMs - this.now());
-    if (e.tokens + tokens > this.limits.tokens) {
-      throw new BudgetExceededError(
-        `caller token budget: "${callerId}" has used ${e.tokens} of ${this.limits.tokens} tokens in this window`,
-        retryAfterMs,
-      );
-    }
-    if (e.costUsd + costUsd > this.limits.costUsd || e.costUsd >= this.limits.costUsd) {
-      throw new BudgetExceededError(
-        `caller cost budget: "${callerId}" has spent $${e.costUsd.toFixed(4)} of $${this.limits.costUsd} in this window`,
-        retryAfterMs,
-      );
-    }
-  }
-
-  charge(callerId: string, usage: ModelUsage): void {
-    const e = this.entry(callerId);
-    e.tokens += usage.inputTokens + usage.outputTokens;
-    e.costUsd += usage.costUsd ?? 0;
-  }
-}
-
-/**
  * One run's meter: reserve before a call (throws BudgetExceededError when the call would exceed the
- * run's or the caller's budget), settle with the real usage after.
+ * run's, the caller's or the thread's budget), settle with the real usage after. Reservations are
+ * held in the ledger too, so concurrent runs of one caller or thread see each other's calls in flight.
  */
 export class UsageMeter {
   readonly totals: UsageTotals = emptyUsage();
   readonly budget: Budget;
   private readonly callerId: string;
+  private readonly threadId: string | undefined;
   private readonly ledger: CallerLedger;
   private readonly startedAt: number;
   private readonly now: () => number;
@@ -159,9 +77,10 @@ export class UsageMeter {
   private inFlightModelCalls = 0;
   private inFlightToolCalls = 0;
 
-  constructor(options: { budget: Budget; callerId: string; ledger: CallerLedger; startedAt: number; now: () => number }) {
+  constructor(options: { budget: Budget; callerId: string; threadId?: string; ledger: CallerLedger; startedAt: number; now: () => number }) {
     this.budget = options.budget;
     this.callerId = options.callerId;
+    this.threadId = options.threadId;
     this.ledger = options.ledger;
     this.startedAt = options.startedAt;
     this.now = options.now;
@@ -198,7 +117,8 @@ export class UsageMeter {
         `cost budget: run has spent $${spent.toFixed(6)} of $${this.budget.costUsd} and the next call needs about $${cost.toFixed(6)}`,
       );
     }
-    this.ledger.checkSpend(this.callerId, estimatedTokens, cost);
+    this.ledger.checkSpend(this.callerId, estimatedTokens, cost, this.threadId);
+    this.ledger.reserve(this.callerId, this.threadId, estimatedTokens, cost);
     this.inFlightModelCalls++;
     this.reservedTokens += estimatedTokens;
     this.reservedCostUsd += cost;
@@ -210,10 +130,23 @@ export class UsageMeter {
     this.inFlightModelCalls--;
     this.reservedTokens -= estimatedTokens;
     this.reservedCostUsd -= cost;
+    this.ledger.release(this.callerId, this.threadId, estimatedTokens, cost);
     if (!usage) return;
     this.totals.modelCalls++;
     addUsage(this.totals, usage);
-    this.ledger.charge(this.callerId, usage);
+    this.ledger.charge(this.callerId, usage, this.threadId);
+  }
+
+  /**
+   * Tokens and cost the next call may still use: the least of what the run, its caller and its
+   * thread have left, calls in flight deducted. The metered model caps the call's output by it.
+   */
+  headroom(): { tokens: number; costUsd: number } {
+    const ledger = this.ledger.headroom(this.callerId, this.threadId);
+    return {
+      tokens: Math.min(ledger.tokens, this.budget.tokens - totalTokens(this.totals) - this.reservedTokens),
+      costUsd: Math.min(ledger.costUsd, this.budget.costUsd - (this.totals.costUsd ?? 0) - this.reservedCostUsd),
+    };
   }
 
   reserveToolCall(): { settle(): void; release(): void } {

@@ -217,7 +217,7 @@ function defaultOutcome(
   const type = resolvedBy === 'timeout' ? toolDefault : 'deny';
   const feedback =
     resolvedBy === 'timeout'
-      ? `No human decision within ${Math.round(timeoutMs / 1000)}s; the default (${type}) was applied.`
+      ? `No human decision within ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)}s`}; the default (${type}) was applied.`
       : 'The run was cancelled before a human decided; the tool call was not made.';
   const decisions = Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, { type }]));
   return { requestId: request.id, decision: { kind: 'tool', decisions, feedback }, resolvedBy, actor: 'system', at };

@@ -49,7 +49,7 @@ const approveBody = z
 
 type ApproveBody = z.infer<typeof approveBody>;
 
-const error = (c: Context, status: 400 | 404, code: string, message: string) => jsonError(c, status, message, code);
+const error = (c: Context, status: 400 | 404 | 409, code: string, message: string) => jsonError(c, status, message, code);
 
 function toDecision(body: ApproveBody): ApprovalDecision {
   if (body.action !== undefined) {
@@ -89,7 +89,9 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
     const answer: ResolveAnswer = deps.broker.resolve(id, toDecision(parsed.data), actorOf(c), callerOf(c));
     if (answer.ok) return c.json({ outcome: answer.outcome }, 200);
     if (answer.code === 'invalid') return error(c, 400, 'invalid_decision', answer.message);
-    return error(c, 404, answer.code, answer.message);
+    // A decision that came too late (the timeout, a cancellation or another human was first) is a
+    // conflict with what happened, not a request for something that does not exist.
+    return error(c, answer.code === 'already_resolved' ? 409 : 404, answer.code, answer.message);
   });
 
   app.get('/api/approvals', (c) => {

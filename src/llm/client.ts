@@ -82,7 +82,7 @@ function setUsageAttributes(span: Span, usage: ModelUsage, attempts: number): vo
 
 export function createModelClient(config: Config['model'], options: ModelClientOptions = {}): ParleyModelClient {
   const logger = options.logger ?? silentLogger;
-  const prices = options.prices ?? loadPriceCatalog(config.pricesFile);
+  const prices = options.prices ?? loadPriceCatalog(config.pricesFile, config.freeModels);
   const random = options.random ?? Math.random;
   const policy = { maxRetries: config.maxRetries, baseMs: config.retryBaseMs };
   for (const [role, settings] of Object.entries(config.roles)) {

@@ -60,8 +60,11 @@ export function createPriceCatalog(models: Record<string, ModelPrice>): PriceCat
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Loads the catalog; a relative path is tried from the working directory, then from the package root. */
-export function loadPriceCatalog(file: string): PriceCatalog {
+/**
+ * Loads the catalog; a relative path is tried from the working directory, then from the package root.
+ * `freeModels` (PARLEY_FREE_MODELS) are added at a price of 0 unless the file prices them.
+ */
+export function loadPriceCatalog(file: string, freeModels: string[] = []): PriceCatalog {
   const candidates = isAbsolute(file) ? [file] : [resolve(file), resolve(packageRoot, file)];
   const path = candidates.find((p) => existsSync(p));
   if (!path) throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: no such file`);
@@ -72,5 +75,24 @@ export function loadPriceCatalog(file: string): PriceCatalog {
     throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (!parsed.success) throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  return createPriceCatalog(parsed.data.models);
+  const free = Object.fromEntries(freeModels.map((m) => [m, { input: 0, output: 0, cached: 0 }]));
+  return createPriceCatalog({ ...free, ...parsed.data.models });
+}
+
+/**
+ * Every model a role is configured with must have a price (0 is one): cost budgets are always on,
+ * and an unknown cost would leave them unlimited. Checked at start, naming each model and its roles.
+ */
+export function checkPricedModels(roles: Record<string, { model: string }>, prices: Pick<PriceCatalog, 'priceOf'>, pricesFile: string): void {
+  const unpriced = new Map<string, string[]>();
+  for (const [role, { model }] of Object.entries(roles)) {
+    if (!prices.priceOf(model)) unpriced.set(model, [...(unpriced.get(model) ?? []), role]);
+  }
+  if (unpriced.size === 0) return;
+  const which = [...unpriced].map(([model, roles]) => `"${model}" (role${roles.length > 1 ? 's' : ''} ${roles.join(', ')})`).join(', ');
+  throw new ConfigError(
+    `no price for model ${which} in the price catalog ${JSON.stringify(pricesFile)}: cost budgets cannot be enforced on an unknown cost. ` +
+      `Add it to a copy of prices.json ({ "models": { "<model>": { "input": <USD per 1M input tokens>, "output": <USD per 1M output tokens> } } }) and point PARLEY_PRICES_FILE at it, ` +
+      'or, for a model that costs nothing (a local model such as Ollama\'s), list it in PARLEY_FREE_MODELS.',
+  );
 }

@@ -68,25 +68,36 @@ export interface Resolution {
 }
 
 export type ResumePlan =
-  | { ok: true; runId: string | undefined; resolutions: Resolution[] }
-  | { ok: false; field: string; message: string };
+  | { ok: true; resolutions: Resolution[] }
+  | { ok: false; field: string; message: string; foreign?: true };
+
+/** The run whose interrupts the entries name: the run of the first one still pending, if any. */
+export function runNamedBy(entries: ResumeEntry[], approvals: ApprovalPort): string | undefined {
+  for (const entry of entries) {
+    const request = approvals.get(entry.interruptId.split(SEPARATOR, 1)[0]!);
+    if (request) return request.runId;
+  }
+  return undefined;
+}
 
 /**
- * Turns resume entries into one checked decision per still-pending broker request. Requests no
- * longer pending (answered elsewhere, timed out) are skipped: the run's events say what happened.
- * Nothing is resolved here, so a bad entry changes nothing.
+ * Turns resume entries into one checked decision per still-pending broker request of `runId` (the
+ * thread's suspended run). An entry naming a pending interrupt of any other run is refused as
+ * `foreign`: a resume answers only its own thread's run. Requests no longer pending (answered
+ * elsewhere, timed out) are skipped: the run's events say what happened. Nothing is resolved here,
+ * so a bad entry changes nothing.
  */
-export function planResume(entries: ResumeEntry[], approvals: ApprovalPort): ResumePlan {
+export function planResume(entries: ResumeEntry[], approvals: ApprovalPort, runId: string): ResumePlan {
   const tool = new Map<string, { request: Extract<ApprovalRequest, { kind: 'tool' }>; decisions: Record<string, ToolDecision>; feedback: string[] }>();
   const resolutions: Resolution[] = [];
-  let runId: string | undefined;
   for (const [i, entry] of entries.entries()) {
     const field = `resume.${i}`;
     const [requestId, toolCallId] = entry.interruptId.split(SEPARATOR, 2) as [string, string | undefined];
     const request = approvals.get(requestId);
     if (!request) continue;
-    runId ??= request.runId;
-    if (request.runId !== runId) return { ok: false, field, message: `${field}: interrupts of different runs cannot be resumed together` };
+    if (request.runId !== runId) {
+      return { ok: false, foreign: true, field: `${field}.interruptId`, message: `${field}.interruptId: ${entry.interruptId} is not an interrupt of this thread's suspended run; nothing was resolved` };
+    }
     if (request.kind === 'elicitation') {
       if (entry.status === 'cancelled') resolutions.push({ requestId, decision: { kind: 'elicitation', action: 'cancel' } });
       else {
@@ -129,7 +140,7 @@ export function planResume(entries: ResumeEntry[], approvals: ApprovalPort): Res
     const checked = checkDecision(request, r.decision);
     if (!checked.ok) return { ok: false, field: 'resume', message: `resume: ${checked.message}` };
   }
-  return { ok: true, runId, resolutions };
+  return { ok: true, resolutions };
 }
 
 /** Where each thread's interrupted run stopped streaming, so its resume continues from there. */

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
-import type { BaseEvent } from '@ag-ui/core';
+import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { EventEncoder } from '@ag-ui/encoder';
 import type { GraphEvent } from '../graph/events.ts';
 import type { Logger } from '../log.ts';
@@ -50,6 +50,13 @@ export function streamAgui(
       : undefined;
     try {
       await write(translator.begin());
+      const waiting = translator.stillWaiting();
+      if (waiting) {
+        ended = true;
+        hooks.onInterrupt?.(translator.lastSeq);
+        await write(waiting.events);
+        return;
+      }
       for (;;) {
         const next = await events.next();
         if (next.done || s.aborted) break;
@@ -73,5 +80,22 @@ export function streamAgui(
       if (heartbeat) clearInterval(heartbeat);
       await events.return?.();
     }
+  });
+}
+
+/**
+ * A request refused after it was understood as a run (e.g. a resume naming another run's
+ * interrupt): AG-UI's own error shape, RUN_STARTED then RUN_ERROR, so the client's run ends at once.
+ */
+export function streamAguiError(c: Context, encoder: EventEncoder, ids: { threadId: string; runId: string }, error: { code: string; message: string }): Response {
+  c.header('Content-Type', encoder.getContentType());
+  c.header('Cache-Control', 'no-cache');
+  const at = Date.now();
+  const events: BaseEvent[] = [
+    { type: EventType.RUN_STARTED, threadId: ids.threadId, runId: ids.runId, timestamp: at } as BaseEvent,
+    { type: EventType.RUN_ERROR, code: error.code, message: error.message, timestamp: at } as BaseEvent,
+  ];
+  return stream(c, async (s) => {
+    for (const e of events) await s.write(encoder.encodeBinary(e));
   });
 }

@@ -167,18 +167,35 @@ export class AguiTranslator {
       const pending = this.#o.pendingApprovals();
       // Only a request still waiting suspends the stream (a replayed one may be answered already).
       if (pending.some((r) => r.id === e.request.id)) {
-        out.push(...this.#close(at), {
-          type: EventType.RUN_FINISHED,
-          threadId: this.#o.threadId,
-          runId: this.#o.runId,
-          outcome: { type: 'interrupt', interrupts: interruptsFor(pending) },
-          ...(this.#usageNow ? { usage: [tokenUsage(since(this.#usageNow, this.#usageBefore))] } : {}),
-          timestamp: at,
-        });
+        out.push(...this.#interrupt(pending, at));
         return { events: out, end: 'interrupted' };
       }
     }
     return { events: out };
+  }
+
+  /**
+   * A resumed stream whose run still waits on approvals the resume did not answer (their requests
+   * were replayed, so no new event would ever end the stream): interrupt again at once, listing them.
+   */
+  stillWaiting(): Translation | undefined {
+    if (!this.#o.interrupts || this.#lastSeq === 0) return undefined;
+    const pending = this.#o.pendingApprovals();
+    return pending.length ? { events: this.#interrupt(pending, Date.now()), end: 'interrupted' } : undefined;
+  }
+
+  #interrupt(pending: ApprovalRequest[], at: number): BaseEvent[] {
+    return [
+      ...this.#close(at),
+      {
+        type: EventType.RUN_FINISHED,
+        threadId: this.#o.threadId,
+        runId: this.#o.runId,
+        outcome: { type: 'interrupt', interrupts: interruptsFor(pending) },
+        ...(this.#usageNow ? { usage: [tokenUsage(since(this.#usageNow, this.#usageBefore))] } : {}),
+        timestamp: at,
+      } as BaseEvent,
+    ];
   }
 
   /** Ends a stream the engine did not end (it failed underneath us): RUN_ERROR with nothing open. */

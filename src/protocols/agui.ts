@@ -20,8 +20,8 @@ import { readJson } from '../http/body.ts';
 import { errorHandler, jsonError } from '../http/errors.ts';
 import type { Logger } from '../log.ts';
 import { parseRunAgentInput, toRunRequest, type ParleyProps } from './agui-input.ts';
-import { planResume, SuspendedThreads } from './agui-interrupts.ts';
-import { streamAgui } from './agui-stream.ts';
+import { planResume, runNamedBy, SuspendedThreads } from './agui-interrupts.ts';
+import { streamAgui, streamAguiError } from './agui-stream.ts';
 import { AguiTranslator } from './agui-translate.ts';
 import { admit, retryAfterSeconds } from './sse-admit.ts';
 
@@ -75,19 +75,27 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     return open(c, input, parley, handle, admission.events, translator);
   });
 
-  /** A run carrying `resume`: answer the interrupts, then continue the suspended run's stream. */
+  /**
+   * A run carrying `resume`: answer the interrupts of this thread's suspended run (and only its:
+   * same thread, same caller), then continue that run's stream.
+   */
   const resume = async (c: Context, input: RunAgentInput, parley: ParleyProps) => {
     // Only the caller's own runs and approvals can be resumed: another caller's are not found.
     const caller = callerOf(c);
     const approvals = approvalsFor(deps.approvals, caller);
-    const plan = planResume(input.resume ?? [], approvals);
-    if (!plan.ok) return invalid(c, plan);
+    const entries = input.resume ?? [];
     const entry = suspended.get(input.threadId);
-    const runId = entry?.runId ?? plan.runId;
+    const runId = entry?.runId ?? runNamedBy(entries, approvals);
+    // Another caller's run answers exactly like no run at all.
     const handle = runId ? deps.engine.get(runId, caller) : undefined;
     if (!handle || handle.threadId !== input.threadId) {
       return invalid(c, { field: 'resume', message: `resume: thread ${input.threadId} has no interrupted run to continue (it may have expired)` }, 409);
     }
+    const plan = planResume(entries, approvals, handle.id);
+    if (!plan.ok && plan.foreign) {
+      return streamAguiError(c, encoderFor(c.req.header('accept')), input, { code: 'invalid_resume', message: plan.message });
+    }
+    if (!plan.ok) return invalid(c, plan);
     const afterSeq = entry?.runId === handle.id ? entry.afterSeq : 0;
     suspended.release(input.threadId, handle.id);
     for (const r of plan.resolutions) {

@@ -77,6 +77,11 @@ export function toRunRequest(body: ChatRequest, mode: Exclude<RoutingMode, 'pass
   };
 }
 
+/** Every message's text, for the passthrough's input estimate. */
+export function messageTexts(body: ChatRequest): string[] {
+  return body.messages.map((m) => textOf(m.content));
+}
+
 function textOf(content: ChatRequest['messages'][number]['content']): string {
   if (typeof content === 'string') return content;
   if (!content) return '';

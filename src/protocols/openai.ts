@@ -18,9 +18,9 @@ import type { RunEngine, RunHandle, RunResult } from '../graph/types.ts';
 import { callerOf } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import { ApiError } from '../http/errors.ts';
-import { createPassthrough, type Passthrough } from '../llm/passthrough.ts';
+import { createPassthrough, passthroughUsage, type Passthrough } from '../llm/passthrough.ts';
 import type { Logger } from '../log.ts';
-import { ChatRequestSchema, PARLEY_MODELS, routingModeOf, toRunRequest, type ChatRequest } from './openai-request.ts';
+import { ChatRequestSchema, messageTexts, PARLEY_MODELS, routingModeOf, toRunRequest, type ChatRequest } from './openai-request.ts';
 import { chunk, completion, openaiError, sendError, usageChunk, type ChunkFields } from './openai-wire.ts';
 import { admit, retryAfterSeconds } from './sse-admit.ts';
 
@@ -89,23 +89,54 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
     return c.json(completion(result, body.model, fields.created));
   });
 
-  /** Passthrough: the body as is (a Parley model name becomes the upstream default model). */
+  /**
+   * Passthrough: the body as is (a Parley model name becomes the upstream default model), admitted
+   * and charged by the engine like any run's call (rate limit, caller and thread budgets, prices).
+   */
   const forward = async (c: Context, body: ChatRequest) => {
-    const request = { ...body, model: body.model in PARLEY_MODELS ? upstream.model : body.model } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParams;
+    const model = body.model in PARLEY_MODELS ? upstream.model : body.model;
+    const asked = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+    const call = deps.engine.admitDirectCall({
+      callerId: callerOf(c).id,
+      threadId: c.req.header('x-parley-thread-id') || undefined,
+      model,
+      texts: messageTexts(body),
+      ...(asked !== undefined ? { maxTokens: asked } : {}),
+    });
+    if (!call.ok) {
+      if (call.reason === 'unpriced') return sendError(c, 400, call.error, { param: 'model', code: 'model_not_priced' });
+      const headers: Record<string, string> = call.retryAfterMs !== undefined ? { 'Retry-After': retryAfterSeconds(call.retryAfterMs) } : {};
+      return sendError(c, 429, call.error, { code: call.error.startsWith('rate limit') ? 'rate_limit_exceeded' : 'budget_exceeded', headers });
+    }
+    const request = passthrough.bounded({ ...body, model } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParams, call.maxTokens);
     c.header('X-Routing-Mode', 'passthrough');
     const signal = c.req.raw.signal;
     try {
-      if (!body.stream) return c.json(await passthrough.complete(request, signal));
+      if (!body.stream) {
+        const answer = await passthrough.complete(request, signal);
+        call.settle(passthroughUsage(answer.model || model, answer.usage));
+        return c.json(answer);
+      }
       const upstreamStream = await passthrough.stream(request, signal);
+      const clientWantsUsage = body.stream_options?.include_usage === true;
       return streamSSE(c, async (s) => {
         try {
-          for await (const part of upstreamStream) await s.writeSSE({ data: JSON.stringify(part) });
+          for await (const part of upstreamStream) {
+            if (part.usage) call.settle(passthroughUsage(part.model || model, part.usage));
+            // The usage-only last chunk was asked for Parley's accounting; a client that did not ask does not get it.
+            if (part.usage && part.choices.length === 0 && !clientWantsUsage) continue;
+            await s.writeSSE({ data: JSON.stringify(part) });
+          }
           await s.writeSSE({ data: '[DONE]' });
         } catch (err) {
           if (!s.aborted) await s.writeSSE({ data: JSON.stringify(upstreamErrorBody(err, deps.logger).body) });
+        } finally {
+          // A stream that ended without usage (or broke off) is charged what it reserved: unknown is not free.
+          call.settle(undefined);
         }
       });
     } catch (err) {
+      call.release();
       const { status, body: errBody } = upstreamErrorBody(err, deps.logger);
       return c.json(errBody, status);
     }

@@ -29,7 +29,7 @@ export interface CompletionRequest {
 export interface Answer {
   content: string | null;
   toolCalls: ScriptedToolCall[];
-  finishReason: 'stop' | 'tool_calls';
+  finishReason: 'stop' | 'tool_calls' | 'length';
 }
 
 const SCHEMA_ANSWERS: Record<string, (ctx: RequestContext) => unknown> = {
@@ -106,4 +106,14 @@ export function decideAnswer(body: CompletionRequest, role: string, fault: strin
   }
   const text = textAnswer(ctx, role, body.messages);
   return { content: fault === 'malformed' ? '{"answer": "' + text.slice(0, 20) : text, toolCalls: [], finishReason: 'stop' };
+}
+
+/**
+ * Like a real model, never more output than max_tokens (max_completion_tokens): a longer answer is
+ * cut to that many tokens (about four characters each), tool calls dropped, finish_reason "length".
+ */
+export function withinMaxTokens(answer: Answer, request: CompletionRequest, outputTokens: number): Answer {
+  const max = request.max_completion_tokens ?? request.max_tokens;
+  if (typeof max !== 'number' || max <= 0 || outputTokens <= max) return answer;
+  return { content: (answer.content ?? '').slice(0, max * 4), toolCalls: [], finishReason: 'length' };
 }

@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { decideAnswer, schemaNameOf, type CompletionRequest } from './answer.ts';
+import { decideAnswer, schemaNameOf, withinMaxTokens, type CompletionRequest } from './answer.ts';
 import { contentText, readContext } from './context.ts';
 import { embedText, embeddingDimensions, embeddingInputs, toBase64, type EmbeddingsRequest } from './embeddings.ts';
 import { FaultPlan, parseFaultRules, type FaultKind, type FaultRule } from './faults.ts';
@@ -204,12 +204,15 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     if (failed) return failed;
 
     const id = `chatcmpl-scripted-${entry.id}`;
-    const answer = decideAnswer(body, role ?? '', fault, `call_${entry.id}`, profiles);
+    const outputTokens = (a: { content: string | null; toolCalls: { name: string; arguments: string }[] }) =>
+      countTokens(a.content ?? '') + a.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0);
+    const decided = decideAnswer(body, role ?? '', fault, `call_${entry.id}`, profiles);
+    const answer = withinMaxTokens(decided, body, outputTokens(decided));
     const promptTokens = countTokens(body.messages.map((m) => contentText(m.content)).join('\n'));
     // reasoning: the thinking comes beside the answer (reasoning_content as DeepSeek, reasoning as OpenRouter and vLLM) and counts as output.
     const reasoning = profiles.has('reasoning') ? reasoningText(answer.content ?? '') : undefined;
     const reasoningTokens = reasoning ? countTokens(reasoning) : 0;
-    const completionTokens = countTokens(answer.content ?? '') + answer.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0) + reasoningTokens;
+    const completionTokens = outputTokens(answer) + reasoningTokens;
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: reasoningTokens } };
     const reasoningFields = reasoning ? { reasoning_content: reasoning, reasoning } : {};
     const created = Math.floor(Date.now() / 1000);

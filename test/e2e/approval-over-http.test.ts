@@ -81,8 +81,10 @@ describe('a destructive tool call over the real server', () => {
     expect(rest.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
     expect(readFileSync(file, 'utf8')).toBe('approved content');
 
-    // A second answer to the same request changes nothing.
-    expect((await postJson(`${url}/api/approve`, body, auth)).status).toBe(404);
+    // A second answer to the same request changes nothing: 409 already_resolved.
+    const again = await postJson(`${url}/api/approve`, body, auth);
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_resolved');
     // The decision is in the audit trail of the recorded run.
     const run = (await (await fetch(`${url}/api/runs/${request.runId}`, { headers: auth })).json()) as { approvals?: { resolvedBy?: string }[] };
     expect(run.approvals?.map((a) => a.resolvedBy)).toContain('human');

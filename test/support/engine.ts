@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
 export type TestConfigOverrides = {
   engine?: Partial<Config['engine']>;
-  budget?: { run?: Partial<Config['budget']['run']>; caller?: Partial<Config['budget']['caller']> };
+  budget?: { run?: Partial<Config['budget']['run']>; caller?: Partial<Config['budget']['caller']>; thread?: Partial<Config['budget']['thread']> };
   knowledge?: Partial<Config['knowledge']>;
   approvals?: Partial<Config['approvals']>;
   tools?: Partial<Config['tools']>;
@@ -52,6 +52,8 @@ export interface TestParleyOptions {
   tools?: ToolHost;
   peers?: PeerAgentHost;
   logger?: Logger;
+  /** Max output tokens of every role (PARLEY_MODEL_MAX_TOKENS); unset: the engine's default. */
+  maxOutputTokens?: number;
 }
 
 export interface TestParley {
@@ -83,7 +85,11 @@ const noTools: ToolHost = {
 function merge(base: Config, o: TestConfigOverrides = {}): Config {
   const merged: Slices = {
     engine: { ...base.engine, ...o.engine },
-    budget: { run: { ...base.budget.run, ...o.budget?.run }, caller: { ...base.budget.caller, ...o.budget?.caller } },
+    budget: {
+      run: { ...base.budget.run, ...o.budget?.run },
+      caller: { ...base.budget.caller, ...o.budget?.caller },
+      thread: { ...base.budget.thread, ...o.budget?.thread },
+    },
     knowledge: { ...base.knowledge, ...o.knowledge },
     approvals: { ...base.approvals, ...o.approvals },
     tools: { ...base.tools, ...o.tools },
@@ -130,7 +136,7 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       (options.mcpServers ? new McpToolHost({ servers: options.mcpServers, settings: config.tools, approvals, logger }) : noTools);
     cleanups.unshift(() => tools.close());
 
-    const deps: EngineDeps = { model, store, tools, peers: options.peers, approvals, config, logger };
+    const deps: EngineDeps = { model, store, tools, peers: options.peers, approvals, config, logger, maxOutputTokens: () => options.maxOutputTokens };
     const engine = new Engine(deps);
     cleanups.unshift(() => engine.close());
 

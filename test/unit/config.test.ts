@@ -63,7 +63,7 @@ describe('config defaults', () => {
 describe('invalid values', () => {
   const candidates = ['not valid ☃', '-5', '0', '1.5', '1e12', '99999', 'ftp://example.com', 'maybe'];
   // Free text: any non-empty value is valid, so there is nothing to reject.
-  const freeText = new Set(['PARLEY_HOST', 'PARLEY_MODEL_API_KEY', 'PARLEY_MODEL', 'PARLEY_PRICES_FILE', 'PARLEY_DATA_DIR', 'NEO4J_USER', 'NEO4J_PASSWORD', 'NEO4J_DATABASE', 'PARLEY_MCP_CONFIG', 'PARLEY_SKILLS_DIRS', 'PARLEY_A2A_PEERS', 'PARLEY_API_KEYS', 'PARLEY_ADMIN_KEYS', 'PARLEY_EMBEDDINGS_MODEL']);
+  const freeText = new Set(['PARLEY_HOST', 'PARLEY_MODEL_API_KEY', 'PARLEY_MODEL', 'PARLEY_PRICES_FILE', 'PARLEY_DATA_DIR', 'NEO4J_USER', 'NEO4J_PASSWORD', 'NEO4J_DATABASE', 'PARLEY_MCP_CONFIG', 'PARLEY_SKILLS_DIRS', 'PARLEY_A2A_PEERS', 'PARLEY_API_KEYS', 'PARLEY_ADMIN_KEYS', 'PARLEY_EMBEDDINGS_MODEL', 'PARLEY_FREE_MODELS']);
 
   for (const setting of SETTINGS) {
     const bad = candidates.find((v) => !setting.schema.safeParse(v).success);

@@ -42,8 +42,8 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
         ...(o.lineage ? { lineage: o.lineage } : {}),
       });
     },
-    run(step, objective, signal) {
-      return runStep(run, ctx, step, objective, signal, run.attempts.get(step.id) ?? 1);
+    run(step, objective, signal, clock) {
+      return runStep(run, ctx, step, objective, signal, clock, run.attempts.get(step.id) ?? 1);
     },
   });
   return research.length ? 'research_joiner' : 'execution_joiner';

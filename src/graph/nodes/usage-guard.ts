@@ -1,5 +1,5 @@
 /**
- * usage_guard: admits the run against its caller's rate limit and window budget. Per-call budget
+ * usage_guard: admits the run against its caller's rate limit and its caller's and thread's window budgets. Per-call budget
  * checks happen later, by reservation, in the run's metered model client (metered-model.ts).
  */
 import type { EngineContext, RunState } from '../state.ts';
@@ -8,7 +8,7 @@ import { BudgetExceededError } from '../usage.ts';
 
 export async function usageGuard(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   try {
-    ctx.ledger.admitRun(run.callerId);
+    ctx.ledger.admitRun(run.callerId, run.threadId);
   } catch (err) {
     if (!(err instanceof BudgetExceededError)) throw err;
     run.outcome = { status: 'blocked', error: err.message, retryAfterMs: err.retryAfterMs };

@@ -13,7 +13,7 @@ export async function runA2aSpecialist(input: SpecialistInput): Promise<Omit<Ste
       stepId: step.id,
       signal: input.signal,
       onProgress: (text) => emit(run, { type: 'step.delta', stepId: step.id, text }),
-      approvals: announcingApprovals(run, ctx),
+      approvals: announcingApprovals(run, ctx, input.clock),
     }),
   );
   input.work.sources.push(...result.sources, `a2a:${specialist.endpoint}`);

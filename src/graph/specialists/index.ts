@@ -5,15 +5,14 @@
  */
 import type { PlanStep } from '../plan.ts';
 import { COUNCIL_SPECIALIST } from '../plan.ts';
-import type { StepRun } from '../scheduler.ts';
+import type { StepClock, StepRun } from '../scheduler.ts';
 import type { StepLineage } from '../events.ts';
 import type { EngineContext, RunState } from '../state.ts';
 import { BudgetExceededError, emptyUsage } from '../usage.ts';
 import { runCouncil } from '../council.ts';
-import { runPromptSpecialist } from './prompt.ts';
+import { runPromptSpecialist, type SpecialistInput } from './prompt.ts';
 import { runMcpSpecialist } from './mcp.ts';
 import { runA2aSpecialist } from './a2a.ts';
-import type { SpecialistRecord } from '../../knowledge/store.ts';
 
 export interface StepWork {
   usage: ReturnType<typeof emptyUsage>;
@@ -28,13 +27,14 @@ export function runStep(
   step: PlanStep,
   objective: string,
   signal: AbortSignal,
+  clock: StepClock,
   attempt: number,
 ): Promise<StepRun> {
   const startedAt = ctx.now();
   // Not an async function around an async span body: a step in flight holds one frame, not two.
   return ctx
     .span('step', { 'parley.run_id': run.id, 'parley.step_id': step.id, 'parley.specialist': step.specialist, 'parley.attempt': attempt }, () =>
-      stepBody(run, ctx, step, objective, signal, attempt, startedAt),
+      stepBody(run, ctx, step, objective, signal, clock, attempt, startedAt),
     )
     .then(undefined, (err: unknown) => {
       if (err instanceof BudgetExceededError) run.abort.abort(err);
@@ -48,6 +48,7 @@ async function stepBody(
   step: PlanStep,
   objective: string,
   signal: AbortSignal,
+  clock: StepClock,
   attempt: number,
   startedAt: number,
 ): Promise<StepRun> {
@@ -66,7 +67,7 @@ async function stepBody(
       lineage: lineageOf(ctx, step, 'prompt', work, startedAt, attempt),
     };
   }
-  const result = await runSpecialist(run, ctx, specialist, step, objective, signal, work);
+  const result = await runSpecialist({ run, ctx, specialist, step, objective, signal, clock, work });
   return { ...result, lineage: lineageOf(ctx, step, specialist.kind, work, startedAt, attempt) };
 }
 
@@ -86,21 +87,13 @@ function lineageOf(ctx: EngineContext, step: PlanStep, kind: StepLineage['kind']
   };
 }
 
-function runSpecialist(
-  run: RunState,
-  ctx: EngineContext,
-  specialist: SpecialistRecord,
-  step: PlanStep,
-  objective: string,
-  signal: AbortSignal,
-  work: StepWork,
-): Promise<Omit<StepRun, 'lineage'>> {
-  switch (specialist.kind) {
+function runSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
+  switch (input.specialist.kind) {
     case 'prompt':
-      return runPromptSpecialist({ run, ctx, specialist, step, objective, signal, work });
+      return runPromptSpecialist(input);
     case 'mcp':
-      return runMcpSpecialist({ run, ctx, specialist, step, objective, signal, work });
+      return runMcpSpecialist(input);
     case 'a2a':
-      return runA2aSpecialist({ run, ctx, specialist, step, objective, signal, work });
+      return runA2aSpecialist(input);
   }
 }

@@ -4,7 +4,7 @@ import { memoryNote } from '../prompts.ts';
 import type { EngineContext, RunState } from '../state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
-import type { StepRun } from '../scheduler.ts';
+import type { StepClock, StepRun } from '../scheduler.ts';
 import type { StepWork } from './index.ts';
 import { runToolLoop } from './tool-loop.ts';
 
@@ -15,6 +15,8 @@ export interface SpecialistInput {
   step: PlanStep;
   objective: string;
   signal: AbortSignal;
+  /** The step's timeout clock, paused while the step waits on a human. */
+  clock: StepClock;
   work: StepWork;
 }
 
@@ -45,6 +47,7 @@ export function runSpecialistLoop(input: SpecialistInput, system: string, tools:
     ctx,
     stepId: input.step.id,
     signal: input.signal,
+    clock: input.clock,
     role: specialist.modelRole,
     system,
     user: specialistUserMessage(input),

@@ -9,6 +9,7 @@ import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepLineage, UsageTotals } from '../events.ts';
+import type { StepClock } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { addUsage } from '../usage.ts';
 
@@ -17,6 +18,8 @@ export interface ToolLoopInput {
   ctx: EngineContext;
   stepId: string;
   signal: AbortSignal;
+  /** The step's timeout clock: paused while a tool call of the step waits on a human. */
+  clock?: StepClock;
   role: ModelRole;
   system: string;
   user: string;
@@ -104,7 +107,9 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
 
   const guard = needsApproval(tool, ctx.config.approvals.policy);
   if (guard.required) {
-    const { outcome } = announcingApprovals(run, ctx).request(
+    // One request per tool call, under one id, settled by a human or at the approval timeout: the
+    // step's clock stands still meanwhile, so the step timeout never cancels it and asks again.
+    const { outcome } = announcingApprovals(run, ctx, input.clock).request(
       {
         kind: 'tool',
         runId: run.id,
@@ -118,7 +123,12 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
     const decision = settled.decision.kind === 'tool' ? settled.decision.decisions[toolCallId] : undefined;
     const feedback = settled.decision.kind === 'tool' && settled.decision.feedback ? ` Feedback: ${settled.decision.feedback}` : '';
     if (!decision || decision.type === 'deny') {
-      const why = settled.resolvedBy === 'human' ? 'A human reviewer denied this tool call.' : `The tool call was not approved (${settled.resolvedBy}).`;
+      const why =
+        settled.resolvedBy === 'human'
+          ? 'A human reviewer denied this tool call.'
+          : settled.resolvedBy === 'timeout'
+            ? 'The tool call was not approved (timeout). It was denied by timeout: no human decided in time.'
+            : `The tool call was not approved (${settled.resolvedBy}).`;
       finish('denied', { error: why + feedback });
       return `${why}${feedback} Do not retry it; continue without it.`;
     }
@@ -128,7 +138,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   const reservation = run.meter.reserveToolCall();
   try {
     const result = await ctx.span('tool.call', { 'parley.run_id': run.id, 'parley.step_id': stepId, 'parley.tool': tool.id }, () =>
-      ctx.tools.callTool(tool.id, args, { runId: run.id, stepId, toolCallId, signal, approvals: announcingApprovals(run, ctx) }),
+      ctx.tools.callTool(tool.id, args, { runId: run.id, stepId, toolCallId, signal, approvals: announcingApprovals(run, ctx, input.clock) }),
     );
     reservation.settle();
     input.sources.push(`tool:${tool.id}`);
@@ -152,15 +162,19 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
 /**
  * The approval port as the run's steps and tools see it: the request is announced as
  * approval.requested the moment it is issued (sideband: before anyone awaits it), and its outcome
- * as approval.resolved when it settles. Also handed to tool hosts and peers for elicitations.
+ * as approval.resolved when it settles. While it waits, the step's clock (when given) is paused:
+ * a human's time counts against the approval timeout only. Also handed to tool hosts and peers
+ * for elicitations (a tool host pauses its own call deadline too).
  */
-export function announcingApprovals(run: RunState, ctx: EngineContext): Pick<ApprovalPort, 'request'> {
+export function announcingApprovals(run: RunState, ctx: EngineContext, clock?: StepClock): Pick<ApprovalPort, 'request'> {
   return {
     request: (input, options) => {
       // The request belongs to the run's caller: only it (or an admin) may see or answer it.
       const issued = ctx.approvals.request({ ...input, callerId: run.callerId }, options);
+      clock?.pause();
       emit(run, { type: 'approval.requested', request: issued.request });
       const outcome = issued.outcome.then((settled) => {
+        clock?.resume();
         emit(run, { type: 'approval.resolved', outcome: settled });
         return settled;
       });

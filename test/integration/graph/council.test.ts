@@ -3,6 +3,7 @@ import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
 import { callsOf, ofType, provenTeam } from './helpers.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+import { createPriceCatalog } from '../../../src/llm/prices.ts';
 import { Engine } from '../../../src/graph/engine.ts';
 
 let p: TestParley;
@@ -76,7 +77,10 @@ describe('council models', () => {
   it('each advisor may use its own model', async () => {
     const q = await createTestParley();
     try {
-      const engine = new Engine({ ...q.deps, councilAdvisorModels: ['model-a', 'model-b', 'model-c', 'model-d', 'model-e'] });
+      const advisorModels = ['model-a', 'model-b', 'model-c', 'model-d', 'model-e'];
+      // Every model a run calls needs a price (issue #12 §5); these stand-ins are free.
+      const prices = createPriceCatalog(Object.fromEntries(['scripted', ...advisorModels].map((m) => [m, { input: 0, output: 0 }])));
+      const engine = new Engine({ ...q.deps, prices, councilAdvisorModels: advisorModels });
       const handle = engine.start({ query: 'Should we open a second office?', mode: 'council', protocol: 'test' });
       expect((await handle.result).status).toBe('completed');
       const advisors = q.scripted.requests.filter((r) => r.runId === handle.id && r.role === 'council_advisor');

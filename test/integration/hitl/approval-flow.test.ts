@@ -140,7 +140,8 @@ describe('a destructive MCP tool call waits for a human', () => {
     expect(await flow).toMatchObject({ ran: false, resolvedBy: 'cancelled' });
     expect(writesTo('cancel.txt')).toEqual([]);
     const late = await approve({ request_id: request.id, decisions: { t5: 'accept' } });
-    expect(late.status).toBe(404);
+    expect(late.status).toBe(409);
+    expect(((await late.json()) as { error: { code: string } }).error.code).toBe('already_resolved');
     expect(records.find((r) => r.id === request.id && r.resolvedBy)).toMatchObject({ resolvedBy: 'cancelled', actor: 'system' });
   });
 

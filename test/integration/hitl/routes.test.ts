@@ -81,7 +81,7 @@ describe('POST /api/approve and GET /api/approvals', () => {
     broker.cancelRun('run-1');
   });
 
-  it('accept → 200 with the resolution; a second resolve → 404 already_resolved', async () => {
+  it('accept → 200 with the resolution; a second resolve → 409 already_resolved', async () => {
     const { request, outcome } = askWrite();
     const res = await post({ request_id: request.id, decisions: { 'call-1': 'accept' } });
     expect(res.status).toBe(200);
@@ -89,7 +89,7 @@ describe('POST /api/approve and GET /api/approvals', () => {
     expect(body.outcome).toMatchObject({ requestId: request.id, resolvedBy: 'human', actor: callerIdOf(KEY) });
     expect((await outcome).decision).toEqual({ kind: 'tool', decisions: { 'call-1': { type: 'accept' } } });
     const again = await post({ id: request.id, decisions: { 'call-1': 'deny' } });
-    expect(again.status).toBe(404);
+    expect(again.status).toBe(409);
     expect((await json(again)).error.code).toBe('already_resolved');
   });
 

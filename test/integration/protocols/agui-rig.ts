@@ -34,14 +34,14 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(options: TestParleyOptions & { heartbeatMs?: number } = {}): Promise<Rig> {
+export async function startRig(options: TestParleyOptions & { heartbeatMs?: number; apiKeys?: string[] } = {}): Promise<Rig> {
   const fixture = await startFixtureHttpServer();
   const parley = await createTestParley({ specialists: [NOTER, ASKER], mcpServers: { fx: { url: fixture.mcpUrl } }, ...options });
   const config = { ...parley.config, protocols: { ...parley.config.protocols, sseHeartbeatMs: options.heartbeatMs ?? parley.config.protocols.sseHeartbeatMs } };
   const deps = { engine: parley.engine, approvals: parley.approvals, config, logger: silentLogger };
   const app = createHttpApp({
     version: 'test',
-    apiKeys: [],
+    apiKeys: options.apiKeys ?? [],
     bodyLimitBytes: 256 * 1024,
     logger: silentLogger,
     readiness: [],

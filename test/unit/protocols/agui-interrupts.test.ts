@@ -1,7 +1,7 @@
 /** Interrupts from broker requests and resume entries back to decisions, against the real ApprovalBroker. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
-import { interruptsFor, planResume } from '../../../src/protocols/agui-interrupts.ts';
+import { interruptsFor, planResume, runNamedBy } from '../../../src/protocols/agui-interrupts.ts';
 
 let broker: ApprovalBroker;
 beforeEach(() => {
@@ -46,9 +46,10 @@ describe('planResume', () => {
         { interruptId: `${request.id}::c2`, status: 'cancelled' },
       ],
       broker,
+      'run-1',
     );
     if (!plan.ok) throw new Error(plan.message);
-    expect(plan.runId).toBe('run-1');
+    expect(runNamedBy([{ interruptId: `${request.id}::c1`, status: 'resolved' }], broker)).toBe('run-1');
     expect(plan.resolutions).toEqual([
       { requestId: request.id, decision: { kind: 'tool', decisions: { c1: { type: 'edit', args: { path: 'z' } }, c2: { type: 'deny' } }, feedback: 'use z' } },
     ]);
@@ -64,6 +65,7 @@ describe('planResume', () => {
         { interruptId: `${request.id}::c2`, status: 'resolved', payload: 'deny' },
       ],
       broker,
+      'run-1',
     );
     expect(plan.ok && plan.resolutions[0]!.decision).toEqual({ kind: 'tool', decisions: { c1: { type: 'accept' }, c2: { type: 'deny' } } });
   });
@@ -76,7 +78,7 @@ describe('planResume', () => {
   ])('rejects %j naming %s, and resolves nothing', (entries, field) => {
     const { request } = askTwoCalls();
     const resume = entries.map((e) => ({ interruptId: `${request.id}::${'call' in e ? e.call : 'c1'}`, status: e.status as 'resolved' | 'cancelled', payload: 'payload' in e ? e.payload : undefined }));
-    const plan = planResume(resume, broker);
+    const plan = planResume(resume, broker, 'run-1');
     expect(plan.ok).toBe(false);
     if (!plan.ok) {
       expect(plan.field).toBe(field);
@@ -87,7 +89,7 @@ describe('planResume', () => {
 
   it('rejects an interrupt id naming no tool call of the request', () => {
     const { request } = askTwoCalls();
-    const plan = planResume([{ interruptId: `${request.id}::c9`, status: 'resolved', payload: 'accept' }], broker);
+    const plan = planResume([{ interruptId: `${request.id}::c9`, status: 'resolved', payload: 'accept' }], broker, 'run-1');
     expect(plan).toMatchObject({ ok: false, field: 'resume.0.interruptId' });
   });
 
@@ -100,19 +102,21 @@ describe('planResume', () => {
         { interruptId: b.request.id, status: 'cancelled' },
       ],
       broker,
+      'run-1',
     );
     expect(plan.ok && plan.resolutions).toEqual([
       { requestId: a.request.id, decision: { kind: 'elicitation', action: 'accept', content: { name: 'Ada' } } },
       { requestId: b.request.id, decision: { kind: 'elicitation', action: 'cancel' } },
     ]);
-    expect(planResume([{ interruptId: a.request.id, status: 'resolved', payload: 'Ada' }], broker)).toMatchObject({ ok: false, field: 'resume.0.payload' });
-    expect(planResume([{ interruptId: a.request.id, status: 'resolved', payload: { name: 7 } }], broker)).toMatchObject({ ok: false, field: 'resume' });
+    expect(planResume([{ interruptId: a.request.id, status: 'resolved', payload: 'Ada' }], broker, 'run-1')).toMatchObject({ ok: false, field: 'resume.0.payload' });
+    expect(planResume([{ interruptId: a.request.id, status: 'resolved', payload: { name: 7 } }], broker, 'run-1')).toMatchObject({ ok: false, field: 'resume' });
   });
 
-  it('skips requests no longer pending and refuses to mix runs', () => {
+  it('skips requests no longer pending and refuses an interrupt of another run', () => {
     const { request } = askTwoCalls('run-1');
     const other = askTwoCalls('run-2');
-    expect(planResume([{ interruptId: 'gone::c1', status: 'resolved', payload: 'accept' }], broker)).toEqual({ ok: true, runId: undefined, resolutions: [] });
+    expect(planResume([{ interruptId: 'gone::c1', status: 'resolved', payload: 'accept' }], broker, 'run-1')).toEqual({ ok: true, resolutions: [] });
+    expect(runNamedBy([{ interruptId: 'gone::c1', status: 'resolved' }], broker)).toBeUndefined();
     expect(
       planResume(
         [
@@ -120,7 +124,11 @@ describe('planResume', () => {
           { interruptId: `${other.request.id}::c1`, status: 'resolved', payload: 'accept' },
         ],
         broker,
+        'run-1',
       ),
-    ).toMatchObject({ ok: false, field: 'resume.1' });
+    ).toMatchObject({ ok: false, foreign: true, field: 'resume.1.interruptId' });
+    // Nothing of either run was resolved.
+    expect(broker.listPending('run-1')).toHaveLength(1);
+    expect(broker.listPending('run-2')).toHaveLength(1);
   });
 });
