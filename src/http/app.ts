@@ -49,8 +49,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
   app.notFound(notFound);
   app.use('*', originGuard(options.origins ?? { bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [] }));
   // Parley takes bearer keys, not OAuth: MCP clients that probe OAuth discovery get a plain 404, even
-  // with auth on, and fall back to the Authorization header they were given.
+  // with auth on, and fall back to the Authorization header they were given (MCP clients also try
+  // OpenID Connect discovery, under the root and under a path).
   app.all('/.well-known/oauth-*', notFound);
+  app.all('/.well-known/openid-configuration', notFound);
+  app.all('/.well-known/openid-configuration/*', notFound);
+  app.all('*/.well-known/openid-configuration', notFound);
   app.use('*', apiKeyAuth({ keys: options.apiKeys, adminKeys: options.adminKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
   app.use('*', limitBody(options.bodyLimitBytes));
   app.use('*', jsonBodies({ maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH, jsonRpcPaths: JSON_RPC_PATHS }));

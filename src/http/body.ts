@@ -38,15 +38,26 @@ const hasBody = (c: Context) => {
 };
 
 /**
- * Checks every request body (not GET/HEAD/OPTIONS, not empty) as JSON. Mount it after the body limit,
+ * Checks every request body (not GET/HEAD/OPTIONS, not empty) as JSON; on the JSON-RPC paths an empty
+ * body that claims to be JSON too. Mount it after the body limit,
  * so reading is bounded; a read over the limit throws for the limit's 413.
  */
 export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
   const rpc = new Set(options.jsonRpcPaths.map((p) => p.replace(/\/$/, '')));
   return async (c, next) => {
-    if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method) || !hasBody(c)) return next();
     const jsonRpc = rpc.has(c.req.path.replace(/\/$/, ''));
     const type = c.req.header('content-type');
+    if (!hasBody(c)) {
+      // The MCP SDK's Hono helper parses any request that says it is JSON, body or not, and answers
+      // an empty one in plain text: an empty POST is a parse error; elsewhere the type says nothing.
+      if (!jsonRpc || !isJsonType(type)) return next();
+      if (c.req.method === 'POST') return rpcError(c, 400, null, -32700, 'Parse error: the body is empty.');
+      const headers = new Headers(c.req.raw.headers);
+      headers.delete('content-type');
+      c.req.raw = new Request(c.req.raw, { headers });
+      return next();
+    }
+    if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return next();
     if (!isJsonType(type)) {
       const message = `Send the body as application/json${type ? `, not ${type.split(';', 1)[0]}` : ''}.`;
       return jsonRpc ? rpcError(c, 415, null, -32600, message) : jsonError(c, 415, message);

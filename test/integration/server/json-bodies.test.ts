@@ -193,3 +193,20 @@ describe('JSON-RPC envelopes', () => {
     ws.close();
   });
 });
+
+describe('empty bodies on the JSON-RPC endpoints', () => {
+  // The MCP SDK's Hono helper parsed any request typed JSON, body or not, and answered "Invalid JSON"
+  // in plain text (found by the fuzz test with OPTIONS /mcp).
+  it('an empty POST is a -32700 parse error; a body-less OPTIONS/GET/DELETE typed JSON is answered as without the type', async () => {
+    for (const path of ['/mcp', '/acp', '/a2a']) {
+      const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is empty.' } });
+    }
+    for (const method of ['OPTIONS', 'GET', 'DELETE']) {
+      const res = await fetch(`${url}/mcp`, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'unknown' } });
+      expect(res.status, method).toBe(404);
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
+    }
+  });
+});

@@ -208,7 +208,7 @@ describe('JSON endpoints take JSON only', () => {
 describe('OAuth discovery', () => {
   it('/.well-known/oauth-* answer 404 with auth on, and the MCP client SDK connects with its bearer header', async () => {
     const { url } = await start({ PARLEY_API_KEYS: 'mcp-key' });
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp']) {
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp', '/.well-known/openid-configuration', '/.well-known/openid-configuration/mcp', '/mcp/.well-known/openid-configuration']) {
       const res = await fetch(`${url}${path}`);
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
