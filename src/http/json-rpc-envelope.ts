@@ -24,8 +24,12 @@ export function envelopeProblem(message: unknown): string | undefined {
   return undefined;
 }
 
-/** The id to answer a refused message with: its own when it is a valid id, else null. */
+/** Longest string id echoed back: a refusal never repeats a huge id (as leadingRequestId, json-text.ts). */
+const MAX_ECHOED_ID = 200;
+
+/** The id to answer a refused message with: its own when it is a valid (and short) id, else null. */
 export function answerableId(message: unknown): string | number | null {
   const id = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { id?: unknown }).id : undefined;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  if (typeof id === 'number') return id;
+  return typeof id === 'string' && id.length <= MAX_ECHOED_ID ? id : null;
 }
