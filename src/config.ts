@@ -240,6 +240,9 @@ export const SCRIPTED_BASE_URL = 'scripted://local';
 
 type Env = Record<string, string | undefined>;
 
+/** Settings whose values are secrets: an error names them without quoting the value. */
+const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS)$/;
+
 function readSetting(env: Env, setting: Setting): unknown {
   const raw = env[setting.env];
   const value = raw === undefined || raw === '' ? setting.default : raw;
@@ -247,7 +250,9 @@ function readSetting(env: Env, setting: Setting): unknown {
   const parsed = setting.schema.safeParse(value);
   if (!parsed.success) {
     const allowed = parsed.error.issues.map((i) => i.message).join('; ');
-    throw new ConfigError(`${setting.env}=${JSON.stringify(value)} is invalid: ${allowed}`);
+    // Secrets (keys, passwords, headers that may carry auth) are named, never quoted: errors reach logs.
+    const shown = SECRET_SETTING.test(setting.env) ? '(value not shown)' : `=${JSON.stringify(value)}`;
+    throw new ConfigError(`${setting.env}${shown.startsWith('=') ? shown : ` ${shown}`} is invalid: ${allowed}`);
   }
   return parsed.data;
 }

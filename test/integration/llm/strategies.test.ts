@@ -166,8 +166,11 @@ describe('capabilities and headers from configuration', () => {
   it('bad capability and header settings stop start-up naming the variable', () => {
     expect(() => loadConfig({ PARLEY_MODEL_CAPABILITIES: 'tools=maybe' })).toThrow(/^PARLEY_MODEL_CAPABILITIES=.*tools="maybe" is not allowed/);
     expect(() => loadConfig({ PARLEY_MODEL_CAPABILITIES: 'wings=yes' })).toThrow(/unknown capability "wings"/);
-    expect(() => loadConfig({ PARLEY_MODEL_HEADERS: 'X-Tenant: acme' })).toThrow(/^PARLEY_MODEL_HEADERS=.*a JSON object/);
-    expect(() => loadConfig({ PARLEY_MODEL_HEADERS: '{"Bad Name":"x"}' })).toThrow(/^PARLEY_MODEL_HEADERS=/);
+    // Headers may carry credentials: the error names the setting and never quotes its value.
+    expect(() => loadConfig({ PARLEY_MODEL_HEADERS: 'X-Tenant: acme' })).toThrow(/^PARLEY_MODEL_HEADERS \(value not shown\) is invalid: .*a JSON object/);
+    expect(() => loadConfig({ PARLEY_MODEL_HEADERS: 'X-Tenant: zebra42' })).not.toThrow(/zebra42/);
+    expect(() => loadConfig({ PARLEY_MODEL_HEADERS: '{"Bad Name":"x"}' })).toThrow(/^PARLEY_MODEL_HEADERS \(value not shown\) is invalid/);
+    expect(() => loadConfig({ PARLEY_MODEL_VERIFIER_HEADERS: '{"Authorization":"Bearer s3cret\\n"}' })).not.toThrow(/s3cret/);
     expect(() => loadConfig({ PARLEY_MODEL_ROUTER_PROVIDER: 'acme' })).toThrow(/^PARLEY_MODEL_ROUTER_PROVIDER=/);
   });
 
