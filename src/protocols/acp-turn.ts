@@ -35,6 +35,7 @@ export async function runTurn(deps: TurnDeps, input: PromptInput, requestSignal:
       ...(input.parts.length ? { parts: input.parts } : {}),
       messages: [...session.history],
       mode: session.mode,
+      ...(session.models ? { models: session.models } : {}),
       protocol: 'acp',
       ...(deps.caller ? { caller: deps.caller } : {}),
     });

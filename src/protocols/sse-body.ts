@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { RUN_MODES } from '../graph/run-request.ts';
-import { MODEL_ROLES } from '../llm/types.ts';
+import { ModelNameSchema, RoleModelsSchema } from '../graph/request-models.ts';
 
 /** Budget overrides: each may only lower the configured default (the engine enforces that). */
 export const BudgetOverrideSchema = z
@@ -21,8 +21,10 @@ export const BudgetOverrideSchema = z
 
 export const RunOptionsSchema = z.object({
   mode: z.enum(RUN_MODES).optional(),
+  /** One model for every role `models` does not name (src/graph/request-models.ts). */
+  model: ModelNameSchema.optional(),
   /** Per-role model overrides, e.g. { "synthesizer": "gpt-4o" }. */
-  models: z.partialRecord(z.enum(MODEL_ROLES), z.string().min(1)).optional(),
+  models: RoleModelsSchema.optional(),
   budget: BudgetOverrideSchema.optional(),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
