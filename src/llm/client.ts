@@ -216,9 +216,10 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     const choice = completion.choices[0];
     const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
     logger.debug('model call', { role: t.role, model: usage.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
-    // Reasoning comes in reasoning_content / reasoning fields, which are never read; some servers leave <think> in the content.
+    // Reasoning comes in reasoning_content / reasoning fields, kept apart from the text; some servers leave <think> in the content.
     const content = choice?.message.content ?? '';
-    return { text: content.includes('<think>') ? stripThinking(content) : content, toolCalls, finishReason: choice?.finish_reason ?? null, usage };
+    const reasoning = choice ? reasoningOf(choice.message) : undefined;
+    return { text: content.includes('<think>') ? stripThinking(content) : content, ...(reasoning ? { reasoning } : {}), toolCalls, finishReason: choice?.finish_reason ?? null, usage };
   };
 
   // With telemetry off the no-op span is skipped altogether: it would cost its attribute objects
@@ -364,7 +365,14 @@ export function createModelClient(config: Config['model'], options: ModelClientO
       const choice = chunk.choices[0];
       if (choice?.finish_reason) this.#finishReason = choice.finish_reason;
       const delta = choice?.delta?.content;
-      if (!delta) return this.#chunks!.next().then(this.#onChunk, this.#onError);
+      if (!delta) {
+        const reasoning = choice?.delta ? reasoningOf(choice.delta) : undefined;
+        if (reasoning) {
+          this.#yielded = true; // a retry would repeat what the caller has seen
+          return { value: { type: 'reasoning', text: reasoning }, done: false };
+        }
+        return this.#chunks!.next().then(this.#onChunk, this.#onError);
+      }
       this.#text += delta;
       this.#yielded = true;
       return { value: { type: 'delta', text: delta }, done: false };
@@ -404,4 +412,14 @@ export function createModelClient(config: Config['model'], options: ModelClientO
   }
 
   return { chat, structured, stream, modelFor, prices, capabilities, learned };
+}
+
+/**
+ * The reasoning a message or stream delta carries beside its content: `reasoning_content`
+ * (DeepSeek, vLLM) or `reasoning` (OpenRouter); neither is in the SDK's types.
+ */
+function reasoningOf(message: object): string | undefined {
+  const m = message as { reasoning_content?: unknown; reasoning?: unknown };
+  const text = typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : undefined;
+  return text || undefined;
 }

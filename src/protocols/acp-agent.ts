@@ -64,7 +64,17 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
       const parley = isObject(params._meta) ? params._meta.parley : undefined;
       const chosen = readModelChoice(isObject(parley) ? { model: parley.model, models: parley.models } : parley, '_meta.parley');
       if (!chosen.ok) throw RequestError.invalidParams({ field: chosen.field }, chosen.message);
-      const session: AcpSession = { id: randomUUID(), cwd: params.cwd, mode: 'auto', history: [], alwaysAllowed: new Set(), ...(chosen.models ? { models: chosen.models } : {}) };
+      const reasoning = isObject(parley) ? parley.reasoning : undefined;
+      if (reasoning !== undefined && typeof reasoning !== 'boolean') throw RequestError.invalidParams({ field: '_meta.parley.reasoning' }, '_meta.parley.reasoning must be true or false');
+      const session: AcpSession = {
+        id: randomUUID(),
+        cwd: params.cwd,
+        mode: 'auto',
+        history: [],
+        alwaysAllowed: new Set(),
+        ...(chosen.models ? { models: chosen.models } : {}),
+        ...(reasoning !== undefined ? { reasoning } : {}),
+      };
       sessions.set(session.id, session);
       if (params.mcpServers.length) {
         logger.info('acp: client-offered MCP servers are not attached', { sessionId: session.id, servers: params.mcpServers.map((s) => s.name) });

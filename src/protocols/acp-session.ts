@@ -11,6 +11,8 @@ export interface AcpSession {
   mode: RunMode;
   /** Models chosen at session/new (`_meta.parley.model` / `.models`), for every run of the session. */
   models?: RequestModels;
+  /** `_meta.parley.reasoning`: stream the model's reasoning as agent_thought_chunk (default PARLEY_STREAM_REASONING). */
+  reasoning?: boolean;
   /** Prior turns, passed to the engine as RunRequest.messages so follow-ups have context. */
   readonly history: PriorMessage[];
   /** Tools (`server/tool`) the user allowed "always" in this session: later calls are accepted without asking. */

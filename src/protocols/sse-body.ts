@@ -26,6 +26,8 @@ export const RunOptionsSchema = z.object({
   /** Per-role model overrides, e.g. { "synthesizer": "gpt-4o" }. */
   models: RoleModelsSchema.optional(),
   budget: BudgetOverrideSchema.optional(),
+  /** Stream the model's reasoning as model.thought events (default PARLEY_STREAM_REASONING). */
+  reasoning: z.boolean().optional(),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 

@@ -42,6 +42,7 @@ export function sseRoutes(deps: SseDeps): Hono {
       ...(body.mode ? { mode: body.mode } : {}),
       ...(models ? { models } : {}),
       ...(body.budget ? { budget: body.budget } : {}),
+      ...(body.reasoning !== undefined ? { reasoning: body.reasoning } : {}),
       caller: callerOf(c),
       protocol: 'sse',
     });
