@@ -30,6 +30,9 @@ export function resolveModelChoice(choice: ModelChoice): RequestModels | undefin
   return { ...all, ...choice.models };
 }
 
+/** What a client is told about a role name Parley does not have. */
+export const unknownRoleMessage = (role: string): string => `unknown model role ${JSON.stringify(role)} (roles: ${MODEL_ROLES.join(', ')})`;
+
 export type ReadModels = { ok: true; models?: RequestModels } | { ok: false; field: string; message: string };
 
 /**
@@ -45,7 +48,7 @@ export function readModelChoice(raw: unknown, prefix = ''): ReadModels {
     const unknownRole = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
     const path = unknownRole === undefined ? issue.path : [...issue.path, unknownRole];
     const field = [prefix, ...path.map(String)].filter(Boolean).join('.') || 'models';
-    const message = unknownRole === undefined ? issue.message : `unknown model role ${JSON.stringify(unknownRole)} (roles: ${MODEL_ROLES.join(', ')})`;
+    const message = unknownRole === undefined ? issue.message : unknownRoleMessage(unknownRole);
     return { ok: false, field, message: `${field}: ${message}` };
   }
   const models = resolveModelChoice(parsed.data);

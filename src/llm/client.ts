@@ -240,7 +240,7 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     const message = completion.choices[0]?.message;
     const text = structuredText(caps.structured, opts.schemaName, message);
     const check = message?.refusal ? ({ ok: false, error: `a refusal (${message.refusal})` } as const) : validateStructured(text, opts.schema);
-    return { text, check, usage };
+    return { text, check, usage, reasoning: message ? reasoningOf(message) : undefined };
   };
 
   const structured = async <T>(opts: StructuredOptions<T>): Promise<StructuredResult<T>> => {
@@ -259,10 +259,11 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     };
 
     const first = await ask(opts.messages, false);
-    if (first.check.ok) return { value: first.check.value, usage: first.usage };
+    if (first.check.ok) return { value: first.check.value, usage: first.usage, ...(first.reasoning ? { reasoning: first.reasoning } : {}) };
     logger.warn('structured output invalid, asking once to repair', { role: t.role, model: t.model, schema: opts.schemaName, error: first.check.error.slice(0, 300) });
     const repaired = await ask([...opts.messages, { role: 'assistant', content: first.text }, { role: 'user', content: repairMessage(opts.schemaName, schema, first.check.error) }], true);
-    if (repaired.check.ok) return { value: repaired.check.value, usage: sumUsage(first.usage, repaired.usage) };
+    const reasoning = [first.reasoning, repaired.reasoning].filter(Boolean).join('\n');
+    if (repaired.check.ok) return { value: repaired.check.value, usage: sumUsage(first.usage, repaired.usage), ...(reasoning ? { reasoning } : {}) };
     throw new ModelError('invalid_output', `The ${t.role} model (${t.model}) did not return a valid "${opts.schemaName}" after one repair attempt: it is ${repaired.check.error}`, {
       role: t.role,
       model: t.model,

@@ -73,6 +73,8 @@ export interface StructuredOptions<T> extends ModelCallOptions {
 
 export interface StructuredResult<T> {
   value: T;
+  /** The model's reasoning (of both attempts when a repair was asked), kept out of the JSON. */
+  reasoning?: string;
   usage: ModelUsage;
 }
 

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { RUN_MODES } from '../graph/run-request.ts';
-import { ModelNameSchema, RoleModelsSchema } from '../graph/request-models.ts';
+import { ModelNameSchema, RoleModelsSchema, unknownRoleMessage } from '../graph/request-models.ts';
 
 /** Budget overrides: each may only lower the configured default (the engine enforces that). */
 export const BudgetOverrideSchema = z
@@ -40,6 +40,11 @@ export type StreamBody = z.infer<typeof StreamBodySchema>;
 /** "field.path: message" for the first zod issue, with `prefix` before the path when given. */
 export function describeIssue(error: z.ZodError, prefix = ''): { field: string; message: string } {
   const issue = error.issues[0]!;
+  // A key the per-role models record does not know is a role name: name it and list the roles.
+  if (issue.code === 'unrecognized_keys' && issue.path.at(-1) === 'models') {
+    const field = [prefix, ...issue.path.map(String), issue.keys[0]].filter(Boolean).join('.');
+    return { field, message: `${field}: ${unknownRoleMessage(issue.keys[0]!)}` };
+  }
   const path = issue.path.map(String).join('.');
   const field = [prefix, path].filter(Boolean).join('.') || 'body';
   const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';

@@ -60,10 +60,11 @@ async function overAcp<T>(op: (ctx: ClientContext, rc: RecordingClient) => Promi
   });
 }
 
-/** The text of the model's thought chunks in a session (Parley's own progress lines carry no role). */
-function modelThoughts(rc: RecordingClient, sessionId: string): string {
+/** The text of the model's thought chunks in a session, of one role or all (Parley's own progress lines carry no role). */
+function modelThoughts(rc: RecordingClient, sessionId: string, role?: string): string {
+  const roleOf = (meta: unknown) => (meta as { parley?: { role?: string } } | undefined)?.parley?.role;
   return rc.notifications
-    .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_thought_chunk' && (n.update._meta as { parley?: { role?: string } } | undefined)?.parley?.role)
+    .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_thought_chunk' && roleOf(n.update._meta) && (!role || roleOf(n.update._meta) === role))
     .map((n) => (n.update as { content: { type: string; text: string } }).content.text)
     .join('');
 }
@@ -84,7 +85,9 @@ describe('ACP: agent_thought_chunk', () => {
       const answer = answerText(rc, session.sessionId);
       expect(answer.length).toBeGreaterThan(0);
       // The direct answer streams: its reasoning arrives in pieces that add up to the whole text.
-      expect(modelThoughts(rc, session.sessionId)).toBe(reasoningText(answer));
+      expect(modelThoughts(rc, session.sessionId, 'default')).toBe(reasoningText(answer));
+      // The router's structured call reasons too (its JSON answer is not what it reasoned about).
+      expect(modelThoughts(rc, session.sessionId, 'router')).toMatch(THINKING);
       expect(answer).not.toContain('draft');
     });
   });
@@ -123,7 +126,13 @@ describe('AG-UI: REASONING_* events', () => {
     const end = types.indexOf(EventType.REASONING_END);
     expect(types[end - 1]).toBe(EventType.REASONING_MESSAGE_END);
     expect(end).toBeLessThan(types.indexOf(EventType.TEXT_MESSAGE_START));
-    const thought = events.filter((e) => e.type === EventType.REASONING_MESSAGE_CONTENT).map((e) => (e as unknown as { delta: string }).delta).join('');
+    // The last reasoning message is the answer's (the router's came first, closed by its usage event).
+    const lastStart = types.lastIndexOf(EventType.REASONING_START);
+    const thought = events
+      .slice(lastStart)
+      .filter((e) => e.type === EventType.REASONING_MESSAGE_CONTENT)
+      .map((e) => (e as unknown as { delta: string }).delta)
+      .join('');
     const answer = events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => (e as unknown as { delta: string }).delta).join('');
     expect(thought).toMatch(THINKING);
     expect(thought).toBe(reasoningText(answer));
@@ -158,11 +167,18 @@ describe('SSE: model.thought', () => {
     const on = await stream({ query: DIRECT, reasoning: true });
     const thoughts = on.filter((e) => e.type === 'model.thought');
     expect(thoughts.length).toBeGreaterThan(1);
-    expect(new Set(thoughts.map((e) => e.role))).toEqual(new Set(['default']));
-    expect(thoughts.map((e) => e.text).join('')).toMatch(THINKING);
+    expect(new Set(thoughts.map((e) => e.role))).toEqual(new Set(['router', 'default']));
+    expect(thoughts.filter((e) => e.role === 'default').map((e) => e.text).join('')).toMatch(THINKING);
     const off = await stream({ query: DIRECT, reasoning: false });
     expect(off.some((e) => e.type === 'model.thought')).toBe(false);
     expect(off.at(-1)?.type).toBe('run.finished');
+  });
+
+  it('a planned run: structured calls (verifier), tool-loop calls (specialist) and the streamed synthesis all report thoughts', async () => {
+    const events = await stream({ query: 'compare caching strategies [[route:plan]] [[steps:2]]', reasoning: true });
+    const roles = new Set(events.filter((e) => e.type === 'model.thought').map((e) => e.role));
+    expect([...roles]).toEqual(expect.arrayContaining(['verifier', 'specialist', 'synthesizer']));
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
   });
 
   it('a reasoning flag that is not a boolean is a 400', async () => {

@@ -105,7 +105,7 @@ describe('SSE /stream body', () => {
   it('a bad role or model name is a 400 naming the field, and no run starts', async () => {
     const before = parley.scripted.requests.length;
     for (const [body, field] of [
-      [{ query: 'hi', models: { chef: 'gpt-4o' } }, 'models'],
+      [{ query: 'hi', models: { chef: 'gpt-4o' } }, 'models.chef: unknown model role "chef"'],
       [{ query: 'hi', model: 'gpt 4o' }, 'model'],
       [{ query: 'hi', models: { router: '' } }, 'models.router'],
     ] as const) {
@@ -133,7 +133,7 @@ describe('AG-UI forwardedProps.parley', () => {
     const agent = new HttpAgent({ url: `${server.url}/ag-ui` });
     agent.addMessage({ id: randomUUID(), role: 'user', content: DIRECT });
     const runId = randomUUID();
-    await expect(agent.runAgent({ runId, forwardedProps: { parley: { models: { chef: 'gpt-4o' } } } })).rejects.toThrow(/400|forwardedProps\.parley\.models/);
+    await expect(agent.runAgent({ runId, forwardedProps: { parley: { models: { chef: 'gpt-4o' } } } })).rejects.toThrow(/400.*forwardedProps\.parley\.models\.chef: unknown model role/);
     expect(parley.engine.get(runId)).toBeUndefined();
   });
 });
