@@ -30,8 +30,11 @@ export const ChatRequestSchema = z.looseObject({
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
   tools: z.array(z.unknown()).nullish(),
   response_format: z.looseObject({ type: z.string() }).nullish(),
-  /** Parley's own options for a run: `{ "models": { "<role>": "<id>" } }` (OpenAI SDKs send it as an extra body field). */
-  parley: z.looseObject({ models: z.unknown() }).nullish(),
+  /**
+   * Parley's own options for a run (OpenAI SDKs send it as an extra body field):
+   * `{ "models": { "<role>": "<id>" }, "reasoning": true }`.
+   */
+  parley: z.looseObject({ models: z.unknown().optional(), reasoning: z.boolean().optional() }).nullish(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
@@ -81,6 +84,7 @@ export function toRunRequest(body: ChatRequest, mode: Exclude<RoutingMode, 'pass
       ...(threadId ? { threadId } : {}),
       mode: RUN_MODE[mode],
       ...(chosen.models ? { models: chosen.models } : {}),
+      ...(body.parley?.reasoning !== undefined ? { reasoning: body.parley.reasoning } : {}),
       caller,
       protocol: 'openai',
     },

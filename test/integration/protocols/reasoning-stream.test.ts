@@ -2,7 +2,8 @@
  * Streaming the model's reasoning when the user asks: the scripted model's `reasoning` profile sends
  * reasoning_content / reasoning beside every answer (streamed as deltas before the content). Seen
  * through ACP (agent_thought_chunk), AG-UI (REASONING_* events, checked by HttpAgent's own event
- * verifier) and SSE (model.thought as is), each with its own client; off unless asked.
+ * verifier), SSE (model.thought as is) and the OpenAI-compatible stream (delta.reasoning_content),
+ * each with its own client; off unless asked.
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
@@ -16,6 +17,8 @@ import { silentLogger } from '../../../src/log.ts';
 import { acpRoutes, type AcpRoutes } from '../../../src/protocols/acp.ts';
 import { aguiRoutes } from '../../../src/protocols/agui.ts';
 import { sseRoutes } from '../../../src/protocols/sse.ts';
+import { openaiRoutes } from '../../../src/protocols/openai.ts';
+import OpenAI from 'openai';
 import { reasoningText } from '../../../src/scripted-model/profiles.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { listen, type TestServer } from '../../support/http.ts';
@@ -39,6 +42,7 @@ beforeAll(async () => {
       { path: '/', app: aguiRoutes(deps) },
       { path: '/', app: sseRoutes(deps) },
       { path: '/', app: acp.app },
+      { path: '/', app: openaiRoutes(deps) },
     ],
   });
   server = await listen(app as unknown as Hono);
@@ -185,6 +189,34 @@ describe('SSE: model.thought', () => {
     const res = await fetch(`${server.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: DIRECT, reasoning: 'yes' }) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^reasoning:/);
+  });
+});
+
+describe('OpenAI-compatible stream: delta.reasoning_content', () => {
+  it('parley.reasoning: the reasoning arrives in reasoning_content deltas, apart from the content', async () => {
+    const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const collect = async (reasoning: boolean) => {
+      const stream = await openai.chat.completions.create({
+        model: 'parley',
+        stream: true,
+        messages: [{ role: 'user', content: DIRECT }],
+        parley: { reasoning },
+      } as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
+      let thinking = '';
+      let content = '';
+      for await (const c of stream) {
+        const delta = c.choices[0]?.delta as { content?: string | null; reasoning_content?: string } | undefined;
+        thinking += delta?.reasoning_content ?? '';
+        content += delta?.content ?? '';
+      }
+      return { thinking, content };
+    };
+    const on = await collect(true);
+    expect(on.content.length).toBeGreaterThan(0);
+    expect(on.thinking).toMatch(THINKING);
+    expect(on.thinking.endsWith(reasoningText(on.content))).toBe(true);
+    expect(on.content).not.toContain('draft');
+    expect((await collect(false)).thinking).toBe('');
   });
 });
 
