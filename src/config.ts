@@ -105,6 +105,7 @@ export const SETTINGS = [
   { env: 'PARLEY_MAX_TRANSITIONS', schema: positiveInt, default: '50', description: 'Watchdog: node transitions before a run is failed.' },
   { env: 'PARLEY_MAX_VERIFY_ROUNDS', schema: positiveInt, default: '2', description: 'Verifier rounds (retry or re-plan) before the best result is synthesized as is.' },
   { env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS', schema: positiveInt, default: '8', description: 'Model turns of a prompt specialist\'s tool loop.' },
+  { env: 'PARLEY_STREAM_REASONING', schema: z.stringbool(), default: 'false', description: 'Stream the model\'s reasoning (reasoning_content / reasoning fields) as model.thought events (ACP agent_thought_chunk, AG-UI REASONING_* events); a request may turn it on or off for its run.' },
   { env: 'PARLEY_EVENT_BUFFER', schema: positiveInt, default: '2000', description: 'Events buffered per slow consumer before it is detached.' },
   { env: 'PARLEY_RUN_RETENTION_MS', schema: positiveInt, default: '600000', description: 'How long a finished run\'s events stay replayable (SSE Last-Event-ID, /api/runs/:id/events).' },
   { env: 'PARLEY_RUN_RETENTION_MAX', schema: nonNegativeInt, default: '1000', description: 'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).' },
@@ -204,6 +205,8 @@ export interface Config {
     maxTransitions: number;
     maxVerifyRounds: number;
     toolLoopMaxIterations: number;
+    /** Default of RunRequest.reasoning: stream model reasoning as model.thought events. */
+    streamReasoning: boolean;
     eventBuffer: number;
     runRetentionMs: number;
     runRetentionMax: number;
@@ -361,6 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxTransitions: get('PARLEY_MAX_TRANSITIONS'),
       maxVerifyRounds: get('PARLEY_MAX_VERIFY_ROUNDS'),
       toolLoopMaxIterations: get('PARLEY_TOOL_LOOP_MAX_ITERATIONS'),
+      streamReasoning: get('PARLEY_STREAM_REASONING'),
       eventBuffer: get('PARLEY_EVENT_BUFFER'),
       runRetentionMs: get('PARLEY_RUN_RETENTION_MS'),
       runRetentionMax: get('PARLEY_RUN_RETENTION_MAX'),

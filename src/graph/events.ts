@@ -5,6 +5,7 @@
 import type { GraphPlan } from './plan.ts';
 import type { ApprovalOutcome, ApprovalRequest } from '../hitl/types.ts';
 import type { RunMode } from './run-request.ts';
+import type { ModelRole } from '../llm/types.ts';
 
 export const NODE_NAMES = [
   'usage_guard',
@@ -116,6 +117,8 @@ export type GraphEventBody =
       verdict?: CouncilVerdict;
     }
   | { type: 'answer.delta'; text: string }
+  /** The model's reasoning, when the run streams it (RunRequest.reasoning / PARLEY_STREAM_REASONING). */
+  | { type: 'model.thought'; role: ModelRole; text: string }
   | { type: 'usage'; usage: UsageTotals }
   | ({ type: 'run.finished' } & RunEnding);
 

@@ -26,6 +26,8 @@ export interface MeterContext {
   models?: Partial<Record<ModelRole, string>>;
   /** Called after each settled call (the engine emits a usage event). */
   onUsage(): void;
+  /** Set when the run streams reasoning: called with each call's reasoning (streamed: each piece). */
+  onThought?: (role: ModelRole, text: string) => void;
   /** Prices for the cost reservation; without them only cost already spent is checked. */
   prices?: Pick<PriceCatalog, 'cost'>;
   /** The configured max output of a role (undefined: DEFAULT_MAX_OUTPUT_TOKENS). */
@@ -79,6 +81,8 @@ class MeteredModel implements ModelClient {
         try {
           reservation.settle(result.usage);
           this.ctx.onUsage();
+          const reasoning = (result as { reasoning?: string }).reasoning;
+          if (reasoning && this.ctx.onThought) this.ctx.onThought(options.role, reasoning);
           return result;
         } finally {
           reservation.release();
@@ -106,8 +110,9 @@ class MeteredModel implements ModelClient {
     }
   }
 
-  /** @internal a streamed call's usage arrived. */
-  settled(reservation: ModelCallReservation, chunk: StreamChunk): void {
+  /** @internal a streamed call's chunk arrived: its reasoning goes out as a thought, its usage is settled. */
+  settled(reservation: ModelCallReservation, chunk: StreamChunk, role: ModelRole): void {
+    if (chunk.type === 'reasoning') this.ctx.onThought?.(role, chunk.text);
     if (chunk.type !== 'done') return;
     reservation.settle(chunk.usage);
     this.ctx.onUsage();
@@ -147,7 +152,7 @@ class MeteredStream implements AsyncIterator<StreamChunk> {
   #ended = false;
   readonly #onChunk = (r: IteratorResult<StreamChunk>): IteratorResult<StreamChunk> => {
     if (r.done) this.#end();
-    else this.model.settled(this.#reservation!, r.value);
+    else this.model.settled(this.#reservation!, r.value, this.options.role);
     return r;
   };
   readonly #onError = (err: unknown): never => {

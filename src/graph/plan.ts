@@ -1,5 +1,6 @@
 /** GraphPlan: the DAG of specialist steps the router/planner produces. */
 import { z } from 'zod';
+import { ModelNameSchema } from './request-models.ts';
 
 export const PlanStepSchema = z.object({
   id: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -'),
@@ -8,6 +9,8 @@ export const PlanStepSchema = z.object({
   dependsOn: z.array(z.string()).default([]),
   phase: z.enum(['research', 'execution']).default('execution'),
   timeoutMs: z.number().int().positive().optional(),
+  /** The model this step's specialist calls use instead of its role's (priced like any other call). */
+  model: ModelNameSchema.optional(),
 });
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 

@@ -62,6 +62,8 @@ export interface RunRequest {
   messages?: PriorMessage[];
   mode?: RunMode;
   models?: Partial<Record<ModelRole, string>>;
+  /** Stream the model's reasoning as model.thought events (default PARLEY_STREAM_REASONING). */
+  reasoning?: boolean;
   budget?: Partial<Budget>;
   caller?: Caller;
   /** Which adapter started the run: "agui", "a2a", "acp", "mcp", "sse", "openai", "cli". */

@@ -9,6 +9,7 @@ import { UsageMeter, effectiveBudget } from './usage.ts';
 import type { CallerLedger, LedgerSnapshot } from './ledger.ts';
 import { meterModel } from './metered-model.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
+import type { ModelRole } from '../llm/types.ts';
 import type { ModelClient } from '../llm/types.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
@@ -119,6 +120,7 @@ export function createRunState(
       prices: ctx.prices,
       maxOutputTokens: ctx.maxOutputTokens,
       onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
+      ...((init.request.reasoning ?? ctx.config.engine.streamReasoning) ? { onThought: (role: ModelRole, text: string) => emit(run, { type: 'model.thought', role, text }) } : {}),
     }),
     specialists: new Map(),
     candidates: [],

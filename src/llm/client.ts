@@ -216,9 +216,10 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     const choice = completion.choices[0];
     const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
     logger.debug('model call', { role: t.role, model: usage.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
-    // Reasoning comes in reasoning_content / reasoning fields, which are never read; some servers leave <think> in the content.
+    // Reasoning comes in reasoning_content / reasoning fields, kept apart from the text; some servers leave <think> in the content.
     const content = choice?.message.content ?? '';
-    return { text: content.includes('<think>') ? stripThinking(content) : content, toolCalls, finishReason: choice?.finish_reason ?? null, usage };
+    const reasoning = choice ? reasoningOf(choice.message) : undefined;
+    return { text: content.includes('<think>') ? stripThinking(content) : content, ...(reasoning ? { reasoning } : {}), toolCalls, finishReason: choice?.finish_reason ?? null, usage };
   };
 
   // With telemetry off the no-op span is skipped altogether: it would cost its attribute objects
@@ -239,7 +240,7 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     const message = completion.choices[0]?.message;
     const text = structuredText(caps.structured, opts.schemaName, message);
     const check = message?.refusal ? ({ ok: false, error: `a refusal (${message.refusal})` } as const) : validateStructured(text, opts.schema);
-    return { text, check, usage };
+    return { text, check, usage, reasoning: message ? reasoningOf(message) : undefined };
   };
 
   const structured = async <T>(opts: StructuredOptions<T>): Promise<StructuredResult<T>> => {
@@ -258,10 +259,11 @@ export function createModelClient(config: Config['model'], options: ModelClientO
     };
 
     const first = await ask(opts.messages, false);
-    if (first.check.ok) return { value: first.check.value, usage: first.usage };
+    if (first.check.ok) return { value: first.check.value, usage: first.usage, ...(first.reasoning ? { reasoning: first.reasoning } : {}) };
     logger.warn('structured output invalid, asking once to repair', { role: t.role, model: t.model, schema: opts.schemaName, error: first.check.error.slice(0, 300) });
     const repaired = await ask([...opts.messages, { role: 'assistant', content: first.text }, { role: 'user', content: repairMessage(opts.schemaName, schema, first.check.error) }], true);
-    if (repaired.check.ok) return { value: repaired.check.value, usage: sumUsage(first.usage, repaired.usage) };
+    const reasoning = [first.reasoning, repaired.reasoning].filter(Boolean).join('\n');
+    if (repaired.check.ok) return { value: repaired.check.value, usage: sumUsage(first.usage, repaired.usage), ...(reasoning ? { reasoning } : {}) };
     throw new ModelError('invalid_output', `The ${t.role} model (${t.model}) did not return a valid "${opts.schemaName}" after one repair attempt: it is ${repaired.check.error}`, {
       role: t.role,
       model: t.model,
@@ -364,7 +366,14 @@ export function createModelClient(config: Config['model'], options: ModelClientO
       const choice = chunk.choices[0];
       if (choice?.finish_reason) this.#finishReason = choice.finish_reason;
       const delta = choice?.delta?.content;
-      if (!delta) return this.#chunks!.next().then(this.#onChunk, this.#onError);
+      if (!delta) {
+        const reasoning = choice?.delta ? reasoningOf(choice.delta) : undefined;
+        if (reasoning) {
+          this.#yielded = true; // a retry would repeat what the caller has seen
+          return { value: { type: 'reasoning', text: reasoning }, done: false };
+        }
+        return this.#chunks!.next().then(this.#onChunk, this.#onError);
+      }
       this.#text += delta;
       this.#yielded = true;
       return { value: { type: 'delta', text: delta }, done: false };
@@ -404,4 +413,14 @@ export function createModelClient(config: Config['model'], options: ModelClientO
   }
 
   return { chat, structured, stream, modelFor, prices, capabilities, learned };
+}
+
+/**
+ * The reasoning a message or stream delta carries beside its content: `reasoning_content`
+ * (DeepSeek, vLLM) or `reasoning` (OpenRouter); neither is in the SDK's types.
+ */
+function reasoningOf(message: object): string | undefined {
+  const m = message as { reasoning_content?: unknown; reasoning?: unknown };
+  const text = typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : undefined;
+  return text || undefined;
 }

@@ -52,6 +52,8 @@ export interface ChatOptions extends ModelCallOptions {
 
 export interface ChatResult {
   text: string;
+  /** The model's reasoning (reasoning_content / reasoning fields), kept out of `text`. */
+  reasoning?: string;
   toolCalls: ToolCall[];
   finishReason: string | null;
   usage: ModelUsage;
@@ -59,6 +61,8 @@ export interface ChatResult {
 
 export type StreamChunk =
   | { type: 'delta'; text: string }
+  /** Reasoning text streamed before (or between) the answer's deltas; never part of `text`. */
+  | { type: 'reasoning'; text: string }
   | { type: 'done'; text: string; finishReason: string | null; usage: ModelUsage };
 
 export interface StructuredOptions<T> extends ModelCallOptions {
@@ -69,6 +73,8 @@ export interface StructuredOptions<T> extends ModelCallOptions {
 
 export interface StructuredResult<T> {
   value: T;
+  /** The model's reasoning (of both attempts when a repair was asked), kept out of the JSON. */
+  reasoning?: string;
   usage: ModelUsage;
 }
 

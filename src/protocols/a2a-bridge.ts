@@ -27,7 +27,7 @@ import type { Logger } from '../log.ts';
 import { ANSWER_ARTIFACT_ID, inputRequired, projectEvent, type Projection, type TaskIds } from './a2a-events.ts';
 import { agentMessage, status, textOf, textPart } from './a2a-parts.ts';
 import { readResume } from './a2a-resume.ts';
-import { runModeOf } from './a2a-options.ts';
+import { runModeOf, runModelsOf } from './a2a-options.ts';
 
 interface LiveRun {
   runId: string;
@@ -114,6 +114,7 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
       query: textOf(rc.userMessage),
       messages: await this.#priorTurns(rc.contextId, rc.context),
       mode: runModeOf(rc.request),
+      models: runModelsOf(rc.request),
       caller: { id: user?.isAuthenticated ? user.userName : 'anonymous' },
       protocol: 'a2a',
     });

@@ -159,6 +159,7 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
     case 'node.finished':
     case 'step.delta':
     case 'answer.delta':
+    case 'model.thought':
       // Deltas are not streamed: artifacts go out whole so replays stay idempotent.
       return [];
   }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type ClientCapabilities } from '@agentclientprotocol/sdk';
+import { readModelChoice } from '../graph/request-models.ts';
 import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
 import type { RunEngine } from '../graph/types.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
@@ -60,7 +61,20 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
     })
     .onRequest(methods.agent.session.new, ({ params }) => {
       if (!isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
-      const session: AcpSession = { id: randomUUID(), cwd: params.cwd, mode: 'auto', history: [], alwaysAllowed: new Set() };
+      const parley = isObject(params._meta) ? params._meta.parley : undefined;
+      const chosen = readModelChoice(isObject(parley) ? { model: parley.model, models: parley.models } : parley, '_meta.parley');
+      if (!chosen.ok) throw RequestError.invalidParams({ field: chosen.field }, chosen.message);
+      const reasoning = isObject(parley) ? parley.reasoning : undefined;
+      if (reasoning !== undefined && typeof reasoning !== 'boolean') throw RequestError.invalidParams({ field: '_meta.parley.reasoning' }, '_meta.parley.reasoning must be true or false');
+      const session: AcpSession = {
+        id: randomUUID(),
+        cwd: params.cwd,
+        mode: 'auto',
+        history: [],
+        alwaysAllowed: new Set(),
+        ...(chosen.models ? { models: chosen.models } : {}),
+        ...(reasoning !== undefined ? { reasoning } : {}),
+      };
       sessions.set(session.id, session);
       if (params.mcpServers.length) {
         logger.info('acp: client-offered MCP servers are not attached', { sessionId: session.id, servers: params.mcpServers.map((s) => s.name) });
@@ -93,3 +107,4 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
     });
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

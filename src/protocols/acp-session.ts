@@ -1,5 +1,6 @@
 /** Per-session state of the ACP adapter: one ACP session is one Parley thread. */
 import { RUN_MODES, type PriorMessage, type RunMode } from '../graph/run-request.ts';
+import type { RequestModels } from '../graph/request-models.ts';
 import type { SessionMode, SessionModeState } from '@agentclientprotocol/sdk';
 
 export interface AcpSession {
@@ -8,6 +9,10 @@ export interface AcpSession {
   /** Absolute working directory the client gave; recorded, not used by the engine (see docs/protocols/acp.md). */
   readonly cwd: string;
   mode: RunMode;
+  /** Models chosen at session/new (`_meta.parley.model` / `.models`), for every run of the session. */
+  models?: RequestModels;
+  /** `_meta.parley.reasoning`: stream the model's reasoning as agent_thought_chunk (default PARLEY_STREAM_REASONING). */
+  reasoning?: boolean;
   /** Prior turns, passed to the engine as RunRequest.messages so follow-ups have context. */
   readonly history: PriorMessage[];
   /** Tools (`server/tool`) the user allowed "always" in this session: later calls are accepted without asking. */

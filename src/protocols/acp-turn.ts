@@ -35,6 +35,8 @@ export async function runTurn(deps: TurnDeps, input: PromptInput, requestSignal:
       ...(input.parts.length ? { parts: input.parts } : {}),
       messages: [...session.history],
       mode: session.mode,
+      ...(session.models ? { models: session.models } : {}),
+      ...(session.reasoning !== undefined ? { reasoning: session.reasoning } : {}),
       protocol: 'acp',
       ...(deps.caller ? { caller: deps.caller } : {}),
     });
@@ -175,6 +177,9 @@ class TurnView {
         return this.#thought(`Verification round ${event.round}: score ${event.score.toFixed(2)}, next: ${event.next}`);
       case 'council.stage':
         return this.#thought(`Council ${event.stage}: ${event.detail}`);
+      case 'model.thought':
+        // The model's own reasoning, as it streams: no line of ours around it.
+        return this.send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.text }, _meta: { parley: { role: event.role } } });
       case 'answer.delta':
         if (!event.text) return;
         this.answerStreamed = true;

@@ -1,7 +1,7 @@
 /**
  * RunAgentInput → RunRequest. The body is validated with @ag-ui/core's own RunAgentInputSchema;
  * Parley's options travel in forwardedProps.parley (docs/protocols/agui.md):
- *   { mode?, models?, budget?, interrupts?: boolean, continueOnDisconnect?: boolean }
+ *   { mode?, model?, models?, budget?, reasoning?, interrupts?: boolean, continueOnDisconnect?: boolean }
  * The query is the latest user message; earlier user/assistant/system/developer messages and the
  * input's context entries become prior messages. Tool messages and frontend tools are not used.
  */
@@ -9,6 +9,7 @@ import { contentToText, type ContentPart as AguiPart, type Message, type RunAgen
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
 import type { Caller, ContentPart, PriorMessage, RunRequest } from '../graph/run-request.ts';
+import { resolveModelChoice } from '../graph/request-models.ts';
 import { describeIssue, RunOptionsSchema } from './sse-body.ts';
 
 export const ParleyPropsSchema = RunOptionsSchema.extend({
@@ -49,6 +50,7 @@ export function toRunRequest(input: RunAgentInput, parley: ParleyProps, caller: 
     ...input.context.map((c): PriorMessage => ({ role: 'system', content: `${c.description}: ${c.value}` })),
     ...input.messages.slice(0, lastUser).flatMap(toPrior),
   ];
+  const models = resolveModelChoice(parley);
   return {
     ok: true,
     request: {
@@ -58,8 +60,9 @@ export function toRunRequest(input: RunAgentInput, parley: ParleyProps, caller: 
       ...(parts.length ? { parts } : {}),
       ...(prior.length ? { messages: prior } : {}),
       ...(parley.mode ? { mode: parley.mode } : {}),
-      ...(parley.models ? { models: parley.models } : {}),
+      ...(models ? { models } : {}),
       ...(parley.budget ? { budget: parley.budget } : {}),
+      ...(parley.reasoning !== undefined ? { reasoning: parley.reasoning } : {}),
       caller,
       protocol: 'agui',
     },

@@ -8,6 +8,8 @@
  *   node.started/finished      STEP_STARTED/STEP_FINISHED (stepName = L0 node)
  *   plan/step/route/verify/…   STATE_SNAPSHOT once, then STATE_DELTA (under state.parley)
  *   answer.delta               TEXT_MESSAGE_START / _CONTENT (never empty) / _END
+ *   model.thought              REASONING_START, REASONING_MESSAGE_START / _CONTENT / _END, REASONING_END
+ *                              (one reasoning message per run of consecutive thoughts)
  *   tool.started / finished    TOOL_CALL_START, _ARGS, _END / TOOL_CALL_RESULT
  *   route, step progress, approvals, verification, council, usage   CUSTOM (names in CUSTOM_EVENTS)
  *   run.finished               RUN_FINISHED (success | cancelled) or RUN_ERROR (failed | blocked)
@@ -56,6 +58,8 @@ export class AguiTranslator {
   readonly #running = new Set<NodeName>();
   readonly #announced = new Set<NodeName>();
   #messageId: string | undefined;
+  /** The reasoning message open while model.thought events arrive in a row. */
+  #reasoningId: string | undefined;
   #answered = false;
   #lastSeq = 0;
   /** Usage already reported by earlier streams of this run (AG-UI: a resumed run reports only its own calls). */
@@ -107,7 +111,12 @@ export class AguiTranslator {
       if (patch.length) out.push({ type: EventType.STATE_DELTA, delta: patch, timestamp: at });
     };
 
+    // Reasoning is open only while thoughts keep coming: anything else closes it first.
+    if (e.type !== 'model.thought') out.push(...this.#endReasoning(at));
     switch (e.type) {
+      case 'model.thought':
+        if (e.text) out.push(...this.#reasoning(e.text, at));
+        break;
       case 'node.started':
         out.push(this.#stepStarted(e.node, at));
         break;
@@ -227,9 +236,32 @@ export class AguiTranslator {
     return out;
   }
 
-  /** Closes what this stream opened: the text message and announced steps. */
-  #close(at: number): BaseEvent[] {
+  #reasoning(text: string, at: number): BaseEvent[] {
     const out: BaseEvent[] = [];
+    if (!this.#reasoningId) {
+      this.#reasoningId = randomUUID();
+      out.push(
+        { type: EventType.REASONING_START, messageId: this.#reasoningId, timestamp: at },
+        { type: EventType.REASONING_MESSAGE_START, messageId: this.#reasoningId, role: 'reasoning', timestamp: at },
+      );
+    }
+    out.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: this.#reasoningId, delta: text, timestamp: at });
+    return out;
+  }
+
+  #endReasoning(at: number): BaseEvent[] {
+    const id = this.#reasoningId;
+    if (!id) return [];
+    this.#reasoningId = undefined;
+    return [
+      { type: EventType.REASONING_MESSAGE_END, messageId: id, timestamp: at },
+      { type: EventType.REASONING_END, messageId: id, timestamp: at },
+    ];
+  }
+
+  /** Closes what this stream opened: reasoning, the text message and announced steps. */
+  #close(at: number): BaseEvent[] {
+    const out: BaseEvent[] = [...this.#endReasoning(at)];
     if (this.#messageId) out.push({ type: EventType.TEXT_MESSAGE_END, messageId: this.#messageId, timestamp: at });
     this.#messageId = undefined;
     for (const node of this.#announced) out.push({ type: EventType.STEP_FINISHED, stepName: node, timestamp: at });

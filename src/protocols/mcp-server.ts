@@ -8,6 +8,8 @@
  * and the run resources see only that caller's runs and approvals (an admin's: every caller's), and
  * another caller's id gets the same not-found answer as an unknown one.
  */
+import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../graph/request-models.ts';
+import { MODEL_ROLES } from '../llm/types.ts';
 import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
 import { CouncilVerdictSchema } from '../graph/schemas.ts';
 import { z } from 'zod';
@@ -91,11 +93,14 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         query: z.string().min(1).max(20_000).describe('The question or task, in plain language.'),
         mode: z.enum(RUN_MODES).optional().describe('auto (default: the router decides), direct (one model call), orchestrate (always plan), council.'),
         threadId: z.string().min(1).max(200).optional().describe('Conversation id to continue; runs with the same id share context.'),
+        model: ModelNameSchema.optional().describe('A model id for every role of this run that `models` does not name (it needs a price in Parley\'s catalog).'),
+        models: RoleModelsSchema.optional().describe(`Model ids by role for this run, e.g. {"synthesizer": "gpt-4o"}; roles: ${MODEL_ROLES.join(', ')}.`),
       }),
       outputSchema: askOutput,
     },
-    async ({ query, mode, threadId }, ctx) => {
-      const handle = deps.engine.start({ query, mode, threadId, caller: callerOf(), protocol: 'mcp' });
+    async ({ query, mode, threadId, model, models }, ctx) => {
+      const chosen = resolveModelChoice({ model, models });
+      const handle = deps.engine.start({ query, mode, threadId, ...(chosen ? { models: chosen } : {}), caller: callerOf(), protocol: 'mcp' });
       const { result } = await followRun(handle, ctx, follow);
       const text = result.status === 'completed' ? (result.answer ?? '') : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
       return { content: [{ type: 'text', text }], structuredContent: { ...result }, isError: result.status !== 'completed' };

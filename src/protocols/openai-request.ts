@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from '../graph/run-request.ts';
+import { readModelChoice } from '../graph/request-models.ts';
 import type { Config } from '../config.ts';
 
 export const ROUTING_MODES = ['passthrough', 'orchestration', 'council', 'auto'] as const;
@@ -29,6 +30,11 @@ export const ChatRequestSchema = z.looseObject({
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
   tools: z.array(z.unknown()).nullish(),
   response_format: z.looseObject({ type: z.string() }).nullish(),
+  /**
+   * Parley's own options for a run (OpenAI SDKs send it as an extra body field):
+   * `{ "models": { "<role>": "<id>" }, "reasoning": true }`.
+   */
+  parley: z.looseObject({ models: z.unknown().optional(), reasoning: z.boolean().optional() }).nullish(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
@@ -58,6 +64,12 @@ export function toRunRequest(body: ChatRequest, mode: Exclude<RoutingMode, 'pass
     ? user.content.flatMap((p) => (p.type === 'image_url' && p.image_url ? [{ type: 'image' as const, url: p.image_url.url }] : []))
     : [];
   if (!query && parts.length === 0) return { ok: false, param: `messages.${last}.content`, message: 'the last user message is empty' };
+  // A model that is not one of Parley's names is the run's model for every role (docs/protocols/openai.md).
+  const chosen = readModelChoice({ model: body.model in PARLEY_MODELS ? undefined : body.model, models: body.parley?.models });
+  if (!chosen.ok) {
+    const param = chosen.field.startsWith('models') ? `parley.${chosen.field}` : chosen.field;
+    return { ok: false, param, message: chosen.message.slice(chosen.field.length + 2) };
+  }
   const prior: PriorMessage[] = body.messages.slice(0, last).flatMap((m): PriorMessage[] => {
     if (m.role === 'tool' || m.role === 'function') return [];
     const content = textOf(m.content);
@@ -71,6 +83,8 @@ export function toRunRequest(body: ChatRequest, mode: Exclude<RoutingMode, 'pass
       ...(prior.length ? { messages: prior } : {}),
       ...(threadId ? { threadId } : {}),
       mode: RUN_MODE[mode],
+      ...(chosen.models ? { models: chosen.models } : {}),
+      ...(body.parley?.reasoning !== undefined ? { reasoning: body.parley.reasoning } : {}),
       caller,
       protocol: 'openai',
     },

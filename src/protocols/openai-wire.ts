@@ -65,7 +65,7 @@ export interface ChunkFields {
   created: number;
 }
 
-export function chunk(f: ChunkFields, delta: { role?: 'assistant'; content?: string }, finish: 'stop' | null = null, parley?: GraphEvent | { runId: string }) {
+export function chunk(f: ChunkFields, delta: { role?: 'assistant'; content?: string; reasoning_content?: string }, finish: 'stop' | null = null, parley?: GraphEvent | { runId: string }) {
   return {
     id: completionId(f.runId),
     object: 'chat.completion.chunk' as const,

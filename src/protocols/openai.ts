@@ -168,6 +168,11 @@ function streamRun(c: Context, events: AsyncIterator<GraphEvent>, f: ChunkFields
           }
           continue;
         }
+        if (e.type === 'model.thought') {
+          // Where OpenAI-compatible reasoning servers put it (DeepSeek, vLLM): clients that show thinking read it.
+          if (e.text) await send(chunk(f, { reasoning_content: e.text }, null, e));
+          continue;
+        }
         if (e.type !== 'run.finished') {
           await send(chunk(f, {}, null, e));
           continue;

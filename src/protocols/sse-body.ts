@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { RUN_MODES } from '../graph/run-request.ts';
-import { MODEL_ROLES } from '../llm/types.ts';
+import { ModelNameSchema, RoleModelsSchema, unknownRoleMessage } from '../graph/request-models.ts';
 
 /** Budget overrides: each may only lower the configured default (the engine enforces that). */
 export const BudgetOverrideSchema = z
@@ -21,9 +21,13 @@ export const BudgetOverrideSchema = z
 
 export const RunOptionsSchema = z.object({
   mode: z.enum(RUN_MODES).optional(),
+  /** One model for every role `models` does not name (src/graph/request-models.ts). */
+  model: ModelNameSchema.optional(),
   /** Per-role model overrides, e.g. { "synthesizer": "gpt-4o" }. */
-  models: z.partialRecord(z.enum(MODEL_ROLES), z.string().min(1)).optional(),
+  models: RoleModelsSchema.optional(),
   budget: BudgetOverrideSchema.optional(),
+  /** Stream the model's reasoning as model.thought events (default PARLEY_STREAM_REASONING). */
+  reasoning: z.boolean().optional(),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 
@@ -36,6 +40,11 @@ export type StreamBody = z.infer<typeof StreamBodySchema>;
 /** "field.path: message" for the first zod issue, with `prefix` before the path when given. */
 export function describeIssue(error: z.ZodError, prefix = ''): { field: string; message: string } {
   const issue = error.issues[0]!;
+  // A key the per-role models record does not know is a role name: name it and list the roles.
+  if (issue.code === 'unrecognized_keys' && issue.path.at(-1) === 'models') {
+    const field = [prefix, ...issue.path.map(String), issue.keys[0]].filter(Boolean).join('.');
+    return { field, message: `${field}: ${unknownRoleMessage(issue.keys[0]!)}` };
+  }
   const path = issue.path.map(String).join('.');
   const field = [prefix, path].filter(Boolean).join('.') || 'body';
   const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';

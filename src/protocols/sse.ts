@@ -16,6 +16,7 @@ import { readJson } from '../http/body.ts';
 import { errorHandler, jsonError } from '../http/errors.ts';
 import type { Logger } from '../log.ts';
 import { admit, retryAfterSeconds } from './sse-admit.ts';
+import { resolveModelChoice } from '../graph/request-models.ts';
 import { describeIssue, StreamBodySchema } from './sse-body.ts';
 import { streamGraphEvents } from './sse-stream.ts';
 
@@ -34,12 +35,14 @@ export function sseRoutes(deps: SseDeps): Hono {
     const parsed = StreamBodySchema.safeParse(await readJson(c));
     if (!parsed.success) return invalid(c, describeIssue(parsed.error));
     const body = parsed.data;
+    const models = resolveModelChoice(body);
     const handle = deps.engine.start({
       query: body.query,
       ...(body.threadId ? { threadId: body.threadId } : {}),
       ...(body.mode ? { mode: body.mode } : {}),
-      ...(body.models ? { models: body.models } : {}),
+      ...(models ? { models } : {}),
       ...(body.budget ? { budget: body.budget } : {}),
+      ...(body.reasoning !== undefined ? { reasoning: body.reasoning } : {}),
       caller: callerOf(c),
       protocol: 'sse',
     });

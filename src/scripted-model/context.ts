@@ -33,6 +33,8 @@ export interface Directives {
   tools: { tool: string; args: unknown }[];
   fault?: string;
   latencyMs?: number;
+  /** [[stepmodel:NAME]]: every plan step names this model. */
+  stepModel?: string;
 }
 
 export interface RequestContext {
@@ -127,6 +129,7 @@ export function parseDirectives(texts: string[], lastUserText: string, queryBloc
         const scores = arg.split(',').map(Number).filter((n) => Number.isFinite(n));
         if (scores.length) d.verify = scores;
       } else if (name === 'latency' && Number(arg) >= 0) d.latencyMs = Number(arg);
+      else if (name === 'stepmodel' && arg) d.stepModel = arg;
     }
   }
   for (const m of lastUserText.matchAll(DIRECTIVE)) {

@@ -40,7 +40,7 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
 export function runSpecialistLoop(input: SpecialistInput, system: string, tools: ToolDescriptor[]): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
-  input.work.model = run.model.modelFor(specialist.modelRole);
+  input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
   // .then rather than an async frame held for the whole loop.
   return runToolLoop({
     run,
@@ -49,6 +49,7 @@ export function runSpecialistLoop(input: SpecialistInput, system: string, tools:
     signal: input.signal,
     clock: input.clock,
     role: specialist.modelRole,
+    ...(input.step.model ? { model: input.step.model } : {}),
     system,
     user: specialistUserMessage(input),
     tools,

@@ -21,6 +21,8 @@ export interface ToolLoopInput {
   /** The step's timeout clock: paused while a tool call of the step waits on a human. */
   clock?: StepClock;
   role: ModelRole;
+  /** The plan step's model, overriding the role's (and the request's) for these calls. */
+  model?: string;
   system: string;
   user: string;
   tools: ToolDescriptor[];
@@ -62,6 +64,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<string> {
   for (let turn = 1; turn <= max; turn++) {
     const r = await run.model.chat({
       role: input.role,
+      ...(input.model ? { model: input.model } : {}),
       messages,
       ...(chatTools.length ? { tools: chatTools } : {}),
       signal: input.signal,

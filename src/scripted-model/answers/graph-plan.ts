@@ -1,6 +1,7 @@
 /**
  * The `graph_plan` answer: steps for the candidate specialists whose id, description and domains
- * share the most words with the query (1 to 4 of them), or exactly [[steps:N]], optionally [[chain]]ed.
+ * share the most words with the query (1 to 4 of them), or exactly [[steps:N]], optionally [[chain]]ed;
+ * [[stepmodel:NAME]] names a model on every step.
  */
 import { words, type RequestContext, type SpecialistCandidate } from '../context.ts';
 
@@ -19,7 +20,7 @@ function ranked(ctx: RequestContext): { specialist: SpecialistCandidate; score: 
 
 export interface ScriptedPlan {
   rationale: string;
-  steps: { id: string; specialist: string; objective: string; dependsOn: string[]; phase: 'research' | 'execution' }[];
+  steps: { id: string; specialist: string; objective: string; dependsOn: string[]; phase: 'research' | 'execution'; model?: string }[];
 }
 
 export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
@@ -40,6 +41,7 @@ export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
       objective: chained ? `${ctx.query} (${specialist.id}, building on {{${prev.id}.result}})` : `${ctx.query} (${specialist.id})`,
       dependsOn: chained ? [prev.id] : [],
       phase: specialist.domains.some((d) => d.toLowerCase() === 'research') ? 'research' : 'execution',
+      ...(ctx.directives.stepModel ? { model: ctx.directives.stepModel } : {}),
     });
   }
   const names = [...new Set(steps.map((s) => s.specialist))].join(', ');

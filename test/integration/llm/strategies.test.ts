@@ -82,7 +82,7 @@ describe('structured strategies', () => {
     let reasoningTokens = 0;
     for await (const chunk of model.stream({ role: 'specialist', messages: user('Explain queues') })) {
       if (chunk.type === 'delta') streamed += chunk.text;
-      else reasoningTokens = chunk.usage.reasoningTokens ?? 0;
+      else if (chunk.type === 'done') reasoningTokens = chunk.usage.reasoningTokens ?? 0;
     }
     expect(streamed).toBe(chat.text);
     expect(reasoningTokens).toBeGreaterThan(0);
