@@ -39,7 +39,7 @@ const hasBody = (c: Context) => {
 
 /**
  * Checks every request body (not GET/HEAD/OPTIONS, not empty) as JSON; on the JSON-RPC paths an empty
- * body that claims to be JSON too. Mount it after the body limit,
+ * body that claims to be JSON too, and a GET/HEAD/OPTIONS body typed JSON loses its type. Mount it after the body limit,
  * so reading is bounded; a read over the limit throws for the limit's 413.
  */
 export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
@@ -52,12 +52,14 @@ export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
       // an empty one in plain text: an empty POST is a parse error; elsewhere the type says nothing.
       if (!jsonRpc || !isJsonType(type)) return next();
       if (c.req.method === 'POST') return rpcError(c, 400, null, -32700, 'Parse error: the body is empty.');
-      const headers = new Headers(c.req.raw.headers);
-      headers.delete('content-type');
-      c.req.raw = new Request(c.req.raw, { headers });
+      dropContentType(c);
       return next();
     }
-    if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) return next();
+    if (['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) {
+      // Nobody reads a body these methods carry, but the MCP helper would parse it (the same plain-text 400).
+      if (jsonRpc && isJsonType(type)) dropContentType(c);
+      return next();
+    }
     if (!isJsonType(type)) {
       const message = `Send the body as application/json${type ? `, not ${type.split(';', 1)[0]}` : ''}.`;
       return jsonRpc ? rpcError(c, 415, null, -32600, message) : jsonError(c, 415, message);
@@ -79,6 +81,13 @@ export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
     if (jsonRpc) c.set('parsedBody' as never, parsed.value as never);
     return next();
   };
+}
+
+/** The request without its Content-Type: for a body nothing reads, so the type says nothing. */
+function dropContentType(c: Context): void {
+  const headers = new Headers(c.req.raw.headers);
+  headers.delete('content-type');
+  c.req.raw = new Request(c.req.raw, { headers });
 }
 
 function rpcError(c: Context, status: ContentfulStatusCode, id: string | number | null, code: number, message: string): Response {

@@ -4,9 +4,9 @@
  * naming the field ("message.parts[0].text: Invalid input: expected string, received number"),
  * never what JavaScript said when the SDK tripped on it. Unknown methods are left to the SDK (-32601).
  */
-import type { z } from 'zod';
 import { V03_PARAMS } from './a2a-params-v03.ts';
 import { V1_PARAMS } from './a2a-params-v1.ts';
+import { issuesSentence } from './schema-issues.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -33,17 +33,6 @@ function camelNames(value: unknown, depth = 0): unknown {
   return out;
 }
 
-function where(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
-  return out || 'params';
-}
-
-function describe(issue: z.core.$ZodIssue): string {
-  const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
-  return `${where(issue.path)}: ${missing ? `is required (${issue.expected})` : issue.message}`;
-}
-
 /**
  * What is wrong with a request's params, in one sentence, or undefined when they are fine (or the
  * method is not one Parley knows; the SDK then answers method-not-found).
@@ -53,6 +42,5 @@ export function paramsProblem(version: '1.0' | '0.3', method: string, params: un
   if (!Object.hasOwn(schemas, method)) return undefined;
   const checked = schemas[method]!.safeParse(version === '1.0' ? camelNames(params) : params);
   if (checked.success) return undefined;
-  const [first, ...rest] = checked.error.issues;
-  return `Invalid params: ${describe(first!)}${rest.length ? ` (and ${rest.length} more)` : ''}`;
+  return `Invalid params: ${issuesSentence(checked.error.issues)}`;
 }

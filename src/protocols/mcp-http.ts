@@ -20,6 +20,7 @@ import type { Config } from '../config.ts';
 import { isLoopback, LOOPBACK_NAMES } from '../http/request-origin.ts';
 import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
 import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
+import { checkParams } from './mcp-params.ts';
 import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient } from './client-caps.ts';
 import { sweepIdleClients, trackBody } from './tracked-body.ts';
 
@@ -99,6 +100,7 @@ export function mcpRoutes(deps: McpRoutesDeps) {
         if (transport.sessionId) sessions.delete(transport.sessionId);
       };
       await server.connect(transport);
+      checkParams(transport);
       const response = await transport.handleRequest(c.req.raw, options);
       const opened = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
       if (!opened) {

@@ -2,6 +2,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
+import { checkParams } from './mcp-params.ts';
 
 export interface McpStdioDeps extends McpServerDeps {
   stdin?: Readable;
@@ -15,5 +16,6 @@ export async function serveMcpStdio(deps: McpStdioDeps): Promise<{ close(): Prom
     transport.onclose = () => resolve();
   });
   await server.connect(transport);
+  checkParams(transport);
   return { close: () => server.close(), closed };
 }

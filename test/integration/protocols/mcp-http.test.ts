@@ -166,6 +166,41 @@ describe('MCP server over Streamable HTTP', () => {
     expect((await client.listTools()).tools.length).toBe(6);
   });
 
+  // The SDK answered these with -32603 Internal error and a raw zod issue dump (found by the fuzz test).
+  it('params that do not match the request\'s schema get -32602 with one plain line naming the field, and the session goes on', async () => {
+    const client = await connect();
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const raw = async (id: number, method: string, params: unknown) => {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+      const text = await res.text();
+      const data = res.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+      return { status: res.status, body: JSON.parse(data) as { id: unknown; error?: { code: number; message: string } } };
+    };
+    const cases: [string, unknown, RegExp][] = [
+      ['logging/setLevel', { name: 'get_run' }, /^Invalid params: params\.level: /],
+      ['tools/list', { cursor: [] }, /^Invalid params: params\.cursor: .*expected string/],
+      ['tools/call', { name: 7 }, /^Invalid params: params\.name: .*expected string/],
+      ['resources/read', {}, /^Invalid params: params\.uri: is required \(string\)$/],
+      ['resources/list', { cursor: 5 }, /^Invalid params: params\.cursor: .*expected string/],
+      ['tools/call', { name: 'ask', arguments: [] }, /^Invalid params: params\.arguments: /],
+    ];
+    for (const [i, [method, params, message]] of cases.entries()) {
+      const { status, body } = await raw(100 + i, method, params);
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body).toMatchObject({ id: 100 + i, error: { code: -32602 } });
+      expect(body.error!.message).toMatch(message);
+      expect(body.error!.message).not.toMatch(/\n|"code"|invalid_type/);
+    }
+    // Well-formed requests in the same session still work, raw and through the SDK.
+    expect((await raw(200, 'tools/list', {})).body).toMatchObject({ id: 200, result: { tools: expect.any(Array) } });
+    await client.setLoggingLevel('info');
+    expect((await client.listTools()).tools).toHaveLength(6);
+  });
+
   it('council returns the verdict as structured content', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'council', arguments: { question: 'Should we move the team to a four-day week?' } });

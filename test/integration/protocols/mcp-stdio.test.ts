@@ -78,4 +78,13 @@ describe('MCP server over stdio', () => {
     expect(bad.isError).toBe(true);
     expect((await client.listTools()).tools).toHaveLength(6);
   });
+
+  // The SDK answered these with -32603 Internal error and a raw zod issue dump (found by the fuzz test on /mcp).
+  it('params that do not match the request\'s schema get -32602 naming the field, and the server keeps serving', async () => {
+    const err = await client.request({ method: 'logging/setLevel', params: { level: 'loud' as 'info' } }).catch((e: unknown) => e as { code?: number; message?: string });
+    expect(err).toMatchObject({ code: -32602 });
+    expect((err as { message: string }).message).toMatch(/Invalid params: params\.level: Invalid option/);
+    expect((err as { message: string }).message).not.toMatch(/\n|"code"/);
+    expect((await client.listTools()).tools).toHaveLength(6);
+  });
 });

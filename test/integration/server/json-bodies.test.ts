@@ -3,6 +3,7 @@
  * JSON (BOM, invalid bytes, lone surrogates) or nested too deep gets 400 (a JSON-RPC error on the
  * same connection for ACP and MCP) and starts nothing; a message over the body limit closes the socket.
  */
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -209,4 +210,29 @@ describe('empty bodies on the JSON-RPC endpoints', () => {
       expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
     }
   });
+
+  // A body on these methods reached the MCP helper, which answered "Invalid JSON" in plain text (found by
+  // the fuzz test: OPTIONS /mcp typed JSON with the body "\u0000").
+  it('a body on OPTIONS/GET typed JSON, which nothing reads, is answered as without the type', async () => {
+    for (const [method, body] of [['OPTIONS', '\u0000'], ['GET', 'not json'], ['OPTIONS', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}']] as const) {
+      const { status, type, text } = await rawRequest(method, '/mcp', body, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'unknown' });
+      expect(status, `${method} ${body}`).toBe(404);
+      expect(type).toMatch(/^application\/json/);
+      expect(JSON.parse(text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
+    }
+  });
 });
+
+/** A request with a body whatever the method (fetch refuses a GET with one). */
+function rawRequest(method: string, path: string, body: string, headers: Record<string, string>) {
+  const target = new URL(`${url}${path}`);
+  return new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
+    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
