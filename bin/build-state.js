@@ -4,12 +4,15 @@
 // The stamp, not each output's mtime, is what counts: tsc's incremental build leaves unchanged outputs alone.
 // Plain JavaScript: it runs before there is a build.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const STAMP = join(ROOT, 'dist', '.built');
+/** Held while a build runs, so two callers at once (two CLI test files, two `npm start`) build once. */
+const LOCK = join(ROOT, '.build-lock');
+const LOCK_STALE_MS = 10 * 60_000;
 /** What the build reads: a change to any of these (or a file added to or removed from src/) makes dist/ stale. */
 const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
@@ -38,12 +41,39 @@ export function staleReason() {
 
 /** Runs `npm run build` when dist/ is stale; throws when the build fails. */
 export function ensureBuilt(log = (line) => process.stderr.write(line + '\n')) {
-  const reason = staleReason();
-  if (!reason) return;
-  log(`parley: building dist/ (${reason})`);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
-  if (result.status !== 0) throw new Error('npm run build failed (see the TypeScript errors above)');
+  if (!staleReason()) return;
+  withLock(() => {
+    const reason = staleReason(); // another caller may have built it while we waited
+    if (!reason) return;
+    log(`parley: building dist/ (${reason})`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const result = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
+    if (result.status !== 0) throw new Error('npm run build failed (see the TypeScript errors above)');
+  });
+}
+
+function withLock(fn) {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      // A lock left by a build that was killed is taken over once it is clearly too old.
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > LOCK_STALE_MS) rmSync(LOCK, { recursive: true, force: true });
+      } catch {
+        // released meanwhile
+      }
+      Atomics.wait(pause, 0, 0, 200);
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
