@@ -112,6 +112,7 @@ async function start(dataDir: string): Promise<Start> {
     await healthy(url, Date.now() + 60_000);
     const ms = performance.now() - t0;
     await sleep(idleMs);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`parley serve ended while idle (${child.exitCode ?? child.signalCode}):\n${stderr}`);
     const rssMb = rssKb(child.pid!) / 1024;
     const childrenRssMb = descendants(child.pid!).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
     return { ms, rssMb, childrenRssMb };
