@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// Runs the compiled CLI in dist/ (`npm run build`; `npm start` builds first). A dist/ older than src/
+// is refused rather than run: it would silently be yesterday's code. `npm run dev` runs src/ through tsx.
+import { staleReason } from './build-state.js';
 
-register();
-await import('../src/cli.ts');
+const stale = staleReason();
+if (stale) {
+  process.stderr.write(`parley: the compiled build is out of date: ${stale}. Run \`npm run build\` (or \`npm start\`, which builds first).\n`);
+  process.exit(1);
+}
+await import('../dist/cli.js');

@@ -1,5 +1,5 @@
 /**
- * The `parley` command (bin/parley.js runs this file through tsx).
+ * The `parley` command (bin/parley.js runs this file compiled, from dist/; `npm run dev` runs it through tsx).
  *   parley [serve]            start the HTTP server (default)
  *   parley run "<question>"   run one question through the graph, shown live
  *   parley acp                serve ACP (Agent Client Protocol) on stdio for editors
@@ -7,17 +7,12 @@
  *   parley ingest             ingest every source into the knowledge graph and print the report
  *   parley doctor             probe the configured model endpoint(s) and say what works
  * Logs and progress go to stderr; stdout carries only the answer (run) or the protocol (acp, mcp).
+ * Each command imports what it needs when it runs, so `--version`, `help` and a configuration error
+ * answer without loading the server, every protocol SDK and Kuzu (docs/performance.md, Startup).
  */
-import { LOCAL_CALLER } from './graph/run-request.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createTerminalRenderer } from './graph/render-terminal.ts';
-import { serveAcpStdio } from './protocols/acp.ts';
-import { serveMcpStdio } from './protocols/mcp.ts';
-import { createParley, serveParley, VERSION, type Parley } from './server.ts';
-import { formatDoctor, runDoctor } from './llm/doctor.ts';
-import { loadPriceCatalog } from './llm/prices.ts';
-import { pointAtScriptedModel } from './llm/scripted-url.ts';
-import { startScriptedModel } from './scripted-model/index.ts';
+import type { Parley } from './server.ts';
+import { VERSION } from './version.ts';
 
 const USAGE = `Parley ${VERSION}: one agent graph served over AG-UI, A2A, ACP, MCP, SSE and an OpenAI-compatible API.
 
@@ -39,6 +34,7 @@ type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
 async function run(parley: Parley, question: string): Promise<number> {
+  const [{ LOCAL_CALLER }, { createTerminalRenderer }] = await Promise.all([import('./graph/run-request.ts'), import('./graph/render-terminal.ts')]);
   const handle = parley.engine.start({ query: question, protocol: 'cli', caller: LOCAL_CALLER });
   const onSignal = () => parley.engine.cancel(handle.id, 'interrupted (SIGINT)');
   process.once('SIGINT', onSignal);
@@ -64,10 +60,13 @@ async function ingest(parley: Parley): Promise<number> {
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
 async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<number> {
   const { engine, approvals, store, logger } = parley;
+  const { LOCAL_CALLER } = await import('./graph/run-request.ts');
   if (protocol === 'acp') {
+    const { serveAcpStdio } = await import('./protocols/acp.ts');
     const connection = serveAcpStdio({ engine, approvals, logger, caller: LOCAL_CALLER });
     await connection.closed;
   } else {
+    const { serveMcpStdio } = await import('./protocols/mcp.ts');
     const served = await serveMcpStdio({ engine, approvals, store, logger, version: VERSION });
     await served.closed;
   }
@@ -76,6 +75,12 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<numb
 
 /** parley doctor: needs no knowledge graph or tools, only the model endpoints (the scripted model, with its profile, when none is configured). */
 async function doctor(config: Config): Promise<number> {
+  const [{ formatDoctor, runDoctor }, { loadPriceCatalog }, { pointAtScriptedModel }, { startScriptedModel }] = await Promise.all([
+    import('./llm/doctor.ts'),
+    import('./llm/prices.ts'),
+    import('./llm/scripted-url.ts'),
+    import('./scripted-model/index.ts'),
+  ]);
   const prices = loadPriceCatalog(config.model.pricesFile);
   const scripted = config.model.scripted ? await startScriptedModel({ profile: config.model.scriptedProfile, logLimit: 100 }) : undefined;
   try {
@@ -89,6 +94,7 @@ async function doctor(config: Config): Promise<number> {
 }
 
 async function once(config: Config, command: Exclude<Command, 'serve' | 'doctor'>, question: string): Promise<number> {
+  const { createParley } = await import('./server.ts');
   const parley = await createParley(config, { ingestAtStart: command !== 'ingest' });
   try {
     if (command === 'run') return await run(parley, question);
@@ -131,6 +137,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (command === 'doctor') return doctor(config);
   if (command !== 'serve') return once(config, command as Exclude<Command, 'serve' | 'doctor'>, rest.join(' ').trim());
+  const { serveParley } = await import('./server.ts');
   await serveParley(config);
   return -1; // keep running until a signal
 }

@@ -86,6 +86,7 @@ export const SETTINGS = [
   { env: 'PARLEY_SCRIPTED_LATENCY_MS', schema: nonNegativeInt, default: '0', description: 'Fixed latency of the built-in scripted model, when it is used.' },
   // Knowledge graph
   { env: 'PARLEY_DATA_DIR', schema: z.string().min(1), default: './data', description: 'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.' },
+  { env: 'PARLEY_KUZU_BUFFER_POOL_MB', schema: z.coerce.number().int().min(64), default: '256', description: 'Buffer pool of the embedded Kuzu database, in MiB, at least 64 (Kuzu\'s own default is 80% of RAM, which an editor-spawned process should not claim). Raise it for a large graph; ":memory:" keeps the whole graph in it.' },
   { env: 'NEO4J_URI', schema: z.string().regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\//, 'a neo4j:// or bolt:// URI'), description: 'Use Neo4j instead of Kuzu (e.g. neo4j://localhost:7687).' },
   { env: 'NEO4J_USER', schema: z.string().min(1), default: 'neo4j', description: 'Neo4j user.' },
   { env: 'NEO4J_PASSWORD', schema: z.string(), default: '', description: 'Neo4j password.' },
@@ -190,6 +191,8 @@ export interface Config {
   };
   knowledge: {
     dataDir: string;
+    /** Kuzu's buffer pool in bytes. */
+    bufferPoolBytes: number;
     neo4j?: { uri: string; user: string; password: string; database: string; viewRefreshMs: number };
     mcpConfigPath: string;
     skillsDirs: string[];
@@ -347,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     knowledge: {
       dataDir: get('PARLEY_DATA_DIR'),
+      bufferPoolBytes: get<number>('PARLEY_KUZU_BUFFER_POOL_MB') * 1024 * 1024,
       neo4j: neo4jUri
         ? { uri: neo4jUri, user: get('NEO4J_USER'), password: get('NEO4J_PASSWORD'), database: get('NEO4J_DATABASE'), viewRefreshMs: get('PARLEY_NEO4J_VIEW_REFRESH_MS') }
         : undefined,

@@ -8,7 +8,6 @@
  *   - a route group: `routes.push({ path: '/api', app: approvalRoutes(deps) })` — mounted after auth, the
  *     body limit and the JSON error handler, so every route gets them.
  */
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -16,6 +15,7 @@ import { serve } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
+import { VERSION } from './version.ts';
 import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
 import { checkPricedModels, createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
@@ -38,7 +38,7 @@ import { acpRoutes, acpWebSocket } from './protocols/acp.ts';
 /** The built-in scripted model runs for the life of the server: its request log keeps the latest calls only. */
 const SCRIPTED_LOG_LIMIT = 1000;
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export { VERSION };
 
 /** Something with a lifecycle that createParley started and close() must stop (the same shape the core pushes). */
 export type Resource = Closer;

@@ -2,15 +2,18 @@
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { KnowledgeStore } from './store.ts';
-import { openKuzuStore } from './kuzu/store.ts';
-import { openNeo4jStore } from './neo4j/store.ts';
 
 /** The Kuzu database file inside the data dir. */
 export const KUZU_FILE = 'knowledge.kuzu';
 
-export function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
+/** Each backend is imported only when chosen: the Neo4j driver (with rxjs) is ~400 modules a Kuzu start never needs. */
+export async function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
   const registry = { teamMatchThreshold: knowledge.teamMatchThreshold, teamMinSuccessRate: knowledge.teamMinSuccessRate, memoryWindow: knowledge.memoryWindow };
-  if (knowledge.neo4j) return openNeo4jStore({ ...knowledge.neo4j, ...registry });
+  if (knowledge.neo4j) {
+    const { openNeo4jStore } = await import('./neo4j/store.ts');
+    return openNeo4jStore({ ...knowledge.neo4j, ...registry });
+  }
+  const { openKuzuStore } = await import('./kuzu/store.ts');
   const path = knowledge.dataDir === ':memory:' ? ':memory:' : join(knowledge.dataDir, KUZU_FILE);
-  return openKuzuStore({ path, ...registry });
+  return openKuzuStore({ path, ...registry, bufferPoolBytes: knowledge.bufferPoolBytes });
 }

@@ -86,6 +86,12 @@ describe('invalid values', () => {
     expect(() => loadConfig({ PARLEY_MODEL_SPECIALIST_MAX_TOKENS: '-1' })).toThrow(/^PARLEY_MODEL_SPECIALIST_MAX_TOKENS=/);
   });
 
+  it('PARLEY_KUZU_BUFFER_POOL_MB is at least 64 (Kuzu cannot ingest into a smaller pool) and becomes bytes', () => {
+    expect(() => loadConfig({ PARLEY_KUZU_BUFFER_POOL_MB: '32' })).toThrow(/^PARLEY_KUZU_BUFFER_POOL_MB="32" is invalid/);
+    expect(loadConfig({ PARLEY_KUZU_BUFFER_POOL_MB: '64' }).knowledge.bufferPoolBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({}).knowledge.bufferPoolBytes).toBe(256 * 1024 * 1024);
+  });
+
   it('OPENAI_BASE_URL is validated too', () => {
     expect(() => loadConfig({ OPENAI_BASE_URL: 'localhost:11434' })).toThrow(/^OPENAI_BASE_URL=/);
   });

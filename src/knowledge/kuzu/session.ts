@@ -21,6 +21,12 @@ export type Params = Record<string, KuzuValue>;
 export const CHECKPOINT_THRESHOLD_BYTES = 4 * 1024 * 1024;
 
 export interface SessionOptions {
+  /**
+   * Kuzu's buffer pool; 0 or unset = Kuzu's default, 80% of RAM. The server passes
+   * PARLEY_KUZU_BUFFER_POOL_MB: Kuzu keeps bookkeeping per page of the pool (~40 MB resident for
+   * 80% of 24 GB), and a process an editor spawns should not claim most of the machine.
+   */
+  bufferPoolBytes?: number;
   /** Overrides CHECKPOINT_THRESHOLD_BYTES. */
   checkpointThresholdBytes?: number;
   /** Also checkpoint after every n-th committed write transaction (0 = never). */
@@ -43,8 +49,9 @@ export class KuzuSession {
     const inMemory = path === ':memory:';
     if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
     const threshold = options.checkpointThresholdBytes ?? CHECKPOINT_THRESHOLD_BYTES;
-    // 0 = Kuzu's default buffer pool and database size; compression on; read-write; auto-checkpoint on.
-    const db = new kuzu.Database(path, 0, true, false, 0, true, threshold);
+    const bufferPool = options.bufferPoolBytes ?? 0;
+    // Compression on; read-write; 0 = Kuzu's default maximum database size; auto-checkpoint on.
+    const db = new kuzu.Database(path, bufferPool, true, false, 0, true, threshold);
     try {
       await db.init();
     } catch (err) {

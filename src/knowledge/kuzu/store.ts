@@ -15,6 +15,8 @@ export interface KuzuStoreOptions extends Partial<RegistryOptions> {
   path: string;
   /** How many of the most recent runs searchMemory searches (in memory). Default 5000. */
   memoryWindow?: number;
+  /** Kuzu's buffer pool in bytes (default: Kuzu's, 80% of RAM; the server passes PARLEY_KUZU_BUFFER_POOL_MB). */
+  bufferPoolBytes?: number;
   /** WAL size at which Kuzu checkpoints; bounds native memory (see CHECKPOINT_THRESHOLD_BYTES). */
   checkpointThresholdBytes?: number;
   /** Also checkpoint after every n-th write transaction (0 = never). */
@@ -23,6 +25,7 @@ export interface KuzuStoreOptions extends Partial<RegistryOptions> {
 
 export async function openKuzuStore(options: KuzuStoreOptions): Promise<KnowledgeStore> {
   const session = await KuzuSession.open(options.path, {
+    bufferPoolBytes: options.bufferPoolBytes,
     checkpointThresholdBytes: options.checkpointThresholdBytes,
     checkpointEveryWrites: options.checkpointEveryWrites,
   });

@@ -6,10 +6,14 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+// bin/parley.js runs the compiled dist/.
+beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 
 /** The environment minus every model/Parley setting, so the scripted model is the default. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

@@ -1,10 +1,14 @@
 /** `parley doctor` as a user runs it (a child process of bin/parley.js), against the scripted model under each provider profile. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+// bin/parley.js runs the compiled dist/.
+beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 
 function doctor(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_')));

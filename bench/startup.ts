@@ -1,0 +1,156 @@
+/**
+ * How fast `parley serve` comes up and how much memory it holds idle: `npm run bench:startup`
+ *
+ * Editors and IDEs spawn Parley as a process, so this measures what they wait for: from spawning
+ * `node bin/parley.js serve` (the command `npm start` runs) to the first 200 from GET /health, and
+ * the resident set size (VmRSS of the Parley process; the MCP tool servers it spawns are their own
+ * processes and listed apart) after it has sat idle for --idle ms. Two cases: a fresh data dir (a new
+ * empty folder each start: schema creation and first ingestion) and an existing one (the same
+ * folder, already ingested). Median, min and max of --runs starts each.
+ * Options: --runs 5, --idle 1000 (ms idle before RSS is read), --bin bin/parley.js.
+ * The scripted model answers (no model env vars are passed on), telemetry is off (no OTEL_* either).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { summarize } from './lib/stats.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, idle: { type: 'string', default: '1000' }, bin: { type: 'string', default: 'bin/parley.js' } },
+});
+const runs = Number(values.runs);
+const idleMs = Number(values.idle);
+const bin = resolve(ROOT, values.bin);
+
+interface Start {
+  ms: number;
+  rssMb: number;
+  childrenRssMb: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The environment minus every model, Parley and OpenTelemetry setting. */
+function cleanEnv(dataDir: string): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_')));
+  return { ...env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: '0', PARLEY_LOG_LEVEL: 'info' };
+}
+
+function rssKb(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+    return line ? Number(line[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Direct and indirect child processes of pid (Linux /proc). */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of parents.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+async function healthy(url: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.status === 200) return;
+    } catch {
+      // not accepting yet
+    }
+    await sleep(5);
+  }
+  throw new Error('parley serve did not become healthy within 60 s');
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+/** One start: spawn, wait for the listening line (port 0 picks a free port), then /health. */
+async function start(dataDir: string): Promise<Start> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [bin, 'serve'], { env: cleanEnv(dataDir), cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    let stderr = '';
+    const url = await new Promise<string>((found, failed) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const m = stderr.match(/listening on (http:\/\/\S+)/);
+        if (m) found(m[1]!);
+      });
+      child.once('exit', (code) => failed(new Error(`parley serve exited (${code}) before listening:\n${stderr}`)));
+    });
+    await healthy(url, Date.now() + 60_000);
+    const ms = performance.now() - t0;
+    await sleep(idleMs);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`parley serve ended while idle (${child.exitCode ?? child.signalCode}):\n${stderr}`);
+    const rssMb = rssKb(child.pid!) / 1024;
+    const childrenRssMb = descendants(child.pid!).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
+    return { ms, rssMb, childrenRssMb };
+  } finally {
+    await stop(child);
+  }
+}
+
+const temp: string[] = [];
+const newDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-startup-'));
+  temp.push(dir);
+  return dir;
+};
+
+try {
+  const before = loadavg();
+  const fresh: Start[] = [];
+  for (let i = 0; i < runs; i++) fresh.push(await start(newDir()));
+  const existingDir = newDir();
+  await start(existingDir); // makes it an existing, ingested data dir
+  const existing: Start[] = [];
+  for (let i = 0; i < runs; i++) existing.push(await start(existingDir));
+  const after = loadavg();
+
+  const fmt = (n: number, digits = 0) => n.toFixed(digits);
+  const row = (name: string, starts: Start[]) => {
+    const t = summarize(starts.map((s) => s.ms));
+    const r = summarize(starts.map((s) => s.rssMb));
+    const c = summarize(starts.map((s) => s.childrenRssMb));
+    return `| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(r.median)} | ${fmt(r.min)}–${fmt(r.max)} | ${fmt(c.median)} |`;
+  };
+  console.log(`parley serve (${values.bin}), ${runs} starts per case, RSS after ${idleMs} ms idle; node ${process.version}`);
+  console.log(`load average before ${before.map((l) => l.toFixed(2)).join(' ')}, after ${after.map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log('| data dir | to /health ms (median) | min–max | idle RSS MB (median) | min–max | tool servers RSS MB |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(row('fresh', fresh));
+  console.log(row('existing', existing));
+} finally {
+  for (const dir of temp) rmSync(dir, { recursive: true, force: true });
+}
