@@ -2,7 +2,7 @@
  * The composition root: builds every part of Parley from one Config and wires them together, then
  * serves the HTTP app. No module-level singletons: each createParley() is independent (tests build many).
  *
- * To add a part (the lead wires these as they land), in createParley():
+ * To add a part, in createParley():
  *   - a lifecycle resource: `resources.push({ name, close, ready? })` — closed in reverse order on shutdown,
  *     `ready` feeds GET /ready;
  *   - a route group: `routes.push({ path: '/api', app: approvalRoutes(deps) })` — mounted after auth, the

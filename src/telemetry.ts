@@ -1,8 +1,9 @@
 /**
  * OpenTelemetry: the NodeSDK configured from the standard OTEL_* variables (exporter, endpoint,
  * headers, service name, sampler), started only when OTEL_EXPORTER_OTLP_ENDPOINT or
- * OTEL_TRACES_EXPORTER is set. Spans are made through @opentelemetry/api, which is a no-op when
- * the SDK is not started, so instrumented code never checks whether telemetry is on.
+ * OTEL_TRACES_EXPORTER is set. Spans are made through @opentelemetry/api, a no-op when the SDK is
+ * not started; code on a per-call path still checks tracingOff() to skip even the no-op span (its two
+ * async frames per span would be held by every run in flight).
  */
 import { ProxyTracerProvider, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { Logger } from './log.ts';

@@ -1,4 +1,4 @@
-/** EngineDeps: everything the engine needs, as ports. The composition root (src/server.ts) builds them. */
+/** EngineDeps: everything the engine needs, as ports. src/core.ts builds them (for the HTTP server and the stdio commands alike). */
 import type { Config } from '../config.ts';
 import type { ApprovalPort } from '../hitl/types.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
