@@ -3,39 +3,29 @@
  * reference filesystem server), API keys on, a run over POST /stream whose specialist wants to write
  * a file, and a human answering through POST /api/approve.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import type { GraphEvent, GraphEventOf } from '../../src/graph/events.ts';
-import { silentLogger } from '../../src/log.ts';
-import { createParley, type Parley } from '../../src/server.ts';
+import { startShippedParley, writeFileQuery, type ShippedParley } from '../support/server.ts';
 import { postJson, readSse } from '../integration/protocols/sse-read.ts';
 
 const KEY = 'e2e-secret-key';
 const auth = { authorization: `Bearer ${KEY}` };
-let parley: Parley;
+let server: ShippedParley;
 let url: string;
 let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
-  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: dataDir, PARLEY_API_KEYS: KEY, PARLEY_LOG_LEVEL: 'silent' });
-  parley = await createParley(config, { logger: silentLogger, telemetry: false });
-  ({ url } = await parley.listen());
+  server = await startShippedParley({ PARLEY_API_KEYS: KEY });
+  ({ url, dataDir } = server);
 }, 60_000);
 
 afterAll(async () => {
-  await parley?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await server?.close();
 });
 
-/** A query the scripted model plans as one filesystem step that calls write_file. */
-function writeQuery(file: string, content: string): string {
-  const args = JSON.stringify({ path: join(dataDir, 'workspace', file), content });
-  return `Write ${file} to the workspace files [[steps:1]] [[tool:filesystem/write_file ${args}]]`;
-}
+const writeQuery = (file: string, content: string) => writeFileQuery(dataDir, file, content);
 
 /** Streams a run until the first approval request; returns it and the rest of the stream. */
 async function runUntilApproval(query: string) {

@@ -6,18 +6,14 @@
  * nothing one caller asked or was told may reach a model request made for another caller's run.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { methods } from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
-import { loadConfig } from '../../src/config.ts';
 import type { GraphEvent, GraphEventOf } from '../../src/graph/events.ts';
 import { callerIdOf } from '../../src/http/auth.ts';
-import { silentLogger } from '../../src/log.ts';
-import { createParley, type Parley } from '../../src/server.ts';
+import type { Parley } from '../../src/server.ts';
+import { startShippedParley, writeFileQuery, type ShippedParley } from '../support/server.ts';
 import { postJson, readAll, readSse } from '../integration/protocols/sse-read.ts';
 import { recordingClient } from '../integration/protocols/acp-client.ts';
 
@@ -26,33 +22,22 @@ const K2 = 'isolation-key-two';
 const ADMIN = 'isolation-admin-key';
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
+let server: ShippedParley;
 let parley: Parley;
 let url: string;
 let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'parley-isolation-'));
-  const config = loadConfig({
-    PARLEY_PORT: '0',
-    PARLEY_DATA_DIR: dataDir,
-    PARLEY_API_KEYS: `${K1},${K2}`,
-    PARLEY_ADMIN_KEYS: ADMIN,
-    PARLEY_LOG_LEVEL: 'silent',
-  });
-  parley = await createParley(config, { logger: silentLogger, telemetry: false });
-  ({ url } = await parley.listen());
+  server = await startShippedParley({ PARLEY_API_KEYS: `${K1},${K2}`, PARLEY_ADMIN_KEYS: ADMIN });
+  ({ parley, url, dataDir } = server);
 }, 60_000);
 
 afterAll(async () => {
-  await parley?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 /** A query the scripted model plans as one filesystem step that calls write_file (which needs approval). */
-function writeQuery(file: string, content: string): string {
-  const args = JSON.stringify({ path: join(dataDir, 'workspace', file), content });
-  return `Write ${file} to the workspace files [[steps:1]] [[tool:filesystem/write_file ${args}]]`;
-}
+const writeQuery = (file: string, content: string) => writeFileQuery(dataDir, file, content);
 
 /** Starts a run over POST /stream and reads it up to its first approval request. */
 async function runUntilApproval(key: string, query: string) {
