@@ -2,6 +2,8 @@
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
+import { createHttpApp, type RouteGroup } from '../../src/http/app.ts';
+import { silentLogger } from '../../src/log.ts';
 
 export interface TestServer {
   url: string;
@@ -21,4 +23,20 @@ export function listen(app: Hono): Promise<TestServer> {
       });
     });
   });
+}
+
+/**
+ * Route groups behind the real app middleware (Host/Origin, auth, body limit, JSON body checks,
+ * errors), served on 127.0.0.1: what a protocol test needs without the whole composition root.
+ */
+export function serveRoutes(routes: RouteGroup[], options: { apiKeys?: string[]; bodyLimitBytes?: number } = {}): Promise<TestServer> {
+  const app = createHttpApp({
+    version: 'test',
+    apiKeys: options.apiKeys ?? [],
+    bodyLimitBytes: options.bodyLimitBytes ?? 256 * 1024,
+    logger: silentLogger,
+    readiness: [],
+    routes,
+  });
+  return listen(app as unknown as Hono);
 }

@@ -4,8 +4,6 @@
  * destructive write_note (so its calls stop for approval), served behind the real HTTP app
  * (auth, body limit, error handler) with /api/approve on 127.0.0.1.
  */
-import type { Hono } from 'hono';
-import { createHttpApp } from '../../../src/http/app.ts';
 import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { aguiRoutes } from '../../../src/protocols/agui.ts';
@@ -14,7 +12,7 @@ import { sseRoutes } from '../../../src/protocols/sse.ts';
 import { NOTER } from './a2a-helpers.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { createTestParley, type TestParley, type TestParleyOptions } from '../../support/engine.ts';
-import { listen, type TestServer } from '../../support/http.ts';
+import { serveRoutes, type TestServer } from '../../support/http.ts';
 
 
 /** A specialist whose only tool asks the user for a city (an MCP elicitation). */
@@ -39,20 +37,12 @@ export async function startRig(options: TestParleyOptions & { heartbeatMs?: numb
   const parley = await createTestParley({ specialists: [NOTER, ASKER], mcpServers: { fx: { url: fixture.mcpUrl } }, ...options });
   const config = { ...parley.config, protocols: { ...parley.config.protocols, sseHeartbeatMs: options.heartbeatMs ?? parley.config.protocols.sseHeartbeatMs } };
   const deps = { engine: parley.engine, approvals: parley.approvals, config, logger: silentLogger };
-  const app = createHttpApp({
-    version: 'test',
-    apiKeys: options.apiKeys ?? [],
-    bodyLimitBytes: 256 * 1024,
-    logger: silentLogger,
-    readiness: [],
-    routes: [
-      { path: '/', app: aguiRoutes(deps) },
-      { path: '/', app: sseRoutes(deps) },
-      { path: '/', app: openaiRoutes(deps) },
-      { path: '/', app: approvalRoutes({ broker: parley.approvals }) },
-    ],
-  });
-  const server = await listen(app as unknown as Hono);
+  const server = await serveRoutes([
+    { path: '/', app: aguiRoutes(deps) },
+    { path: '/', app: sseRoutes(deps) },
+    { path: '/', app: openaiRoutes(deps) },
+    { path: '/', app: approvalRoutes({ broker: parley.approvals }) },
+  ], { apiKeys: options.apiKeys ?? [] });
   return {
     parley,
     fixture,

@@ -6,12 +6,10 @@
  * each with its own client; off unless asked.
  */
 import { randomUUID } from 'node:crypto';
-import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventType, HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { methods, type ClientContext } from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
-import { createHttpApp } from '../../../src/http/app.ts';
 import { callerOf } from '../../../src/http/auth.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { acpRoutes, type AcpRoutes } from '../../../src/protocols/acp.ts';
@@ -21,7 +19,7 @@ import { openaiRoutes } from '../../../src/protocols/openai.ts';
 import OpenAI from 'openai';
 import { reasoningText } from '../../../src/scripted-model/profiles.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { listen, type TestServer } from '../../support/http.ts';
+import { serveRoutes, type TestServer } from '../../support/http.ts';
 import { recordingClient, type RecordingClient } from './acp-client.ts';
 
 let parley: TestParley;
@@ -32,20 +30,12 @@ beforeAll(async () => {
   parley = await createTestParley({ profile: 'reasoning' });
   const deps = { engine: parley.engine, approvals: parley.approvals, config: parley.config, logger: silentLogger };
   acp = acpRoutes({ engine: parley.engine, approvals: parley.approvals, callerOf });
-  const app = createHttpApp({
-    version: 'test',
-    apiKeys: [],
-    bodyLimitBytes: 256 * 1024,
-    logger: silentLogger,
-    readiness: [],
-    routes: [
-      { path: '/', app: aguiRoutes(deps) },
-      { path: '/', app: sseRoutes(deps) },
-      { path: '/', app: acp.app },
-      { path: '/', app: openaiRoutes(deps) },
-    ],
-  });
-  server = await listen(app as unknown as Hono);
+  server = await serveRoutes([
+    { path: '/', app: aguiRoutes(deps) },
+    { path: '/', app: sseRoutes(deps) },
+    { path: '/', app: acp.app },
+    { path: '/', app: openaiRoutes(deps) },
+  ]);
 });
 afterAll(async () => {
   await acp?.close();

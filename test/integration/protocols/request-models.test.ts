@@ -4,7 +4,6 @@
  * model's request log: the model every call of the run asked for, by role.
  */
 import { randomUUID } from 'node:crypto';
-import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { ClientFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
@@ -13,7 +12,6 @@ import { methods, type ClientContext } from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
 import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import OpenAI from 'openai';
-import { createHttpApp } from '../../../src/http/app.ts';
 import { callerOf } from '../../../src/http/auth.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { a2aRoutes } from '../../../src/protocols/a2a.ts';
@@ -23,7 +21,7 @@ import { mcpRoutes } from '../../../src/protocols/mcp.ts';
 import { openaiRoutes } from '../../../src/protocols/openai.ts';
 import { sseRoutes } from '../../../src/protocols/sse.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { listen, type TestServer } from '../../support/http.ts';
+import { serveRoutes, type TestServer } from '../../support/http.ts';
 import { send, text } from './a2a-helpers.ts';
 import { recordingClient } from './acp-client.ts';
 import type { AskResult } from './mcp-helpers.ts';
@@ -40,22 +38,14 @@ beforeAll(async () => {
   const deps = { engine: parley.engine, approvals: parley.approvals, config: parley.config, logger: silentLogger };
   acp = acpRoutes({ engine: parley.engine, approvals: parley.approvals, callerOf });
   let url = '';
-  const app = createHttpApp({
-    version: 'test',
-    apiKeys: [],
-    bodyLimitBytes: 256 * 1024,
-    logger: silentLogger,
-    readiness: [],
-    routes: [
-      { path: '/', app: aguiRoutes(deps) },
-      { path: '/', app: sseRoutes(deps) },
-      { path: '/', app: openaiRoutes(deps) },
-      { path: '/', app: acp.app },
-      { path: '/mcp', app: mcpRoutes({ ...deps, store: parley.store }) },
-      { path: '/', app: a2aRoutes({ ...deps, store: parley.store, publicUrl: () => url }) },
-    ],
-  });
-  server = await listen(app as unknown as Hono);
+  server = await serveRoutes([
+    { path: '/', app: aguiRoutes(deps) },
+    { path: '/', app: sseRoutes(deps) },
+    { path: '/', app: openaiRoutes(deps) },
+    { path: '/', app: acp.app },
+    { path: '/mcp', app: mcpRoutes({ ...deps, store: parley.store }) },
+    { path: '/', app: a2aRoutes({ ...deps, store: parley.store, publicUrl: () => url }) },
+  ]);
   url = server.url;
   a2a = await new ClientFactory().createFromUrl(server.url);
   mcp = new McpClient({ name: 'models-test', version: '1.0.0' });
