@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeName, RunEnding } from './events.ts';
-import { RUN_MODES, canSee, type Caller, type RunRequest } from './run-request.ts';
+import { RUN_MODES, canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import { RunEventLog } from './run-events.ts';
@@ -345,7 +345,7 @@ export class Engine implements RunEngine {
     log.emit({ type: 'run.started', threadId, query: String(request.query ?? ''), mode: request.mode ?? 'auto', protocol: request.protocol });
     log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
     const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
-    const callerId = request.caller?.id || 'anonymous';
+    const callerId = ownerIdOf(request);
     return { id: log.runId, threadId, callerId, result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
   }
 }

@@ -38,6 +38,9 @@ export interface Caller {
  */
 export const LOCAL_CALLER: Caller = Object.freeze({ id: 'anonymous' });
 
+/** The caller a run belongs to: the request's, or the one local caller when it names none. */
+export const ownerIdOf = (request: Pick<RunRequest, 'caller'>): string => request.caller?.id || LOCAL_CALLER.id;
+
 /**
  * Whether `caller` may see a thing owned by `ownerId`: its owner, or an admin. No caller means an
  * internal, unscoped look-up (the engine itself, the CLI); adapters always pass the request's caller.

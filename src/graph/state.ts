@@ -2,7 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { CouncilVerdict, GraphEventBody, NodeName, RunStatus } from './events.ts';
 import type { GraphPlan } from './plan.ts';
-import type { RunMode, RunRequest } from './run-request.ts';
+import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
 import type { RunEventLog } from './run-events.ts';
 import { UsageMeter, effectiveBudget } from './usage.ts';
@@ -97,7 +97,7 @@ export function createRunState(
   const abort = new AbortController();
   // Every in-flight model/tool call of the run listens on this signal (a council alone has 5 at once).
   setMaxListeners(1000, abort.signal);
-  const callerId = init.request.caller?.id || 'anonymous';
+  const callerId = ownerIdOf(init.request);
   const meter = new UsageMeter({
     budget: effectiveBudget(ctx.config.budget.run, init.request.budget),
     callerId,

@@ -21,7 +21,7 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import type { RunEngine, RunHandle } from '../graph/types.ts';
-import type { PriorMessage } from '../graph/run-request.ts';
+import { LOCAL_CALLER, type PriorMessage } from '../graph/run-request.ts';
 import type { ApprovalPort, ApprovalRequest } from '../hitl/types.ts';
 import type { Logger } from '../log.ts';
 import { ANSWER_ARTIFACT_ID, inputRequired, projectEvent, type Projection, type TaskIds } from './a2a-events.ts';
@@ -115,7 +115,7 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
       messages: await this.#priorTurns(rc.contextId, rc.context),
       mode: runModeOf(rc.request),
       models: runModelsOf(rc.request),
-      caller: { id: user?.isAuthenticated ? user.userName : 'anonymous' },
+      caller: user?.isAuthenticated ? { id: user.userName } : LOCAL_CALLER,
       protocol: 'a2a',
     });
     const task: Task = {
