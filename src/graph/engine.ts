@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { RunEngine, RunHandle, RunResult } from './types.ts';
+import type { RunEngine, RunHandle, RunResult } from './contract.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import { RunEventLog } from './run-events.ts';
 import { BudgetExceededError, totalTokens } from './usage.ts';

@@ -20,8 +20,7 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
-import type { RunEngine, RunHandle } from '../../graph/types.ts';
-import { LOCAL_CALLER, type PriorMessage } from '../../graph/run-request.ts';
+import { LOCAL_CALLER, type PriorMessage, type RunEngine, type RunHandle } from '../../graph/contract.ts';
 import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { ANSWER_ARTIFACT_ID, inputRequired, projectEvent, type Projection, type TaskIds } from './events.ts';

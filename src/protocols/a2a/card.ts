@@ -7,7 +7,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, InMemoryTaskStore, ServerCallContext, type AgentExecutor } from '@a2a-js/sdk/server';
-import type { KnowledgeStore } from '../../knowledge/store.ts';
+import type { KnowledgeReads } from '../../graph/contract.ts';
 
 export interface CardOptions {
   version: string;
@@ -44,7 +44,7 @@ export function buildAgentCard(options: CardOptions): AgentCard {
 }
 
 /** Replaces the card's skills with the available specialists (the card object is shared with the SDK handler). */
-export async function refreshSkills(card: AgentCard, store: KnowledgeStore): Promise<void> {
+export async function refreshSkills(card: AgentCard, store: KnowledgeReads): Promise<void> {
   const specialists = await store.listSpecialists({ available: true });
   card.skills = specialists.map((s) => ({
     id: s.id,

@@ -9,7 +9,7 @@
  */
 import { TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server';
-import type { GraphEvent, RunStatus } from '../../graph/events.ts';
+import type { GraphEvent, RunStatus } from '../../graph/contract.ts';
 import type { ApprovalRequest } from '../../hitl/types.ts';
 import { agentMessage, artifact, dataPart, status, textPart } from './parts.ts';
 

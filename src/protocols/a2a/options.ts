@@ -3,8 +3,7 @@
  * `{ "mode": "auto" | "direct" | "orchestrate" | "council", "model": "<id>", "models": { "<role>": "<id>" } }`.
  */
 import type { SendMessageRequest } from '@a2a-js/sdk';
-import { RUN_MODES, type RunMode } from '../../graph/run-request.ts';
-import { readModelChoice, type RequestModels } from '../../graph/request-models.ts';
+import { readModelChoice, type RequestModels, RUN_MODES, type RunMode } from '../../graph/contract.ts';
 
 function rawMode(request: SendMessageRequest): unknown {
   return request.metadata?.mode ?? request.message?.metadata?.mode;

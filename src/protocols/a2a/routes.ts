@@ -11,9 +11,8 @@ import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
 import type { Config } from '../../config.ts';
 import { authEnabled } from '../../http/auth.ts';
-import type { RunEngine } from '../../graph/types.ts';
+import type { KnowledgeReads, RunEngine } from '../../graph/contract.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
-import type { KnowledgeStore } from '../../knowledge/store.ts';
 import type { Logger } from '../../log.ts';
 import { A2ARunBridge } from './bridge.ts';
 import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './card.ts';
@@ -30,7 +29,7 @@ export const CARD_MAX_AGE_SECONDS = 300;
 export interface A2ADeps {
   engine: RunEngine;
   approvals: ApprovalPort;
-  store: KnowledgeStore;
+  store: KnowledgeReads;
   config: Config;
   logger: Logger;
   /**

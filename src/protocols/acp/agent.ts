@@ -6,9 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type ClientCapabilities } from '@agentclientprotocol/sdk';
-import { readModelChoice } from '../../graph/request-models.ts';
-import { LOCAL_CALLER, type Caller } from '../../graph/run-request.ts';
-import type { RunEngine } from '../../graph/types.ts';
+import { type Caller, LOCAL_CALLER, readModelChoice, type RunEngine } from '../../graph/contract.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { agentInfo } from './info.ts';

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { Hono, type Context } from 'hono';
-import { LOCAL_CALLER, type Caller } from '../../graph/run-request.ts';
+import { type Caller, LOCAL_CALLER } from '../../graph/contract.ts';
 import { createAcpAgent, type AcpDeps } from './agent.ts';
 import { peekJson } from '../../http/body.ts';
 import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient, type ClientCaps } from '../shared/client-caps.ts';

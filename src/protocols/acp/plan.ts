@@ -5,8 +5,7 @@
  * saying how it ended, and its real status in `_meta.parley.stepStatus`.
  */
 import type { PlanEntry } from '@agentclientprotocol/sdk';
-import type { StepStatus } from '../../graph/events.ts';
-import type { GraphPlan } from '../../graph/plan.ts';
+import type { GraphPlan, StepStatus } from '../../graph/contract.ts';
 
 interface TrackedStep {
   content: string;

@@ -5,7 +5,7 @@
  * and are refused with a clear invalid-params error rather than silently dropped.
  */
 import { RequestError, type ContentBlock } from '@agentclientprotocol/sdk';
-import type { ContentPart } from '../../graph/run-request.ts';
+import type { ContentPart } from '../../graph/contract.ts';
 
 export interface PromptInput {
   query: string;

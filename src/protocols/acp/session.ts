@@ -1,6 +1,5 @@
 /** Per-session state of the ACP adapter: one ACP session is one Parley thread. */
-import { RUN_MODES, type PriorMessage, type RunMode } from '../../graph/run-request.ts';
-import type { RequestModels } from '../../graph/request-models.ts';
+import { type PriorMessage, type RequestModels, RUN_MODES, type RunMode } from '../../graph/contract.ts';
 import type { SessionMode, SessionModeState } from '@agentclientprotocol/sdk';
 
 export interface AcpSession {

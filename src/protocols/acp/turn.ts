@@ -5,9 +5,7 @@
  * and ends with the stop reason ACP prescribes for how the run ended.
  */
 import { methods, RequestError, type AgentContext, type ClientCapabilities, type PromptResponse, type SessionUpdate } from '@agentclientprotocol/sdk';
-import type { GraphEvent } from '../../graph/events.ts';
-import type { Caller } from '../../graph/run-request.ts';
-import type { RunEngine, RunResult } from '../../graph/types.ts';
+import type { Caller, GraphEvent, RunEngine, RunResult } from '../../graph/contract.ts';
 import type { ApprovalPort, PendingToolCall } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { askClient, toolKind, toolTitle } from './permission.ts';

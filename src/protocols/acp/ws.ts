@@ -15,7 +15,7 @@ import type { Duplex } from 'node:stream';
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { createNodeWebSocketUpgradeHandler } from '@agentclientprotocol/sdk/experimental/node';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { Caller } from '../../graph/run-request.ts';
+import type { Caller } from '../../graph/contract.ts';
 import { DEFAULT_JSON_MAX_DEPTH } from '../../http/body.ts';
 import { answerableId, envelopeProblem } from '../../http/json-rpc-envelope.ts';
 import { leadingRequestId, parseJsonText } from '../../http/json-text.ts';

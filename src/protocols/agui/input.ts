@@ -8,8 +8,7 @@
 import { contentToText, type ContentPart as AguiPart, type Message, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
-import type { Caller, ContentPart, PriorMessage, RunRequest } from '../../graph/run-request.ts';
-import { resolveModelChoice } from '../../graph/request-models.ts';
+import { type Caller, type ContentPart, type PriorMessage, resolveModelChoice, type RunRequest } from '../../graph/contract.ts';
 import { describeIssue, RunOptionsSchema } from '../shared/run-options.ts';
 
 export const ParleyPropsSchema = RunOptionsSchema.extend({

@@ -3,7 +3,7 @@
  * plan with each step's status, the route, the latest verification and the pending approvals,
  * all under the `parley` key so a frontend's own state keys are never touched.
  */
-import type { GraphEvent, NodeName, RouteStage, RunStatus, StepStatus } from '../../graph/events.ts';
+import type { GraphEvent, NodeName, RouteStage, RunStatus, StepStatus } from '../../graph/contract.ts';
 
 export interface StepView {
   id: string;

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { EventEncoder } from '@ag-ui/encoder';
-import type { GraphEvent } from '../../graph/events.ts';
+import type { GraphEvent } from '../../graph/contract.ts';
 import type { Logger } from '../../log.ts';
 import type { AguiTranslator } from './translate.ts';
 

@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventType, PROTOCOL_VERSION, type BaseEvent, type TokenUsage } from '@ag-ui/core';
 import jsonPatch from 'fast-json-patch';
-import type { GraphEvent, GraphEventOf, NodeName, UsageTotals } from '../../graph/events.ts';
+import type { GraphEvent, GraphEventOf, NodeName, UsageTotals } from '../../graph/contract.ts';
 import type { ApprovalRequest } from '../../hitl/types.ts';
 import { interruptsFor } from './interrupts.ts';
 import { initialState, reduceState, type AguiState } from './state.ts';

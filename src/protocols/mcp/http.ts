@@ -18,7 +18,7 @@ import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../../config.ts';
 import { isLoopback, LOOPBACK_NAMES } from '../../http/request-origin.ts';
-import { LOCAL_CALLER, type Caller } from '../../graph/run-request.ts';
+import { type Caller, LOCAL_CALLER } from '../../graph/contract.ts';
 import { createParleyMcpServer, type McpServerDeps } from './server.ts';
 import { checkParams } from './params.ts';
 import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient } from '../shared/client-caps.ts';

@@ -5,8 +5,7 @@
  * the client's cancellation cancels the run.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { CouncilVerdict, GraphEvent } from '../../graph/events.ts';
-import type { RunEngine, RunHandle, RunResult } from '../../graph/types.ts';
+import type { CouncilVerdict, GraphEvent, RunEngine, RunHandle, RunResult } from '../../graph/contract.ts';
 import type { ApprovalDecision, ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 

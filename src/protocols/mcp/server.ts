@@ -8,22 +8,17 @@
  * and the run resources see only that caller's runs and approvals (an admin's: every caller's), and
  * another caller's id gets the same not-found answer as an unknown one.
  */
-import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../../graph/request-models.ts';
-import { MODEL_ROLES } from '../../llm/types.ts';
+import { type Caller, canSee, CouncilVerdictSchema, type KnowledgeReads, LOCAL_CALLER, MODEL_ROLES, ModelNameSchema, ownerFilter, resolveModelChoice, RoleModelsSchema, RUN_MODES, type RunEngine } from '../../graph/contract.ts';
 import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
-import { CouncilVerdictSchema } from '../../graph/schemas.ts';
 import { z } from 'zod';
-import type { RunEngine } from '../../graph/types.ts';
-import { LOCAL_CALLER, RUN_MODES, canSee, ownerFilter, type Caller } from '../../graph/run-request.ts';
 import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../../hitl/types.ts';
-import type { KnowledgeStore } from '../../knowledge/store.ts';
 import type { Logger } from '../../log.ts';
 import { followRun, type FollowDeps } from './run.ts';
 
 export interface McpServerDeps {
   engine: RunEngine;
   approvals: ApprovalPort;
-  store: KnowledgeStore;
+  store: KnowledgeReads;
   logger: Logger;
   version?: string;
   /** Whom this server acts for (default: the one local caller, "anonymous"). */

@@ -3,8 +3,7 @@
  * kept for the passthrough), the routing mode chosen, and messages turned into a RunRequest.
  */
 import { z } from 'zod';
-import type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from '../../graph/run-request.ts';
-import { readModelChoice } from '../../graph/request-models.ts';
+import { type Caller, type ContentPart, type PriorMessage, readModelChoice, type RunMode, type RunRequest } from '../../graph/contract.ts';
 import type { Config } from '../../config.ts';
 
 export const ROUTING_MODES = ['passthrough', 'orchestration', 'council', 'auto'] as const;

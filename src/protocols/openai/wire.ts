@@ -5,8 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { GraphEvent, UsageTotals } from '../../graph/events.ts';
-import type { RunResult } from '../../graph/types.ts';
+import type { GraphEvent, RunResult, UsageTotals } from '../../graph/contract.ts';
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };

@@ -5,8 +5,7 @@
  * run's first events (emitted synchronously by the engine, so this costs microseconds) until the
  * guard has spoken, then stream those events followed by the rest from the same consumer.
  */
-import type { GraphEvent, GraphEventOf } from '../../graph/events.ts';
-import type { RunHandle } from '../../graph/types.ts';
+import type { GraphEvent, GraphEventOf, RunHandle } from '../../graph/contract.ts';
 
 export type Admission =
   | { admitted: false; finished: GraphEventOf<'run.finished'>; retryAfterMs: number }

@@ -4,8 +4,7 @@
  * the field (`budget.tokens: …`).
  */
 import { z } from 'zod';
-import { RUN_MODES } from '../../graph/run-request.ts';
-import { ModelNameSchema, RoleModelsSchema, unknownRoleMessage } from '../../graph/request-models.ts';
+import { ModelNameSchema, RoleModelsSchema, RUN_MODES, unknownRoleMessage } from '../../graph/contract.ts';
 
 /** Budget overrides: each may only lower the configured default (the engine enforces that). */
 export const BudgetOverrideSchema = z

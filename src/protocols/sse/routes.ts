@@ -9,14 +9,12 @@
  */
 import { Hono, type Context } from 'hono';
 import type { Config } from '../../config.ts';
-import type { GraphEvent } from '../../graph/events.ts';
-import type { RunEngine, RunHandle } from '../../graph/types.ts';
+import { type GraphEvent, resolveModelChoice, type RunEngine, type RunHandle } from '../../graph/contract.ts';
 import { callerOf } from '../../http/auth.ts';
 import { readJson } from '../../http/body.ts';
 import { errorHandler, jsonError } from '../../http/errors.ts';
 import type { Logger } from '../../log.ts';
 import { admit, retryAfterSeconds } from '../shared/admission.ts';
-import { resolveModelChoice } from '../../graph/request-models.ts';
 import { describeIssue } from '../shared/run-options.ts';
 import { StreamBodySchema } from './body.ts';
 import { streamGraphEvents } from './stream.ts';

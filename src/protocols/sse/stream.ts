@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { GraphEvent } from '../../graph/events.ts';
+import type { GraphEvent } from '../../graph/contract.ts';
 
 export interface SseOptions {
   heartbeatMs: number;
