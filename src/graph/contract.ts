@@ -5,6 +5,7 @@
  * per-request model choice, plan and verdict types, and the read side of the knowledge store and
  * the passthrough client that the adapters are handed. Anything else in graph/ is the engine's own.
  */
+import type { Admission } from './admission.ts';
 import type { DirectCall, DirectCallRequest } from './direct-call.ts';
 import type { GraphEvent, RunEnding } from './events.ts';
 import type { Caller, RunRequest } from './run-request.ts';
@@ -32,6 +33,8 @@ export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
 export type { GraphPlan } from './plan.ts';
 export { CouncilVerdictSchema } from './schemas.ts';
+// Admission: whether the usage guard let a run through (RunHandle.admission).
+export type { Admission } from './admission.ts';
 // A model call made outside a run (the OpenAI passthrough): admitted by RunEngine.admitDirectCall.
 export type { DirectCall, DirectCallRequest } from './direct-call.ts';
 export { createPassthrough, passthroughUsage, type Passthrough } from '../llm/passthrough.ts';
@@ -49,6 +52,12 @@ export interface RunHandle {
   readonly threadId: string;
   /** The caller that started the run: it owns the run and everything the run produces. */
   readonly callerId: string;
+  /**
+   * Settles as soon as the usage guard has decided, before any model call: admitted, or refused
+   * with the reason and a retry delay (the run then ends "blocked"). Never rejects. HTTP adapters
+   * await it to answer a refusal with 429 + Retry-After instead of opening a stream.
+   */
+  readonly admission: Promise<Admission>;
   /** Settles when the run ends; never rejects (failures are a RunResult with status "failed"). */
   readonly result: Promise<RunResult>;
   /**

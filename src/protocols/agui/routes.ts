@@ -62,7 +62,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     const handle = deps.engine.start(built.request);
     const admission = await admit(handle);
     if (!admission.admitted) {
-      return jsonError(c, 429, admission.finished.error ?? 'rate limited', 'rate_limited', { 'Retry-After': retryAfterSeconds(admission.retryAfterMs) });
+      return jsonError(c, 429, admission.error, 'rate_limited', { 'Retry-After': retryAfterSeconds(admission.retryAfterMs) });
     }
     const translator = new AguiTranslator({
       threadId: input.threadId,

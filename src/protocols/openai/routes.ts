@@ -68,7 +68,7 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
     const handle = deps.engine.start(built.request);
     const admission = await admit(handle);
     if (!admission.admitted) {
-      return sendError(c, 429, admission.finished.error ?? 'rate limited', {
+      return sendError(c, 429, admission.error, {
         code: 'rate_limit_exceeded',
         headers: { 'Retry-After': retryAfterSeconds(admission.retryAfterMs), 'X-Parley-Run-Id': handle.id },
       });

@@ -47,7 +47,7 @@ export function sseRoutes(deps: SseDeps): Hono {
     });
     const admission = await admit(handle);
     if (!admission.admitted) {
-      return jsonError(c, 429, admission.finished.error ?? 'rate limited', 'rate_limited', {
+      return jsonError(c, 429, admission.error, 'rate_limited', {
         'Retry-After': retryAfterSeconds(admission.retryAfterMs),
         'X-Parley-Run-Id': handle.id,
       });
