@@ -1,107 +1,31 @@
 /**
  * Parley as an MCP server over Streamable HTTP on 127.0.0.1, driven by the MCP client SDK, against
  * the real engine (scripted model, Kuzu in memory, a real MCP fixture server whose write tool needs approval).
+ * The cases every transport shares run per transport in transports.test.ts; these are HTTP's own or
+ * need a client set up differently (no elicitation, a declining one, a second endpoint).
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hono } from 'hono';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { approvalRoutes } from '../../../../src/hitl/routes.ts';
-import { silentLogger } from '../../../../src/log.ts';
-import { mcpRoutes } from '../../../../src/protocols/mcp/index.ts';
-import { createTestParley, type TestParley } from '../../../support/engine.ts';
-import { listen, type TestServer } from '../../../support/http.ts';
-import { startFixtureHttpServer, type FixtureHttpServer } from '../../../fixtures/tools/http-server.ts';
-import { NOTER, NOTE_QUERY, progressLog, structured, textOf, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
+import { NOTE_QUERY, progressLog, startMcpHttp, structured, textOf, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
 
 const IDLE_MS = 300;
-let fixture: FixtureHttpServer;
-let parley: TestParley;
-let server: TestServer;
-const clients: Client[] = [];
+let served: Awaited<ReturnType<typeof startMcpHttp>>;
+let parley: typeof served.parley;
+let server: typeof served.server;
 
 beforeAll(async () => {
-  fixture = await startFixtureHttpServer();
-  parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } } });
-  const app = new Hono();
-  app.route('/mcp', mcpRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger }));
-  // A second endpoint whose sessions expire quickly when idle.
-  app.route('/mcp-short', mcpRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger, sessionIdleMs: IDLE_MS }));
-  app.route('/', approvalRoutes({ broker: parley.approvals }));
-  server = await listen(app);
+  served = await startMcpHttp({ sessionIdleMs: IDLE_MS });
+  ({ parley, server } = served);
 });
 afterAll(async () => {
-  for (const c of clients) await c.close().catch(() => undefined);
-  await server?.close();
-  await parley?.close();
-  await fixture?.close();
+  await served?.close();
 });
 
-async function connect(options: { path?: string; elicit?: (params: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> } } = {}) {
-  const client = new Client({ name: 'parley-test', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
-  if (options.elicit) {
-    const answer = options.elicit;
-    client.setRequestHandler('elicitation/create', async (req) => answer(req.params as { message: string; requestedSchema: unknown }));
-  }
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`)));
-  clients.push(client);
-  return client;
-}
-
-const writesTo = (path: string) => fixture.state.writes.filter((w) => w.path === path).length;
+const connect = (options?: Parameters<typeof served.connect>[0]) => served.connect(options);
+const writesTo = (path: string) => served.writesTo(path);
 
 describe('MCP server over Streamable HTTP', () => {
-  it('lists its tools with descriptions and input schemas', async () => {
-    const client = await connect();
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['approve', 'ask', 'council', 'get_run', 'list_specialists', 'search_memory']);
-    for (const t of tools) expect(t.description?.length).toBeGreaterThan(20);
-    const ask = tools.find((t) => t.name === 'ask')!;
-    expect(ask.inputSchema).toMatchObject({ type: 'object', required: ['query'] });
-    expect(ask.outputSchema).toBeDefined();
-  });
-
-  it('ask runs the graph, sends progress per node and step, and returns the answer with run id and usage', async () => {
-    const client = await connect();
-    const progress = progressLog();
-    const result = await client.callTool({ name: 'ask', arguments: { query: 'noter: keep notes on two topics [[route:plan]] [[steps:2]]' } }, { onprogress: progress.onprogress });
-    expect(result.isError).toBeFalsy();
-    const out = structured<AskResult>(result);
-    expect(out.status).toBe('completed');
-    expect(out.answer).toBeTruthy();
-    expect(textOf(result)).toBe(out.answer);
-    expect(out.usage.modelCalls).toBeGreaterThan(0);
-    expect((await parley.engine.get(out.runId)?.result)?.status).toBe('completed');
-
-    const messages = progress.seen.map((p) => p.message ?? '');
-    expect(messages[0]).toBe(`run ${out.runId} started`);
-    expect(messages).toContain('node router');
-    expect(messages.filter((m) => /^step s\S* started/.test(m))).toHaveLength(2);
-    expect(messages.filter((m) => /^step s\S* succeeded/.test(m))).toHaveLength(2);
-    const values = progress.seen.map((p) => p.progress);
-    expect(values).toEqual([...values].sort((a, b) => a - b));
-    expect(new Set(values).size).toBe(values.length);
-  });
-
-  it('asks for approval through elicitation and resolves the broker with the answer', async () => {
-    const asked: string[] = [];
-    const client = await connect({
-      elicit: ({ message, requestedSchema }) => {
-        asked.push(message);
-        const ids = Object.keys((requestedSchema as { properties: Record<string, unknown> }).properties);
-        return { action: 'accept', content: Object.fromEntries(ids.map((id) => [id, 'accept'])) };
-      },
-    });
-    const before = writesTo('a2a.txt');
-    const result = await client.callTool({ name: 'ask', arguments: { query: NOTE_QUERY } });
-    const out = structured<AskResult>(result);
-    expect(out.status).toBe('completed');
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain('fx/write_note');
-    expect(writesTo('a2a.txt')).toBe(before + 1);
-    await expect.poll(async () => (await parley.store.listApprovals(out.runId)).map((a) => a.actor)).toEqual(['mcp-elicitation']);
-  });
-
   it('a declined elicitation denies the tool call', async () => {
     const client = await connect({ elicit: () => ({ action: 'decline' }) });
     const before = writesTo('a2a.txt');
@@ -130,18 +54,6 @@ describe('MCP server over Streamable HTTP', () => {
     expect(writesTo('a2a.txt')).toBe(before + 1);
   });
 
-  it('client cancellation cancels the run', async () => {
-    const client = await connect();
-    const progress = progressLog();
-    const abort = new AbortController();
-    const asking = client.callTool({ name: 'ask', arguments: { query: 'this never answers [[fault:hang]]' } }, { onprogress: progress.onprogress, signal: abort.signal });
-    const [, runId] = await progress.waitFor(/^run (\S+) started/);
-    await progress.waitFor(/^node router/);
-    abort.abort();
-    await expect(asking).rejects.toThrow();
-    expect((await parley.engine.get(runId!)?.result)?.status).toBe('cancelled');
-  });
-
   it('a failed run is a tool error result with the reason', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'ask', arguments: { query: 'this will break [[fault:500]]' } });
@@ -151,22 +63,6 @@ describe('MCP server over Streamable HTTP', () => {
     expect(textOf(result)).toContain(`Run ${out.runId} failed`);
   });
 
-  it('bad arguments are a tool error result, not a crash, and the session goes on', async () => {
-    const client = await connect();
-    const wrongType = await client.callTool({ name: 'ask', arguments: { query: 42 } });
-    expect(wrongType.isError).toBe(true);
-    expect(textOf(wrongType)).toMatch(/query/);
-    const badMode = await client.callTool({ name: 'ask', arguments: { query: 'hi', mode: 'turbo' } });
-    expect(badMode.isError).toBe(true);
-    const unknownRun = await client.callTool({ name: 'get_run', arguments: { run_id: 'no-such-run' } });
-    expect(unknownRun).toMatchObject({ isError: true });
-    const unknownApproval = await client.callTool({ name: 'approve', arguments: { request_id: 'nope', decisions: {} } });
-    expect(unknownApproval.isError).toBe(true);
-    expect(textOf(unknownApproval)).toMatch(/not_found/);
-    expect((await client.listTools()).tools.length).toBe(6);
-  });
-
-  // The SDK answered these with -32603 Internal error and a raw zod issue dump (found by the fuzz test).
   it('params that do not match the request\'s schema get -32602 with one plain line naming the field, and the session goes on', async () => {
     const client = await connect();
     const transport = client.transport as StreamableHTTPClientTransport;
