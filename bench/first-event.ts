@@ -13,8 +13,8 @@ import type { Hono } from 'hono';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { createHttpApp } from '../src/http/app.ts';
 import { silentLogger } from '../src/log.ts';
-import { aguiRoutes } from '../src/protocols/agui.ts';
-import { sseRoutes } from '../src/protocols/sse.ts';
+import { aguiRoutes } from '../src/protocols/agui/index.ts';
+import { sseRoutes } from '../src/protocols/sse/index.ts';
 import { createTestParley } from '../test/support/engine.ts';
 import { listen } from '../test/support/http.ts';
 

@@ -62,11 +62,11 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<numb
   const { engine, approvals, store, logger } = parley;
   const { LOCAL_CALLER } = await import('./graph/run-request.ts');
   if (protocol === 'acp') {
-    const { serveAcpStdio } = await import('./protocols/acp.ts');
+    const { serveAcpStdio } = await import('./protocols/acp/index.ts');
     const connection = serveAcpStdio({ engine, approvals, logger, caller: LOCAL_CALLER });
     await connection.closed;
   } else {
-    const { serveMcpStdio } = await import('./protocols/mcp.ts');
+    const { serveMcpStdio } = await import('./protocols/mcp/index.ts');
     const served = await serveMcpStdio({ engine, approvals, store, logger, version: VERSION });
     await served.closed;
   }

@@ -25,15 +25,15 @@ import { createCore, type Closer, type Core } from './core.ts';
 import { authEnabled, authenticateBearer, callerOf } from './http/auth.ts';
 import { isLoopback, originPolicy } from './http/request-origin.ts';
 import { refuseUpgrade } from './http/upgrade.ts';
-import type { CappedClient } from './protocols/client-caps.ts';
+import type { CappedClient } from './protocols/acp/index.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
-import { aguiRoutes } from './protocols/agui.ts';
-import { sseRoutes } from './protocols/sse.ts';
-import { openaiRoutes } from './protocols/openai.ts';
-import { a2aRoutes } from './protocols/a2a.ts';
-import { mcpRoutes } from './protocols/mcp.ts';
-import { acpRoutes, acpWebSocket } from './protocols/acp.ts';
+import { aguiRoutes } from './protocols/agui/index.ts';
+import { sseRoutes } from './protocols/sse/index.ts';
+import { openaiRoutes } from './protocols/openai/index.ts';
+import { a2aRoutes } from './protocols/a2a/index.ts';
+import { mcpRoutes } from './protocols/mcp/index.ts';
+import { acpRoutes, acpWebSocket } from './protocols/acp/index.ts';
 
 /** The built-in scripted model runs for the life of the server: its request log keeps the latest calls only. */
 const SCRIPTED_LOG_LIMIT = 1000;

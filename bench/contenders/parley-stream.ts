@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { GraphEvent } from '../../src/graph/events.ts';
 import { createHttpApp } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/log.ts';
-import { sseRoutes } from '../../src/protocols/sse.ts';
+import { sseRoutes } from '../../src/protocols/sse/index.ts';
 import type { Contender } from '../lib/contender.ts';
 import { now } from '../lib/clock.ts';
 import { workloadQuery } from '../lib/workload.ts';

@@ -4,7 +4,7 @@
  * (its GraphEvent stream, then the result).
  */
 import type { GraphEvent } from '../../src/graph/events.ts';
-import type { RunHandle } from '../../src/graph/types.ts';
+import type { RunHandle } from '../../src/graph/contract.ts';
 import type { Contender } from '../lib/contender.ts';
 import { now } from '../lib/clock.ts';
 import { workloadQuery, type RunOutcome, type StepOutput } from '../lib/workload.ts';

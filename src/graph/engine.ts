@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { RunEngine, RunHandle, RunResult } from './types.ts';
+import type { RunEngine, RunHandle, RunResult } from './contract.ts';
+import { ADMITTED, admissionGate } from './admission.ts';
 import type { EngineDeps, SpanRunner } from './deps.ts';
 import { RunEventLog } from './run-events.ts';
 import { BudgetExceededError, totalTokens } from './usage.ts';
@@ -120,9 +121,10 @@ export class Engine implements RunEngine {
       return this.#failedHandle(log, threadId, request, `run id "${id}" is already in use`);
     }
 
-    const run = createRunState({ id, threadId, request, startedAt, log }, ctx);
+    const admission = admissionGate();
+    const run = createRunState({ id, threadId, request, startedAt, log, admit: admission.settle }, ctx);
     const result = this.#execute(run);
-    const handle: RunHandle = { id, threadId, callerId: run.callerId, result, events: (afterSeq) => log.events(afterSeq) };
+    const handle: RunHandle = { id, threadId, callerId: run.callerId, admission: admission.promise, result, events: (afterSeq) => log.events(afterSeq) };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
     void result.then(() => {
@@ -194,6 +196,8 @@ export class Engine implements RunEngine {
     if (run.abort.signal.aborted && (!run.outcome || run.outcome.status === 'completed')) run.outcome = outcomeOf(run, run.abort.signal.reason);
     const outcome: RunOutcome = run.outcome ?? (run.answer !== undefined ? { status: 'completed' } : { status: 'failed', error: 'the run ended without an answer' });
     run.outcome = outcome;
+    // A run that ended before the guard decided (invalid request, cancelled) was not refused.
+    run.admit(ADMITTED);
     if (!run.abort.signal.aborted) run.abort.abort(RUN_FINISHED);
     this.#cancelApprovals(run.id);
 
@@ -346,7 +350,7 @@ export class Engine implements RunEngine {
     log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
     const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
     const callerId = ownerIdOf(request);
-    return { id: log.runId, threadId, callerId, result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
+    return { id: log.runId, threadId, callerId, admission: Promise.resolve(ADMITTED), result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
   }
 }
 

@@ -5,6 +5,7 @@ import type { GraphPlan } from './plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
 import type { RunEventLog } from './run-events.ts';
+import type { Admission } from './admission.ts';
 import { UsageMeter, effectiveBudget } from './usage.ts';
 import type { CallerLedger, LedgerSnapshot } from './ledger.ts';
 import { meterModel } from './metered-model.ts';
@@ -39,6 +40,8 @@ export interface RunState {
   readonly meter: UsageMeter;
   /** The shared model client wrapped for this run (budget reservation, signal, overrides). */
   readonly model: ModelClient;
+  /** Settles RunHandle.admission (the usage guard decides; the first call wins). */
+  readonly admit: (admission: Admission) => void;
 
   /** Available specialists by id, loaded once by the router (shared, read-only). */
   specialists: SpecialistMap;
@@ -91,7 +94,7 @@ export function emit(run: RunState, body: GraphEventBody): void {
 
 /** A fresh, isolated RunState: its own abort controller, budget meter and metered model client. */
 export function createRunState(
-  init: { id: string; threadId: string; request: RunRequest; startedAt: number; log: RunEventLog },
+  init: { id: string; threadId: string; request: RunRequest; startedAt: number; log: RunEventLog; admit?: (admission: Admission) => void },
   ctx: EngineContext,
 ): RunState {
   const abort = new AbortController();
@@ -109,6 +112,8 @@ export function createRunState(
   const run: RunState = {
     ...init,
     mode: init.request.mode ?? 'auto',
+    // A run state made outside Engine.start (a node under test) has no handle to tell.
+    admit: init.admit ?? (() => undefined),
     callerId,
     abort,
     meter,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphEvent, GraphEventOf } from '../../src/graph/events.ts';
 import { startShippedParley, writeFileQuery, type ShippedParley } from '../support/server.ts';
-import { postJson, readSse } from '../integration/protocols/sse-read.ts';
+import { postJson, readSse } from '../support/protocols/sse-read.ts';
 
 const KEY = 'e2e-secret-key';
 const auth = { authorization: `Bearer ${KEY}` };

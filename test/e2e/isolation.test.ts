@@ -14,8 +14,8 @@ import type { GraphEvent, GraphEventOf } from '../../src/graph/events.ts';
 import { callerIdOf } from '../../src/http/auth.ts';
 import type { Parley } from '../../src/server.ts';
 import { startShippedParley, writeFileQuery, type ShippedParley } from '../support/server.ts';
-import { postJson, readAll, readSse } from '../integration/protocols/sse-read.ts';
-import { recordingClient } from '../integration/protocols/acp-client.ts';
+import { postJson, readAll, readSse } from '../support/protocols/sse-read.ts';
+import { recordingClient } from '../support/protocols/acp-client.ts';
 
 const K1 = 'isolation-key-one';
 const K2 = 'isolation-key-two';

@@ -9,7 +9,7 @@ import { Engine } from '../../src/graph/engine.ts';
 import type { EngineDeps } from '../../src/graph/deps.ts';
 import type { GraphEvent } from '../../src/graph/events.ts';
 import type { RunRequest } from '../../src/graph/run-request.ts';
-import type { RunResult } from '../../src/graph/types.ts';
+import type { RunResult } from '../../src/graph/contract.ts';
 import { ApprovalBroker } from '../../src/hitl/approvals.ts';
 import type { KnowledgeStore, SpecialistRecord } from '../../src/knowledge/store.ts';
 import { openKuzuStore } from '../../src/knowledge/kuzu/store.ts';

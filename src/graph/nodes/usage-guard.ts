@@ -5,6 +5,7 @@
 import type { EngineContext, RunState } from '../state.ts';
 import type { NodeResult } from './types.ts';
 import { BudgetExceededError } from '../usage.ts';
+import { ADMITTED } from '../admission.ts';
 
 export async function usageGuard(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   try {
@@ -12,7 +13,10 @@ export async function usageGuard(run: RunState, ctx: EngineContext): Promise<Nod
   } catch (err) {
     if (!(err instanceof BudgetExceededError)) throw err;
     run.outcome = { status: 'blocked', error: err.message, retryAfterMs: err.retryAfterMs };
+    // The ledger always says when a refused start frees up; 0 only if a future limit cannot tell.
+    run.admit({ admitted: false, error: err.message, retryAfterMs: err.retryAfterMs ?? 0 });
     return 'end';
   }
+  run.admit(ADMITTED);
   return 'router';
 }

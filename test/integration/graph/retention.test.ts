@@ -1,7 +1,7 @@
 /** Finished runs stay replayable within both retention limits: time and count (oldest finished dropped first). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRig, type Rig } from '../protocols/agui-rig.ts';
-import { postJson, readAll } from '../protocols/sse-read.ts';
+import { startRig, type Rig } from '../../support/protocols/agui-rig.ts';
+import { postJson, readAll } from '../../support/protocols/sse-read.ts';
 
 let rig: Rig;
 beforeAll(async () => {

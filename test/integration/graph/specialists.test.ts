@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { listen, type TestServer } from '../../support/http.ts';
-import { a2aRoutes } from '../../../src/protocols/a2a.ts';
+import { a2aRoutes } from '../../../src/protocols/a2a/index.ts';
 import { A2aPeerHost } from '../../../src/tools/a2a-peer.ts';
 import { silentLogger } from '../../../src/log.ts';
 import type { SpecialistRecord } from '../../../src/knowledge/store.ts';

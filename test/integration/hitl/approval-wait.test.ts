@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
-import { ASK_QUERY, NOTE_QUERY, startRig, type Rig } from '../protocols/agui-rig.ts';
+import { ASK_QUERY, NOTE_QUERY, startRig, type Rig } from '../../support/protocols/agui-rig.ts';
 
 const STEP_TIMEOUT_MS = 600;
 const APPROVAL_TIMEOUT_MS = 1500;

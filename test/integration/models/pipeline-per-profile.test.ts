@@ -13,7 +13,7 @@ import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { createParley } from '../../../src/server.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
-import { postJson, readSse } from '../protocols/sse-read.ts';
+import { postJson, readSse } from '../../support/protocols/sse-read.ts';
 
 const CASES: { profile: string; env?: Record<string, string>; strategy: string }[] = [
   { profile: 'openai', strategy: 'json_schema' },

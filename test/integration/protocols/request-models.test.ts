@@ -14,17 +14,17 @@ import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontex
 import OpenAI from 'openai';
 import { callerOf } from '../../../src/http/auth.ts';
 import { silentLogger } from '../../../src/log.ts';
-import { a2aRoutes } from '../../../src/protocols/a2a.ts';
-import { acpRoutes, type AcpRoutes } from '../../../src/protocols/acp.ts';
-import { aguiRoutes } from '../../../src/protocols/agui.ts';
-import { mcpRoutes } from '../../../src/protocols/mcp.ts';
-import { openaiRoutes } from '../../../src/protocols/openai.ts';
-import { sseRoutes } from '../../../src/protocols/sse.ts';
+import { a2aRoutes } from '../../../src/protocols/a2a/index.ts';
+import { acpRoutes, type AcpRoutes } from '../../../src/protocols/acp/index.ts';
+import { aguiRoutes } from '../../../src/protocols/agui/index.ts';
+import { mcpRoutes } from '../../../src/protocols/mcp/index.ts';
+import { openaiRoutes } from '../../../src/protocols/openai/index.ts';
+import { sseRoutes } from '../../../src/protocols/sse/index.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { serveRoutes, type TestServer } from '../../support/http.ts';
-import { send, text } from './a2a-helpers.ts';
-import { recordingClient } from './acp-client.ts';
-import type { AskResult } from './mcp-helpers.ts';
+import { send, text } from '../../support/protocols/a2a-helpers.ts';
+import { recordingClient } from '../../support/protocols/acp-client.ts';
+import type { AskResult } from '../../support/protocols/mcp-helpers.ts';
 
 let parley: TestParley;
 let server: TestServer;

@@ -1,7 +1,7 @@
 /**
  * THE table of what the fuzz test attacks: every route Parley serves, one row each, found with
  *   grep -rnE "app\.(get|post|all|on)\(|\.route\(|upgrade" src/
- * (src/http/app.ts, src/knowledge/routes.ts, src/hitl/routes.ts, src/protocols/{sse,agui,openai,a2a,mcp-http,acp-http,acp-ws}.ts).
+ * (src/http/app.ts, src/knowledge/routes.ts, src/hitl/routes.ts, src/protocols/{sse,agui,openai,a2a}/routes.ts, src/protocols/mcp/http.ts, src/protocols/acp/{http,ws}.ts).
  * A route added there needs a row here.
  *
  * Each row generates the near-valid part of a request (path, route-specific headers, body); the
@@ -395,7 +395,7 @@ export const ENDPOINTS: Endpoint[] = [
   // src/http/app.ts
   { id: 'GET /health', methods: ['GET'], protocol: 'rest', startsRuns: false, json: false, near: getShape('/health') },
   { id: 'GET /ready', methods: ['GET'], protocol: 'rest', startsRuns: false, json: false, near: getShape('/ready') },
-  // src/protocols/sse.ts
+  // src/protocols/sse/routes.ts
   { id: 'POST /stream', methods: ['POST'], protocol: 'rest', startsRuns: true, json: true, near: withJunk('/stream', streamBodies) },
   { id: 'GET /stream/:runId', methods: ['GET'], protocol: 'rest', startsRuns: false, json: false, near: getShape('/stream/:runId', queryOf({ after: fc.oneof(fc.nat().map(String), text) })) },
   { id: 'POST /stream/:runId/cancel', methods: ['POST'], protocol: 'rest', startsRuns: false, json: false, near: getShape('/stream/:runId/cancel') },
@@ -411,20 +411,20 @@ export const ENDPOINTS: Endpoint[] = [
   { id: 'POST /api/approve', methods: ['POST'], protocol: 'rest', startsRuns: false, json: true, near: approveBodies },
   { id: 'GET /api/approvals', methods: ['GET'], protocol: 'rest', startsRuns: false, json: false, near: getShape('/api/approvals', queryOf({ runId: text })) },
   { id: 'GET /api/approvals/:id', methods: ['GET'], protocol: 'rest', startsRuns: false, json: false, near: getShape('/api/approvals/:id') },
-  // src/protocols/agui.ts
+  // src/protocols/agui/routes.ts
   { id: 'POST /ag-ui', methods: ['POST'], protocol: 'rest', startsRuns: true, json: true, near: withJunk('/ag-ui', aguiBodies) },
-  // src/protocols/openai.ts
+  // src/protocols/openai/routes.ts
   { id: 'POST /v1/chat/completions', methods: ['POST'], protocol: 'openai', startsRuns: true, json: true, near: withJunk('/v1/chat/completions', chatBodies) },
   { id: 'GET /v1/models', methods: ['GET'], protocol: 'openai', startsRuns: false, json: false, near: getShape('/v1/models') },
-  // src/protocols/a2a.ts
+  // src/protocols/a2a/routes.ts
   { id: 'GET /.well-known/agent-card.json', methods: ['GET'], protocol: 'rest', startsRuns: false, json: false, near: fc.tuple(getShape('/.well-known/agent-card.json'), fc.constantFrom<Record<string, string>>({}, { 'a2a-version': '1.0' }, { 'a2a-version': '0.3' }, { 'a2a-version': 'x' }, { 'if-none-match': '"x"' })).map(([s, headers]) => ({ ...s, headers })) },
   { id: 'POST /a2a', methods: ['POST'], protocol: 'a2a', startsRuns: true, json: true, near: a2aBodies },
-  // src/protocols/mcp-http.ts (mounted at /mcp)
+  // src/protocols/mcp/http.ts (mounted at /mcp)
   { id: 'ALL /mcp', methods: ['POST', 'GET', 'DELETE'], protocol: 'mcp', startsRuns: true, json: true, near: mcpBodies },
-  // src/protocols/acp-http.ts
+  // src/protocols/acp/http.ts
   { id: 'POST /acp', methods: ['POST'], protocol: 'acp', startsRuns: true, json: true, near: acpBodies },
   { id: 'GET|DELETE /acp', methods: ['GET', 'DELETE'], protocol: 'acp', startsRuns: false, json: false, near: acpGetOrDelete },
-  // src/protocols/acp-ws.ts (the Node server's upgrade event)
+  // src/protocols/acp/ws.ts (the Node server's upgrade event)
   { id: 'WS /acp', methods: ['GET'], protocol: 'ws', startsRuns: true, json: false, near: wsFrames },
   // Paths no route serves (and the OAuth discovery paths MCP clients probe: issue 12 §2).
   {

@@ -1,0 +1,82 @@
+/**
+ * The engine's contract with the adapters (src/protocols/): the one module of graph/ they import.
+ * It defines the run engine and run handle (implemented by Engine in engine.ts) and re-exports
+ * what a request, a stream and a record are made of: events, the run request and its Caller, the
+ * per-request model choice, plan and verdict types, and the read side of the knowledge store and
+ * the passthrough client that the adapters are handed. Anything else in graph/ is the engine's own.
+ */
+import type { Admission } from './admission.ts';
+import type { DirectCall, DirectCallRequest } from './direct-call.ts';
+import type { GraphEvent, RunEnding } from './events.ts';
+import type { Caller, RunRequest } from './run-request.ts';
+import type { KnowledgeStore } from '../knowledge/store.ts';
+
+// Events: what a run emits, one type per GraphEvent.
+export type {
+  CouncilVerdict,
+  GraphEvent,
+  GraphEventOf,
+  NodeName,
+  RouteStage,
+  RunEnding,
+  RunStatus,
+  StepStatus,
+  UsageTotals,
+} from './events.ts';
+// The run request, its caller and who may see what.
+export { canSee, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run-request.ts';
+export type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from './run-request.ts';
+// Per-request model choice (`model` / `models` in a request body).
+export { ModelNameSchema, readModelChoice, resolveModelChoice, RoleModelsSchema, unknownRoleMessage } from './request-models.ts';
+export type { RequestModels } from './request-models.ts';
+export { MODEL_ROLES } from '../llm/types.ts';
+// Plans and verdicts as adapters show them.
+export type { GraphPlan } from './plan.ts';
+export { CouncilVerdictSchema } from './schemas.ts';
+// Admission: whether the usage guard let a run through (RunHandle.admission).
+export type { Admission } from './admission.ts';
+// A model call made outside a run (the OpenAI passthrough): admitted by RunEngine.admitDirectCall.
+export type { DirectCall, DirectCallRequest } from './direct-call.ts';
+export { createPassthrough, passthroughUsage, type Passthrough } from '../llm/passthrough.ts';
+
+/** What adapters read from the knowledge store: the specialists, finished runs and memory they list. */
+export type KnowledgeReads = Pick<KnowledgeStore, 'listSpecialists' | 'getRun' | 'listRuns' | 'searchMemory'>;
+
+export interface RunResult extends RunEnding {
+  runId: string;
+  threadId: string;
+}
+
+export interface RunHandle {
+  readonly id: string;
+  readonly threadId: string;
+  /** The caller that started the run: it owns the run and everything the run produces. */
+  readonly callerId: string;
+  /**
+   * Settles as soon as the usage guard has decided, before any model call: admitted, or refused
+   * with the reason and a retry delay (the run then ends "blocked"). Never rejects. HTTP adapters
+   * await it to answer a refusal with 429 + Retry-After instead of opening a stream.
+   */
+  readonly admission: Promise<Admission>;
+  /** Settles when the run ends; never rejects (failures are a RunResult with status "failed"). */
+  readonly result: Promise<RunResult>;
+  /**
+   * A fresh iterator over the run's events from seq > afterSeq (default 0: from the start, replaying the
+   * retained history), ending after run.finished. Each call is an independent consumer; breaking out of
+   * the loop detaches it.
+   */
+  events(afterSeq?: number): AsyncIterable<GraphEvent>;
+}
+
+export interface RunEngine {
+  start(request: RunRequest): RunHandle;
+  /** Admits a model call made outside a run (the passthrough) against the caller's rate limit and budgets. */
+  admitDirectCall(request: DirectCallRequest): DirectCall;
+  /** Aborts a running run (its in-flight model/tool calls and pending approvals). False if unknown or ended. */
+  cancel(runId: string, reason?: string): boolean;
+  /**
+   * A running or recently finished run still retained in memory. With a caller, only a run that
+   * caller may see (its own; any for an admin): another caller's run is undefined, like an unknown one.
+   */
+  get(runId: string, caller?: Caller): RunHandle | undefined;
+}

@@ -1,0 +1,85 @@
+/**
+ * Parley's A2A agent card: skills from the specialist registry, streaming on, one JSON-RPC
+ * interface at /a2a declared for v1.0 and (mirrored by the SDK helper) for v0.3.
+ * The v0.3 shape for legacy clients is produced by the SDK's own compat translator.
+ */
+import { AgentCard } from '@a2a-js/sdk';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { DefaultRequestHandler, InMemoryTaskStore, ServerCallContext, type AgentExecutor } from '@a2a-js/sdk/server';
+import type { KnowledgeReads } from '../../graph/contract.ts';
+
+export interface CardOptions {
+  version: string;
+  /** True when PARLEY_API_KEYS is set: the card then declares bearer auth. */
+  bearerAuth: boolean;
+}
+
+/** The JSON-RPC endpoint under a base URL, declared for v1.0 and (mirrored by the SDK helper) v0.3. */
+export function interfacesAt(publicUrl: string): AgentCard['supportedInterfaces'] {
+  const base = publicUrl.replace(/\/+$/, '');
+  return duplicateInterfacesForLegacy([{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], ['JSONRPC']);
+}
+
+/** The card without a URL yet: interfaces are filled per request (the public URL may be known only then). */
+export function buildAgentCard(options: CardOptions): AgentCard {
+  return {
+    name: 'Parley',
+    description:
+      'A protocol hub with one orchestration graph: routes a question to specialists (planned as a DAG, verified, synthesized), ' +
+      'or convenes a council. Tool calls that change things ask a human first (input-required).',
+    supportedInterfaces: interfacesAt(''),
+    provider: undefined,
+    version: options.version,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: options.bearerAuth
+      ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'A Parley API key (PARLEY_API_KEYS)', scheme: 'bearer', bearerFormat: '' } } } }
+      : {},
+    securityRequirements: options.bearerAuth ? [{ schemes: { bearer: { list: [] } } }] : [],
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [],
+    signatures: [],
+  };
+}
+
+/** Replaces the card's skills with the available specialists (the card object is shared with the SDK handler). */
+export async function refreshSkills(card: AgentCard, store: KnowledgeReads): Promise<void> {
+  const specialists = await store.listSpecialists({ available: true });
+  card.skills = specialists.map((s) => ({
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    tags: s.domains.length ? s.domains : [s.kind],
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  }));
+}
+
+const noExecutor: AgentExecutor = {
+  execute: async () => {},
+  cancelTask: async () => {},
+};
+
+/**
+ * The v0.3-shaped card. The SDK ships its card translator only inside the Express glue, so we
+ * reach it through the v0.3 JSON-RPC method that returns a card (agent/getAuthenticatedExtendedCard)
+ * on a throwaway handler whose extended card is the real one. Like the SDK's Express handler, the
+ * v1.0 interfaces are embedded too.
+ */
+export async function legacyCard(card: AgentCard): Promise<unknown> {
+  const handler = new DefaultRequestHandler(
+    { ...card, capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: true } },
+    new InMemoryTaskStore(),
+    noExecutor,
+    undefined,
+    undefined,
+    undefined,
+    async () => card,
+  );
+  const reply = await new LegacyJsonRpcTransportHandler(handler).handle({ jsonrpc: '2.0', id: 0, method: 'agent/getAuthenticatedExtendedCard' }, new ServerCallContext());
+  if (!('result' in reply) || reply.result === undefined) throw new Error('v0.3 card translation failed');
+  return { ...(reply.result as Record<string, unknown>), supportedInterfaces: (AgentCard.toJSON(card) as { supportedInterfaces?: unknown }).supportedInterfaces };
+}

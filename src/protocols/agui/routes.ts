@@ -1,0 +1,145 @@
+/**
+ * AG-UI endpoint: POST /ag-ui takes a RunAgentInput and streams AG-UI events (docs/protocols/agui.md).
+ *   - a new run: the latest user message is the query; the AG-UI runId becomes the engine run id
+ *   - approvals: CUSTOM `approval_required` (sideband; resolve with POST /api/approve), or with
+ *     forwardedProps.parley.interrupts the standard interrupt outcome, resumed by the next run on the
+ *     thread carrying `resume` entries, which continues streaming the same (suspended) engine run
+ *   - a client disconnect cancels the run unless forwardedProps.parley.continueOnDisconnect
+ * Bad input answers 400 `{ error: { code, message, field } }` and starts nothing.
+ */
+import { Hono, type Context } from 'hono';
+import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
+import type { RunAgentInput } from '@ag-ui/core';
+import type { Config } from '../../config.ts';
+import type { GraphEvent, RunEngine, RunHandle } from '../../graph/contract.ts';
+import type { ApprovalPort } from '../../hitl/types.ts';
+import { approvalsFor } from '../../hitl/scoped.ts';
+import { callerOf } from '../../http/auth.ts';
+import { readJson } from '../../http/body.ts';
+import { errorHandler, jsonError } from '../../http/errors.ts';
+import type { Logger } from '../../log.ts';
+import { parseRunAgentInput, toRunRequest, type ParleyProps } from './input.ts';
+import { planResume, runNamedBy, SuspendedThreads } from './interrupts.ts';
+import { streamAgui, streamAguiError } from './stream.ts';
+import { AguiTranslator } from './translate.ts';
+import { admit, retryAfterSeconds } from '../shared/admission.ts';
+
+export interface AguiDeps {
+  engine: RunEngine;
+  approvals: ApprovalPort;
+  config: Config;
+  logger: Logger;
+}
+
+export function aguiRoutes(deps: AguiDeps): Hono {
+  const app = new Hono();
+  app.onError(errorHandler(deps.logger));
+  const suspended = new SuspendedThreads();
+  const heartbeatMs = deps.config.protocols.sseHeartbeatMs;
+
+  const open = (c: Context, input: RunAgentInput, parley: ParleyProps, handle: RunHandle, events: AsyncIterator<GraphEvent>, translator: AguiTranslator) => {
+    c.header('X-Parley-Run-Id', handle.id);
+    return streamAgui(c, encoderFor(c.req.header('accept')), translator, events, {
+      heartbeatMs,
+      logger: deps.logger,
+      onDisconnect: parley.continueOnDisconnect ? undefined : () => deps.engine.cancel(handle.id, 'the AG-UI client disconnected'),
+      onInterrupt: (lastSeq) => {
+        suspended.suspend(input.threadId, handle.id, lastSeq);
+        releaseAfter(suspended, input.threadId, handle, deps.config.engine.runRetentionMs);
+      },
+    });
+  };
+
+  app.post('/ag-ui', async (c) => {
+    const parsed = parseRunAgentInput(await readJson(c));
+    if (!parsed.ok) return invalid(c, parsed);
+    const { input, parley } = parsed;
+    if (input.resume?.length) return resume(c, input, parley);
+
+    const built = toRunRequest(input, parley, callerOf(c));
+    if (!built.ok) return invalid(c, built);
+    if (deps.engine.get(input.runId)) return invalid(c, { field: 'runId', message: `runId: run ${input.runId} already exists; send a fresh runId` }, 409);
+    const handle = deps.engine.start(built.request);
+    const admission = await admit(handle);
+    if (!admission.admitted) {
+      return jsonError(c, 429, admission.error, 'rate_limited', { 'Retry-After': retryAfterSeconds(admission.retryAfterMs) });
+    }
+    const translator = new AguiTranslator({
+      threadId: input.threadId,
+      runId: input.runId,
+      engineRunId: handle.id,
+      interrupts: parley.interrupts ?? false,
+      pendingApprovals: () => deps.approvals.listPending(handle.id),
+    });
+    return open(c, input, parley, handle, admission.events, translator);
+  });
+
+  /**
+   * A run carrying `resume`: answer the interrupts of this thread's suspended run (and only its:
+   * same thread, same caller), then continue that run's stream.
+   */
+  const resume = async (c: Context, input: RunAgentInput, parley: ParleyProps) => {
+    // Only the caller's own runs and approvals can be resumed: another caller's are not found.
+    const caller = callerOf(c);
+    const approvals = approvalsFor(deps.approvals, caller);
+    const entries = input.resume ?? [];
+    const entry = suspended.get(input.threadId);
+    const runId = entry?.runId ?? runNamedBy(entries, approvals);
+    // Another caller's run answers exactly like no run at all.
+    const handle = runId ? deps.engine.get(runId, caller) : undefined;
+    if (!handle || handle.threadId !== input.threadId) {
+      return invalid(c, { field: 'resume', message: `resume: thread ${input.threadId} has no interrupted run to continue (it may have expired)` }, 409);
+    }
+    const plan = planResume(entries, approvals, handle.id);
+    if (!plan.ok && plan.foreign) {
+      return streamAguiError(c, encoderFor(c.req.header('accept')), input, { code: 'invalid_resume', message: plan.message });
+    }
+    if (!plan.ok) return invalid(c, plan);
+    const afterSeq = entry?.runId === handle.id ? entry.afterSeq : 0;
+    suspended.release(input.threadId, handle.id);
+    for (const r of plan.resolutions) {
+      const answer = approvals.resolve(r.requestId, r.decision, caller.id);
+      if (!answer.ok && answer.code === 'invalid') return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
+    }
+
+    const translator = new AguiTranslator({
+      threadId: input.threadId,
+      runId: input.runId,
+      engineRunId: handle.id,
+      interrupts: parley.interrupts ?? true,
+      pendingApprovals: () => deps.approvals.listPending(handle.id),
+    });
+    // Rebuild what the client was already shown, then continue from the same consumer.
+    const events = handle.events()[Symbol.asyncIterator]();
+    while (translator.lastSeq < afterSeq) {
+      const next = await events.next();
+      if (next.done) break;
+      translator.replay(next.value);
+    }
+    return open(c, input, parley, handle, events, translator);
+  };
+
+  return app;
+}
+
+/**
+ * Forgets the thread's suspension once the run's replay window is over. The timer holds the two ids
+ * only: a closure inside the route would keep the request's RunAgentInput and the RunHandle (the
+ * run's whole event log) alive for the window, past the engine's own retention cap.
+ */
+function releaseAfter(suspended: SuspendedThreads, threadId: string, handle: RunHandle, retentionMs: number): void {
+  const runId = handle.id;
+  void handle.result.then(() => setTimeout(() => suspended.release(threadId, runId), retentionMs).unref());
+}
+
+/**
+ * Protobuf only when the client names its media type: the encoder alone would also pick it for
+ * `*\/*` (curl, most HTTP libraries), and SSE is the default the AG-UI clients and docs assume.
+ */
+function encoderFor(accept: string | undefined): EventEncoder {
+  return new EventEncoder(accept?.toLowerCase().includes(AGUI_MEDIA_TYPE) ? { accept } : {});
+}
+
+function invalid(c: Context, issue: { field: string; message: string }, status: 400 | 409 = 400): Response {
+  return c.json({ error: { code: status === 400 ? 'invalid_request' : 'conflict', message: issue.message, field: issue.field } }, status);
+}

@@ -1,8 +1,0 @@
-/**
- * Parley as an MCP server. `mcpRoutes` serves Streamable HTTP (mount at /mcp), `serveMcpStdio`
- * serves stdio for `parley mcp`, `createParleyMcpServer` builds the server both use.
- * docs/protocols/mcp.md documents the tools, resources and IDE settings.
- */
-export { createParleyMcpServer, type McpServerDeps } from './mcp-server.ts';
-export { mcpRoutes, type McpRoutesDeps } from './mcp-http.ts';
-export { serveMcpStdio, type McpStdioDeps } from './mcp-stdio.ts';

@@ -1,0 +1,124 @@
+/**
+ * MCP over Streamable HTTP, stateful: one transport + McpServer per session (Mcp-Session-Id).
+ * The SDK's Hono helper supplies Host/Origin validation (DNS-rebinding protection when bound to
+ * a loopback address, or the allowedHosts list) and the JSON body parsing; the SDK transport does
+ * the protocol. Mount the returned app under /mcp.
+ *
+ * Clients that vanish without DELETE /mcp would leave their session behind, so a session with no
+ * open response (no running tool call, no listening GET stream) for `sessionIdleMs` is closed, and
+ * sessions are capped per caller and in total (shared/client-caps.ts): an initialize over a cap closes the
+ * least recently used idle session, or, with none idle, gets 429/503 with Retry-After and a JSON-RPC error.
+ *
+ * A session belongs to the caller (API key) that initialized it and acts for that caller only:
+ * another key sending its Mcp-Session-Id gets exactly the answer an unknown session gets.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { createMcpHonoApp } from '@modelcontextprotocol/hono';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
+import type { Config } from '../../config.ts';
+import { isLoopback, LOOPBACK_NAMES } from '../../http/request-origin.ts';
+import { type Caller, LOCAL_CALLER } from '../../graph/contract.ts';
+import { createParleyMcpServer, type McpServerDeps } from './server.ts';
+import { checkParams } from './params.ts';
+import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient } from '../shared/client-caps.ts';
+import { sweepIdleClients, trackBody } from '../shared/tracked-body.ts';
+
+export interface McpRoutesDeps extends McpServerDeps {
+  config: Config;
+  /** Host names accepted in the Host header when bound to a non-loopback address (e.g. a proxy's name). */
+  allowedHosts?: string[];
+  /** The authenticated caller the auth middleware established (default: the one local caller). */
+  callerOf?: (c: Context) => Caller | undefined;
+  /** Idle time after which a session with no open response is closed (default 30 minutes). */
+  sessionIdleMs?: number;
+}
+
+/** `open` counts responses still streaming (SSE of a tool call, the GET notification stream). */
+interface Session extends CappedClient {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+/** The same response, counting it as open on the session until its body ends or is cancelled. */
+function tracked(session: Session, response: Response): Response {
+  session.lastSeen = Date.now();
+  return trackBody(response, {
+    opened: () => void (session.open += 1),
+    closed: () => {
+      session.open -= 1;
+      session.lastSeen = Date.now();
+    },
+  });
+}
+
+export function mcpRoutes(deps: McpRoutesDeps) {
+  const sessions = new Map<string, Session>();
+  const idleMs = deps.sessionIdleMs ?? 30 * 60_000;
+  const sweep = sweepIdleClients(sessions, idleMs, (_sid, s) => s.close());
+  const cap = capClients(sessions, deps.config.protocols.mcpSessions ?? DEFAULT_CLIENT_CAPS);
+  // The app's own Host/Origin check (request-origin.ts) runs first; the SDK helper's must not refuse what it allowed.
+  const extraHosts = deps.allowedHosts ?? deps.config.server.allowedHosts;
+  const checked = isLoopback(deps.config.server.host) || extraHosts.length > 0;
+  const app = createMcpHonoApp({
+    host: deps.config.server.host,
+    allowedHosts: checked ? [...LOOPBACK_NAMES, ...extraHosts] : undefined,
+    allowedOrigins: checked ? [...LOOPBACK_NAMES, ...extraHosts, ...deps.config.server.allowedOrigins.map((o) => new URL(o).hostname)] : undefined,
+    maxRequestBodySize: deps.config.server.bodyLimitBytes,
+  });
+
+  app.all('/', async (c) => {
+    const id = c.req.header('mcp-session-id');
+    const caller = deps.callerOf?.(c) ?? LOCAL_CALLER;
+    const options = { parsedBody: c.get('parsedBody' as never) as unknown, authInfo: { token: '', clientId: caller.id, scopes: [] } };
+    if (id !== undefined) {
+      const found = sessions.get(id);
+      // Bound to its key: even an admin cannot speak in another caller's session.
+      const session = found?.caller === caller.id ? found : undefined;
+      // Same answer the SDK transport gives for a closed session, so clients re-initialize.
+      if (!session) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
+      session.lastSeen = Date.now();
+      return tracked(session, await session.transport.handleRequest(c.req.raw, options));
+    }
+    // No session yet: a fresh transport answers; it only opens a session for an initialize request,
+    // and an initialize must first find room under the caps.
+    const admission = isInitializeRequest(options.parsedBody) ? cap.admit(caller.id) : undefined;
+    if (admission && !admission.ok) {
+      const { status, message } = refusalOf(admission.scope, 'MCP sessions');
+      const id = (options.parsedBody as { id: string | number }).id;
+      return c.json({ jsonrpc: '2.0', id, error: { code: -32000, message } }, status, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+    }
+    try {
+      const server = createParleyMcpServer({ ...deps, caller });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) =>
+          void sessions.set(sid, { transport, server, caller: caller.id, open: 0, lastSeen: Date.now(), close: () => void server.close().catch(() => undefined) }),
+        onsessionclosed: (sid) => void sessions.delete(sid),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      checkParams(transport);
+      const response = await transport.handleRequest(c.req.raw, options);
+      const opened = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
+      if (!opened) {
+        await server.close();
+        return response;
+      }
+      return tracked(opened, response);
+    } finally {
+      if (admission?.ok) admission.release();
+    }
+  });
+
+  return Object.assign(app, {
+    /** Closes every open session (server shutdown). */
+    closeSessions: async () => {
+      clearInterval(sweep);
+      await Promise.all([...sessions.values()].map((s) => s.server.close()));
+      sessions.clear();
+    },
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * The params check of Parley's MCP server (HTTP and stdio): each request it answers, against the
+ * SDK's own published schema for that request (specTypeSchemas), before the SDK dispatches it.
+ * The SDK validates too, but answers a mismatch with -32603 Internal error and the raw list of
+ * zod issues as the message; here it is -32602 Invalid params with one sentence naming the field
+ * ("params.cursor: Invalid input: expected string, received array"), and the session goes on.
+ * Methods Parley does not answer are left to the SDK (-32601), notifications too (no answer is sent).
+ */
+import { INVALID_PARAMS, isJSONRPCRequest, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { issuesSentence } from '../shared/schema-issues.ts';
+
+/** The requests McpServer answers for the capabilities Parley declares (tools, resources, logging). */
+const REQUESTS = {
+  initialize: specTypeSchemas.InitializeRequest,
+  ping: specTypeSchemas.PingRequest,
+  'tools/list': specTypeSchemas.ListToolsRequest,
+  'tools/call': specTypeSchemas.CallToolRequest,
+  'resources/list': specTypeSchemas.ListResourcesRequest,
+  'resources/templates/list': specTypeSchemas.ListResourceTemplatesRequest,
+  'resources/read': specTypeSchemas.ReadResourceRequest,
+  'logging/setLevel': specTypeSchemas.SetLevelRequest,
+} as const;
+
+/** What is wrong with a request's params, in one sentence, or undefined when they are fine (or not Parley's to check). */
+export function paramsProblem(method: string, params: unknown): string | undefined {
+  if (!Object.hasOwn(REQUESTS, method)) return undefined;
+  const checked = REQUESTS[method as keyof typeof REQUESTS]['~standard'].validate({ method, ...(params === undefined ? {} : { params }) });
+  if (checked instanceof Promise) return undefined;
+  return checked.issues ? `Invalid params: ${issuesSentence(checked.issues)}` : undefined;
+}
+
+/**
+ * Holds every request `transport` delivers to its server to `paramsProblem`: a request that fails
+ * gets its -32602 answer through the transport (on the same stream the SDK would have used) and
+ * never reaches the server. Call after `server.connect(transport)`, which sets `onmessage`.
+ */
+export function checkParams(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    const problem = isJSONRPCRequest(message) ? paramsProblem(message.method, message.params) : undefined;
+    if (problem === undefined) return deliver(message, extra);
+    const { id } = message as { id: string | number };
+    transport.send({ jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: problem } }).catch(() => undefined);
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Parley as an MCP server: tools ask, council, list_specialists, get_run, search_memory, approve,
+ * and run transcripts as resources parley://runs/{id}. One McpServer per session (HTTP) or per
+ * process (stdio); both are built here. Arguments are validated by the SDK from the zod schemas,
+ * so bad arguments come back as a tool error result.
+ *
+ * A server acts for one caller (the key that opened the session): get_run, search_memory, approve
+ * and the run resources see only that caller's runs and approvals (an admin's: every caller's), and
+ * another caller's id gets the same not-found answer as an unknown one.
+ */
+import { type Caller, canSee, CouncilVerdictSchema, type KnowledgeReads, LOCAL_CALLER, MODEL_ROLES, ModelNameSchema, ownerFilter, resolveModelChoice, RoleModelsSchema, RUN_MODES, type RunEngine } from '../../graph/contract.ts';
+import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../../hitl/types.ts';
+import type { Logger } from '../../log.ts';
+import { followRun, type FollowDeps } from './run.ts';
+
+export interface McpServerDeps {
+  engine: RunEngine;
+  approvals: ApprovalPort;
+  store: KnowledgeReads;
+  logger: Logger;
+  version?: string;
+  /** Whom this server acts for (default: the one local caller, "anonymous"). */
+  caller?: Caller;
+}
+
+const usageShape = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedTokens: z.number(),
+  costUsd: z.number().nullable(),
+  modelCalls: z.number(),
+  toolCalls: z.number(),
+});
+
+const askOutput = z.object({
+  runId: z.string(),
+  threadId: z.string(),
+  status: z.enum(['completed', 'failed', 'cancelled', 'blocked']),
+  answer: z.string().optional(),
+  error: z.string().optional(),
+  usage: usageShape,
+  durationMs: z.number(),
+});
+
+const verdictOutput = CouncilVerdictSchema.extend({ runId: z.string() });
+
+const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> });
+const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+export function createParleyMcpServer(deps: McpServerDeps): McpServer {
+  const server = new McpServer(
+    { name: 'parley', version: deps.version ?? '0.1.0' },
+    {
+      capabilities: { logging: {} },
+      instructions:
+        'Parley routes a question to specialist agents (planned, verified, synthesized). Use `ask` for questions and tasks, ' +
+        '`council` for a decision that deserves several perspectives. Tool calls that change things need a human: ' +
+        'Parley asks through elicitation when your client supports it, otherwise answer with `approve`.',
+    },
+  );
+  const follow: FollowDeps = {
+    engine: deps.engine,
+    approvals: deps.approvals,
+    logger: deps.logger,
+    canElicit: () => {
+      const e = server.server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
+      return e !== undefined && (e.form !== undefined || Object.keys(e).length === 0);
+    },
+  };
+  const caller: Caller = deps.caller ?? LOCAL_CALLER;
+  const callerOf = () => caller;
+  const ownerScope = () => {
+    const callerId = ownerFilter(caller);
+    return callerId === undefined ? {} : { callerId };
+  };
+
+  server.registerTool(
+    'ask',
+    {
+      title: 'Ask Parley',
+      description:
+        'Run a question or task through the Parley graph: it routes to specialists, runs the plan, verifies and synthesizes one answer. ' +
+        'Returns the answer with the run id and token usage. Sends progress per node and step when given a progressToken. ' +
+        'Long runs may pause for a human approval of a tool call.',
+      inputSchema: z.object({
+        query: z.string().min(1).max(20_000).describe('The question or task, in plain language.'),
+        mode: z.enum(RUN_MODES).optional().describe('auto (default: the router decides), direct (one model call), orchestrate (always plan), council.'),
+        threadId: z.string().min(1).max(200).optional().describe('Conversation id to continue; runs with the same id share context.'),
+        model: ModelNameSchema.optional().describe('A model id for every role of this run that `models` does not name (it needs a price in Parley\'s catalog).'),
+        models: RoleModelsSchema.optional().describe(`Model ids by role for this run, e.g. {"synthesizer": "gpt-4o"}; roles: ${MODEL_ROLES.join(', ')}.`),
+      }),
+      outputSchema: askOutput,
+    },
+    async ({ query, mode, threadId, model, models }, ctx) => {
+      const chosen = resolveModelChoice({ model, models });
+      const handle = deps.engine.start({ query, mode, threadId, ...(chosen ? { models: chosen } : {}), caller: callerOf(), protocol: 'mcp' });
+      const { result } = await followRun(handle, ctx, follow);
+      const text = result.status === 'completed' ? (result.answer ?? '') : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
+      return { content: [{ type: 'text', text }], structuredContent: { ...result }, isError: result.status !== 'completed' };
+    },
+  );
+
+  server.registerTool(
+    'council',
+    {
+      title: 'Convene the council',
+      description:
+        'Put a decision to Parley\'s council: five advisors with different thinking styles answer, three reviewers rank them anonymously, ' +
+        'a chairman writes the verdict. Returns the verdict as structured content (recommendation, insights, blind spots, confidence).',
+      inputSchema: z.object({ question: z.string().min(1).max(20_000).describe('The decision or question to deliberate, with the context that matters.') }),
+      outputSchema: verdictOutput,
+    },
+    async ({ question }, ctx) => {
+      const handle = deps.engine.start({ query: question, mode: 'council', caller: callerOf(), protocol: 'mcp' });
+      const { result, verdict } = await followRun(handle, ctx, follow);
+      if (result.status !== 'completed' || !verdict) return toolError(`Council run ${result.runId} ${result.status}: ${result.error ?? 'no verdict was reached'}`);
+      const structured = { runId: result.runId, ...verdict };
+      return { content: [{ type: 'text', text: `${verdict.recommendation}\n\nNext step: ${verdict.nextStep} (confidence ${verdict.confidence})` }], structuredContent: structured };
+    },
+  );
+
+  server.registerTool(
+    'list_specialists',
+    {
+      title: 'List specialists',
+      description: 'The specialists in Parley\'s registry (prompt agents, MCP servers, A2A peers), optionally filtered.',
+      inputSchema: z.object({
+        kind: z.enum(['prompt', 'mcp', 'a2a']).optional(),
+        domain: z.string().min(1).optional().describe('Only specialists with this domain.'),
+        text: z.string().min(1).optional().describe('Only specialists whose id, name or description contain this text.'),
+        available: z.boolean().optional().describe('Only available (true) or unavailable (false) ones.'),
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    async (filter) => {
+      const specialists = await deps.store.listSpecialists(filter);
+      return json({
+        specialists: specialists.map((s) => ({ id: s.id, name: s.name, description: s.description, kind: s.kind, domains: s.domains, tools: s.tools, available: s.available })),
+      });
+    },
+  );
+
+  server.registerTool(
+    'get_run',
+    {
+      title: 'Get a run',
+      description: 'A recorded run: query, status, answer, plan, steps with their results, tokens and cost. Also as resource parley://runs/{id}.',
+      inputSchema: z.object({ run_id: z.string().min(1).describe('The run id (returned by ask).') }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ run_id }) => {
+      const run = await deps.store.getRun(run_id);
+      if (run && canSee(caller, run.callerId)) return json(run);
+      if (!run && deps.engine.get(run_id, caller)) return json({ id: run_id, status: 'running' });
+      return toolError(`No run with id ${run_id}.`);
+    },
+  );
+
+  server.registerTool(
+    'search_memory',
+    {
+      title: 'Search execution memory',
+      description: 'Past runs whose question is similar to the query, with their answers and verifier scores.',
+      inputSchema: z.object({
+        query: z.string().min(1).max(2_000),
+        k: z.number().int().min(1).max(50).optional().describe('How many hits (default 5).'),
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ query, k }) => json({ hits: await deps.store.searchMemory(query, k ?? 5, ownerScope()) }),
+  );
+
+  server.registerTool(
+    'approve',
+    {
+      title: 'Answer an approval',
+      description:
+        'Accept or deny the tool calls of a pending approval request (its id is announced in ask\'s progress or by GET /api/approvals), ' +
+        'or answer a forwarded elicitation with action/content.',
+      inputSchema: z.object({
+        request_id: z.string().min(1),
+        decisions: z.record(z.string().min(1), z.enum(['accept', 'deny'])).optional().describe('One decision per tool call id.'),
+        feedback: z.string().max(10_000).optional(),
+        action: z.enum(['accept', 'decline', 'cancel']).optional().describe('For an elicitation request instead of decisions.'),
+        content: z.record(z.string(), z.unknown()).optional(),
+      }),
+    },
+    async ({ request_id, decisions, feedback, action, content }) => {
+      if ((decisions === undefined) === (action === undefined)) return toolError('Send decisions (tool approval) or action (elicitation), exactly one of them.');
+      const decision: ApprovalDecision =
+        action !== undefined
+          ? { kind: 'elicitation', action, ...(content ? { content } : {}) }
+          : {
+              kind: 'tool',
+              decisions: Object.fromEntries(Object.entries(decisions ?? {}).map(([id, d]) => [id, { type: d } as ToolDecision])),
+              ...(feedback ? { feedback } : {}),
+            };
+      const answer = deps.approvals.resolve(request_id, decision, `mcp:${caller.id}`, caller);
+      return answer.ok ? json({ outcome: answer.outcome }) : toolError(`${answer.code}: ${answer.message}`);
+    },
+  );
+
+  server.registerResource(
+    'run',
+    new ResourceTemplate('parley://runs/{id}', {
+      list: async () => ({
+        resources: (await deps.store.listRuns({ limit: 50, ...ownerScope() })).map((r) => ({
+          uri: `parley://runs/${r.id}`,
+          name: r.id,
+          description: `${r.status}: ${r.query.slice(0, 120)}`,
+          mimeType: 'application/json',
+        })),
+      }),
+    }),
+    { title: 'Run transcript', description: 'A recorded run: query, plan, steps with outputs and lineage, answer, usage.', mimeType: 'application/json' },
+    async (uri, variables) => {
+      const id = String(variables.id);
+      const run = await deps.store.getRun(id);
+      if (!run || !canSee(caller, run.callerId)) throw new ResourceNotFoundError(uri.href, `No run with id ${id}.`);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(run, null, 2) }] };
+    },
+  );
+
+  return server;
+}

@@ -1,0 +1,130 @@
+/** Shared bits of the MCP server tests (HTTP and stdio): the two servers, clients, result readers and progress collection. */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { approvalRoutes } from '../../../src/hitl/routes.ts';
+import { silentLogger } from '../../../src/log.ts';
+import { mcpRoutes } from '../../../src/protocols/mcp/index.ts';
+import { createTestParley } from '../engine.ts';
+import { listen } from '../http.ts';
+import { startFixtureHttpServer } from '../../fixtures/tools/http-server.ts';
+import { NOTER } from './a2a-helpers.ts';
+
+export { NOTER, NOTE_QUERY } from './a2a-helpers.ts';
+
+export interface AskResult {
+  runId: string;
+  threadId: string;
+  status: string;
+  answer?: string;
+  error?: string;
+  usage: { inputTokens: number; outputTokens: number; modelCalls: number };
+}
+
+export const structured = <T>(r: CallToolResult): T => r.structuredContent as T;
+export const textOf = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+/** Progress notifications as they arrive, plus a way to wait for one matching a pattern. */
+export function progressLog() {
+  const seen: { progress: number; message?: string }[] = [];
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  return {
+    seen,
+    onprogress: (p: { progress: number; message?: string }) => {
+      seen.push({ progress: p.progress, message: p.message });
+      for (const w of [...waiters]) {
+        const m = p.message?.match(w.re);
+        if (m) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(m);
+        }
+      }
+    },
+    waitFor(re: RegExp): Promise<RegExpMatchArray> {
+      for (const s of seen) {
+        const m = s.message?.match(re);
+        if (m) return Promise.resolve(m);
+      }
+      return new Promise((resolve) => waiters.push({ re, resolve }));
+    },
+  };
+}
+
+/** An elicitation handler that accepts every tool call it is asked about, recording the messages. */
+export function acceptingElicitation(asked: string[]) {
+  return ({ message, requestedSchema }: { message: string; requestedSchema: unknown }) => {
+    asked.push(message);
+    const ids = Object.keys((requestedSchema as { properties: Record<string, unknown> }).properties);
+    return { action: 'accept' as const, content: Object.fromEntries(ids.map((id) => [id, 'accept'])) };
+  };
+}
+
+export type Elicit = (params: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> };
+
+/** A client of `name` that answers elicitation/create with `elicit` (and advertises elicitation) when given. */
+export function mcpClient(name: string, elicit?: Elicit): Client {
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  if (elicit) client.setRequestHandler('elicitation/create', async (req) => elicit(req.params as { message: string; requestedSchema: unknown }));
+  return client;
+}
+
+/**
+ * Parley's MCP server over Streamable HTTP on 127.0.0.1: the real engine (scripted model, Kuzu in
+ * memory) with the fixture MCP server over HTTP as its tool host, /mcp plus /mcp-short whose
+ * sessions expire after `sessionIdleMs`, and the approval routes.
+ */
+export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
+  const fixture = await startFixtureHttpServer();
+  const parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } } });
+  const deps = { engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger };
+  const app = new Hono();
+  app.route('/mcp', mcpRoutes(deps));
+  if (options.sessionIdleMs !== undefined) app.route('/mcp-short', mcpRoutes({ ...deps, sessionIdleMs: options.sessionIdleMs }));
+  app.route('/', approvalRoutes({ broker: parley.approvals }));
+  const server = await listen(app);
+  const clients: Client[] = [];
+  return {
+    fixture,
+    parley,
+    server,
+    writesTo: (path: string) => fixture.state.writes.filter((w) => w.path === path).length,
+    async connect(options: { path?: string; elicit?: Elicit } = {}) {
+      const client = mcpClient('parley-test', options.elicit);
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`)));
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await server.close();
+      await parley.close();
+      await fixture.close();
+    },
+  };
+}
+
+const STDIO_ENTRY = fileURLToPath(new URL('./mcp-stdio-entry.ts', import.meta.url));
+
+/**
+ * Parley's MCP server over stdio: a separate process (mcp-stdio-entry.ts: the real engine behind
+ * serveMcpStdio, the fixture MCP server over stdio as its tool host) driven by the client SDK's
+ * stdio transport. The fixture logs each write to a file, so the test sees what the process did.
+ */
+export async function startMcpStdio(options: { elicit?: Elicit } = {}) {
+  const writeLog = join(mkdtempSync(join(tmpdir(), 'parley-mcp-stdio-')), 'writes.jsonl');
+  const client = mcpClient('parley-stdio-test', options.elicit);
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_ENTRY], env: { ...env, FIXTURE_LOG: writeLog }, stderr: 'ignore' }));
+  return {
+    client,
+    writesTo: (path: string) =>
+      existsSync(writeLog)
+        ? readFileSync(writeLog, 'utf8').trim().split('\n').filter(Boolean).filter((l) => (JSON.parse(l) as { path?: string }).path === path).length
+        : 0,
+    close: () => client.close(),
+  };
+}
