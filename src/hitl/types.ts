@@ -1,5 +1,5 @@
 /** Approval contract shared by the engine, the broker and every protocol adapter. */
-import type { Caller } from '../graph/run-request.ts';
+import type { Caller } from '../identity/caller.ts';
 
 export interface ToolAnnotations {
   title?: string;

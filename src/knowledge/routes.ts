@@ -12,7 +12,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { callerOf, operatorsOnly } from '../http/auth.ts';
 import { jsonError } from '../http/errors.ts';
-import { canSee, ownerFilter } from '../graph/run-request.ts';
+import { canSee, ownerFilter } from '../identity/caller.ts';
 import type { KnowledgeStore } from './store.ts';
 import type { IngestReport } from './ingest/ingest.ts';
 import { McpConfigError, configRequiresApproval, configToolTimeoutMs, redactMcpConfig, type McpConfig } from './ingest/mcp-config.ts';
