@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LOCAL_CALLER, canSee, type Caller } from '../identity/caller.ts';
-import type { ApprovalRecord } from '../knowledge/store.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type {
   ApprovalDecision,
   ApprovalOutcome,
   ApprovalPort,
+  ApprovalRecord,
   ApprovalRequest,
   ApprovalRequestInput,
   ResolveAnswer,

@@ -98,3 +98,18 @@ export interface ApprovalPort {
   /** Settles every pending request of the run as cancelled (deny / cancel). */
   cancelRun(runId: string): void;
 }
+
+/** The audit row of one approval request, handed to the broker's recorder (the knowledge store keeps it). */
+export interface ApprovalRecord {
+  id: string;
+  runId: string;
+  kind: 'tool' | 'elicitation';
+  /** What was asked (tool calls with args, or the elicitation message). */
+  request: unknown;
+  requestedAt: string;
+  /** Filled when decided. */
+  decision?: unknown;
+  resolvedBy?: 'human' | 'timeout' | 'cancelled';
+  actor?: string;
+  resolvedAt?: string;
+}
