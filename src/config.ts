@@ -9,6 +9,9 @@ import { MODEL_ROLES, type ModelRole } from './llm/types.ts';
 import { isProfileList } from './scripted-model/profiles.ts';
 import { capabilityOverrides, STRUCTURED_STRATEGIES, type Capabilities, type StructuredStrategy } from './llm/capabilities.ts';
 import { PRESET_IDS } from './llm/presets.ts';
+import { SCRIPTED_BASE_URL } from './llm/scripted-url.ts';
+import type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
+import { ConfigError } from './config-error.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
@@ -143,23 +146,6 @@ export const SETTINGS = [
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
 
-export interface RoleModelConfig {
-  model: string;
-  baseUrl: string;
-  apiKey: string;
-  temperature?: number;
-  maxTokens?: number;
-  timeoutMs: number;
-  /** Provider preset id, or "auto" (detected from baseUrl). */
-  provider?: string;
-  /** Structured-output strategy override. */
-  structured?: StructuredStrategy;
-  /** Capability overrides on top of the preset. */
-  capabilities?: Partial<Capabilities>;
-  /** Extra request headers. */
-  headers?: Record<string, string>;
-}
-
 export interface Config {
   server: {
     host: string;
@@ -176,19 +162,7 @@ export interface Config {
     shutdownTimeoutMs: number;
     logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   };
-  model: {
-    /** True when no endpoint was configured and the built-in scripted model answers. */
-    scripted: boolean;
-    scriptedLatencyMs: number;
-    scriptedProfile: string;
-    maxRetries: number;
-    retryBaseMs: number;
-    pricesFile: string;
-    /** Models priced at 0 without a catalog entry (PARLEY_FREE_MODELS). */
-    freeModels: string[];
-    embeddingsModel?: string;
-    roles: Record<ModelRole, RoleModelConfig>;
-  };
+  model: ModelSettings;
   knowledge: {
     dataDir: string;
     /** Kuzu's buffer pool in bytes. */
@@ -237,12 +211,10 @@ export interface Config {
   };
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/** Placeholder base URL meaning "the in-process scripted model"; the server swaps in its real address. */
-export const SCRIPTED_BASE_URL = 'scripted://local';
+/** Defined where the folders that throw or use them can reach them without importing config.ts. */
+export { ConfigError } from './config-error.ts';
+export { SCRIPTED_BASE_URL } from './llm/scripted-url.ts';
+export type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
 
 type Env = Record<string, string | undefined>;
 

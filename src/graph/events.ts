@@ -2,7 +2,7 @@
  * GraphEvent: THE contract every adapter consumes. docs/events.md documents each type with an example.
  * Every event carries runId, a per-run strictly increasing seq (starting at 1) and an ISO timestamp.
  */
-import type { GraphPlan } from './plan.ts';
+import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from '../knowledge/records.ts';
 import type { ApprovalOutcome, ApprovalRequest } from '../hitl/types.ts';
 import type { RunMode } from './run-request.ts';
 import type { ModelRole } from '../llm/types.ts';
@@ -22,8 +22,8 @@ export const NODE_NAMES = [
 ] as const;
 export type NodeName = (typeof NODE_NAMES)[number];
 
-export type RunStatus = 'completed' | 'failed' | 'cancelled' | 'blocked';
-export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+/** Run and step outcomes and the council's verdict are stored records (knowledge/records.ts); events carry them. */
+export type { CouncilVerdict, RunStatus, StepStatus } from '../knowledge/records.ts';
 export type RouteStage = 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
 
 export interface UsageTotals {
@@ -48,16 +48,6 @@ export interface StepLineage {
   toolCalls: { toolCallId: string; tool: string; status: 'ok' | 'error' | 'denied' }[];
   sources: string[];
   usage: UsageTotals;
-}
-
-export interface CouncilVerdict {
-  recommendation: string;
-  keyInsights: string[];
-  blindSpots: string[];
-  consensus: string;
-  dissent: string;
-  nextStep: string;
-  confidence: number;
 }
 
 /** How a run ended: the body of run.finished, and (with ids) the engine's RunResult. */

@@ -1,6 +1,10 @@
 /** GraphPlan: the DAG of specialist steps the router/planner produces. */
 import { z } from 'zod';
+import type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 import { ModelNameSchema } from './request-models.ts';
+
+/** The plan types are the knowledge store's records (it keeps plans with runs and teams); this file validates them. */
+export type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 
 export const PlanStepSchema = z.object({
   id: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -'),
@@ -12,13 +16,17 @@ export const PlanStepSchema = z.object({
   /** The model this step's specialist calls use instead of its role's (priced like any other call). */
   model: ModelNameSchema.optional(),
 });
-export type PlanStep = z.infer<typeof PlanStepSchema>;
 
 export const GraphPlanSchema = z.object({
   rationale: z.string().default(''),
   steps: z.array(PlanStepSchema).min(1),
 });
-export type GraphPlan = z.infer<typeof GraphPlanSchema>;
+
+// The schema parses exactly the stored record: a field added to one and not the other (optional ones
+// included) fails to compile. `Same` is the usual exact type-equality test.
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const schemaMatchesRecord: Same<z.output<typeof PlanStepSchema>, PlanStep> & Same<z.output<typeof GraphPlanSchema>, GraphPlan> = true;
+void schemaMatchesRecord;
 
 /** Built-in specialist id that runs the council as a plan step. */
 export const COUNCIL_SPECIALIST = 'council';

@@ -6,13 +6,13 @@
  * injected recorder before the outcome is released, so nothing acts on an unrecorded decision.
  */
 import { randomUUID } from 'node:crypto';
-import { LOCAL_CALLER, canSee, type Caller } from '../graph/run-request.ts';
-import type { ApprovalRecord } from '../knowledge/store.ts';
+import { LOCAL_CALLER, canSee, type Caller } from '../identity/caller.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type {
   ApprovalDecision,
   ApprovalOutcome,
   ApprovalPort,
+  ApprovalRecord,
   ApprovalRequest,
   ApprovalRequestInput,
   ResolveAnswer,

@@ -8,7 +8,7 @@
  * needs approval. Contradictory hints (readOnlyHint and destructiveHint both true) also need
  * approval: when a server is unsure of its own tool, a human decides.
  */
-import type { ToolDescriptor } from '../tools/types.ts';
+import type { ToolAnnotations } from './types.ts';
 
 export type ApprovalPolicy = 'annotations' | 'always' | 'never';
 
@@ -18,8 +18,15 @@ export interface GuardVerdict {
   reason: string;
 }
 
+/** What the guard reads of a tool (tools/ToolDescriptor has both): hitl/ sits below tools/. */
+export interface GuardedTool {
+  annotations?: ToolAnnotations;
+  /** From mcp_config.json: true/false overrides annotations; undefined defers to policy. */
+  requireApproval?: boolean;
+}
+
 export function needsApproval(
-  tool: Pick<ToolDescriptor, 'annotations' | 'requireApproval'>,
+  tool: GuardedTool,
   policy: ApprovalPolicy,
 ): GuardVerdict {
   if (policy === 'always') return { required: true, reason: 'policy: always' };

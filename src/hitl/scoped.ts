@@ -2,7 +2,7 @@
  * The approval port as one caller sees it: every look-up and answer passes the caller, so another
  * caller's request is "not found" through any code that takes an ApprovalPort (e.g. AG-UI resume).
  */
-import type { Caller } from '../graph/run-request.ts';
+import type { Caller } from '../identity/caller.ts';
 import type { ApprovalPort } from './types.ts';
 
 export function approvalsFor(port: ApprovalPort, caller: Caller): ApprovalPort {

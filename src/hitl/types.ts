@@ -1,5 +1,5 @@
 /** Approval contract shared by the engine, the broker and every protocol adapter. */
-import type { Caller } from '../graph/run-request.ts';
+import type { Caller } from '../identity/caller.ts';
 
 export interface ToolAnnotations {
   title?: string;
@@ -97,4 +97,19 @@ export interface ApprovalPort {
   listPending(runId?: string, caller?: Caller): ApprovalRequest[];
   /** Settles every pending request of the run as cancelled (deny / cancel). */
   cancelRun(runId: string): void;
+}
+
+/** The audit row of one approval request, handed to the broker's recorder (the knowledge store keeps it). */
+export interface ApprovalRecord {
+  id: string;
+  runId: string;
+  kind: 'tool' | 'elicitation';
+  /** What was asked (tool calls with args, or the elicitation message). */
+  request: unknown;
+  requestedAt: string;
+  /** Filled when decided. */
+  decision?: unknown;
+  resolvedBy?: 'human' | 'timeout' | 'cancelled';
+  actor?: string;
+  resolvedAt?: string;
 }

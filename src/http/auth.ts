@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
-import { LOCAL_CALLER, type Caller } from '../graph/run-request.ts';
+import { LOCAL_CALLER, type Caller } from '../identity/caller.ts';
 import { errorBody } from './errors.ts';
 
 export interface ParleyEnv {

@@ -12,10 +12,10 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { callerOf, operatorsOnly } from '../http/auth.ts';
 import { jsonError } from '../http/errors.ts';
-import { canSee, ownerFilter } from '../graph/run-request.ts';
+import { canSee, ownerFilter } from '../identity/caller.ts';
 import type { KnowledgeStore } from './store.ts';
 import type { IngestReport } from './ingest/ingest.ts';
-import { McpConfigError, configRequiresApproval, configToolTimeoutMs, redactMcpConfig, type McpConfig } from './ingest/mcp-config.ts';
+import { McpConfigError, configRequiresApproval, configToolTimeoutMs, redactMcpConfig, type McpConfig } from '../tools/mcp-config.ts';
 
 export interface KnowledgeRoutesDeps {
   store: KnowledgeStore;

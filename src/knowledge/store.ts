@@ -3,10 +3,12 @@
  * (kuzu/ embedded default, neo4j/ when NEO4J_URI is set) and pass the same contract tests.
  * Methods are the operations Parley needs, not a generic query API. Writes are idempotent.
  */
-import type { ToolAnnotations } from '../hitl/types.ts';
+import type { ApprovalRecord, ToolAnnotations } from '../hitl/types.ts';
 import type { ModelRole } from '../llm/types.ts';
-import type { GraphPlan } from '../graph/plan.ts';
-import type { CouncilVerdict, RunStatus, StepStatus } from '../graph/events.ts';
+import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from './records.ts';
+
+/** The approval audit row is the broker's (hitl/ sits below knowledge/); the store keeps it. */
+export type { ApprovalRecord } from '../hitl/types.ts';
 
 export type SpecialistKind = 'prompt' | 'mcp' | 'a2a';
 
@@ -97,20 +99,6 @@ export interface StepRecord {
   tokens: number;
   costUsd: number | null;
   toolCalls: { tool: string; status: 'ok' | 'error' | 'denied' }[];
-}
-
-export interface ApprovalRecord {
-  id: string;
-  runId: string;
-  kind: 'tool' | 'elicitation';
-  /** What was asked (tool calls with args, or the elicitation message). */
-  request: unknown;
-  requestedAt: string;
-  /** Filled when decided. */
-  decision?: unknown;
-  resolvedBy?: 'human' | 'timeout' | 'cancelled';
-  actor?: string;
-  resolvedAt?: string;
 }
 
 export interface RunRecord {

@@ -6,8 +6,8 @@
  */
 import OpenAI from 'openai';
 import type { Span } from '@opentelemetry/api';
-import type { Config, RoleModelConfig } from '../config.ts';
-import { SCRIPTED_BASE_URL } from '../config.ts';
+import type { ModelSettings, RoleModelConfig } from './settings.ts';
+import { SCRIPTED_BASE_URL } from './scripted-url.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { attributes, markFailed, startSpan, tracingOff, withSpan } from '../telemetry.ts';
 import { ModelError, toModelError } from './errors.ts';
@@ -80,7 +80,7 @@ function setUsageAttributes(span: Span, usage: ModelUsage, attempts: number): vo
   );
 }
 
-export function createModelClient(config: Config['model'], options: ModelClientOptions = {}): ParleyModelClient {
+export function createModelClient(config: ModelSettings, options: ModelClientOptions = {}): ParleyModelClient {
   const logger = options.logger ?? silentLogger;
   const prices = options.prices ?? loadPriceCatalog(config.pricesFile, config.freeModels);
   const random = options.random ?? Math.random;

@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import { z } from 'zod';
-import type { Config, RoleModelConfig } from '../config.ts';
+import type { ModelSettings, RoleModelConfig } from './settings.ts';
 import { silentLogger } from '../log.ts';
 import type { StructuredStrategy } from './capabilities.ts';
 import { createModelClient } from './client.ts';
@@ -125,7 +125,7 @@ function bestStrategy(probes: Partial<Record<ProbeName, ProbeResult>>): Structur
   return 'prompt';
 }
 
-export async function runDoctor(model: Config['model'], options: { prices: PriceCatalog; fetch?: Fetch; embeddingsModel?: string }): Promise<DoctorReport> {
+export async function runDoctor(model: ModelSettings, options: { prices: PriceCatalog; fetch?: Fetch; embeddingsModel?: string }): Promise<DoctorReport> {
   const client = createModelClient(model, { prices: options.prices, fetch: options.fetch, logger: silentLogger });
   const groups = new Map<string, { settings: RoleModelConfig; model: string; roles: ModelRole[] }>();
   for (const role of MODEL_ROLES) {

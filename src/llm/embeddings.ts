@@ -4,7 +4,7 @@
  * the SDK's own retries off), with a span and the usage added to running totals.
  */
 import OpenAI from 'openai';
-import type { RoleModelConfig } from '../config.ts';
+import type { RoleModelConfig } from './settings.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { attributes, withSpan } from '../telemetry.ts';
 import { startAttempt } from './attempt.ts';

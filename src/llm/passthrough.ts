@@ -7,7 +7,8 @@
  * for its usage so the real spend can be charged.
  */
 import OpenAI from 'openai';
-import { SCRIPTED_BASE_URL, type RoleModelConfig } from '../config.ts';
+import { SCRIPTED_BASE_URL } from './scripted-url.ts';
+import type { RoleModelConfig } from './settings.ts';
 import { resolveCapabilities } from './presets.ts';
 import type { ModelUsage } from './types.ts';
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 const price = z.object({
   input: z.number().nonnegative(),

@@ -8,7 +8,7 @@ import { Client, SdkHttpError, type Tool, type ElicitResult, type CallToolResult
 import type { Transport } from '@modelcontextprotocol/client';
 import { createMcpTransport } from './mcp-transport.ts';
 import type { Logger } from '../log.ts';
-import type { McpServerConfig } from '../knowledge/ingest/mcp-config.ts';
+import type { McpServerConfig } from './mcp-config.ts';
 import { traceCarrier } from './trace-context.ts';
 
 /** Form-mode elicitation as the server sent it. */

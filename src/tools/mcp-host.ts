@@ -18,7 +18,7 @@ import {
   configToolTimeoutMs,
   isToolEnabled,
   type McpServerConfig,
-} from '../knowledge/ingest/mcp-config.ts';
+} from './mcp-config.ts';
 import { normalizeServers, type McpServers } from './server-spec.ts';
 import type { ToolCallContext, ToolCallResult, ToolDescriptor, ToolHost } from './types.ts';
 

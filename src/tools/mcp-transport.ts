@@ -5,7 +5,7 @@
  */
 import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { McpServerConfig } from '../knowledge/ingest/mcp-config.ts';
+import type { McpServerConfig } from './mcp-config.ts';
 
 export function createMcpTransport(server: McpServerConfig, onStderr: (text: string) => void): Transport {
   if (server.transport === 'stdio') {

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { Logger } from '../../log.ts';
 import type { KnowledgeStore, SourceRecord, SpecialistRecord, ToolRecord } from '../store.ts';
-import { isToolEnabled, loadMcpConfig, type McpConfig, type McpServerConfig } from './mcp-config.ts';
+import { isToolEnabled, loadMcpConfig, type McpConfig, type McpServerConfig } from '../../tools/mcp-config.ts';
 import { discoverServer, type DiscoveredServer } from './mcp-discovery.ts';
 import { readSkillsFolder, skillToSpecialist, type SkippedFile } from './skills.ts';
 import { cardToSpecialist, fetchAgentCard } from './a2a-cards.ts';

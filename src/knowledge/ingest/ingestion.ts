@@ -8,7 +8,7 @@ import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { KnowledgeStore } from '../store.ts';
 import { ingestAll, type IngestReport } from './ingest.ts';
-import { loadMcpConfig, type McpConfig } from './mcp-config.ts';
+import { loadMcpConfig, type McpConfig } from '../../tools/mcp-config.ts';
 
 export interface Ingestion {
   /** Re-reads mcp_config.json and ingests every source. Throws McpConfigError on a bad config. */

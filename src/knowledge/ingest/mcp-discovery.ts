@@ -5,7 +5,7 @@
  */
 import { Client, type Tool } from '@modelcontextprotocol/client';
 import { createMcpTransport } from '../../tools/mcp-transport.ts';
-import type { McpServerConfig } from './mcp-config.ts';
+import type { McpServerConfig } from '../../tools/mcp-config.ts';
 
 export interface DiscoveredServer {
   tools: Tool[];

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import { ingestAll } from '../../../src/knowledge/ingest/ingest.ts';
-import { configRequiresApproval, loadMcpConfig } from '../../../src/knowledge/ingest/mcp-config.ts';
+import { configRequiresApproval, loadMcpConfig } from '../../../src/tools/mcp-config.ts';
 
 describe('the shipped roster and MCP servers', () => {
   it('ingest with real tools, including a write tool that needs approval', async () => {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 import { ingestAll, type IngestDeps } from '../../../src/knowledge/ingest/ingest.ts';
-import { McpConfigError } from '../../../src/knowledge/ingest/mcp-config.ts';
+import { McpConfigError } from '../../../src/tools/mcp-config.ts';
 import { startIngestHttpServer } from '../../fixtures/knowledge/mcp-http-server.ts';
 import { cardV03, cardV1, startCardServer } from '../../fixtures/knowledge/a2a-card-server.ts';
 import type { TestServer } from '../../support/http.ts';

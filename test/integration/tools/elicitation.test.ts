@@ -6,7 +6,7 @@ import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
 import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import type { ApprovalPort, ApprovalRequest } from '../../../src/hitl/types.ts';
 import { McpToolHost } from '../../../src/tools/mcp-host.ts';
-import { parseMcpConfig } from '../../../src/knowledge/ingest/mcp-config.ts';
+import { parseMcpConfig } from '../../../src/tools/mcp-config.ts';
 import type { ApprovalRecord } from '../../../src/knowledge/store.ts';
 import { listen, type TestServer } from '../../support/http.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';

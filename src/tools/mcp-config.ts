@@ -1,7 +1,7 @@
 /**
  * mcp_config.json: the standard `mcpServers` format (as used by Claude Desktop, Cursor, VS Code…)
- * plus Parley's additions. Used by ingestion (tools/list discovery) and by src/tools/ for live
- * connections, so both read servers the same way.
+ * plus Parley's additions. Tool configuration, so it lives in tools/: the live connections here and
+ * knowledge/ingest (tools/list discovery) both read servers through it, the same way.
  *
  *   { "mcpServers": { "<name>": <stdio server> | <http server> } }
  *   stdio: { "command", "args"?, "env"?, "cwd"? }

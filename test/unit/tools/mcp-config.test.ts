@@ -10,7 +10,7 @@ import {
   redactMcpConfig,
   type HttpServerConfig,
   type StdioServerConfig,
-} from '../../../src/knowledge/ingest/mcp-config.ts';
+} from '../../../src/tools/mcp-config.ts';
 
 const text = (servers: Record<string, unknown>) => JSON.stringify({ mcpServers: servers });
 

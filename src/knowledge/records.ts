@@ -1,0 +1,36 @@
+/**
+ * The run-shaped records the knowledge store keeps (plans, step and run outcomes, council verdicts):
+ * part of the store's port, so knowledge/ owns them and graph/ imports them from here. graph/plan.ts
+ * checks its zod schema against GraphPlan; graph/events.ts re-exports the statuses and the verdict.
+ */
+
+/** One step of a GraphPlan: a specialist, its objective, and the steps whose results it needs. */
+export interface PlanStep {
+  id: string;
+  specialist: string;
+  objective: string;
+  dependsOn: string[];
+  phase: 'research' | 'execution';
+  timeoutMs?: number;
+  /** The model this step's specialist calls use instead of its role's (priced like any other call). */
+  model?: string;
+}
+
+/** The DAG of specialist steps the router/planner produces; stored with each run and each proven team. */
+export interface GraphPlan {
+  rationale: string;
+  steps: PlanStep[];
+}
+
+export type RunStatus = 'completed' | 'failed' | 'cancelled' | 'blocked';
+export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+
+export interface CouncilVerdict {
+  recommendation: string;
+  keyInsights: string[];
+  blindSpots: string[];
+  consensus: string;
+  dissent: string;
+  nextStep: string;
+  confidence: number;
+}

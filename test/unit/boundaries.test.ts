@@ -1,0 +1,163 @@
+/**
+ * The folder boundaries of src/, enforced (issue #13 §2): every relative import of every src/**.ts
+ * file, read with TypeScript's own pre-processor (static, `export … from`, type-only and dynamic
+ * imports alike), checked against the allowed arrows of docs/architecture.md. A node is a folder
+ * under src/ (graph, knowledge, …) or a root file (config.ts, server.ts, …). A failure names the
+ * importing file and the import as written.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/** One relative import: `file` imports `specifier`, which resolves to `target` (both relative to src/, with /). */
+interface Import {
+  file: string;
+  specifier: string;
+  target: string;
+}
+
+/** A folder under src/, or the root file itself. */
+const nodeOf = (path: string): string => path.split('/')[0]!;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const toSrcPath = (path: string) => relative(SRC, path).split(sep).join('/');
+
+function importsOf(path: string): Import[] {
+  const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true);
+  return importedFiles
+    .filter(({ fileName }) => fileName.startsWith('.'))
+    .map(({ fileName }) => ({
+      file: toSrcPath(path),
+      specifier: fileName,
+      target: toSrcPath(resolve(dirname(path), fileName)).replace(/\.js$/, '.ts'),
+    }));
+}
+
+const IMPORTS: Import[] = sourceFiles(SRC).flatMap(importsOf);
+/** Imports that cross from one node into another. */
+const CROSSING = IMPORTS.filter((i) => nodeOf(i.file) !== nodeOf(i.target));
+
+const show = (i: Import) => `src/${i.file} imports '${i.specifier}'`;
+
+/** Lane P's src/graph/contract.ts turns the adapter rule on: until it lands, adapters still reach into graph/. */
+const CONTRACT_LANDED = existsSync(join(SRC, 'graph/contract.ts'));
+
+interface Rule {
+  name: string;
+  /** The node whose imports the rule checks. */
+  from: string;
+  /** Targets (paths relative to src/) it may not import. */
+  forbids: (target: string) => boolean;
+  /** false: written, but not enforced yet (reported as skipped). */
+  active: boolean;
+}
+
+const under = (...folders: string[]) => (target: string) => folders.some((folder) => target.startsWith(`${folder}/`));
+
+const RULES: Rule[] = [
+  { name: 'the engine knows no protocol: graph/ never imports protocols/', from: 'graph', forbids: under('protocols'), active: true },
+  {
+    name: "the store's records are its own (knowledge/records.ts): knowledge/ never imports graph/",
+    from: 'knowledge',
+    forbids: under('graph'),
+    active: true,
+  },
+  {
+    name: 'caller identity is the bottom layer: identity/ imports nothing of ours',
+    from: 'identity',
+    forbids: (target) => nodeOf(target) !== 'identity',
+    active: true,
+  },
+  {
+    name: 'adapters reach the engine only through graph/contract.ts, never knowledge/, llm/ or tools/',
+    from: 'protocols',
+    forbids: (target) => (target.startsWith('graph/') && target !== 'graph/contract.ts') || under('knowledge', 'llm', 'tools')(target),
+    active: CONTRACT_LANDED,
+  },
+];
+
+/**
+ * Groups of nodes that reach each other through imports (Tarjan's strongly connected components):
+ * any group of two or more is a cycle. Two folders importing each other is the smallest one.
+ */
+function cycles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== node);
+      if (group.length > 1) groups.push(group.sort());
+    }
+  };
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
+  return groups;
+}
+
+/** The arrows from `from` into the rest of the group, each with the imports that make it (a few, then a count). */
+function arrowsWithin(from: string, group: string[]): string[] {
+  return group
+    .filter((to) => to !== from)
+    .flatMap((to) => {
+      const made = [...new Set(CROSSING.filter((i) => nodeOf(i.file) === from && nodeOf(i.target) === to).map(show))];
+      if (made.length === 0) return [];
+      const listed = made.length <= 3 ? made.join('; ') : `${made.slice(0, 2).join('; ')} and ${made.length - 2} more`;
+      return [`  ${from} -> ${to}: ${listed}`];
+    });
+}
+
+describe('folder boundaries of src/', () => {
+  it('reads the imports it checks', () => {
+    // A rule over nothing passes vacuously: make sure the reader sees the engine's real arrows.
+    expect(CROSSING.some((i) => nodeOf(i.file) === 'graph' && nodeOf(i.target) === 'knowledge')).toBe(true);
+    expect(CROSSING.some((i) => nodeOf(i.file) === 'protocols' && nodeOf(i.target) === 'graph')).toBe(true);
+  });
+
+  for (const rule of RULES) {
+    it.skipIf(!rule.active)(rule.name, () => {
+      const violations = CROSSING.filter((i) => nodeOf(i.file) === rule.from && rule.forbids(i.target)).map(show);
+      expect(violations, rule.name).toEqual([]);
+    });
+  }
+
+  it('no two folders (or root files) import each other, directly or around a loop', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const i of CROSSING) {
+      const from = nodeOf(i.file);
+      if (!edges.has(from)) edges.set(from, new Set());
+      edges.get(from)!.add(nodeOf(i.target));
+    }
+    const found = cycles(edges).map((group) => `cycle among ${group.join(', ')}:\n${group.flatMap((from) => arrowsWithin(from, group)).join('\n')}`);
+    expect(found, 'folder cycles').toEqual([]);
+  });
+});
