@@ -49,40 +49,32 @@ const CROSSING = IMPORTS.filter((i) => nodeOf(i.file) !== nodeOf(i.target));
 
 const show = (i: Import) => `src/${i.file} imports '${i.specifier}'`;
 
-/** Lane P's src/graph/contract.ts turns the adapter rule on: until it lands, adapters still reach into graph/. */
-const CONTRACT_LANDED = existsSync(join(SRC, 'graph/contract.ts'));
-
 interface Rule {
   name: string;
   /** The node whose imports the rule checks. */
   from: string;
   /** Targets (paths relative to src/) it may not import. */
   forbids: (target: string) => boolean;
-  /** false: written, but not enforced yet (reported as skipped). */
-  active: boolean;
 }
 
 const under = (...folders: string[]) => (target: string) => folders.some((folder) => target.startsWith(`${folder}/`));
 
 const RULES: Rule[] = [
-  { name: 'the engine knows no protocol: graph/ never imports protocols/', from: 'graph', forbids: under('protocols'), active: true },
+  { name: 'the engine knows no protocol: graph/ never imports protocols/', from: 'graph', forbids: under('protocols') },
   {
     name: "the store's records are its own (knowledge/records.ts): knowledge/ never imports graph/",
     from: 'knowledge',
     forbids: under('graph'),
-    active: true,
   },
   {
     name: 'caller identity is the bottom layer: identity/ imports nothing of ours',
     from: 'identity',
     forbids: (target) => nodeOf(target) !== 'identity',
-    active: true,
   },
   {
     name: 'adapters reach the engine only through graph/contract.ts, never knowledge/, llm/ or tools/',
     from: 'protocols',
     forbids: (target) => (target.startsWith('graph/') && target !== 'graph/contract.ts') || under('knowledge', 'llm', 'tools')(target),
-    active: CONTRACT_LANDED,
   },
 ];
 
@@ -144,7 +136,7 @@ describe('folder boundaries of src/', () => {
   });
 
   for (const rule of RULES) {
-    it.skipIf(!rule.active)(rule.name, () => {
+    it(rule.name, () => {
       const violations = CROSSING.filter((i) => nodeOf(i.file) === rule.from && rule.forbids(i.target)).map(show);
       expect(violations, rule.name).toEqual([]);
     });
