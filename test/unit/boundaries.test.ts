@@ -5,7 +5,7 @@
  * under src/ (graph, knowledge, …) or a root file (config.ts, server.ts, …). A failure names the
  * importing file and the import as written.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
