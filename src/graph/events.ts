@@ -2,7 +2,7 @@
  * GraphEvent: THE contract every adapter consumes. docs/events.md documents each type with an example.
  * Every event carries runId, a per-run strictly increasing seq (starting at 1) and an ISO timestamp.
  */
-import type { GraphPlan } from './plan.ts';
+import type { GraphPlan } from './graph-plan.ts';
 import type { ApprovalOutcome, ApprovalRequest } from '../hitl/types.ts';
 import type { RunMode } from './run-request.ts';
 import type { ModelRole } from '../llm/types.ts';

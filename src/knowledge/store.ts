@@ -5,7 +5,7 @@
  */
 import type { ToolAnnotations } from '../hitl/types.ts';
 import type { ModelRole } from '../llm/types.ts';
-import type { GraphPlan } from '../graph/plan.ts';
+import type { GraphPlan } from '../graph/graph-plan.ts';
 import type { CouncilVerdict, RunStatus, StepStatus } from '../graph/events.ts';
 
 export type SpecialistKind = 'prompt' | 'mcp' | 'a2a';

@@ -6,7 +6,7 @@
  */
 import type { PlanEntry } from '@agentclientprotocol/sdk';
 import type { StepStatus } from '../graph/events.ts';
-import type { GraphPlan } from '../graph/plan.ts';
+import type { GraphPlan } from '../graph/graph-plan.ts';
 
 interface TrackedStep {
   content: string;
