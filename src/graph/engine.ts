@@ -9,7 +9,7 @@ import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './types.ts';
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
-import { RunEventLog } from './run-events.ts';
+import { RunEventLog } from './run-event-log.ts';
 import { runRecordOf } from './run-record.ts';
 import { BudgetExceededError } from './usage.ts';
 import { CallerLedger } from './ledger.ts';

@@ -4,7 +4,7 @@ import type { CouncilVerdict, GraphEventBody, NodeName, RunStatus } from './even
 import type { GraphPlan } from './graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
-import type { RunEventLog } from './run-events.ts';
+import type { RunEventLog } from './run-event-log.ts';
 import { UsageMeter, effectiveBudget } from './usage.ts';
 import type { CallerLedger, LedgerSnapshot } from './ledger.ts';
 import { meterModel } from './metered-model.ts';
