@@ -12,7 +12,7 @@
  */
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { GraphPlanSchema, type PlanStep } from '../../src/graph/plan.ts';
+import { GraphPlanSchema, type PlanStep } from '../../src/graph/graph-plan.ts';
 
 /** Sequential model stages on the critical path: router, specialists, verifier, synthesizer. */
 export const CRITICAL_STAGES = 4;

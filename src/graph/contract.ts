@@ -31,7 +31,7 @@ export { ModelNameSchema, readModelChoice, resolveModelChoice, RoleModelsSchema,
 export type { RequestModels } from './request-models.ts';
 export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
-export type { GraphPlan } from './plan.ts';
+export type { GraphPlan } from './graph-plan.ts';
 export { CouncilVerdictSchema } from './schemas.ts';
 // Admission: whether the usage guard let a run through (RunHandle.admission).
 export type { Admission } from './admission.ts';

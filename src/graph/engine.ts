@@ -9,15 +9,16 @@ import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
 import type { RunEngine, RunHandle, RunResult } from './contract.ts';
 import { ADMITTED, admissionGate } from './admission.ts';
-import type { EngineDeps, SpanRunner } from './deps.ts';
-import { RunEventLog } from './run-events.ts';
+import type { EngineDeps, SpanRunner } from './engine-deps.ts';
+import { RunEventLog } from './run-event-log.ts';
+import { runRecordOf } from './run-record.ts';
 import { BudgetExceededError, totalTokens } from './usage.ts';
 import { CallerLedger } from './ledger.ts';
 import { ledgerPath, ledgerWriter, readLedgerFile } from './ledger-file.ts';
 import { admitDirectCall, type DirectCall, type DirectCallRequest } from './direct-call.ts';
 import { SpecialistDirectory } from './specialist-directory.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
-import type { NodeFn, NodeResult } from './nodes/types.ts';
+import type { NodeFn, NodeResult } from './nodes/node.ts';
 import { usageGuard } from './nodes/usage-guard.ts';
 import { router } from './nodes/router.ts';
 import { directAnswer } from './nodes/direct-answer.ts';
@@ -30,7 +31,6 @@ import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
 import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
-import type { RunRecord, StepRecord } from '../knowledge/store.ts';
 
 const NODES: Record<NodeName, NodeFn> = {
   usage_guard: usageGuard,
@@ -258,46 +258,8 @@ export class Engine implements RunEngine {
   }
 
   async #record(run: RunState, outcome: RunOutcome, durationMs: number): Promise<void> {
-    // A run refused before any model call (rate limit, caller budget) is not execution memory.
-    if (outcome.status === 'blocked' && run.meter.totals.modelCalls === 0) return;
-    const source = run.exhausted && run.best ? run.best : run.plan ? { plan: run.plan, results: run.results } : undefined;
-    const score = run.exhausted && run.best ? run.best.verification.score : (run.verification?.score ?? null);
-    const steps: StepRecord[] = source
-      ? source.plan.steps.map((s) => {
-          const o = source.results.get(s.id);
-          const usage = o?.lineage?.usage;
-          return {
-            id: s.id,
-            specialist: s.specialist,
-            objective: o?.objective ?? s.objective,
-            status: o?.status ?? 'skipped',
-            ...(o?.output !== undefined ? { output: o.output } : {}),
-            ...(o?.error !== undefined ? { error: o.error } : {}),
-            durationMs: o?.lineage?.durationMs ?? 0,
-            tokens: usage ? totalTokens(usage) : 0,
-            costUsd: usage ? usage.costUsd : 0,
-            toolCalls: (o?.lineage?.toolCalls ?? []).map((t) => ({ tool: t.tool, status: t.status })),
-          };
-        })
-      : [];
-    const record: RunRecord = {
-      id: run.id,
-      threadId: run.threadId,
-      query: run.request.query,
-      protocol: run.request.protocol,
-      callerId: run.callerId,
-      startedAt: new Date(run.startedAt).toISOString(),
-      durationMs,
-      status: outcome.status,
-      ...(run.answer !== undefined ? { answer: run.answer } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
-      tokens: totalTokens(run.meter.totals),
-      costUsd: run.meter.totals.costUsd,
-      score,
-      ...(source ? { plan: source.plan } : {}),
-      steps,
-      ...(run.teamConfigId ? { teamConfigId: run.teamConfigId } : {}),
-    };
+    const record = runRecordOf(run, outcome, durationMs);
+    if (!record) return;
     try {
       await this.#ctx.store.recordRun(record);
     } catch (err) {

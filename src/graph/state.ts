@@ -1,15 +1,15 @@
 /** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
 import { setMaxListeners } from 'node:events';
 import type { CouncilVerdict, GraphEventBody, NodeName, RunStatus } from './events.ts';
-import type { GraphPlan } from './plan.ts';
+import type { GraphPlan } from './graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
-import type { RunEventLog } from './run-events.ts';
+import type { RunEventLog } from './run-event-log.ts';
 import type { Admission } from './admission.ts';
 import { UsageMeter, effectiveBudget } from './usage.ts';
 import type { CallerLedger, LedgerSnapshot } from './ledger.ts';
 import { meterModel } from './metered-model.ts';
-import type { EngineDeps, SpanRunner } from './deps.ts';
+import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import type { ModelRole } from '../llm/types.ts';
 import type { ModelClient } from '../llm/types.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';

@@ -6,7 +6,7 @@
  */
 import { loadConfig, type Config } from '../../src/config.ts';
 import { Engine } from '../../src/graph/engine.ts';
-import type { EngineDeps } from '../../src/graph/deps.ts';
+import type { EngineDeps } from '../../src/graph/engine-deps.ts';
 import type { GraphEvent } from '../../src/graph/events.ts';
 import type { RunRequest } from '../../src/graph/run-request.ts';
 import type { RunResult } from '../../src/graph/contract.ts';

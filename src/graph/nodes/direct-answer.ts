@@ -2,7 +2,7 @@
 import { memoryNote } from '../prompts.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 
 export async function directAnswer(run: RunState, _ctx: EngineContext): Promise<NodeResult> {
   const parts = run.request.parts ?? [];

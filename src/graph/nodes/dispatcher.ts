@@ -4,10 +4,10 @@
  * the plan is complete and the verifier judges it. A re-run round carries the verifier's feedback.
  */
 import { scheduleSteps } from '../scheduler.ts';
-import type { PlanStep } from '../plan.ts';
+import type { PlanStep } from '../graph-plan.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 
 export async function dispatcher(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   if (run.memory === undefined) return 'memory';

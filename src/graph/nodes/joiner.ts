@@ -3,7 +3,7 @@
  * dispatcher started, then folds the outcomes (with their lineage) into the run's results.
  */
 import type { EngineContext, RunState } from '../state.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 
 export async function joiner(run: RunState, _ctx: EngineContext): Promise<NodeResult> {
   const inflight = run.inflight;

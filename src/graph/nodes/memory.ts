@@ -3,7 +3,7 @@
  * run's context (another caller's queries and answers never reach this run's prompts).
  */
 import type { EngineContext, RunState } from '../state.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
 
 const MEMORY_HITS = 3;

@@ -1,7 +1,7 @@
 /** planner: re-plans after a low verifier score, telling the model what the last round learned. */
-import { adoptPlan, loadSpecialists, planWithModel, retrieveCandidates } from '../planning.ts';
+import { adoptPlan, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
 import type { EngineContext, RunState } from '../state.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 
 export async function planner(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   const previous = run.plan?.steps.map((s) => {

@@ -4,13 +4,13 @@
  * stage 2 (self-model: the store ranks candidates by relevance combined with proficiency) and
  * stage 3 (LLM planning over the top-k, schemaName `graph_plan`).
  */
-import { validatePlan } from '../plan.ts';
+import { validatePlan } from '../graph-plan.ts';
 import { block } from '../prompts.ts';
 import { RouteSchema } from '../schemas.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
-import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../planning.ts';
+import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 import { prefetchMemory } from './memory.ts';
 
 const ROUTER_SYSTEM = `You are Parley's router. Decide how to answer the query:

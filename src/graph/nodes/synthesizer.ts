@@ -5,7 +5,7 @@
 import { block, memoryNote, stepsBlock } from '../prompts.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 
 const SYNTH_SYSTEM = `You are Parley's synthesizer. Write the final answer to the query from the step results.
 Cite the steps you used by id in square brackets, e.g. [s1]. Do not invent facts the steps do not support.`;

@@ -3,7 +3,7 @@
  * checks happen later, by reservation, in the run's metered model client (metered-model.ts).
  */
 import type { EngineContext, RunState } from '../state.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 import { BudgetExceededError } from '../usage.ts';
 import { ADMITTED } from '../admission.ts';
 

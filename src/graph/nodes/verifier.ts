@@ -7,7 +7,7 @@
 import { block, stepsBlock } from '../prompts.ts';
 import { VerificationSchema } from '../schemas.ts';
 import { emit, type EngineContext, type RunState, type Verification } from '../state.ts';
-import type { NodeResult } from './types.ts';
+import type { NodeResult } from './node.ts';
 import { BudgetExceededError } from '../usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
 

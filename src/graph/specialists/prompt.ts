@@ -1,5 +1,5 @@
 /** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
-import type { PlanStep } from '../plan.ts';
+import type { PlanStep } from '../graph-plan.ts';
 import { memoryNote } from '../prompts.ts';
 import type { EngineContext, RunState } from '../state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';

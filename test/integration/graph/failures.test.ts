@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
 import { callsOf, ofType, provenTeam } from './helpers.ts';
 
 let p: TestParley;

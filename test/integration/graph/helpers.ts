@@ -12,7 +12,7 @@ export function callsOf<R extends { runId?: string; schemaName?: string }>(reque
   return requests.filter((r) => r.runId === runId && (schemaName === undefined || r.schemaName === schemaName));
 }
 
-import type { GraphPlan } from '../../../src/graph/plan.ts';
+import type { GraphPlan } from '../../../src/graph/graph-plan.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 
 /**

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { createEngineContext } from '../../../src/graph/engine.ts';
 import { createRunState } from '../../../src/graph/state.ts';
-import { RunEventLog } from '../../../src/graph/run-events.ts';
-import { loadSpecialists, planWithModel } from '../../../src/graph/planning.ts';
-import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+import { RunEventLog } from '../../../src/graph/run-event-log.ts';
+import { loadSpecialists, planWithModel } from '../../../src/graph/plan-with-model.ts';
+import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
 import { callsOf, ofType, provenTeam } from './helpers.ts';
 
 let p: TestParley;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { ms, ofType, provenTeam } from './helpers.ts';
-import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
 
 let p: TestParley;
 beforeAll(async () => {

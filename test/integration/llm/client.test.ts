@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../../src/config.ts';
 import { createModelClient, ModelError, type ParleyModelClient } from '../../../src/llm/index.ts';
-import { GraphPlanSchema } from '../../../src/graph/plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
 import { startScriptedModel, type ScriptedModel } from '../../../src/scripted-model/index.ts';
 
 let scripted: ScriptedModel;

@@ -10,9 +10,9 @@
  * Each command imports what it needs when it runs, so `--version`, `help` and a configuration error
  * answer without loading the server, every protocol SDK and Kuzu (docs/performance.md, Startup).
  */
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import type { Parley } from './server.ts';
-import { VERSION } from './version.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { Parley } from '../server.ts';
+import { VERSION } from '../version.ts';
 
 const USAGE = `Parley ${VERSION}: one agent graph served over AG-UI, A2A, ACP, MCP, SSE and an OpenAI-compatible API.
 
@@ -34,7 +34,7 @@ type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
 async function run(parley: Parley, question: string): Promise<number> {
-  const [{ LOCAL_CALLER }, { createTerminalRenderer }] = await Promise.all([import('./graph/run-request.ts'), import('./graph/render-terminal.ts')]);
+  const [{ LOCAL_CALLER }, { createTerminalRenderer }] = await Promise.all([import('../graph/run-request.ts'), import('./render-terminal.ts')]);
   const handle = parley.engine.start({ query: question, protocol: 'cli', caller: LOCAL_CALLER });
   const onSignal = () => parley.engine.cancel(handle.id, 'interrupted (SIGINT)');
   process.once('SIGINT', onSignal);
@@ -60,13 +60,13 @@ async function ingest(parley: Parley): Promise<number> {
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
 async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<number> {
   const { engine, approvals, store, logger } = parley;
-  const { LOCAL_CALLER } = await import('./graph/run-request.ts');
+  const { LOCAL_CALLER } = await import('../graph/run-request.ts');
   if (protocol === 'acp') {
-    const { serveAcpStdio } = await import('./protocols/acp/index.ts');
+    const { serveAcpStdio } = await import('../protocols/acp/index.ts');
     const connection = serveAcpStdio({ engine, approvals, logger, caller: LOCAL_CALLER });
     await connection.closed;
   } else {
-    const { serveMcpStdio } = await import('./protocols/mcp/index.ts');
+    const { serveMcpStdio } = await import('../protocols/mcp/index.ts');
     const served = await serveMcpStdio({ engine, approvals, store, logger, version: VERSION });
     await served.closed;
   }
@@ -76,10 +76,10 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<numb
 /** parley doctor: needs no knowledge graph or tools, only the model endpoints (the scripted model, with its profile, when none is configured). */
 async function doctor(config: Config): Promise<number> {
   const [{ formatDoctor, runDoctor }, { loadPriceCatalog }, { pointAtScriptedModel }, { startScriptedModel }] = await Promise.all([
-    import('./llm/doctor.ts'),
-    import('./llm/prices.ts'),
-    import('./llm/scripted-url.ts'),
-    import('./scripted-model/index.ts'),
+    import('../llm/doctor.ts'),
+    import('../llm/prices.ts'),
+    import('../llm/scripted-url.ts'),
+    import('../scripted-model/index.ts'),
   ]);
   const prices = loadPriceCatalog(config.model.pricesFile);
   const scripted = config.model.scripted ? await startScriptedModel({ profile: config.model.scriptedProfile, logLimit: 100 }) : undefined;
@@ -94,7 +94,7 @@ async function doctor(config: Config): Promise<number> {
 }
 
 async function once(config: Config, command: Exclude<Command, 'serve' | 'doctor'>, question: string): Promise<number> {
-  const { createParley } = await import('./server.ts');
+  const { createParley } = await import('../server.ts');
   const parley = await createParley(config, { ingestAtStart: command !== 'ingest' });
   try {
     if (command === 'run') return await run(parley, question);
@@ -137,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (command === 'doctor') return doctor(config);
   if (command !== 'serve') return once(config, command as Exclude<Command, 'serve' | 'doctor'>, rest.join(' ').trim());
-  const { serveParley } = await import('./server.ts');
+  const { serveParley } = await import('../server.ts');
   await serveParley(config);
   return -1; // keep running until a signal
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTerminalRenderer } from '../../../src/graph/render-terminal.ts';
+import { createTerminalRenderer } from '../../../src/cli/render-terminal.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 
 let p: TestParley;

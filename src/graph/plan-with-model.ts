@@ -2,7 +2,7 @@
  * Planning shared by the router (first plan) and the planner node (re-plan): LLM planning over the
  * top-k candidates with their self-model figures, validated, re-planned once with the errors.
  */
-import { COUNCIL_SPECIALIST, GraphPlanSchema, normalizePhases, validatePlan, type GraphPlan } from './plan.ts';
+import { COUNCIL_SPECIALIST, GraphPlanSchema, normalizePhases, validatePlan, type GraphPlan } from './graph-plan.ts';
 import { block, specialistsBlock } from './prompts.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
 
