@@ -12,7 +12,7 @@ import { ADMITTED, admissionGate } from './admission.ts';
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import { RunEventLog } from './run-event-log.ts';
 import { runRecordOf } from './run-record.ts';
-import { BudgetExceededError, totalTokens } from './usage.ts';
+import { BudgetExceededError } from './usage.ts';
 import { CallerLedger } from './ledger.ts';
 import { ledgerPath, ledgerWriter, readLedgerFile } from './ledger-file.ts';
 import { admitDirectCall, type DirectCall, type DirectCallRequest } from './direct-call.ts';
