@@ -46,76 +46,10 @@ import {
   teamFromNode,
   toolFromNode,
 } from './rows.ts';
+import type { CypherExecutor, Params, Row, RunStatement } from './cypher/executor.ts';
+import type { QuerySet } from './cypher/queries.ts';
 
-export type Params = Record<string, unknown>;
-export type Row = Record<string, unknown>;
-/** Runs one parameterised statement; rows are plain objects (nodes as their property objects). */
-export type RunStatement = (statement: string, params?: Params) => Promise<Row[]>;
-
-export interface CypherExecutor {
-  /** Consistent read. */
-  read<T>(fn: (run: RunStatement) => Promise<T>): Promise<T>;
-  /** Atomic write: all statements or none. May run fn again on a transient error (so fn only touches the database). */
-  write<T>(fn: (run: RunStatement) => Promise<T>): Promise<T>;
-  /**
-   * True when writes run one at a time through this executor and nothing else writes the database
-   * (embedded Kuzu: one connection, a file lock). The store's view is then authoritative for team
-   * and proficiency statistics, so recording a run needs no locking reads.
-   */
-  serialWrites?: boolean;
-  close(): Promise<void>;
-}
-
-/** The statements a backend provides, each in its own dialect, with the same parameters and result columns. */
-export const QUERY_NAMES = [
-  'upsertSource',
-  'getSource',
-  'upsertSpecialist',
-  'unlinkSpecialistSource',
-  'linkSpecialistSource',
-  'unlinkSpecialistTools',
-  'linkSpecialistTools',
-  'linkToolUsers',
-  'upsertTool',
-  'linkToolSource',
-  'markSpecialistsGone',
-  'markToolsGone',
-  'listSpecialists',
-  'getSpecialist',
-  'specialistsByIds',
-  'listTools',
-  'listToolsOfServer',
-  'getTool',
-  'listProficiencies',
-  'getProficiency',
-  'upsertProficiencies',
-  'lockProficiencies',
-  'lockTeams',
-  'listTeams',
-  'getTeam',
-  'teamsByIds',
-  'upsertTeams',
-  'linkRunTeams',
-  'seenRuns',
-  'createRuns',
-  'updateRuns',
-  'deleteStepsOfRuns',
-  'createSteps',
-  'linkStepTools',
-  'linkRunApprovals',
-  'linkRunDecisions',
-  'getRun',
-  'stepsOfRun',
-  'listRuns',
-  'searchRuns',
-  'upsertApproval',
-  'listApprovals',
-  'upsertDecision',
-  'listDecisions',
-  'recentRuns',
-] as const;
-export type QueryName = (typeof QUERY_NAMES)[number];
-export type QuerySet = Record<QueryName, string>;
+export type { CypherExecutor } from './cypher/executor.ts';
 
 const node = (row: Record<string, unknown>, key: string) => row[key] as Record<string, never>;
 const profId = (kind: Proficiency['kind'], subject: string) => `${kind}:${subject}`;
