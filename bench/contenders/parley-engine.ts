@@ -43,13 +43,35 @@ const noTools: ToolHost = {
   close: async () => {},
 };
 
-/** The KnowledgeStore with its execution-memory writes turned into no-ops (registry reads stay real). */
+/**
+ * The KnowledgeStore with its execution-memory writes turned into no-ops (registry reads stay real).
+ * A wrapper from outside: every other method is the store's own, called on the store itself (its
+ * state is in #private fields, so a derived object such as Object.create(store) cannot call them).
+ */
 export function withoutWrites(store: KnowledgeStore): KnowledgeStore {
-  return Object.assign(Object.create(store) as KnowledgeStore, {
+  return {
+    upsertSource: (source) => store.upsertSource(source),
+    getSource: (id) => store.getSource(id),
+    upsertSpecialists: (specialists) => store.upsertSpecialists(specialists),
+    upsertTools: (tools) => store.upsertTools(tools),
+    markGone: (sourceId, keepSpecialistIds, keepToolIds) => store.markGone(sourceId, keepSpecialistIds, keepToolIds),
+    listSpecialists: (filter) => store.listSpecialists(filter),
+    getSpecialist: (id) => store.getSpecialist(id),
+    listTools: (server) => store.listTools(server),
+    getTool: (id) => store.getTool(id),
+    retrieveSpecialists: (query, k) => store.retrieveSpecialists(query, k),
+    findTeamConfig: (query, scope) => store.findTeamConfig(query, scope),
     recordRun: async () => {},
+    getRun: (id) => store.getRun(id),
+    listRuns: (options) => store.listRuns(options),
+    getProficiency: (subject, kind) => store.getProficiency(subject, kind),
+    searchMemory: (query, k, scope) => store.searchMemory(query, k, scope),
     recordApproval: async () => {},
+    listApprovals: (runId) => store.listApprovals(runId),
     recordDecision: async () => {},
-  });
+    listDecisions: (limit, scope) => store.listDecisions(limit, scope),
+    close: () => store.close(),
+  };
 }
 
 export function benchConfig(options: Pick<BenchEngineOptions, 'runRetentionMs'>): Config {

@@ -39,18 +39,18 @@ const COMPACT_AFTER = 1024;
  * compaction once there are more removed documents than live ones.
  */
 export class Bm25Index<T> {
-  private readonly slotOf = new Map<string, number>();
+  readonly #slotOf = new Map<string, number>();
   /** Per slot (in insertion order): the item (undefined once removed), length, postings. */
-  private items: (T | undefined)[] = [];
-  private lengths: number[] = [];
-  private termsOf: (Posting[] | undefined)[] = [];
-  private readonly postings = new Map<string, Posting>();
-  private totalLength = 0;
-  private dead = 0;
-  private scores = new Float64Array(0);
+  #items: (T | undefined)[] = [];
+  #lengths: number[] = [];
+  #termsOf: (Posting[] | undefined)[] = [];
+  readonly #postings = new Map<string, Posting>();
+  #totalLength = 0;
+  #dead = 0;
+  #scores = new Float64Array(0);
 
   get size(): number {
-    return this.slotOf.size;
+    return this.#slotOf.size;
   }
 
   /** Adds the document, or replaces the one with the same key. */
@@ -59,11 +59,11 @@ export class Bm25Index<T> {
     const words = terms(text);
     const tf = new Map<string, number>();
     for (const w of words) tf.set(w, (tf.get(w) ?? 0) + 1);
-    const slot = this.items.length;
+    const slot = this.#items.length;
     const held: Posting[] = [];
     for (const [w, n] of tf) {
-      let p = this.postings.get(w);
-      if (!p) this.postings.set(w, (p = { term: w, slots: new Int32Array(4), tfs: new Int32Array(4), n: 0, live: 0 }));
+      let p = this.#postings.get(w);
+      if (!p) this.#postings.set(w, (p = { term: w, slots: new Int32Array(4), tfs: new Int32Array(4), n: 0, live: 0 }));
       if (p.n === p.slots.length) {
         const slots = new Int32Array(p.n * 2);
         slots.set(p.slots);
@@ -77,22 +77,22 @@ export class Bm25Index<T> {
       p.live++;
       held.push(p);
     }
-    this.items.push(item);
-    this.lengths.push(words.length);
-    this.termsOf.push(held);
-    this.slotOf.set(key, slot);
-    this.totalLength += words.length;
+    this.#items.push(item);
+    this.#lengths.push(words.length);
+    this.#termsOf.push(held);
+    this.#slotOf.set(key, slot);
+    this.#totalLength += words.length;
   }
 
   delete(key: string): boolean {
-    const slot = this.slotOf.get(key);
+    const slot = this.#slotOf.get(key);
     if (slot === undefined) return false;
-    for (const p of this.termsOf[slot]!) if (--p.live === 0) this.postings.delete(p.term);
-    this.items[slot] = undefined;
-    this.termsOf[slot] = undefined;
-    this.totalLength -= this.lengths[slot]!;
-    this.slotOf.delete(key);
-    if (++this.dead > COMPACT_AFTER && this.dead > this.slotOf.size) this.compact();
+    for (const p of this.#termsOf[slot]!) if (--p.live === 0) this.#postings.delete(p.term);
+    this.#items[slot] = undefined;
+    this.#termsOf[slot] = undefined;
+    this.#totalLength -= this.#lengths[slot]!;
+    this.#slotOf.delete(key);
+    if (++this.#dead > COMPACT_AFTER && this.#dead > this.#slotOf.size) this.#compact();
     return true;
   }
 
@@ -101,47 +101,47 @@ export class Bm25Index<T> {
    * order (for stable tie-breaks), in no particular order: callers sort or select what they need.
    */
   search(query: string): { item: T; score: number; order: number }[] {
-    const queryTerms = [...new Set(terms(query))].filter((t) => this.postings.has(t));
+    const queryTerms = [...new Set(terms(query))].filter((t) => this.#postings.has(t));
     if (queryTerms.length === 0) return [];
-    const n = this.slotOf.size;
-    const avgLength = n ? this.totalLength / n : 0;
-    if (this.scores.length < this.items.length) this.scores = new Float64Array(this.items.length * 2);
-    const scores = this.scores;
+    const n = this.#slotOf.size;
+    const avgLength = n ? this.#totalLength / n : 0;
+    if (this.#scores.length < this.#items.length) this.#scores = new Float64Array(this.#items.length * 2);
+    const scores = this.#scores;
     const touched: number[] = [];
     // Terms in query order, so each document's sum adds up in the same order every time.
     for (const t of queryTerms) {
-      const p = this.postings.get(t)!;
+      const p = this.#postings.get(t)!;
       const idf = Math.log(1 + (n - p.live + 0.5) / (p.live + 0.5));
       for (let i = 0; i < p.n; i++) {
         const slot = p.slots[i]!;
-        if (this.items[slot] === undefined) continue;
+        if (this.#items[slot] === undefined) continue;
         const tf = p.tfs[i]!;
         if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[slot]!) / (avgLength || 1)));
+        scores[slot]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.#lengths[slot]!) / (avgLength || 1)));
       }
     }
     const hits: { item: T; score: number; order: number }[] = [];
     for (const slot of touched) {
-      if (scores[slot]! > 0) hits.push({ item: this.items[slot]!, score: scores[slot]!, order: slot });
+      if (scores[slot]! > 0) hits.push({ item: this.#items[slot]!, score: scores[slot]!, order: slot });
       scores[slot] = 0;
     }
     return hits;
   }
 
   /** Drops removed documents: renumbers the live ones (keeping their order) and their postings. */
-  private compact(): void {
-    const remap = new Int32Array(this.items.length).fill(-1);
+  #compact(): void {
+    const remap = new Int32Array(this.#items.length).fill(-1);
     const items: T[] = [];
     const lengths: number[] = [];
     const termsOf: Posting[][] = [];
-    for (let slot = 0; slot < this.items.length; slot++) {
-      if (this.items[slot] === undefined) continue;
+    for (let slot = 0; slot < this.#items.length; slot++) {
+      if (this.#items[slot] === undefined) continue;
       remap[slot] = items.length;
-      items.push(this.items[slot]!);
-      lengths.push(this.lengths[slot]!);
-      termsOf.push(this.termsOf[slot]!);
+      items.push(this.#items[slot]!);
+      lengths.push(this.#lengths[slot]!);
+      termsOf.push(this.#termsOf[slot]!);
     }
-    for (const p of this.postings.values()) {
+    for (const p of this.#postings.values()) {
       let kept = 0;
       for (let i = 0; i < p.n; i++) {
         const slot = remap[p.slots[i]!]!;
@@ -151,26 +151,26 @@ export class Bm25Index<T> {
       }
       p.n = kept;
     }
-    for (const [key, slot] of this.slotOf) this.slotOf.set(key, remap[slot]!);
-    this.items = items;
-    this.lengths = lengths;
-    this.termsOf = termsOf;
-    this.dead = 0;
+    for (const [key, slot] of this.#slotOf) this.#slotOf.set(key, remap[slot]!);
+    this.#items = items;
+    this.#lengths = lengths;
+    this.#termsOf = termsOf;
+    this.#dead = 0;
   }
 }
 
 /** The specialists' search text (name, description, domains, tools), ranked with BM25. */
 export class SpecialistTextIndex {
-  private readonly index = new Bm25Index<SpecialistRecord>();
+  readonly #index = new Bm25Index<SpecialistRecord>();
 
   constructor(specialists: Iterable<SpecialistRecord>) {
-    for (const s of specialists) this.index.set(s.id, specialistSearchText(s), s);
+    for (const s of specialists) this.#index.set(s.id, specialistSearchText(s), s);
   }
 
   /** Every specialist sharing a term with the query, with its BM25 score (> 0). */
   search(query: string): { specialist: SpecialistRecord; textScore: number }[] {
     // In registry order, as ranking has always seen them (ties keep that order).
-    return this.index
+    return this.#index
       .search(query)
       .sort((a, b) => a.order - b.order)
       .map((h) => ({ specialist: h.item, textScore: h.score }));

@@ -4,8 +4,8 @@
  * a bounded window of recent runs (with a text index for the execution memory's search) — so the
  * router's team lookup, candidate ranking and memory search cost no database round trip.
  *
- * CypherStore owns one: it loads it on first use, writes its own changes through to it after they
- * commit, and merges a periodic re-read in when other processes may write the same database
+ * CypherStore owns one (through cypher/view-cache.ts): it loads it on first use, writes its own
+ * changes through to it after they commit, and merges a periodic re-read in when other processes may write the same database
  * (Neo4j). Counters only grow, so an update carrying fewer uses/runs than the view already has is
  * older news and is ignored: concurrent commits and a refresh can arrive in any order. Runs are
  * never deleted, so a refresh's runs are folded into the window (which keeps only the newest).
@@ -56,17 +56,17 @@ function copySpecialist(s: SpecialistRecord): SpecialistRecord {
 }
 
 export class KnowledgeView {
-  private readonly specialists = new Map<string, SpecialistRecord>();
-  private sorted?: SpecialistRecord[];
-  private index?: SpecialistTextIndex;
-  private readonly proficiencies = new Map<string, ProficiencyTotals>();
-  private readonly teams = new Map<string, TeamEntry>();
-  private readonly fullTeams = new Map<string, TeamConfig>();
-  private readonly memory: RunMemoryIndex;
+  readonly #specialists = new Map<string, SpecialistRecord>();
+  #sorted?: SpecialistRecord[];
+  #index?: SpecialistTextIndex;
+  readonly #proficiencies = new Map<string, ProficiencyTotals>();
+  readonly #teams = new Map<string, TeamEntry>();
+  readonly #fullTeams = new Map<string, TeamConfig>();
+  readonly #memory: RunMemoryIndex;
 
   constructor(snapshot: ViewSnapshot, options: KnowledgeViewOptions = { memoryWindow: MEMORY_WINDOW }) {
-    this.memory = new RunMemoryIndex(options.memoryWindow);
-    this.replaceSpecialists(snapshot.specialists);
+    this.#memory = new RunMemoryIndex(options.memoryWindow);
+    this.#replaceSpecialists(snapshot.specialists);
     this.merge(snapshot, { specialists: false, runs: true });
   }
 
@@ -74,45 +74,45 @@ export class KnowledgeView {
 
   /** Copies, ordered by id (what listSpecialists answers). */
   listSpecialists(filter?: SpecialistFilter): SpecialistRecord[] {
-    this.sorted ??= [...this.specialists.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return this.sorted.filter((s) => matchesFilter(s, filter)).map(copySpecialist);
+    this.#sorted ??= [...this.#specialists.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.#sorted.filter((s) => matchesFilter(s, filter)).map(copySpecialist);
   }
 
   getSpecialist(id: string): SpecialistRecord | undefined {
-    const s = this.specialists.get(id);
+    const s = this.#specialists.get(id);
     return s ? copySpecialist(s) : undefined;
   }
 
   /** Domains of a specialist (what a run's observations also teach), or undefined if unknown. */
   domainsOf(id: string): readonly string[] | undefined {
-    return this.specialists.get(id)?.domains;
+    return this.#specialists.get(id)?.domains;
   }
 
   /** Write-through of upserted specialists (records as they read back from the store). */
   upsertSpecialists(records: SpecialistRecord[]): void {
-    for (const s of records) this.specialists.set(s.id, s);
-    this.registryChanged();
+    for (const s of records) this.#specialists.set(s.id, s);
+    this.#registryChanged();
   }
 
   /** Write-through of markGone: the same rule as the backends' markSpecialistsGone statement. */
   markGone(sourceId: string, keep: string[]): void {
     const kept = new Set(keep);
-    for (const [id, s] of this.specialists) {
+    for (const [id, s] of this.#specialists) {
       if (s.sourceId === sourceId && !kept.has(id) && s.available) {
-        this.specialists.set(id, { ...s, available: false, unavailableReason: 'no longer listed by its source' });
+        this.#specialists.set(id, { ...s, available: false, unavailableReason: 'no longer listed by its source' });
       }
     }
-    this.registryChanged();
+    this.#registryChanged();
   }
 
   /** Top-k candidates: BM25 relevance (normalised to the best hit) combined with proficiency. */
   rank(query: string, k: number): SpecialistCandidate[] {
-    this.index ??= new SpecialistTextIndex(this.specialists.values());
-    const hits = this.index.search(query);
+    this.#index ??= new SpecialistTextIndex(this.#specialists.values());
+    const hits = this.#index.search(query);
     if (hits.length === 0) return [];
     const profs = new Map<string, Proficiency>();
     for (const h of hits) {
-      const p = this.proficiencies.get(`specialist:${h.specialist.id}`);
+      const p = this.#proficiencies.get(`specialist:${h.specialist.id}`);
       if (p) profs.set(h.specialist.id, publicProficiency(p));
     }
     return rankCandidates(hits, profs, k);
@@ -122,12 +122,12 @@ export class KnowledgeView {
 
   /** The k runs of the window most relevant to the query (relevance: score / best score). */
   searchMemory(query: string, k: number, scope: CallerScope = {}): MemoryHit[] {
-    return this.memory.search(query, k, scope.callerId);
+    return this.#memory.search(query, k, scope.callerId);
   }
 
   /** Write-through of a recorded run. */
   recordRun(run: MemoryEntry): void {
-    this.memory.record(run);
+    this.#memory.record(run);
   }
 
 
@@ -138,7 +138,7 @@ export class KnowledgeView {
   pickTeam(query: string, options: RegistryOptions, scope: CallerScope = {}): TeamStats | undefined {
     const words = wordsOf(queryPattern(query));
     let best: { team: TeamEntry; similarity: number } | undefined;
-    for (const team of this.teams.values()) {
+    for (const team of this.#teams.values()) {
       if (scope.callerId !== undefined && team.callerId !== scope.callerId) continue;
       if (team.uses === 0 || team.successes / team.uses < options.teamMinSuccessRate) continue;
       const small = Math.min(words.length, team.words.length);
@@ -158,33 +158,33 @@ export class KnowledgeView {
 
   /** A whole TeamConfig if the view holds it and it is as recent as its statistics. */
   fullTeam(id: string): TeamConfig | undefined {
-    const team = this.fullTeams.get(id);
-    const stats = this.teams.get(id);
+    const team = this.#fullTeams.get(id);
+    const stats = this.#teams.get(id);
     if (!team || !stats || team.uses !== stats.uses) return undefined;
     return team;
   }
 
   hasTeam(id: string): boolean {
-    return this.teams.has(id);
+    return this.#teams.has(id);
   }
 
   /** A team as committed (write-through) or as read whole from the store. */
   applyTeam(team: TeamConfig): void {
-    this.applyTeamStats(team);
-    if (this.teams.get(team.id)?.uses !== team.uses) return;
-    this.fullTeams.delete(team.id);
-    this.fullTeams.set(team.id, team);
-    if (this.fullTeams.size > FULL_TEAMS) this.fullTeams.delete(this.fullTeams.keys().next().value!);
+    this.#applyTeamStats(team);
+    if (this.#teams.get(team.id)?.uses !== team.uses) return;
+    this.#fullTeams.delete(team.id);
+    this.#fullTeams.set(team.id, team);
+    if (this.#fullTeams.size > FULL_TEAMS) this.#fullTeams.delete(this.#fullTeams.keys().next().value!);
   }
 
   proficiency(id: string): ProficiencyTotals | undefined {
-    return this.proficiencies.get(id);
+    return this.#proficiencies.get(id);
   }
 
   /** Proficiency totals as committed. */
   applyProficiency(id: string, totals: ProficiencyTotals): void {
-    const current = this.proficiencies.get(id);
-    if (!current || totals.runs >= current.runs) this.proficiencies.set(id, totals);
+    const current = this.#proficiencies.get(id);
+    if (!current || totals.runs >= current.runs) this.#proficiencies.set(id, totals);
   }
 
   /**
@@ -194,16 +194,16 @@ export class KnowledgeView {
    * only runs the view lacks are added, so a stale read cannot undo our re-recorded run).
    */
   merge(snapshot: ViewSnapshot, options: { specialists: boolean; runs?: boolean }): void {
-    if (options.specialists) this.replaceSpecialists(snapshot.specialists);
-    for (const run of snapshot.runs ?? []) if (options.runs !== false || !this.memory.has(run.id)) this.memory.record(run);
+    if (options.specialists) this.#replaceSpecialists(snapshot.specialists);
+    for (const run of snapshot.runs ?? []) if (options.runs !== false || !this.#memory.has(run.id)) this.#memory.record(run);
     for (const { id, totals } of snapshot.proficiencies) this.applyProficiency(id, totals);
-    for (const team of snapshot.teams) this.applyTeamStats(team);
+    for (const team of snapshot.teams) this.#applyTeamStats(team);
   }
 
-  private applyTeamStats(team: TeamStats): void {
-    const current = this.teams.get(team.id);
+  #applyTeamStats(team: TeamStats): void {
+    const current = this.#teams.get(team.id);
     if (current && team.uses < current.uses) return;
-    this.teams.set(team.id, {
+    this.#teams.set(team.id, {
       id: team.id,
       callerId: team.callerId || current?.callerId || '',
       words: current && current.words.join(' ') === team.pattern ? current.words : wordsOf(team.pattern),
@@ -213,15 +213,15 @@ export class KnowledgeView {
     });
   }
 
-  private replaceSpecialists(records: SpecialistRecord[]): void {
-    this.specialists.clear();
-    for (const s of records) this.specialists.set(s.id, s);
-    this.registryChanged();
+  #replaceSpecialists(records: SpecialistRecord[]): void {
+    this.#specialists.clear();
+    for (const s of records) this.#specialists.set(s.id, s);
+    this.#registryChanged();
   }
 
-  private registryChanged(): void {
-    this.sorted = undefined;
-    this.index = undefined;
+  #registryChanged(): void {
+    this.#sorted = undefined;
+    this.#index = undefined;
   }
 }
 

@@ -34,16 +34,20 @@ export interface SessionOptions {
 }
 
 export class KuzuSession {
-  private queue: Promise<unknown> = Promise.resolve();
-  private readonly prepared = new Map<string, PreparedStatement>();
-  private closed = false;
-  private writes = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #prepared = new Map<string, PreparedStatement>();
+  #closed = false;
+  #writes = 0;
 
-  private constructor(
-    private readonly db: Database,
-    private readonly conn: Connection,
-    private readonly checkpointEvery: number,
-  ) {}
+  readonly #db: Database;
+  readonly #conn: Connection;
+  readonly #checkpointEvery: number;
+
+  private constructor(db: Database, conn: Connection, checkpointEvery: number) {
+    this.#db = db;
+    this.#conn = conn;
+    this.#checkpointEvery = checkpointEvery;
+  }
 
   static async open(path: string, options: SessionOptions = {}): Promise<KuzuSession> {
     const inMemory = path === ':memory:';
@@ -66,27 +70,27 @@ export class KuzuSession {
 
   /** Runs fn with exclusive use of the connection. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => undefined);
     return run;
   }
 
   /** One statement, already inside exclusive(); parameters are always bound, never interpolated. */
   async run(statement: string, params: Params = {}): Promise<Row[]> {
-    if (this.closed) throw new Error('The knowledge store is closed');
-    let stmt = this.prepared.get(statement);
+    if (this.#closed) throw new Error('The knowledge store is closed');
+    let stmt = this.#prepared.get(statement);
     if (!stmt) {
-      stmt = await this.conn.prepare(statement);
+      stmt = await this.#conn.prepare(statement);
       if (!stmt.isSuccess()) throw new Error(`Kuzu rejected a statement: ${stmt.getErrorMessage()}\n${statement}`);
-      this.prepared.set(statement, stmt);
+      this.#prepared.set(statement, stmt);
     }
-    const result = await this.conn.execute(stmt, params);
+    const result = await this.#conn.execute(stmt, params);
     return rowsOf(result);
   }
 
   /** A statement without parameters (DDL, CALL ...), inside exclusive(). */
   async ddl(statement: string): Promise<Row[]> {
-    return rowsOf(await this.conn.query(statement));
+    return rowsOf(await this.#conn.query(statement));
   }
 
   query(statement: string, params: Params = {}): Promise<Row[]> {
@@ -96,26 +100,26 @@ export class KuzuSession {
   /** Runs fn in one write transaction: all of it or none of it. */
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.exclusive(async () => {
-      await rowsOf(await this.conn.query('BEGIN TRANSACTION'));
+      await rowsOf(await this.#conn.query('BEGIN TRANSACTION'));
       try {
         const value = await fn();
-        await rowsOf(await this.conn.query('COMMIT'));
-        if (this.checkpointEvery > 0 && ++this.writes % this.checkpointEvery === 0) await rowsOf(await this.conn.query('CHECKPOINT'));
+        await rowsOf(await this.#conn.query('COMMIT'));
+        if (this.#checkpointEvery > 0 && ++this.#writes % this.#checkpointEvery === 0) await rowsOf(await this.#conn.query('CHECKPOINT'));
         return value;
       } catch (err) {
-        await this.conn.query('ROLLBACK').then(rowsOf, () => undefined);
+        await this.#conn.query('ROLLBACK').then(rowsOf, () => undefined);
         throw err;
       }
     });
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.#closed) return;
     await this.exclusive(async () => {
-      this.closed = true;
-      this.prepared.clear();
-      await this.conn.close();
-      await this.db.close();
+      this.#closed = true;
+      this.#prepared.clear();
+      await this.#conn.close();
+      await this.#db.close();
     });
   }
 }

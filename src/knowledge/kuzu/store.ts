@@ -5,7 +5,8 @@
  */
 import type { KnowledgeStore } from '../store.ts';
 import { DEFAULT_REGISTRY_OPTIONS, type RegistryOptions } from '../registry.ts';
-import { CypherStore, type CypherExecutor, type Row } from '../cypher-store.ts';
+import { CypherStore } from '../cypher-store.ts';
+import type { CypherExecutor, Row } from '../cypher/executor.ts';
 import { KuzuSession, type Params } from './session.ts';
 import { migrate } from './schema.ts';
 import { Q } from './queries.ts';

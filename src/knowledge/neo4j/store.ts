@@ -6,7 +6,8 @@
 import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
 import type { KnowledgeStore } from '../store.ts';
 import { DEFAULT_REGISTRY_OPTIONS, type RegistryOptions } from '../registry.ts';
-import { CypherStore, type CypherExecutor, type Params, type Row, type RunStatement } from '../cypher-store.ts';
+import { CypherStore } from '../cypher-store.ts';
+import type { CypherExecutor, Params, Row, RunStatement } from '../cypher/executor.ts';
 import { SchemaVersionError, StoreUnavailableError } from '../errors.ts';
 import { Q, READ_SCHEMA_VERSION, SCHEMA, WRITE_SCHEMA_VERSION } from './queries.ts';
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { lintCypherQuery, testData } from '@neo4j-cypher/language-support';
 import { Q, READ_SCHEMA_VERSION, SCHEMA, WRITE_SCHEMA_VERSION } from '../../../src/knowledge/neo4j/queries.ts';
+import { QUERY_NAMES } from '../../../src/knowledge/cypher/queries.ts';
 
 const statements: [string, string][] = [
   ...Object.entries(Q),
@@ -23,6 +24,10 @@ const schemaFor = (text: string) => ({
 });
 
 describe('Neo4j backend Cypher', () => {
+  it('covers every statement the store runs (the shared ones and the dialect ones)', () => {
+    expect(Object.keys(Q).sort()).toEqual([...QUERY_NAMES].sort());
+  });
+
   it.each(statements)('%s lints clean', (_name, text) => {
     const { diagnostics } = lintCypherQuery(text, schemaFor(text));
     expect(diagnostics.map((d) => d.message)).toEqual([]);
