@@ -3,7 +3,7 @@ import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import type { ToolDecision } from '../../../src/hitl/types.ts';
-import { ofType } from './helpers.ts';
+import { ofType } from '../../support/run-events.ts';
 
 // A real MCP server (Streamable HTTP) behind the real McpToolHost; write_note is destructive.
 let mcp: FixtureHttpServer;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totalTokens } from '../../../src/graph/usage.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { callsOf } from './helpers.ts';
+import { callsOf } from '../../support/run-events.ts';
 
 const maxTokensOf = (call: { body: unknown }) => (call.body as { max_tokens?: number }).max_tokens;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { callsOf, ofType } from './helpers.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
 import { MODEL_ROLES } from '../../../src/llm/types.ts';
 
 let p: TestParley;

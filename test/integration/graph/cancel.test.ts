@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { ofType } from './helpers.ts';
+import { ofType } from '../../support/run-events.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 
 let p: TestParley;

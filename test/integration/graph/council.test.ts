@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
-import { callsOf, ofType, provenTeam } from './helpers.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
+import { provenTeam } from '../../support/records.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
 import { createPriceCatalog } from '../../../src/llm/prices.ts';
 import { Engine } from '../../../src/graph/engine.ts';

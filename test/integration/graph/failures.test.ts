@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
-import { callsOf, ofType, provenTeam } from './helpers.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
+import { provenTeam } from '../../support/records.ts';
 
 let p: TestParley;
 beforeAll(async () => {

@@ -5,7 +5,8 @@ import { createRunState } from '../../../src/graph/state.ts';
 import { RunEventLog } from '../../../src/graph/run-events.ts';
 import { loadSpecialists, planWithModel } from '../../../src/graph/planning.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
-import { callsOf, ofType, provenTeam } from './helpers.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
+import { provenTeam } from '../../support/records.ts';
 
 let p: TestParley;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { ms, ofType, provenTeam } from './helpers.ts';
+import { ms, ofType } from '../../support/run-events.ts';
+import { provenTeam } from '../../support/records.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
 
 let p: TestParley;

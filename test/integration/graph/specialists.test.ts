@@ -8,7 +8,7 @@ import { a2aRoutes } from '../../../src/protocols/a2a.ts';
 import { A2aPeerHost } from '../../../src/tools/a2a-peer.ts';
 import { silentLogger } from '../../../src/log.ts';
 import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
-import { ofType } from './helpers.ts';
+import { ofType } from '../../support/run-events.ts';
 
 const base = { name: 'x', prompt: '', modelRole: 'specialist' as const, tools: [], sourceId: 'skills:specialists-test', available: true, domains: [] };
 
