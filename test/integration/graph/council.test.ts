@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestParley } from '../../support/engine.ts';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import { provenTeam } from '../../support/records.ts';
@@ -7,13 +8,7 @@ import { GraphPlanSchema } from '../../../src/graph/plan.ts';
 import { createPriceCatalog } from '../../../src/llm/prices.ts';
 import { Engine } from '../../../src/graph/engine.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley();
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley();
 
 describe('council', () => {
   it('mode council: 5 advisors, answers blind behind A–E, 3 reviews, a typed verdict stored as a Decision', async () => {

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { ms, ofType } from '../../support/run-events.ts';
 import { provenTeam } from '../../support/records.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley({ latencyMs: 100 });
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley({ latencyMs: 100 });
 
 describe('scheduling over the scripted model (100 ms per call)', () => {
   it('runs 4 independent steps in parallel: all start before any finishes', async () => {
