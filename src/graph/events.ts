@@ -24,7 +24,7 @@ export type NodeName = (typeof NODE_NAMES)[number];
 
 export type RunStatus = 'completed' | 'failed' | 'cancelled' | 'blocked';
 export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
-export type RouteStage = 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
+export type RouteStage = 'preset_plan' | 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
 
 export interface UsageTotals {
   inputTokens: number;

@@ -55,6 +55,7 @@ export function useTestParley(options: TestParleyOptions | (() => TestParleyOpti
     get deps() {
       return live().deps;
     },
+    givePlan: (query, plan) => live().givePlan(query, plan),
     run: (request) => live().run(request),
     close: () => live().close(),
   };

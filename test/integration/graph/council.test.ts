@@ -3,7 +3,6 @@ import { createTestParley } from '../../support/engine.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
-import { provenTeam } from '../../support/records.ts';
 import { GraphPlanSchema } from '../../../src/graph/plan.ts';
 import { createPriceCatalog } from '../../../src/llm/prices.ts';
 import { Engine } from '../../../src/graph/engine.ts';
@@ -48,8 +47,7 @@ describe('council', () => {
 
   it('runs as a plan step with specialist "council"', async () => {
     const query = 'Decide the launch strategy and write the announcement';
-    await provenTeam(
-      p.store,
+    p.givePlan(
       query,
       GraphPlanSchema.parse({
         steps: [
