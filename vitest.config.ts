@@ -1,12 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * One run, four projects (docs/testing.md): `npm test` runs them all; `npm run test:unit` (the fast loop)
+ * and `npm run test:<project>` run one. The projects inherit the settings below (`extends: true`).
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores on CI: keep file parallelism modest so timing-based assertions stay honest.
     maxWorkers: 2,
+    projects: [
+      // Pure functions and single modules: no server, no child process, no network.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Real pieces over HTTP on 127.0.0.1 (the engine, the store, the protocol adapters, the server).
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: ['test/integration/cli/**'] } },
+      // Launches bin/parley.js, which runs the compiled dist/ (built first when stale: test/support/build.ts).
+      { extends: true, test: { name: 'cli', include: ['test/integration/cli/**/*.test.ts'] } },
+      // The whole server as shipped (repo mcp_config.json and specialists) on a temporary data dir.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+    ],
   },
 });

@@ -6,6 +6,8 @@ import type { ModelClient, ModelRole } from '../llm/types.ts';
 import type { PriceCatalog } from '../llm/prices.ts';
 import type { Logger } from '../log.ts';
 import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
+import type { GraphPlan } from './graph-plan.ts';
+import type { RunRequest } from './run-request.ts';
 
 /** The slices of Config the engine reads. Pass the whole Config or just these. */
 export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
@@ -43,4 +45,10 @@ export interface EngineDeps {
    * with it (capped by what the budgets have left).
    */
   maxOutputTokens?: (role: ModelRole) => number | undefined;
+  /**
+   * For tests and embedders that already know the plan: the router asks this first (after a mode of
+   * direct or council) and runs the plan it returns as is, checked against the registry, with no team
+   * lookup and no routing or planning call (route.decided stage `preset_plan`). Undefined: route as usual.
+   */
+  presetPlan?: (request: RunRequest) => GraphPlan | undefined;
 }

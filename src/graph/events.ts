@@ -24,7 +24,7 @@ export type NodeName = (typeof NODE_NAMES)[number];
 
 /** Run and step outcomes and the council's verdict are stored records (knowledge/records.ts); events carry them. */
 export type { CouncilVerdict, RunStatus, StepStatus } from '../knowledge/records.ts';
-export type RouteStage = 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
+export type RouteStage = 'preset_plan' | 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
 
 export interface UsageTotals {
   inputTokens: number;

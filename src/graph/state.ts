@@ -78,7 +78,8 @@ export interface RunState {
 }
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
-export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels'>> {
+export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan'>> {
+  presetPlan?: EngineDeps['presetPlan'];
   peers?: EngineDeps['peers'];
   prices?: EngineDeps['prices'];
   councilAdvisorModels?: string[];

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { Engine } from '../../src/graph/engine.ts';
 import type { EngineDeps } from '../../src/graph/engine-deps.ts';
 import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphPlan } from '../../src/graph/graph-plan.ts';
 import type { RunRequest } from '../../src/graph/run-request.ts';
 import type { RunResult } from '../../src/graph/contract.ts';
 import { ApprovalBroker } from '../../src/hitl/approvals.ts';
@@ -66,6 +67,11 @@ export interface TestParley {
   tools: ToolHost;
   config: Config;
   deps: EngineDeps;
+  /**
+   * Hands the engine `plan` for every later run whose query is exactly `query` (EngineDeps.presetPlan):
+   * the router runs it as is, with no team lookup and no routing or planning call.
+   */
+  givePlan(query: string, plan: GraphPlan): void;
   /** Starts a run (protocol "test" unless given) and collects all its events. */
   run(request: Omit<RunRequest, 'protocol'> & { protocol?: string }): Promise<{ result: RunResult; events: GraphEvent[] }>;
   /** Shuts everything down: engine (cancels runs), tools, store, scripted model. */
@@ -136,7 +142,18 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       (options.mcpServers ? new McpToolHost({ servers: options.mcpServers, settings: config.tools, approvals, logger }) : noTools);
     cleanups.unshift(() => tools.close());
 
-    const deps: EngineDeps = { model, store, tools, peers: options.peers, approvals, config, logger, maxOutputTokens: () => options.maxOutputTokens };
+    const presetPlans = new Map<string, GraphPlan>();
+    const deps: EngineDeps = {
+      model,
+      store,
+      tools,
+      peers: options.peers,
+      approvals,
+      config,
+      logger,
+      maxOutputTokens: () => options.maxOutputTokens,
+      presetPlan: (request) => presetPlans.get(request.query),
+    };
     const engine = new Engine(deps);
     cleanups.unshift(() => engine.close());
 
@@ -156,6 +173,7 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       tools,
       config,
       deps,
+      givePlan: (query, plan) => void presetPlans.set(query, plan),
       run,
       close: async () => {
         if (closed) return;

@@ -5,9 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createParley, type Parley } from '../../src/server.ts';
+
+/** An mcp_config.json with no servers: for servers whose tests are not about tools (PARLEY_MCP_CONFIG). */
+export const EMPTY_MCP_CONFIG = fileURLToPath(new URL('../fixtures/mcp-empty.json', import.meta.url));
 
 export interface ShippedParley {
   parley: Parley;

@@ -12,6 +12,7 @@ import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCa
 import type { TeamConfig } from '../../knowledge/store.ts';
 import type { NodeResult } from './node.ts';
 import { prefetchMemory } from './memory.ts';
+import { runPresetPlan } from './preset-plan.ts';
 
 const ROUTER_SYSTEM = `You are Parley's router. Decide how to answer the query:
 "direct" for greetings, small talk and simple facts one model call can answer;
@@ -29,6 +30,8 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   }
 
   await loadSpecialists(run, ctx);
+  const preset = ctx.presetPlan?.(run.request);
+  if (preset) return runPresetPlan(run, ctx, preset);
   const team = await reusableTeam(run, ctx);
   if (team) {
     run.teamConfigId = team.id;

@@ -1,39 +1,38 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { createTestParley } from '../../support/engine.ts';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import type { ToolDecision } from '../../../src/hitl/types.ts';
-import { ofType } from './helpers.ts';
+import { ofType } from '../../support/run-events.ts';
 
 // A real MCP server (Streamable HTTP) behind the real McpToolHost; write_note is destructive.
 let mcp: FixtureHttpServer;
-let p: TestParley;
 beforeAll(async () => {
   mcp = await startFixtureHttpServer();
-  p = await createTestParley({
-    roster: false,
-    mcpServers: { notes: { url: mcp.mcpUrl } },
-    specialists: [
-      {
-        kind: 'prompt',
-        prompt: 'You keep meeting notes in the notes server.',
-        endpoint: '',
-        modelRole: 'specialist',
-        sourceId: 'skills:approval-test',
-        available: true,
-        id: 'notes-keeper',
-        name: 'Notes keeper',
-        description: 'Keeps meeting notes: saves and reads notes',
-        domains: ['notes'],
-        tools: ['notes/write_note', 'notes/read_note'],
-      },
-    ],
-  });
 });
 afterAll(async () => {
-  await p.close();
   await mcp.close();
 });
+const p = useTestParley(() => ({
+  roster: false,
+  mcpServers: { notes: { url: mcp.mcpUrl } },
+  specialists: [
+    {
+      kind: 'prompt',
+      prompt: 'You keep meeting notes in the notes server.',
+      endpoint: '',
+      modelRole: 'specialist',
+      sourceId: 'skills:approval-test',
+      available: true,
+      id: 'notes-keeper',
+      name: 'Notes keeper',
+      description: 'Keeps meeting notes: saves and reads notes',
+      domains: ['notes'],
+      tools: ['notes/write_note', 'notes/read_note'],
+    },
+  ],
+}));
 
 /** Runs the query; when approval.requested arrives, records what the tool server had seen, then decides. */
 async function runWithDecision(query: string, decide: (toolCallId: string) => ToolDecision, feedback?: string) {

@@ -3,27 +3,18 @@
  * a reservation covers the call's maximum output, so concurrent steps stay within a small token
  * budget; threads have budgets of their own; a model without a price is refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { totalTokens } from '../../../src/graph/usage.ts';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { callsOf } from './helpers.ts';
+import { type TestParley } from '../../support/engine.ts';
+import { useTestParley } from '../../support/use-test-parley.ts';
+import { callsOf } from '../../support/run-events.ts';
 
 const maxTokensOf = (call: { body: unknown }) => (call.body as { max_tokens?: number }).max_tokens;
 
-let p: TestParley;
-let small: TestParley;
-let wide: TestParley;
-beforeAll(async () => {
-  wide = await createTestParley({ maxOutputTokens: 1_500 });
-  p = await createTestParley();
-  // Calls of at most 300 output tokens: several fit in a small budget at once.
-  small = await createTestParley({ maxOutputTokens: 300, config: { budget: { thread: { tokens: 4_000 } } } });
-});
-afterAll(async () => {
-  await p.close();
-  await small.close();
-  await wide.close();
-});
+const wide = useTestParley({ maxOutputTokens: 1_500 });
+const p = useTestParley();
+// Calls of at most 300 output tokens: several fit in a small budget at once.
+const small = useTestParley({ maxOutputTokens: 300, config: { budget: { thread: { tokens: 4_000 } } } });
 
 describe('a reservation covers the maximum output', () => {
   it('concurrent steps against a small token budget end within it plus at most one reserved call; each call is sent with the max output it reserved', async () => {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { callsOf, ofType } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
 import { MODEL_ROLES } from '../../../src/llm/types.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley({ config: { budget: { caller: { runsPerMinute: 3 } } } });
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley({ config: { budget: { caller: { runsPerMinute: 3 } } } });
 
 describe('usage guard', () => {
   it('blocks before the model call that would exceed the call budget (the server never sees it)', async () => {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { ofType } from './helpers.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
+import { ofType } from '../../support/run-events.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley({ latencyMs: 1500 });
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley({ latencyMs: 1500 });
 
 describe('cancel', () => {
   it('aborts in-flight model HTTP requests and ends the run cancelled', async () => {

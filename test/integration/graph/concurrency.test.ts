@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley({
-    latencyMs: 20,
-    config: { engine: { runRetentionMs: 50 }, budget: { caller: { runsPerMinute: 10_000 } } },
-  });
-});
-afterAll(async () => {
-  await p.close();
+const p = useTestParley({
+  latencyMs: 20,
+  config: { engine: { runRetentionMs: 50 }, budget: { caller: { runsPerMinute: 10_000 } } },
 });
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'Immediate').length;

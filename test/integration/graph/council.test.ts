@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestParley } from '../../support/engine.ts';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
-import { callsOf, ofType, provenTeam } from './helpers.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
 import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
 import { createPriceCatalog } from '../../../src/llm/prices.ts';
 import { Engine } from '../../../src/graph/engine.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley();
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley();
 
 describe('council', () => {
   it('mode council: 5 advisors, answers blind behind A–E, 3 reviews, a typed verdict stored as a Decision', async () => {
@@ -52,8 +47,7 @@ describe('council', () => {
 
   it('runs as a plan step with specialist "council"', async () => {
     const query = 'Decide the launch strategy and write the announcement';
-    await provenTeam(
-      p.store,
+    p.givePlan(
       query,
       GraphPlanSchema.parse({
         steps: [

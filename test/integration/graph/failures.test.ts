@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
-import { callsOf, ofType, provenTeam } from './helpers.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
+import { provenTeam } from '../../support/records.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  // Every model call of step "a" fails with HTTP 500 (the client makes no retries in tests).
-  p = await createTestParley({ faults: [{ role: 'specialist', contains: '(step a)', fault: '500', times: 1000 }] });
-});
-afterAll(async () => {
-  await p.close();
-});
+// Every model call of step "a" fails with HTTP 500 (the client makes no retries in tests).
+const p = useTestParley({ faults: [{ role: 'specialist', contains: '(step a)', fault: '500', times: 1000 }] });
 
 describe('a failed step', () => {
   it('skips its dependents, lets the independent branch finish, and the verifier sees it', async () => {

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { createEngineContext } from '../../../src/graph/engine.ts';
 import { createRunState } from '../../../src/graph/state.ts';
 import { RunEventLog } from '../../../src/graph/run-event-log.ts';
 import { loadSpecialists, planWithModel } from '../../../src/graph/plan-with-model.ts';
 import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
-import { callsOf, ofType, provenTeam } from './helpers.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
+import { provenTeam } from '../../support/records.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley();
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley();
 
 describe('plan validation', () => {
   it('sends an invalid plan (unknown specialist) back once with its errors, then fails clearly', async () => {

@@ -2,16 +2,10 @@
  * The execution-memory write happens after run.finished (off the client's critical path), but
  * `result` and `engine.close()` still wait for it.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
 
-let p: TestParley;
-beforeEach(async () => {
-  p = await createTestParley();
-});
-afterEach(async () => {
-  await p.close();
-});
+const p = useTestParley({}, { each: true });
 
 describe('recording a run after run.finished', () => {
   it('result settles only once the run is recorded', async () => {

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { callsOf, ofType } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley();
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley();
 
 describe('a full run', () => {
   it('emits the documented sequence and ends in exactly one run.finished', async () => {

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { ms, ofType, provenTeam } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestParley } from '../../support/use-test-parley.ts';
+import { ms, ofType } from '../../support/run-events.ts';
 import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley({ latencyMs: 100 });
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley({ latencyMs: 100 });
 
 describe('scheduling over the scripted model (100 ms per call)', () => {
   it('runs 4 independent steps in parallel: all start before any finishes', async () => {
-    // A proven team gives exactly this plan: four independent execution steps.
+    // Exactly this plan: four independent execution steps.
     const query = 'Prepare the release: docs, code, tests and deployment';
-    await provenTeam(
-      p.store,
+    p.givePlan(
       query,
       GraphPlanSchema.parse({
         steps: ['writer', 'typescript-programmer', 'qa', 'devops'].map((specialist, i) => ({ id: `p${i + 1}`, specialist, objective: `Part ${i + 1} of the release` })),
@@ -60,8 +53,7 @@ describe('scheduling over the scripted model (100 ms per call)', () => {
 describe('phases', () => {
   it('runs research steps before execution steps, even independent ones (a barrier per phase)', async () => {
     const query = 'Investigate the outage and write the postmortem';
-    await provenTeam(
-      p.store,
+    p.givePlan(
       query,
       GraphPlanSchema.parse({
         steps: [

@@ -1,39 +1,41 @@
 /** The mcp and a2a specialist kinds, over a real MCP server and a real A2A peer (a second Parley). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { listen, type TestServer } from '../../support/http.ts';
 import { a2aRoutes } from '../../../src/protocols/a2a/index.ts';
 import { A2aPeerHost } from '../../../src/tools/a2a-peer.ts';
 import { silentLogger } from '../../../src/log.ts';
 import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
-import { ofType } from './helpers.ts';
+import { ofType } from '../../support/run-events.ts';
 
 const base = { name: 'x', prompt: '', modelRole: 'specialist' as const, tools: [], sourceId: 'skills:specialists-test', available: true, domains: [] };
 
 let mcp: FixtureHttpServer;
-let peer: TestParley;
 let peerServer: TestServer;
-let p: TestParley;
 
 beforeAll(async () => {
   mcp = await startFixtureHttpServer();
-  peer = await createTestParley();
+});
+afterAll(async () => {
+  await mcp.close();
+});
+const peer = useTestParley();
+beforeAll(async () => {
   const app = new Hono();
   peerServer = await listen(app);
   app.route('/', a2aRoutes({ engine: peer.engine, approvals: peer.approvals, store: peer.store, config: peer.config, logger: silentLogger, publicUrl: peerServer.url }));
+});
+afterAll(async () => {
+  await peerServer.close();
+});
+const p = useTestParley(() => {
   const specialists: SpecialistRecord[] = [
     { ...base, id: 'notes-server', kind: 'mcp', endpoint: 'notes', description: 'The notes MCP server: reads and writes notes', domains: ['notes'] },
     { ...base, id: 'remote-parley', kind: 'a2a', endpoint: peerServer.url, description: 'A remote agent that answers questions about tides', domains: ['tides'] },
   ];
-  p = await createTestParley({ roster: false, specialists, mcpServers: { notes: { url: mcp.mcpUrl } }, peers: new A2aPeerHost() });
-});
-afterAll(async () => {
-  await p.close();
-  await peerServer.close();
-  await peer.close();
-  await mcp.close();
+  return { roster: false, specialists, mcpServers: { notes: { url: mcp.mcpUrl } }, peers: new A2aPeerHost() };
 });
 
 describe('specialist kinds', () => {

@@ -1,44 +1,42 @@
 /** The engine's spans: run → node → step → model call / tool call (OpenTelemetry SDK, in-memory exporter). */
 import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { useTestParley } from '../../support/use-test-parley.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 
 const exporter = new tracing.InMemorySpanExporter();
 const processor = new tracing.SimpleSpanProcessor(exporter);
 let sdk: NodeSDK;
 let mcp: FixtureHttpServer;
-let p: TestParley;
 
 beforeAll(async () => {
   sdk = new NodeSDK({ serviceName: 'parley-engine-test', spanProcessors: [processor], instrumentations: [] });
   sdk.start();
   mcp = await startFixtureHttpServer();
-  p = await createTestParley({
-    roster: false,
-    mcpServers: { notes: { url: mcp.mcpUrl } },
-    specialists: [
-      {
-        id: 'notes-reader',
-        name: 'Notes reader',
-        description: 'Reads meeting notes',
-        kind: 'prompt',
-        domains: ['notes'],
-        prompt: 'You read notes.',
-        endpoint: '',
-        modelRole: 'specialist',
-        tools: ['notes/read_note'],
-        sourceId: 'skills:telemetry-test',
-        available: true,
-      },
-    ],
-  });
 });
 afterAll(async () => {
-  await p.close();
   await mcp.close();
   await sdk.shutdown();
 });
+const p = useTestParley(() => ({
+  roster: false,
+  mcpServers: { notes: { url: mcp.mcpUrl } },
+  specialists: [
+    {
+      id: 'notes-reader',
+      name: 'Notes reader',
+      description: 'Reads meeting notes',
+      kind: 'prompt',
+      domains: ['notes'],
+      prompt: 'You read notes.',
+      endpoint: '',
+      modelRole: 'specialist',
+      tools: ['notes/read_note'],
+      sourceId: 'skills:telemetry-test',
+      available: true,
+    },
+  ],
+}));
 
 describe('telemetry', () => {
   it('nests run → node → step → model call and tool call', async () => {

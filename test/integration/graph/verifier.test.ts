@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { callsOf, ofType } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestParley } from '../../support/engine.ts';
+import { useTestParley } from '../../support/use-test-parley.ts';
+import { callsOf, ofType } from '../../support/run-events.ts';
 
-let p: TestParley;
-beforeAll(async () => {
-  p = await createTestParley({ config: { engine: { maxVerifyRounds: 3 } } });
-});
-afterAll(async () => {
-  await p.close();
-});
+const p = useTestParley({ config: { engine: { maxVerifyRounds: 3 } } });
 
 // Distinct topics per test, so no test reuses a team an earlier one proved (stage 1).
 const run = (topic: string, directive: string) => p.run({ query: `Write a report on ${topic} [[steps:2]] ${directive}`, mode: 'orchestrate' });

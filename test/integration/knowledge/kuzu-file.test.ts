@@ -9,7 +9,7 @@ import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import { KuzuSession } from '../../../src/knowledge/kuzu/session.ts';
 import { SCHEMA_VERSION, migrate } from '../../../src/knowledge/kuzu/schema.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
-import { ROSTER, run, step } from './fixtures.ts';
+import { ROSTER, run, step } from '../../support/records.ts';
 
 const exec = promisify(execFile);
 const openInChild = (path: string) =>

@@ -12,7 +12,7 @@ import { Q } from '../../../src/knowledge/kuzu/queries.ts';
 import { kuzuExecutor } from '../../../src/knowledge/kuzu/store.ts';
 import { applyObservation, applyTeamRun, DEFAULT_REGISTRY_OPTIONS, emptyProficiency, observationsOf, queryPattern, type ProficiencyTotals } from '../../../src/knowledge/registry.ts';
 import type { RunRecord, TeamConfig } from '../../../src/knowledge/store.ts';
-import { ROSTER, run, step } from './fixtures.ts';
+import { ROSTER, run, step } from '../../support/records.ts';
 
 let session: KuzuSession;
 

@@ -11,7 +11,7 @@ import { createIngestion } from '../../../src/knowledge/ingest/ingestion.ts';
 import { errorHandler, notFound } from '../../../src/http/errors.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { listen, type TestServer } from '../../support/http.ts';
-import { ROSTER, run, step } from './fixtures.ts';
+import { ROSTER, run, step } from '../../support/records.ts';
 
 const STDIO_FIXTURE = resolve('test/fixtures/knowledge/mcp-stdio-server.ts');
 

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
-import { ROSTER, run, specialist, step, tool } from './fixtures.ts';
+import { ROSTER, run, specialist, step, tool } from '../../support/records.ts';
 
 /** What a contract test may ask of the store it opens. */
 export interface ContractStoreOptions {

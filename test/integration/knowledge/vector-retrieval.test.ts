@@ -2,7 +2,7 @@
  * withVectorRetrieval over the real Kuzu store (in memory) with the repo's roster ingested, and the
  * scripted model's /v1/embeddings over HTTP through createEmbedder.
  */
-import { specialist } from './fixtures.ts';
+import { specialist } from '../../support/records.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestAll } from '../../../src/knowledge/ingest/ingest.ts';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
@@ -35,7 +35,6 @@ function vectors(options: VectorRetrievalOptions = {}): VectorKnowledgeStore {
 }
 
 const ingestRoster = (store: KnowledgeStore) => ingestAll({ store, skillsDirs: [REPO_SPECIALISTS_DIR], a2aPeers: [], logger: createLogger('silent') });
-
 
 describe('retrieval with vectors', () => {
   it('finds a specialist by word parts full-text search misses ("dockerize" ~ "Dockerfiles")', async () => {

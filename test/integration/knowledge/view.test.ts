@@ -11,7 +11,7 @@ import { Q } from '../../../src/knowledge/kuzu/queries.ts';
 import { kuzuExecutor } from '../../../src/knowledge/kuzu/store.ts';
 import { DEFAULT_REGISTRY_OPTIONS, pickTeam } from '../../../src/knowledge/registry.ts';
 import { KnowledgeView } from '../../../src/knowledge/view.ts';
-import { ROSTER, run, specialist, step } from './fixtures.ts';
+import { ROSTER, run, specialist, step } from '../../support/records.ts';
 
 let session: KuzuSession;
 let clock: number;

@@ -1,13 +1,14 @@
 /** The model client against the scripted model over real HTTP on 127.0.0.1, through the openai SDK. */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../../src/config.ts';
 import { createModelClient, ModelError, type ParleyModelClient } from '../../../src/llm/index.ts';
 import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
-import { startScriptedModel, type ScriptedModel } from '../../../src/scripted-model/index.ts';
+import { startScriptedModel } from '../../../src/scripted-model/index.ts';
+import { useScriptedModel } from '../../support/use-scripted-model.ts';
 
-let scripted: ScriptedModel;
+const scripted = useScriptedModel({ retryAfterMs: 1000 });
 
 function client(env: Record<string, string> = {}): ParleyModelClient {
   const config = loadConfig({
@@ -32,14 +33,6 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  scripted = await startScriptedModel({ retryAfterMs: 1000 });
-});
-afterAll(() => scripted.close());
-beforeEach(() => {
-  scripted.requests.length = 0;
-  scripted.setFaults([]);
-});
 
 describe('structured output', () => {
   it('parses a json_schema answer into the zod type and sends role and run id headers', async () => {

@@ -1,19 +1,14 @@
 /** The scripted model's answers and controls, through the openai SDK and plain fetch over real HTTP. */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedModel, type ScriptedModel } from '../../../src/scripted-model/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedModel } from '../../../src/scripted-model/index.ts';
+import { useScriptedModel } from '../../support/use-scripted-model.ts';
 
-let scripted: ScriptedModel;
+const scripted = useScriptedModel({ retryAfterMs: 1500 });
 let openai: OpenAI;
 
-beforeAll(async () => {
-  scripted = await startScriptedModel({ retryAfterMs: 1500 });
+beforeAll(() => {
   openai = new OpenAI({ baseURL: `${scripted.url}/v1`, apiKey: 'none', maxRetries: 0 });
-});
-afterAll(() => scripted.close());
-beforeEach(() => {
-  scripted.requests.length = 0;
-  scripted.setFaults([]);
 });
 
 async function structured(name: string, schema: Record<string, unknown>, content: string, system = ''): Promise<unknown> {

@@ -1,26 +1,20 @@
 /** The scripted model's POST /v1/embeddings and createEmbedder, through the openai SDK over real HTTP. */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RoleModelConfig } from '../../../src/config.ts';
 import { createEmbedder } from '../../../src/llm/embeddings.ts';
 import { ModelError } from '../../../src/llm/errors.ts';
 import { createPriceCatalog } from '../../../src/llm/prices.ts';
 import { createLogger } from '../../../src/log.ts';
-import { startScriptedModel, type ScriptedModel } from '../../../src/scripted-model/index.ts';
+import { useScriptedModel } from '../../support/use-scripted-model.ts';
 
-let scripted: ScriptedModel;
+const scripted = useScriptedModel();
 let openai: OpenAI;
 let endpoint: RoleModelConfig;
 
-beforeAll(async () => {
-  scripted = await startScriptedModel();
+beforeAll(() => {
   openai = new OpenAI({ baseURL: `${scripted.url}/v1`, apiKey: 'none', maxRetries: 0 });
   endpoint = { model: 'scripted', baseUrl: `${scripted.url}/v1`, apiKey: 'none', timeoutMs: 5000 };
-});
-afterAll(() => scripted.close());
-beforeEach(() => {
-  scripted.requests.length = 0;
-  scripted.setFaults([]);
 });
 
 const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((s, x, i) => s + x * b[i]!, 0);

@@ -6,13 +6,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { createParley, type Parley } from '../../../src/server.ts';
 import { REPO_SPECIALISTS_DIR } from '../../support/engine.ts';
+import { EMPTY_MCP_CONFIG } from '../../support/server.ts';
 
-const EMPTY_MCP_CONFIG = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
 const baseEnv = (dataDir = ':memory:') => ({
   PARLEY_PORT: '0',
   PARLEY_DATA_DIR: dataDir,

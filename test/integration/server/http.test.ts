@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 /** The HTTP app built by the composition root, over real HTTP on 127.0.0.1. */
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { readJson } from '../../../src/http/body.ts';
 import { createLogger } from '../../../src/log.ts';
 import { createParley, VERSION, type Parley } from '../../../src/server.ts';
+import { EMPTY_MCP_CONFIG } from '../../support/server.ts';
 
 const open: Parley[] = [];
 afterEach(async () => {
@@ -26,8 +26,6 @@ function probes(): Hono {
   });
   return app;
 }
-
-const EMPTY_MCP_CONFIG = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
 
 async function start(env: Record<string, string> = {}) {
   const lines: string[] = [];

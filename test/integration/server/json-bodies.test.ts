@@ -4,15 +4,14 @@
  * same connection for ACP and MCP) and starts nothing; a message over the body limit closes the socket.
  */
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '../../../src/config.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { createParley, type Parley } from '../../../src/server.ts';
+import { EMPTY_MCP_CONFIG as EMPTY_MCP } from '../../support/server.ts';
 
-const EMPTY_MCP = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
 const LIMIT = 64 * 1024;
 let parley: Parley;
 let url: string;

@@ -3,15 +3,14 @@
  * non-JSON bodies and 404 for OAuth discovery, on the real server (createParley) over 127.0.0.1.
  */
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '../../../src/config.ts';
 import { createLogger } from '../../../src/log.ts';
 import { createParley, type Parley } from '../../../src/server.ts';
+import { EMPTY_MCP_CONFIG as EMPTY_MCP } from '../../support/server.ts';
 
-const EMPTY_MCP = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
 const open: Parley[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((p) => p.close()));

@@ -1,10 +1,10 @@
 /** A caller's W3C traceparent is honoured: the run it starts is a span in the caller's trace. */
 import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { createParley, type Parley } from '../../../src/server.ts';
+import { EMPTY_MCP_CONFIG } from '../../support/server.ts';
 
 const exporter = new tracing.InMemorySpanExporter();
 const processor = new tracing.SimpleSpanProcessor(exporter);
@@ -15,8 +15,7 @@ let url: string;
 beforeAll(async () => {
   sdk = new NodeSDK({ serviceName: 'parley-test', spanProcessors: [processor], instrumentations: [] });
   sdk.start();
-  const EMPTY = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
-  parley = await createParley(loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY, PARLEY_LOG_LEVEL: 'silent' }), {
+  parley = await createParley(loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG, PARLEY_LOG_LEVEL: 'silent' }), {
     logger: silentLogger,
     telemetry: false, // the test's own SDK is the one recording
   });

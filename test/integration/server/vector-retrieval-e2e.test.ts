@@ -2,7 +2,6 @@
  * PARLEY_EMBEDDINGS_MODEL end to end: the whole server (createParley) and the core (createCore) with
  * the repo's roster, Kuzu in memory, and the scripted model answering chat and embeddings over HTTP.
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createCore, type Closer } from '../../../src/core.ts';
@@ -12,8 +11,8 @@ import { createLogger } from '../../../src/log.ts';
 import { startScriptedModel, type ScriptedModel } from '../../../src/scripted-model/index.ts';
 import { createParley, type Parley } from '../../../src/server.ts';
 import { REPO_SPECIALISTS_DIR } from '../../support/engine.ts';
+import { EMPTY_MCP_CONFIG } from '../../support/server.ts';
 
-const EMPTY_MCP_CONFIG = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
 // No whole word of it is in any specialist's text; "dockerize" shares word parts with devops' "Dockerfiles".
 const QUERY = 'please dockerize the payments service';
 

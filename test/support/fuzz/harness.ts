@@ -5,7 +5,6 @@
  * connection with a session, its SSE listener), and a runner that keeps fuzzing an endpoint after
  * a failure: each distinct failure (checks.ts signature) is shrunk by fast-check and recorded once.
  */
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
@@ -17,10 +16,10 @@ import type { Endpoint } from './endpoints.ts';
 import { requestFor } from './request.ts';
 import { sendHttp, sendWebSocket, type Outcome } from './send.ts';
 import { describe, type FuzzRequest, type Placeholders } from './wire.ts';
+import { EMPTY_MCP_CONFIG } from '../server.ts';
 
 export const FUZZ_KEY = 'fuzz-key-alpha';
 export const OTHER_KEY = 'fuzz-key-beta';
-const EMPTY_MCP_CONFIG = fileURLToPath(new URL('../../fixtures/mcp-empty.json', import.meta.url));
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
 export interface Failure {

@@ -1,5 +1,7 @@
-/** Records the knowledge tests build on: a small roster and run factories. */
-import type { RunRecord, SpecialistRecord, StepRecord, ToolRecord } from '../../../src/knowledge/store.ts';
+/** Records tests build on: a small roster, tool/step/run factories, and a proven team seeded into a store. */
+import type { RunRecord, SpecialistRecord, StepRecord, ToolRecord } from '../../src/knowledge/store.ts';
+import type { GraphPlan } from '../../src/graph/graph-plan.ts';
+import type { KnowledgeStore } from '../../src/knowledge/store.ts';
 
 export function specialist(id: string, description: string, extra: Partial<SpecialistRecord> = {}): SpecialistRecord {
   return {
@@ -79,4 +81,38 @@ export function run(query: string, steps: StepRecord[], extra: Partial<RunRecord
     steps,
     ...extra,
   };
+}
+
+/**
+ * Teaches the store a proven team for `query` by recording a successful run with `plan`, so the
+ * router's stage 1 reuses exactly this plan: the way to give the engine an arbitrary DAG shape.
+ */
+export async function provenTeam(store: KnowledgeStore, query: string, plan: GraphPlan): Promise<void> {
+  await store.recordRun({
+    id: `seed-${Math.random().toString(36).slice(2)}`,
+    threadId: 'seed',
+    query,
+    protocol: 'test',
+    // The caller test runs have (none given: the one local caller): teams are reused within one caller only.
+    callerId: 'anonymous',
+    startedAt: new Date().toISOString(),
+    durationMs: 1,
+    status: 'completed',
+    answer: 'seeded',
+    tokens: 0,
+    costUsd: 0,
+    score: 0.95,
+    plan,
+    steps: plan.steps.map((s) => ({
+      id: s.id,
+      specialist: s.specialist,
+      objective: s.objective,
+      status: 'succeeded',
+      output: 'ok',
+      durationMs: 1,
+      tokens: 0,
+      costUsd: 0,
+      toolCalls: [],
+    })),
+  });
 }

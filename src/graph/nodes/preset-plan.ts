@@ -1,0 +1,27 @@
+/**
+ * The router's branch for a plan handed to the engine (EngineDeps.presetPlan: tests and embedders).
+ * It takes the path a reused team takes — memory prefetch, adopt the plan, dispatch — so what follows
+ * the router is the same as for any plan; an invalid one fails the run instead of being planned around.
+ */
+import { validatePlan, type GraphPlan } from '../graph-plan.ts';
+import { adoptPlan, knownSpecialists } from '../plan-with-model.ts';
+import { emit, type EngineContext, type RunState } from '../state.ts';
+import { prefetchMemory } from './memory.ts';
+import type { NodeResult } from './node.ts';
+
+export function runPresetPlan(run: RunState, ctx: EngineContext, plan: GraphPlan): NodeResult {
+  const errors = validatePlan(plan, knownSpecialists(run));
+  if (errors.length) {
+    run.outcome = { status: 'failed', error: `the preset plan is invalid: ${errors.join('; ')}` };
+    return 'end';
+  }
+  void prefetchMemory(run, ctx);
+  emit(run, {
+    type: 'route.decided',
+    stage: 'preset_plan',
+    reason: 'running the plan handed to the engine (EngineDeps.presetPlan)',
+    candidates: [...new Set(plan.steps.map((s) => s.specialist))],
+  });
+  adoptPlan(run, plan);
+  return 'dispatcher';
+}
