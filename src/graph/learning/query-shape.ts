@@ -1,0 +1,68 @@
+/**
+ * The shape of a query as team reuse compares it: its mood (question or instruction) and its
+ * significant words in order. Unlike the TeamConfig pattern (a bag of stems without stop words,
+ * good for finding a candidate team), the shape keeps what changes the task: word order, the
+ * words that give direction or relation ("from", "to", "into", "than", "without"…) and negation
+ * ("not", "never", "don't", "no"). Only filler is dropped: articles, possessives, pronouns and
+ * politeness, which never change what is asked.
+ */
+import { stem } from '../../knowledge/registry.ts';
+
+export type Mood = 'question' | 'instruction';
+
+export interface ShapeWord {
+  /** The word as the query wrote it (case kept): what a reused objective is rewritten with. */
+  surface: string;
+  /** What two queries are compared by: the stem of a content word, the word itself otherwise. */
+  key: string;
+}
+
+export interface QueryShape {
+  mood: Mood;
+  words: ShapeWord[];
+}
+
+/** Words that never change the task. Direction, relation, negation and modal words are NOT here. */
+const FILLER = new Set(
+  (
+    'a an the this that these those our my your their its his her we i you us me them they it ' +
+    'please kindly just of some'
+  ).split(' '),
+);
+
+/** Kept as they are (never stemmed), so "no"/"not"/"nor" and "to"/"too" stay apart. */
+export const NEGATIONS = new Set(['not', 'no', 'never', 'nor', 'none', 'nothing', 'neither', 'without', 'cannot']);
+
+/** A query opening with one of these asks something rather than orders it. */
+const QUESTION_OPENERS = new Set(
+  (
+    'should shall can could would will is are was were am do does did have has had may might must ' +
+    'what why how which who whom whose when where whether'
+  ).split(' '),
+);
+
+/** "don't" → "do not", "can't" → "can not", "won't" → "will not", "cannot" stays one word. */
+function expandContractions(text: string): string {
+  return text
+    .replace(/[’‘]/g, "'")
+    .replace(/\bwon't\b/gi, 'will not')
+    .replace(/\bcan't\b/gi, 'can not')
+    .replace(/n't\b/gi, ' not');
+}
+
+export function queryShape(query: string): QueryShape {
+  const text = expandContractions(query.trim());
+  const tokens = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const lower = tokens.map((t) => t.toLowerCase());
+  const opener = lower.find((w) => !FILLER.has(w));
+  const mood: Mood = /\?\s*$/.test(text) || (opener !== undefined && QUESTION_OPENERS.has(opener)) ? 'question' : 'instruction';
+  const words: ShapeWord[] = [];
+  tokens.forEach((surface, i) => {
+    const w = lower[i]!;
+    if (FILLER.has(w)) return;
+    words.push({ surface, key: NEGATIONS.has(w) ? w : stem(w) });
+  });
+  return { mood, words };
+}
+
+export const negationsOf = (shape: QueryShape): string[] => shape.words.map((w) => w.key).filter((k) => NEGATIONS.has(k));
