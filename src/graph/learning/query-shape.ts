@@ -36,10 +36,20 @@ export const NEGATIONS = new Set(['not', 'no', 'never', 'nor', 'none', 'nothing'
 /** A query opening with one of these asks something rather than orders it. */
 const QUESTION_OPENERS = new Set(
   (
-    'should shall can could would will is are was were am do does did have has had may might must ' +
+    'should shall can could would will is are was were am does did have has had may might must ' +
     'what why how which who whom whose when where whether'
   ).split(' '),
 );
+/** "Do we…?" asks; "Do the migration" and "Do not…" order. */
+const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'it', 'he', 'she']);
+
+function moodOf(text: string, lower: string[]): Mood {
+  if (/\?\s*$/.test(text)) return 'question';
+  const [first, second] = lower.filter((w) => w !== 'please' && w !== 'kindly');
+  if (first === undefined) return 'instruction';
+  if (QUESTION_OPENERS.has(first)) return 'question';
+  return first === 'do' && second !== undefined && SUBJECTS.has(second) ? 'question' : 'instruction';
+}
 
 /** "don't" → "do not", "can't" → "can not", "won't" → "will not", "cannot" stays one word. */
 function expandContractions(text: string): string {
@@ -54,8 +64,7 @@ export function queryShape(query: string): QueryShape {
   const text = expandContractions(query.trim());
   const tokens = text.match(/[\p{L}\p{N}]+/gu) ?? [];
   const lower = tokens.map((t) => t.toLowerCase());
-  const opener = lower.find((w) => !FILLER.has(w));
-  const mood: Mood = /\?\s*$/.test(text) || (opener !== undefined && QUESTION_OPENERS.has(opener)) ? 'question' : 'instruction';
+  const mood = moodOf(text, lower);
   const words: ShapeWord[] = [];
   tokens.forEach((surface, i) => {
     const w = lower[i]!;
