@@ -4,6 +4,7 @@
  * with the self-model. Both backends (kuzu/, neo4j/) call these so they rank identically.
  */
 import { createHash } from 'node:crypto';
+import { sameTask } from './query-shape.ts';
 import type { Proficiency, RunRecord, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
 
 /** A verifier score at or above this counts as a success (the engine's "synthesize" threshold). */
@@ -196,6 +197,17 @@ export function teamId(pattern: string, specialists: string[], callerId: string)
   return 'team:' + createHash('sha256').update(callerId + '|' + pattern + '|' + specialists.join(',')).digest('hex').slice(0, 20);
 }
 
+/**
+ * A proven plan is only replaced by another that succeeded, for the same task: a query with the
+ * team's words in another order or negated ("from B to A", "never…") shares its pattern and
+ * specialists, hence its TeamConfig, but not its plan. The plan keeps the query it was made for.
+ */
+function replacesPlan(team: TeamConfig, run: RunRecord, success: boolean): boolean {
+  if (!success || !run.plan) return false;
+  const taughtBy = team.plan.taughtBy;
+  return taughtBy === undefined || sameTask(taughtBy, run.query);
+}
+
 export function applyTeamRun(team: TeamConfig, run: RunRecord): TeamConfig {
   const score = run.score ?? 0;
   const uses = team.uses + 1;
@@ -205,8 +217,7 @@ export function applyTeamRun(team: TeamConfig, run: RunRecord): TeamConfig {
     uses,
     successes: team.successes + (success ? 1 : 0),
     avgScore: team.avgScore + (score - team.avgScore) / uses,
-    // A proven plan is only replaced by another that succeeded; it keeps the query it was made for.
-    plan: success && run.plan ? { ...run.plan, taughtBy: run.query } : team.plan,
+    plan: replacesPlan(team, run, success) ? { ...run.plan!, taughtBy: run.query } : team.plan,
   };
 }
 

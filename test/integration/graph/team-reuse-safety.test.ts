@@ -98,4 +98,15 @@ describe('router stage 1 reuses a team, never another task', () => {
     expect(route.teamMatch!.teamConfigId).toMatch(/^team:/);
     expect(route.reason).toMatch(/not reused/);
   });
+
+  it('a near miss that succeeds shares the team (same words, same specialists) but does not take over its plan', async () => {
+    const caller = await taughtCaller();
+    const reversed = await ask('Port our billing service from TypeScript to Python', caller);
+    expect(reversed.run.result.status).toBe('completed');
+    const team = await p.store.findTeamConfig(TAUGHT, { callerId: caller.id });
+    expect(team!.plan.taughtBy).toBe(TAUGHT);
+    // So the taught query is still reused, and the reversed one still plans.
+    expect((await ask(TAUGHT, caller)).route.stage).toBe('team_config');
+    expect((await ask('Port our billing service from TypeScript to Python', caller)).route.stage).not.toBe('team_config');
+  });
 });

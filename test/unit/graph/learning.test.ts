@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { instantiateObjective, instantiatePlan } from '../../../src/graph/learning/instantiate-plan.ts';
-import { queryShape } from '../../../src/graph/learning/query-shape.ts';
-import { judgeTeam, shapeDifference } from '../../../src/graph/learning/team-match.ts';
+import { judgeTeam } from '../../../src/graph/learning/team-match.ts';
+import { queryShape, shapeDifference } from '../../../src/knowledge/query-shape.ts';
 import type { TeamConfig } from '../../../src/knowledge/store.ts';
 
 const nearMisses = (JSON.parse(readFileSync(new URL('../../../bench/learning/near-misses.json', import.meta.url), 'utf8')) as {

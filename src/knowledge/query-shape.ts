@@ -6,7 +6,7 @@
  * ("not", "never", "don't", "no"). Only filler is dropped: articles, possessives, pronouns and
  * politeness, which never change what is asked.
  */
-import { stem } from '../../knowledge/registry.ts';
+import { stem } from './registry.ts';
 
 export type Mood = 'question' | 'instruction';
 
@@ -74,4 +74,41 @@ export function queryShape(query: string): QueryShape {
   return { mood, words };
 }
 
-export const negationsOf = (shape: QueryShape): string[] => shape.words.map((w) => w.key).filter((k) => NEGATIONS.has(k));
+const negationsOf = (shape: QueryShape): string[] => shape.words.map((w) => w.key).filter((k) => NEGATIONS.has(k));
+
+const keys = (shape: QueryShape) => shape.words.map((w) => w.key);
+
+/** Words of `a` not in `b`, counting repeats. */
+function missing(a: string[], b: string[]): string[] {
+  const left = [...b];
+  return a.filter((w) => {
+    const i = left.indexOf(w);
+    if (i === -1) return true;
+    left.splice(i, 1);
+    return false;
+  });
+}
+
+/** The first reason the two shapes are different tasks, or undefined when they are the same. */
+export function shapeDifference(taught: QueryShape, asked: QueryShape): string | undefined {
+  const article = (mood: string) => (mood === 'instruction' ? 'an instruction' : 'a question');
+  if (taught.mood !== asked.mood) return `${article(asked.mood)} where the team was taught by ${article(taught.mood)}`;
+  const [was, is] = [negationsOf(taught), negationsOf(asked)];
+  if (was.join(' ') !== is.join(' ')) {
+    const added = missing(is, was);
+    const dropped = missing(was, is);
+    return `negation differs (${[...added.map((w) => `"${w}" added`), ...dropped.map((w) => `"${w}" dropped`)].join(', ') || 'moved'})`;
+  }
+  const [a, b] = [keys(taught), keys(asked)];
+  const added = missing(b, a);
+  const dropped = missing(a, b);
+  if (added.length || dropped.length) {
+    const list = [...added.map((w) => `+${w}`), ...dropped.map((w) => `-${w}`)].join(' ');
+    return `words differ (${list}): another entity, language or stack`;
+  }
+  if (a.join(' ') !== b.join(' ')) return 'the same words in another order (direction or roles may differ)';
+  return undefined;
+}
+
+/** Whether two queries ask the same task (team reuse's rule). */
+export const sameTask = (a: string, b: string): boolean => shapeDifference(queryShape(a), queryShape(b)) === undefined;
