@@ -110,3 +110,21 @@ describe('router stage 1 reuses a team, never another task', () => {
     expect((await ask('Port our billing service from TypeScript to Python', caller)).route.stage).not.toBe('team_config');
   });
 });
+
+describe('PARLEY_TEAM_REUSE=false', () => {
+  it('always plans, even an exact repeat of a proven query', async () => {
+    const off = await createTestParley({ config: { knowledge: { teamReuse: false } } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const run = await off.run({ query: TAUGHT, mode: 'orchestrate' });
+        expect(run.result.status).toBe('completed');
+        expect(ofType(run.events, 'route.decided')[0]!.stage).not.toBe('team_config');
+        expect(callsOf(off.scripted.requests, run.result.runId, 'graph_plan')).toHaveLength(1);
+      }
+      // The team is still learnt (reuse is off, learning is not).
+      expect(await off.store.findTeamConfig(TAUGHT)).toMatchObject({ uses: 3, successes: 3 });
+    } finally {
+      await off.close();
+    }
+  });
+});
