@@ -99,6 +99,7 @@ export const SETTINGS = [
   { env: 'PARLEY_SKILLS_DIRS', schema: list, default: 'specialists', description: 'Comma-separated folders of SKILL.md-style specialist files.' },
   { env: 'PARLEY_A2A_PEERS', schema: list, default: '', description: 'Comma-separated base URLs of A2A peer agents; their agent cards become specialists.' },
   { env: 'PARLEY_TOP_K', schema: positiveInt, default: '7', description: 'How many candidate specialists the planner sees.' },
+  { env: 'PARLEY_TEAM_REUSE', schema: z.stringbool(), default: 'true', description: 'Router stage 1: reuse a proven team (no planning call) for a query of the same shape as the one that taught it; false always plans.' },
   { env: 'PARLEY_TEAM_MATCH_THRESHOLD', schema: unitInterval, default: '0.8', description: 'How similar a query must be to a proven team\'s pattern for reuse (0..1).' },
   { env: 'PARLEY_TEAM_MIN_SUCCESS_RATE', schema: unitInterval, default: '0.6', description: 'Success rate a team needs before it is reused without planning.' },
   { env: 'PARLEY_MEMORY_WINDOW', schema: nonNegativeInt, default: '5000', description: 'How many of the most recent runs execution-memory search covers (held in memory; 0 turns memory search off).' },
@@ -172,6 +173,7 @@ export interface Config {
     skillsDirs: string[];
     a2aPeers: string[];
     topK: number;
+    teamReuse: boolean;
     teamMatchThreshold: number;
     teamMinSuccessRate: number;
     memoryWindow: number;
@@ -330,6 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
       skillsDirs: get('PARLEY_SKILLS_DIRS'),
       a2aPeers: get('PARLEY_A2A_PEERS'),
       topK: get('PARLEY_TOP_K'),
+      teamReuse: get('PARLEY_TEAM_REUSE'),
       teamMatchThreshold: get('PARLEY_TEAM_MATCH_THRESHOLD'),
       teamMinSuccessRate: get('PARLEY_TEAM_MIN_SUCCESS_RATE'),
       memoryWindow: get('PARLEY_MEMORY_WINDOW'),

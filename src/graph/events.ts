@@ -26,6 +26,18 @@ export type NodeName = (typeof NODE_NAMES)[number];
 export type { CouncilVerdict, RunStatus, StepStatus } from '../knowledge/records.ts';
 export type RouteStage = 'preset_plan' | 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
 
+/** Router stage 1's judgement of the closest proven team: why it was or was not reused. */
+export interface TeamMatch {
+  teamConfigId: string;
+  /** The team's pattern (sorted stems of the query that taught it). */
+  pattern: string;
+  /** Jaccard similarity of the query's pattern and the team's, 0..1 (what the store found it by). */
+  similarity: number;
+  reused: boolean;
+  /** Why, in words: the rule that matched or the first difference found. */
+  why: string;
+}
+
 export interface UsageTotals {
   inputTokens: number;
   outputTokens: number;
@@ -66,7 +78,7 @@ export type GraphEventBody =
   | { type: 'run.started'; threadId: string; query: string; mode: RunMode; protocol: string }
   | { type: 'node.started'; node: NodeName }
   | { type: 'node.finished'; node: NodeName; durationMs: number; next?: string }
-  | { type: 'route.decided'; stage: RouteStage; reason: string; teamConfigId?: string; candidates?: string[] }
+  | { type: 'route.decided'; stage: RouteStage; reason: string; teamConfigId?: string; candidates?: string[]; teamMatch?: TeamMatch }
   | { type: 'plan.ready'; plan: GraphPlan; round: number }
   | { type: 'step.started'; stepId: string; specialist: string; objective: string; attempt: number }
   | { type: 'step.delta'; stepId: string; text: string }

@@ -4,6 +4,7 @@
  * with the self-model. Both backends (kuzu/, neo4j/) call these so they rank identically.
  */
 import { createHash } from 'node:crypto';
+import { sameTask } from './query-shape.ts';
 import type { Proficiency, RunRecord, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
 
 /** A verifier score at or above this counts as a success (the engine's "synthesize" threshold). */
@@ -132,14 +133,23 @@ export interface Observation {
 }
 
 /**
+ * Whether a finished run teaches anything: only runs the verifier scored (a direct answer says
+ * nothing about the specialists), and never a cancelled or blocked one (stopped by a person or a
+ * budget, not by how well its team did, even when a verifier round had already scored it).
+ */
+export function runTeaches(run: Pick<RunRecord, 'score' | 'status'>): boolean {
+  return run.score !== null && run.status !== 'cancelled' && run.status !== 'blocked';
+}
+
+/**
  * What a finished run teaches: one observation per step's specialist, and per domain of that
- * specialist. Only runs the verifier scored teach anything (a direct answer or a blocked run says
- * nothing about the specialists); a step that failed scores 0 whatever the run's final score.
+ * specialist. A step that failed scores 0 whatever the run's final score; a step that never ran
+ * (skipped because a dependency failed, or cancelled) says nothing about its specialist.
  */
 export function observationsOf(run: RunRecord): { specialistId: string; observation: Observation }[] {
-  if (run.score === null) return [];
-  const score = run.score;
-  return run.steps.map((step) => {
+  if (!runTeaches(run)) return [];
+  const score = run.score!;
+  return run.steps.filter((step) => step.status === 'succeeded' || step.status === 'failed').map((step) => {
     const succeeded = step.status === 'succeeded';
     const stepScore = succeeded ? score : 0;
     return {
@@ -174,7 +184,7 @@ export function applyObservation(p: ProficiencyTotals, o: Observation): Proficie
 
 /** The team a run used: its specialists (sorted, unique) under the query's pattern. */
 export function teamOf(run: RunRecord): { pattern: string; specialists: string[] } | undefined {
-  if (!run.plan || run.score === null) return undefined;
+  if (!run.plan || !runTeaches(run)) return undefined;
   const specialists = [...new Set(run.plan.steps.map((s) => s.specialist))].sort();
   return { pattern: queryPattern(run.query), specialists };
 }
@@ -187,6 +197,17 @@ export function teamId(pattern: string, specialists: string[], callerId: string)
   return 'team:' + createHash('sha256').update(callerId + '|' + pattern + '|' + specialists.join(',')).digest('hex').slice(0, 20);
 }
 
+/**
+ * A proven plan is only replaced by another that succeeded, for the same task: a query with the
+ * team's words in another order or negated ("from B to A", "never…") shares its pattern and
+ * specialists, hence its TeamConfig, but not its plan. The plan keeps the query it was made for.
+ */
+function replacesPlan(team: TeamConfig, run: RunRecord, success: boolean): boolean {
+  if (!success || !run.plan) return false;
+  const taughtBy = team.plan.taughtBy;
+  return taughtBy === undefined || sameTask(taughtBy, run.query);
+}
+
 export function applyTeamRun(team: TeamConfig, run: RunRecord): TeamConfig {
   const score = run.score ?? 0;
   const uses = team.uses + 1;
@@ -196,8 +217,7 @@ export function applyTeamRun(team: TeamConfig, run: RunRecord): TeamConfig {
     uses,
     successes: team.successes + (success ? 1 : 0),
     avgScore: team.avgScore + (score - team.avgScore) / uses,
-    // A proven plan is only replaced by another that succeeded.
-    plan: success && run.plan ? run.plan : team.plan,
+    plan: replacesPlan(team, run, success) ? { ...run.plan!, taughtBy: run.query } : team.plan,
   };
 }
 

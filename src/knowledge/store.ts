@@ -73,6 +73,14 @@ export interface SpecialistCandidate {
   score: number;
 }
 
+/**
+ * A team's proven plan and the query of the successful run that taught it: stage 1 reuses the team
+ * only for a query of the same shape as that one, and rewrites the objectives from the new query.
+ * Kept inside the plan's JSON, so the stored record needs no new property; absent on teams learnt
+ * before (never reused).
+ */
+export type TeamPlan = GraphPlan & { taughtBy?: string };
+
 export interface TeamConfig {
   id: string;
   /**
@@ -82,7 +90,7 @@ export interface TeamConfig {
   callerId?: string;
   pattern: string;
   specialists: string[];
-  plan: GraphPlan;
+  plan: TeamPlan;
   uses: number;
   successes: number;
   avgScore: number;

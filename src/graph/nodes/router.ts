@@ -1,5 +1,6 @@
 /**
- * router: cheapest first. Stage 1 reuses a proven TeamConfig (no model call); otherwise the trivial
+ * router: cheapest first. Stage 1 reuses a proven TeamConfig (no model call) when the query has the
+ * shape of the one that taught it, with objectives written from this query; otherwise the trivial
  * fast path (schemaName `route`: direct | plan | council) unless the request's mode decides; then
  * stage 2 (self-model: the store ranks candidates by relevance combined with proficiency) and
  * stage 3 (LLM planning over the top-k, schemaName `graph_plan`).
@@ -10,6 +11,9 @@ import { RouteSchema } from '../schemas.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
+import type { TeamMatch } from '../events.ts';
+import { instantiatePlan } from '../learning/instantiate-plan.ts';
+import { judgeTeam } from '../learning/team-match.ts';
 import type { NodeResult } from './node.ts';
 import { prefetchMemory } from './memory.ts';
 import { runPresetPlan } from './preset-plan.ts';
@@ -32,21 +36,26 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   await loadSpecialists(run, ctx);
   const preset = ctx.presetPlan?.(run.request);
   if (preset) return runPresetPlan(run, ctx, preset);
-  const team = await reusableTeam(run, ctx);
-  if (team) {
+  const found = await reusableTeam(run, ctx);
+  if (found?.match.reused) {
+    const { team, match } = found;
     run.teamConfigId = team.id;
     void prefetchMemory(run, ctx);
     const rate = team.uses ? team.successes / team.uses : 0;
     emit(run, {
       type: 'route.decided',
       stage: 'team_config',
-      reason: `reused proven team "${team.pattern}" (${team.uses} uses, ${Math.round(rate * 100)}% success, mean score ${team.avgScore.toFixed(2)})`,
+      reason: `reused proven team "${team.pattern}" (similarity ${match.similarity.toFixed(2)}, ${match.why}; ${team.uses} uses, ${Math.round(rate * 100)}% success, mean score ${team.avgScore.toFixed(2)}); objectives written from this query`,
       teamConfigId: team.id,
       candidates: team.specialists,
+      teamMatch: match,
     });
-    adoptPlan(run, team.plan);
+    adoptPlan(run, instantiatePlan(team.plan, run.request.query));
     return 'dispatcher';
   }
+  // The closest team, when one was refused: route.decided says why.
+  const refused = found?.match;
+  const notReused = refused ? `; proven team "${refused.pattern}" not reused (similarity ${refused.similarity.toFixed(2)}): ${refused.why}` : '';
 
   if (run.mode === 'auto') {
     const { value } = await run.model.structured({
@@ -60,11 +69,11 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       signal: run.abort.signal,
     });
     if (value.route === 'direct') {
-      emit(run, { type: 'route.decided', stage: 'direct', reason: value.reason });
+      emit(run, { type: 'route.decided', stage: 'direct', reason: value.reason + notReused, ...(refused ? { teamMatch: refused } : {}) });
       return 'direct_answer';
     }
     if (value.route === 'council') {
-      emit(run, { type: 'route.decided', stage: 'council', reason: value.reason });
+      emit(run, { type: 'route.decided', stage: 'council', reason: value.reason + notReused, ...(refused ? { teamMatch: refused } : {}) });
       return 'council';
     }
   }
@@ -75,10 +84,12 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   emit(run, {
     type: 'route.decided',
     stage: reordered ? 'self_model' : 'llm_plan',
-    reason: reordered
+    reason:
+      (reordered
       ? `self-model reordered the top ${run.candidates.length} candidates (${withRecord.length} with a track record); planning over them`
-      : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`,
+      : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`) + notReused,
     candidates: run.candidates.map((c) => c.specialist.id),
+    ...(refused ? { teamMatch: refused } : {}),
   });
   if (run.candidates.length === 0) {
     run.outcome = { status: 'failed', error: 'no specialists are available to plan with (is the registry empty?)' };
@@ -94,8 +105,12 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   return 'dispatcher';
 }
 
-/** Stage 1: a close-enough proven team whose plan is still valid against today's registry. */
-async function reusableTeam(run: RunState, ctx: EngineContext): Promise<TeamConfig | undefined> {
+/**
+ * Stage 1: the closest proven team whose plan is still valid against today's registry, judged
+ * against the query (learning/team-match.ts): `match.reused` says whether it may run this query.
+ */
+async function reusableTeam(run: RunState, ctx: EngineContext): Promise<{ team: TeamConfig; match: TeamMatch } | undefined> {
+  if (!ctx.config.knowledge.teamReuse) return undefined;
   let team: TeamConfig | undefined;
   try {
     // Only the caller's own teams: a team's plan carries the objectives of the runs that taught it.
@@ -112,5 +127,5 @@ async function reusableTeam(run: RunState, ctx: EngineContext): Promise<TeamConf
     ctx.logger.info('proven team no longer valid; planning instead', { runId: run.id, teamConfigId: team.id, errors });
     return undefined;
   }
-  return team;
+  return { team, match: judgeTeam(run.request.query, team) };
 }
