@@ -1,5 +1,5 @@
 // Whether dist/ (the compiled build bin/parley.js runs) matches src/, and how to make it so.
-//   node bin/build-state.js stamp    records a finished build (npm run build calls it after tsc)
+//   node bin/build-state.js stamp    records a finished build (bin/build.js calls stamp() when it is done)
 //   node bin/build-state.js ensure   builds when dist/ is missing or older than its inputs (npm start, the tests)
 // The stamp, not each output's mtime, is what counts: tsc's incremental build leaves unchanged outputs alone.
 // Plain JavaScript: it runs before there is a build.
@@ -14,7 +14,7 @@ const STAMP = join(ROOT, 'dist', '.built');
 const LOCK = join(ROOT, '.build-lock');
 const LOCK_STALE_MS = 10 * 60_000;
 /** What the build reads: a change to any of these (or a file added to or removed from src/) makes dist/ stale. */
-const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = ['src', 'package.json', 'bin/build.js'];
 
 function newestMtime(path) {
   const stat = statSync(path);
@@ -39,6 +39,11 @@ export function staleReason() {
   return undefined;
 }
 
+/** Records that dist/ now matches its inputs. */
+export function stamp() {
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+}
+
 /** Runs `npm run build` when dist/ is stale; throws when the build fails. */
 export function ensureBuilt(log = (line) => process.stderr.write(line + '\n')) {
   if (!staleReason()) return;
@@ -48,7 +53,7 @@ export function ensureBuilt(log = (line) => process.stderr.write(line + '\n')) {
     log(`parley: building dist/ (${reason})`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const result = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
-    if (result.status !== 0) throw new Error('npm run build failed (see the TypeScript errors above)');
+    if (result.status !== 0) throw new Error('npm run build failed (see the errors above)');
   });
 }
 
@@ -78,7 +83,7 @@ function withLock(fn) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const command = process.argv[2];
-  if (command === 'stamp') writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  if (command === 'stamp') stamp();
   else if (command === 'ensure') {
     try {
       ensureBuilt();

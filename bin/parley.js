@@ -8,4 +8,4 @@ if (stale) {
   process.stderr.write(`parley: the compiled build is out of date: ${stale}. Run \`npm run build\` (or \`npm start\`, which builds first).\n`);
   process.exit(1);
 }
-await import('../dist/cli/main.js');
+await import('../dist/cli.js');

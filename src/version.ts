@@ -1,4 +1,4 @@
-/** Parley's version, from package.json (one level above src/ and dist/ alike). Its own module so `parley --version` loads nothing else. */
-import { readFileSync } from 'node:fs';
+/** Parley's version, from package.json. Its own module so `parley --version` loads nothing else. */
+import { PACKAGE_JSON } from './package-root.ts';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = PACKAGE_JSON.version;

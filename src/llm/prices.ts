@@ -4,9 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from '../config-error.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
 const price = z.object({
   input: z.number().nonnegative(),
@@ -58,14 +58,12 @@ export function createPriceCatalog(models: Record<string, ModelPrice>): PriceCat
   };
 }
 
-const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
-
 /**
  * Loads the catalog; a relative path is tried from the working directory, then from the package root.
  * `freeModels` (PARLEY_FREE_MODELS) are added at a price of 0 unless the file prices them.
  */
 export function loadPriceCatalog(file: string, freeModels: string[] = []): PriceCatalog {
-  const candidates = isAbsolute(file) ? [file] : [resolve(file), resolve(packageRoot, file)];
+  const candidates = isAbsolute(file) ? [file] : [resolve(file), resolve(PACKAGE_ROOT, file)];
   const path = candidates.find((p) => existsSync(p));
   if (!path) throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: no such file`);
   let parsed;

@@ -1,13 +1,7 @@
 /** What Parley tells ACP clients about itself at initialize: name and version from package.json. */
-import { readFileSync } from 'node:fs';
 import type { Implementation } from '@agentclientprotocol/sdk';
-
-let cached: Implementation | undefined;
+import { PACKAGE_JSON } from '../../package-root.ts';
 
 export function agentInfo(): Implementation {
-  if (!cached) {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
-    cached = { name: pkg.name, title: 'Parley', version: pkg.version };
-  }
-  return cached;
+  return { name: PACKAGE_JSON.name, title: 'Parley', version: PACKAGE_JSON.version };
 }

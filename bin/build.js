@@ -1,0 +1,38 @@
+// `npm run build`: compiles src/ into dist/, the JavaScript bin/parley.js runs, then stamps it current.
+//
+// One ESM bundle with code splitting rather than one output file per source file: Node 20 spends most
+// of a cold start resolving and compiling ~1,900 module files of src/ and its dependencies, and a
+// bundle turns that into a handful of files (figures in docs/performance.md, `npm run bench:startup`).
+// Splitting keeps the lazy `await import()`s lazy: `parley --version` or `parley mcp` load only their
+// chunks. esbuild is the transpiler tsx already runs the tests with, so tests and production execute
+// the same JavaScript; type-checking stays `npm run typecheck`.
+// Plain JavaScript: it runs before there is a build.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, stamp } from './build-state.js';
+
+/**
+ * Left to Node at run time: kuzu is a native addon; neo4j-driver and the OpenTelemetry SDK load only
+ * when chosen (NEO4J_URI, OTEL_*) and OpenTelemetry's instrumentations patch modules as Node loads them.
+ */
+const EXTERNAL = ['kuzu', 'neo4j-driver', '@opentelemetry/*'];
+
+const outdir = join(ROOT, 'dist');
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: { cli: 'src/cli/main.ts' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  sourcemap: true,
+  // Bundled CommonJS dependencies call require(); an ESM bundle has none unless it is made.
+  banner: { js: "import { createRequire as __parleyRequire } from 'node:module'; const require = __parleyRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+stamp();
