@@ -48,7 +48,6 @@ export const QUERY_NAMES = [
   'getRun',
   'stepsOfRun',
   'listRuns',
-  'searchRuns',
   'upsertApproval',
   'listApprovals',
   'upsertDecision',

@@ -60,9 +60,6 @@ const DIALECT = {
     MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
   linkRunApprovals: 'MATCH (r:Run {id: $runId}), (a:Approval {runId: $runId}) MERGE (r)-[:HAS_APPROVAL]->(a)',
   linkRunDecisions: 'MATCH (r:Run {id: $runId}), (d:Decision {runId: $runId}) MERGE (r)-[:DECIDED]->(d)',
-  searchRuns: `CALL QUERY_FTS_INDEX('Run', 'run_text', $q, conjunctive := false)
-    RETURN node.id AS id, node.query AS query, node.answer AS answer, node.score AS runScore, score
-    ORDER BY score DESC LIMIT $limit`,
 } as const satisfies DialectQueries;
 
 export const Q: QuerySet = { ...CYPHER, ...DIALECT };

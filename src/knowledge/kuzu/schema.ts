@@ -6,10 +6,13 @@
 import { SchemaVersionError } from '../errors.ts';
 import type { KuzuSession } from './session.ts';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
-/** Statements per version; version n's list brings a version n-1 database to n. */
-const MIGRATIONS: Record<number, string[]> = {
+/** A migration step: a DDL statement, or a function for a step that depends on what the database holds. */
+type MigrationStep = string | ((session: KuzuSession) => Promise<void>);
+
+/** Steps per version; version n's list brings a version n-1 database to n. */
+const MIGRATIONS: Record<number, MigrationStep[]> = {
   1: [
     'CREATE NODE TABLE IF NOT EXISTS Source(id STRING, kind STRING, location STRING, contentHash STRING, ingestedAt STRING, status STRING, error STRING, PRIMARY KEY(id))',
     'CREATE NODE TABLE IF NOT EXISTS Specialist(id STRING, name STRING, description STRING, kind STRING, domains STRING, prompt STRING, endpoint STRING, modelRole STRING, tools STRING, sourceId STRING, available BOOLEAN, unavailableReason STRING, searchText STRING, PRIMARY KEY(id))',
@@ -28,8 +31,6 @@ const MIGRATIONS: Record<number, string[]> = {
     'CREATE REL TABLE IF NOT EXISTS REUSED(FROM Run TO TeamConfig)',
     'CREATE REL TABLE IF NOT EXISTS HAS_APPROVAL(FROM Run TO Approval)',
     'CREATE REL TABLE IF NOT EXISTS DECIDED(FROM Run TO Decision)',
-    "CALL CREATE_FTS_INDEX('Specialist', 'specialist_text', ['searchText'])",
-    "CALL CREATE_FTS_INDEX('Run', 'run_text', ['searchText'])",
   ],
   // Caller isolation: teams and council decisions belong to a caller. Records written before have
   // no owner (''), so no caller reuses an old team or sees an old decision as its own.
@@ -37,7 +38,16 @@ const MIGRATIONS: Record<number, string[]> = {
     "ALTER TABLE TeamConfig ADD IF NOT EXISTS callerId STRING DEFAULT ''",
     "ALTER TABLE Decision ADD IF NOT EXISTS callerId STRING DEFAULT ''",
   ],
+  // Versions 1-2 created full-text indexes on Specialist and Run that nothing queries (retrieval and
+  // memory search run in memory, knowledge/view.ts). Kuzu loads them at every open: +30 MB resident
+  // and ~0.6 s per start, and ~75 MB more while creating them (docs/performance.md, Startup).
+  3: [dropFullTextIndexes],
 };
+
+async function dropFullTextIndexes(session: KuzuSession): Promise<void> {
+  const indexes = await session.ddl("CALL SHOW_INDEXES() WHERE index_type = 'FTS' RETURN table_name AS t, index_name AS i");
+  for (const { t, i } of indexes) await session.ddl(`CALL DROP_FTS_INDEX('${String(t)}', '${String(i)}')`);
+}
 
 /**
  * Creates or migrates the schema (to `target`, default the current version: tests build older
@@ -54,7 +64,7 @@ export async function migrate(session: KuzuSession, target = SCHEMA_VERSION): Pr
       );
     }
     for (let v = current + 1; v <= Math.min(target, SCHEMA_VERSION); v++) {
-      for (const statement of MIGRATIONS[v] ?? []) await session.ddl(statement);
+      for (const step of MIGRATIONS[v] ?? []) await (typeof step === 'string' ? session.ddl(step) : step(session));
       await session.run("MERGE (m:Meta {key: 'schemaVersion'}) SET m.value = $v", { v: String(v) });
     }
   });

@@ -54,9 +54,6 @@ const DIALECT = {
     MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
   linkRunApprovals: 'MATCH (r:Run {id: $runId}) MATCH (a:Approval {runId: $runId}) MERGE (r)-[:HAS_APPROVAL]->(a)',
   linkRunDecisions: 'MATCH (r:Run {id: $runId}) MATCH (d:Decision {runId: $runId}) MERGE (r)-[:DECIDED]->(d)',
-  searchRuns: `CALL db.index.fulltext.queryNodes('run_text', $q) YIELD node, score
-    RETURN node.id AS id, node.query AS query, node.answer AS answer, node.score AS runScore, score
-    ORDER BY score DESC LIMIT $limit`,
 } as const satisfies DialectQueries;
 
 export const Q: QuerySet = { ...CYPHER, ...DIALECT };
@@ -70,8 +67,9 @@ export const SCHEMA = [
   'CREATE INDEX step_run IF NOT EXISTS FOR (n:Step) ON (n.runId)',
   'CREATE INDEX approval_run IF NOT EXISTS FOR (n:Approval) ON (n.runId)',
   'CREATE INDEX run_started IF NOT EXISTS FOR (n:Run) ON (n.startedAt)',
-  'CREATE FULLTEXT INDEX specialist_text IF NOT EXISTS FOR (n:Specialist) ON EACH [n.searchText]',
-  'CREATE FULLTEXT INDEX run_text IF NOT EXISTS FOR (n:Run) ON EACH [n.searchText]',
+  // Full-text indexes of old versions: search runs in memory (knowledge/view.ts), so they only cost writes.
+  'DROP INDEX specialist_text IF EXISTS',
+  'DROP INDEX run_text IF EXISTS',
 ] as const;
 
 export const READ_SCHEMA_VERSION = "MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v";

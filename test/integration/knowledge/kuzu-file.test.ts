@@ -71,6 +71,12 @@ describe('Kuzu store on a file', () => {
     const path = tempDb();
     const old = await KuzuSession.open(path);
     await migrate(old, 1);
+    // Versions 1 and 2 also created two full-text indexes that nothing queried; version 3 drops them.
+    await old.exclusive(async () => {
+      await old.ddl("CALL CREATE_FTS_INDEX('Specialist', 'specialist_text', ['searchText'])");
+      await old.ddl("CALL CREATE_FTS_INDEX('Run', 'run_text', ['searchText'])");
+    });
+    expect(await old.query("CALL SHOW_INDEXES() RETURN index_name AS i ORDER BY i")).toEqual([{ i: 'run_text' }, { i: 'specialist_text' }]);
     // What the previous version wrote: a proven team and a decision with no caller, a run with one.
     await old.query(
       "CREATE (:TeamConfig {id: 'team:old', pattern: 'design invoic postgr schema', specialists: '[\"database\"]', plan: '{\"rationale\":\"\",\"steps\":[]}', uses: 5, successes: 5, avgScore: 0.9})",
@@ -102,8 +108,9 @@ describe('Kuzu store on a file', () => {
 
     const raw = await KuzuSession.open(path);
     expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([{ v: String(SCHEMA_VERSION) }]);
+    expect(await raw.query('CALL SHOW_INDEXES() RETURN index_name AS i')).toEqual([]);
     await raw.close();
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(SCHEMA_VERSION).toBe(3);
   });
 
   it('records the schema version and refuses a database written by a newer schema', async () => {
