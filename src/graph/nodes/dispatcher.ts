@@ -43,7 +43,7 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
       });
     },
     run(step, objective, signal, clock) {
-      return runStep(run, ctx, step, objective, signal, clock, run.attempts.get(step.id) ?? 1);
+      return runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 });
     },
   });
   return research.length ? 'research_joiner' : 'execution_joiner';
