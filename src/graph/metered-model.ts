@@ -38,7 +38,7 @@ function messageTexts(messages: ChatMessage[]): string[] {
   return messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')));
 }
 
-/** The run's model client: one object per run, its methods on the prototype (no closures per run). */
+/** The run's model client: one object per run, wrapping the shared one. */
 class MeteredModel implements ModelClient {
   constructor(
     private readonly inner: ModelClient,
@@ -57,42 +57,19 @@ class MeteredModel implements ModelClient {
     return this.metered(options, this.inner.structured as (o: StructuredOptions<T>) => Promise<StructuredResult<T>>);
   }
 
-  /**
-   * Reserve, call, settle the real usage (or release): with then() rather than an async function,
-   * so a call in flight holds no extra frame here. Failures (a refused reservation too) reject.
-   */
-  private metered<O extends ModelCallOptions, R extends { usage: ModelUsage }>(options: O, call: (options: O) => Promise<R>): Promise<R> {
-    let reservation: ModelCallReservation;
-    let maxTokens: number;
-    let pending: Promise<R>;
+  /** Reserve, call, settle the real usage; the reservation is released whatever happens. Failures (a refused reservation too) reject. */
+  private async metered<O extends ModelCallOptions, R extends { usage: ModelUsage }>(options: O, call: (options: O) => Promise<R>): Promise<R> {
+    const { reservation, maxTokens } = this.reserve(options);
     try {
-      ({ reservation, maxTokens } = this.reserve(options));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    try {
-      pending = call.call(this.inner, this.prepare(options, maxTokens));
-    } catch (err) {
+      const result = await call.call(this.inner, this.prepare(options, maxTokens));
+      reservation.settle(result.usage);
+      this.ctx.onUsage();
+      const reasoning = (result as { reasoning?: string }).reasoning;
+      if (reasoning && this.ctx.onThought) this.ctx.onThought(options.role, reasoning);
+      return result;
+    } finally {
       reservation.release();
-      return Promise.reject(err);
     }
-    return pending.then(
-      (result) => {
-        try {
-          reservation.settle(result.usage);
-          this.ctx.onUsage();
-          const reasoning = (result as { reasoning?: string }).reasoning;
-          if (reasoning && this.ctx.onThought) this.ctx.onThought(options.role, reasoning);
-          return result;
-        } finally {
-          reservation.release();
-        }
-      },
-      (err: unknown) => {
-        reservation.release();
-        throw err;
-      },
-    );
   }
 
   stream(options: ModelCallOptions): AsyncIterable<StreamChunk> {

@@ -53,206 +53,134 @@ export class StepTimeoutError extends Error {
   override name = 'StepTimeoutError';
 }
 
-export function scheduleSteps(options: ScheduleOptions): Promise<Map<string, StepOutcome>> {
-  if (options.steps.length === 0) return Promise.resolve(new Map());
-  return new Promise((resolve) => new Batch(options, resolve).begin());
-}
-
-/** One scheduleSteps call: a class with its callbacks on the prototype (no closures per batch). */
-class Batch {
-  readonly #steps: PlanStep[];
-  readonly #prior: ReadonlyMap<string, StepOutcome>;
-  readonly #signal: AbortSignal;
-  readonly #concurrency: number;
-  readonly #inBatch: Map<string, PlanStep>;
-  readonly #results = new Map<string, StepOutcome>();
-  readonly #waitingOn = new Map<string, number>();
-  readonly #dependents = new Map<string, string[]>();
-  readonly #ready: PlanStep[] = [];
-  readonly #started = new Set<string>();
-  #running = 0;
-
-  constructor(
-    private readonly options: ScheduleOptions,
-    private readonly resolve: (results: Map<string, StepOutcome>) => void,
-  ) {
-    this.#steps = options.steps;
-    this.#prior = options.prior ?? new Map();
-    this.#signal = options.signal;
-    this.#concurrency = Math.max(1, options.concurrency);
-    this.#inBatch = new Map(this.#steps.map((s) => [s.id, s]));
+export async function scheduleSteps(options: ScheduleOptions): Promise<Map<string, StepOutcome>> {
+  const { steps, signal } = options;
+  const prior = options.prior ?? new Map<string, StepOutcome>();
+  const concurrency = Math.max(1, options.concurrency);
+  const inBatch = new Map(steps.map((s) => [s.id, s]));
+  const dependents = new Map<string, PlanStep[]>();
+  const waitingOn = new Map<string, number>();
+  for (const step of steps) {
+    const inside = step.dependsOn.filter((dep) => inBatch.has(dep));
+    waitingOn.set(step.id, inside.length);
+    for (const dep of inside) dependents.set(dep, [...(dependents.get(dep) ?? []), step]);
   }
+  const results = new Map<string, StepOutcome>();
+  const started = new Set<string>();
+  const ready: PlanStep[] = [];
+  const inFlight = new Set<Promise<void>>();
 
-  begin(): void {
-    // Wire the DAG: dependencies inside the batch gate the start; outside ones must already have succeeded.
-    for (const step of this.#steps) {
-      let waiting = 0;
-      let blockedBy: StepOutcome | undefined;
-      let missing: string | undefined;
-      for (const dep of step.dependsOn) {
-        if (this.#inBatch.has(dep)) {
-          waiting++;
-          this.#dependents.set(dep, [...(this.#dependents.get(dep) ?? []), step.id]);
-        } else {
-          const before = this.#prior.get(dep);
-          if (!before) missing = dep;
-          else if (before.status !== 'succeeded') blockedBy = before;
-        }
-      }
-      this.#waitingOn.set(step.id, waiting);
-      if (blockedBy || missing) {
-        this.#finish({
-          stepId: step.id,
-          specialist: step.specialist,
-          status: 'skipped',
-          objective: step.objective,
-          error: blockedBy
-            ? `skipped: dependency "${blockedBy.stepId}" ${blockedBy.status}`
-            : `skipped: dependency "${missing}" has no result`,
-        });
-      }
-    }
-    for (const step of this.#steps) if (this.#waitingOn.get(step.id) === 0 && !this.#results.has(step.id)) this.#ready.push(step);
-    this.#signal.addEventListener('abort', this, { once: true });
-    this.#pump();
-  }
-
-  /** The run's signal aborted. */
-  handleEvent(): void {
-    this.#pump();
-  }
-
-  /** @internal a started step ended. */
-  ended(outcome: StepOutcome): void {
-    this.#running--;
-    this.#finish(outcome);
-    this.#pump();
-  }
-
-  #finish(outcome: StepOutcome): void {
-    if (this.#results.has(outcome.stepId)) return;
-    this.#results.set(outcome.stepId, outcome);
-    this.options.onFinish?.(outcome);
-    for (const depId of this.#dependents.get(outcome.stepId) ?? []) {
-      const dependent = this.#inBatch.get(depId)!;
+  /** Records an outcome once; a step that did not succeed skips its dependents, transitively. */
+  const finish = (outcome: StepOutcome): void => {
+    if (results.has(outcome.stepId)) return;
+    results.set(outcome.stepId, outcome);
+    options.onFinish?.(outcome);
+    for (const dependent of dependents.get(outcome.stepId) ?? []) {
       if (outcome.status !== 'succeeded') {
-        this.#finish({
-          stepId: dependent.id,
-          specialist: dependent.specialist,
-          status: 'skipped',
-          objective: dependent.objective,
-          error: `skipped: dependency "${outcome.stepId}" ${outcome.status}`,
+        finish(notRun(dependent, 'skipped', `skipped: dependency "${outcome.stepId}" ${outcome.status}`));
+        continue;
+      }
+      const left = waitingOn.get(dependent.id)! - 1;
+      waitingOn.set(dependent.id, left);
+      if (left === 0 && !results.has(dependent.id)) ready.push(dependent);
+    }
+  };
+  // On the abort itself (before the in-flight steps end as cancelled), so unstarted steps read "cancelled".
+  const cancelUnstarted = (): void => {
+    for (const step of steps) if (!started.has(step.id)) finish(notRun(step, 'cancelled', 'run cancelled'));
+  };
+
+  // Dependencies outside the batch must already have succeeded.
+  for (const step of steps) {
+    const blocker = outsideBlocker(step, inBatch, prior);
+    if (blocker) finish(notRun(step, 'skipped', blocker));
+  }
+  for (const step of steps) if (waitingOn.get(step.id) === 0 && !results.has(step.id)) ready.push(step);
+
+  signal.addEventListener('abort', cancelUnstarted, { once: true });
+  try {
+    if (signal.aborted) cancelUnstarted();
+    while (results.size < steps.length) {
+      while (!signal.aborted && inFlight.size < concurrency && ready.length) {
+        const step = ready.shift()!;
+        started.add(step.id);
+        const running = startStep(step, results, prior, options).then((outcome) => {
+          inFlight.delete(running);
+          finish(outcome);
         });
-      } else {
-        const left = this.#waitingOn.get(depId)! - 1;
-        this.#waitingOn.set(depId, left);
-        if (left === 0 && !this.#results.has(depId)) this.#ready.push(dependent);
+        inFlight.add(running);
       }
+      if (results.size === steps.length) break;
+      // Plans are validated acyclic; were one not, waiting here would hang the run.
+      if (inFlight.size === 0) throw new Error('scheduleSteps: the remaining steps wait on each other');
+      await Promise.race(inFlight);
     }
+  } finally {
+    signal.removeEventListener('abort', cancelUnstarted);
   }
-
-  #cancelUnstarted(): void {
-    for (const step of this.#steps) {
-      if (!this.#started.has(step.id) && !this.#results.has(step.id)) {
-        this.#finish({ stepId: step.id, specialist: step.specialist, status: 'cancelled', objective: step.objective, error: 'run cancelled' });
-      }
-    }
-  }
-
-  #pump(): void {
-    if (this.#signal.aborted) this.#cancelUnstarted();
-    while (!this.#signal.aborted && this.#running < this.#concurrency && this.#ready.length) this.#start(this.#ready.shift()!);
-    if (this.#results.size === this.#steps.length) {
-      this.#signal.removeEventListener('abort', this);
-      this.resolve(this.#results);
-    }
-  }
-
-  #start(step: PlanStep): void {
-    this.#started.add(step.id);
-    this.#running++;
-    const depOutputs = new Map<string, string>();
-    for (const dep of step.dependsOn) depOutputs.set(dep, (this.#results.get(dep) ?? this.#prior.get(dep))?.output ?? '');
-    const objective = substituteResults(step.objective, depOutputs);
-    this.options.onStart?.(step, objective);
-    void runOne(step, objective, this.options).then((outcome) => this.ended(outcome));
-  }
+  return results;
 }
 
-function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Promise<StepOutcome> {
-  return new Promise((resolve) => new StepExecution(step, objective, options, resolve));
+/** Why a step cannot run because of a dependency outside the batch, or undefined. */
+function outsideBlocker(step: PlanStep, inBatch: ReadonlyMap<string, PlanStep>, prior: ReadonlyMap<string, StepOutcome>): string | undefined {
+  for (const dep of step.dependsOn) {
+    if (inBatch.has(dep)) continue;
+    const before = prior.get(dep);
+    if (!before) return `skipped: dependency "${dep}" has no result`;
+    if (before.status !== 'succeeded') return `skipped: dependency "${before.stepId}" ${before.status}`;
+  }
+  return undefined;
+}
+
+function notRun(step: PlanStep, status: 'skipped' | 'cancelled', error: string): StepOutcome {
+  return { stepId: step.id, specialist: step.specialist, status, objective: step.objective, error };
+}
+
+function startStep(step: PlanStep, results: ReadonlyMap<string, StepOutcome>, prior: ReadonlyMap<string, StepOutcome>, options: ScheduleOptions): Promise<StepOutcome> {
+  const depOutputs = new Map<string, string>();
+  for (const dep of step.dependsOn) depOutputs.set(dep, (results.get(dep) ?? prior.get(dep))?.output ?? '');
+  const objective = substituteResults(step.objective, depOutputs);
+  options.onStart?.(step, objective);
+  return runOne(step, objective, options);
 }
 
 /**
- * One step's run under its own AbortSignal (aborted by the step timeout or the run's signal), raced
- * against that signal so a runner that ignores it cannot hold the run. A class whose listener is on
- * the prototype: a step in flight holds one closure (its deadline's) and no extra async frames.
+ * One step's run under its own AbortSignal (aborted by the run's signal or the step's timeout), raced
+ * against that signal so a runner that ignores it cannot hold the run.
+ *
+ * The run's signal is joined by a listener removed when the step ends, not by AbortSignal.any: on
+ * Node 20 a composite signal that keeps a listener is never collected (nodejs/node#55351, #64476),
+ * and every call and tool a step makes listens on its signal.
  */
-class StepExecution {
-  readonly #controller = new AbortController();
-  readonly #deadline: PausableDeadline;
-  #settled = false;
-  readonly timeoutMs: number;
-
-  constructor(
-    readonly step: PlanStep,
-    private readonly objective: string,
-    private readonly options: ScheduleOptions,
-    private readonly resolve: (outcome: StepOutcome) => void,
-  ) {
-    const signal = this.#controller.signal;
-    setMaxListeners(1000, signal); // a step may have many calls in flight (a council step: 5)
-    options.signal.addEventListener('abort', this, { once: true });
-    if (options.signal.aborted) this.#controller.abort(options.signal.reason);
-    this.timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
-    this.#deadline = new PausableDeadline(this.timeoutMs, () => this.timeout());
-    signal.addEventListener('abort', this, { once: true });
-    let running: Promise<StepRun>;
-    try {
-      running = options.run(step, objective, signal, this.#deadline);
-    } catch (err) {
-      running = Promise.reject(err);
-    }
-    running.then(
-      (run) => this.#succeeded(run),
-      (err: unknown) => this.#failed(err),
-    );
-  }
-
-  /** The run's signal aborted (abort the step's), or the step's own did (the step ends now). */
-  handleEvent(event: Event): void {
-    if (event.target === this.#controller.signal) this.#failed(this.#controller.signal.reason);
-    else this.#controller.abort(this.options.signal.reason);
-  }
-
-  /** @internal the step timer fired. */
-  timeout(): void {
-    this.#controller.abort(new StepTimeoutError(`step "${this.step.id}" timed out after ${this.timeoutMs} ms`));
-  }
-
-  #succeeded(run: StepRun): void {
-    const base = { stepId: this.step.id, specialist: this.step.specialist, objective: this.objective };
-    this.#settle(
-      run.ok
-        ? { ...base, status: 'succeeded', output: run.output, lineage: run.lineage }
-        : { ...base, status: 'failed', output: run.output || undefined, error: run.error ?? 'step failed', lineage: run.lineage },
-    );
-  }
-
-  #failed(err: unknown): void {
-    const base = { stepId: this.step.id, specialist: this.step.specialist, objective: this.objective };
-    if (this.options.signal.aborted) return this.#settle({ ...base, status: 'cancelled', error: 'run cancelled' });
-    const signal = this.#controller.signal;
+async function runOne(step: PlanStep, objective: string, options: ScheduleOptions): Promise<StepOutcome> {
+  const base = { stepId: step.id, specialist: step.specialist, objective };
+  const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
+  const controller = new AbortController();
+  const signal = controller.signal;
+  setMaxListeners(1000, signal); // a step may have many calls in flight (a council step: 5)
+  const onRunAbort = (): void => controller.abort(options.signal.reason);
+  if (options.signal.aborted) onRunAbort();
+  else options.signal.addEventListener('abort', onRunAbort, { once: true });
+  // A pausable clock rather than AbortSignal.timeout: the time a human takes does not count.
+  const clock = new PausableDeadline(timeoutMs, () => controller.abort(new StepTimeoutError(`step "${step.id}" timed out after ${timeoutMs} ms`)));
+  let onStepAbort = (): void => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onStepAbort = () => reject(signal.reason);
+    if (signal.aborted) onStepAbort();
+    else signal.addEventListener('abort', onStepAbort, { once: true });
+  });
+  try {
+    const run = await Promise.race([options.run(step, objective, signal, clock), aborted]);
+    return run.ok
+      ? { ...base, status: 'succeeded', output: run.output, lineage: run.lineage }
+      : { ...base, status: 'failed', output: run.output || undefined, error: run.error ?? 'step failed', lineage: run.lineage };
+  } catch (err) {
+    if (options.signal.aborted) return { ...base, status: 'cancelled', error: 'run cancelled' };
     const reason: unknown = signal.aborted ? signal.reason : err;
-    this.#settle({ ...base, status: 'failed', error: reason instanceof Error ? reason.message : String(reason) });
-  }
-
-  #settle(outcome: StepOutcome): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    this.#deadline.clear();
-    this.options.signal.removeEventListener('abort', this);
-    this.#controller.signal.removeEventListener('abort', this);
-    this.resolve(outcome);
+    return { ...base, status: 'failed', error: reason instanceof Error ? reason.message : String(reason) };
+  } finally {
+    clock.clear();
+    options.signal.removeEventListener('abort', onRunAbort);
+    signal.removeEventListener('abort', onStepAbort);
   }
 }

@@ -1,77 +1,59 @@
 /**
  * One HTTP attempt's cancellation: our own timer (covering the whole response, body included, which
  * the SDK's timeout does not) joined with the caller's AbortSignal, remembering which one fired.
+ * A call that completed is not aborted afterwards (aborting a finished fetch costs an abort event
+ * through the SDK's and undici's listeners for nothing).
  *
- * A class with its listener and timer callback on the prototype: every in-flight model call holds
- * one, so it allocates no closures, and a call that completed is not aborted afterwards (aborting
- * a finished fetch costs an abort event through the SDK's and undici's listeners for nothing).
+ * The caller's signal is joined by a listener removed in done(), not by AbortSignal.any: on Node 20
+ * a composite signal that keeps a listener (the SDK's and undici's stay on it) is never collected
+ * (nodejs/node#55351, #64476; measured: ~1.2 KB per call retained, see docs/performance.md).
  */
 import type { AttemptState } from './errors.ts';
 
-export class Attempt implements AttemptState {
-  readonly #controller = new AbortController();
-  readonly #callerSignal: AbortSignal | undefined;
-  readonly #timeoutMs: number;
-  readonly #timer: ReturnType<typeof setTimeout>;
-  #completed = false;
-  /** Our own per-attempt timer fired. */
-  timedOut = false;
-  /** The caller's signal aborted. */
-  aborted = false;
-
-  constructor(callerSignal: AbortSignal | undefined, timeoutMs: number) {
-    this.#callerSignal = callerSignal;
-    this.#timeoutMs = timeoutMs;
-    this.#timer = setTimeout(onAttemptTimeout, timeoutMs, this);
-    if (callerSignal?.aborted) this.handleEvent();
-    else callerSignal?.addEventListener('abort', this, { once: true });
-  }
-
+export interface Attempt extends AttemptState {
   /** The signal the request runs under. */
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
+  readonly signal: AbortSignal;
   /** Which of the two fired (for toModelError). */
-  get state(): AttemptState {
-    return this;
-  }
-
-  /** The caller's signal aborted (EventListener object: no closure per attempt). */
-  handleEvent(): void {
-    if (!this.timedOut) this.aborted = true;
-    this.#controller.abort(this.#callerSignal?.reason);
-  }
-
-  /** @internal the timer fired. */
-  timeout(): void {
-    if (!this.aborted) this.timedOut = true;
-    this.#controller.abort(new Error(`timed out after ${this.#timeoutMs} ms`));
-  }
-
+  readonly state: AttemptState;
   /** Restarts the timer: for streams the timeout is the longest wait for the next chunk. */
-  touch(): void {
-    // Called per streamed chunk: re-arm the same timer instead of allocating a new one.
-    this.#timer.refresh();
-  }
-
+  touch(): void;
   /** The response was read to its end: nothing is left open, done() need not abort the request. */
-  complete(): void {
-    this.#completed = true;
-  }
-
+  complete(): void;
   /** Clears the timer and aborts the request if it may still be open (e.g. a stream left early). */
-  done(): void {
-    clearTimeout(this.#timer);
-    this.#callerSignal?.removeEventListener('abort', this);
-    if (!this.#completed && !this.#controller.signal.aborted) this.#controller.abort(new Error('attempt finished'));
-  }
-}
-
-function onAttemptTimeout(attempt: Attempt): void {
-  attempt.timeout();
+  done(): void;
 }
 
 export function startAttempt(callerSignal: AbortSignal | undefined, timeoutMs: number): Attempt {
-  return new Attempt(callerSignal, timeoutMs);
+  const controller = new AbortController();
+  let completed = false;
+  const attempt: Attempt = {
+    signal: controller.signal,
+    get state() {
+      return attempt;
+    },
+    timedOut: false,
+    aborted: false,
+    touch: () => timer.refresh(),
+    complete: () => {
+      completed = true;
+    },
+    done: () => {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+      if (!completed && !controller.signal.aborted) controller.abort(new Error('attempt finished'));
+    },
+  };
+  // Whichever fires first is the one remembered.
+  const onCallerAbort = (): void => {
+    if (!attempt.timedOut) attempt.aborted = true;
+    controller.abort(callerSignal?.reason);
+  };
+  // A timer rather than AbortSignal.timeout: a stream re-arms it on every chunk (touch), in place.
+  const timer = setTimeout(() => {
+    if (!attempt.aborted) attempt.timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  return attempt;
 }

@@ -3,7 +3,8 @@
  * research_joiner), then the pending execution steps (execution_joiner); when nothing is pending,
  * the plan is complete and the verifier judges it. A re-run round carries the verifier's feedback.
  */
-import { scheduleSteps } from '../scheduler.ts';
+import { scheduleSteps, type StepOutcome } from '../scheduler.ts';
+import type { GraphEventBody } from '../events.ts';
 import type { PlanStep } from '../graph-plan.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
@@ -25,28 +26,27 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
     concurrency: ctx.config.engine.stepConcurrency,
     defaultTimeoutMs: ctx.config.engine.stepTimeoutMs,
     signal: run.abort.signal,
-    // Methods, not arrow properties: the build names every arrow it assigns (a property per closure).
-    onStart(step, objective) {
+    onStart: (step, objective) => {
       const attempt = (run.attempts.get(step.id) ?? 0) + 1;
       run.attempts.set(step.id, attempt);
       emit(run, { type: 'step.started', stepId: step.id, specialist: step.specialist, objective, attempt });
     },
-    onFinish(o) {
-      emit(run, {
-        type: 'step.finished',
-        stepId: o.stepId,
-        specialist: o.specialist,
-        status: o.status,
-        ...(o.output !== undefined ? { output: o.output } : {}),
-        ...(o.error !== undefined ? { error: o.error } : {}),
-        ...(o.lineage ? { lineage: o.lineage } : {}),
-      });
-    },
-    run(step, objective, signal, clock) {
-      return runStep(run, ctx, step, objective, signal, clock, run.attempts.get(step.id) ?? 1);
-    },
+    onFinish: (outcome) => emit(run, finishedEvent(outcome)),
+    run: (step, objective, signal, clock) => runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
   });
   return research.length ? 'research_joiner' : 'execution_joiner';
+}
+
+function finishedEvent(o: StepOutcome): GraphEventBody {
+  return {
+    type: 'step.finished',
+    stepId: o.stepId,
+    specialist: o.specialist,
+    status: o.status,
+    ...(o.output !== undefined ? { output: o.output } : {}),
+    ...(o.error !== undefined ? { error: o.error } : {}),
+    ...(o.lineage ? { lineage: o.lineage } : {}),
+  };
 }
 
 function withFeedback(step: PlanStep, feedback: string | undefined): PlanStep {

@@ -21,57 +21,55 @@ export interface StepWork {
   model?: string;
 }
 
-export function runStep(
-  run: RunState,
-  ctx: EngineContext,
-  step: PlanStep,
-  objective: string,
-  signal: AbortSignal,
-  clock: StepClock,
-  attempt: number,
-): Promise<StepRun> {
-  const startedAt = ctx.now();
-  // Not an async function around an async span body: a step in flight holds one frame, not two.
-  return ctx
-    .span('step', { 'parley.run_id': run.id, 'parley.step_id': step.id, 'parley.specialist': step.specialist, 'parley.attempt': attempt }, () =>
-      stepBody(run, ctx, step, objective, signal, clock, attempt, startedAt),
-    )
-    .then(undefined, (err: unknown) => {
-      if (err instanceof BudgetExceededError) run.abort.abort(err);
-      throw err;
-    });
+/** One step to run: what the scheduler hands over, and the run it belongs to. */
+export interface StepCall {
+  run: RunState;
+  ctx: EngineContext;
+  step: PlanStep;
+  /** The objective after {{id.result}} substitution. */
+  objective: string;
+  signal: AbortSignal;
+  /** The step's timeout clock, paused while the step waits on a human. */
+  clock: StepClock;
+  attempt: number;
 }
 
-async function stepBody(
-  run: RunState,
-  ctx: EngineContext,
-  step: PlanStep,
-  objective: string,
-  signal: AbortSignal,
-  clock: StepClock,
-  attempt: number,
-  startedAt: number,
-): Promise<StepRun> {
+export async function runStep(call: StepCall): Promise<StepRun> {
+  const { run, ctx, step, attempt } = call;
+  try {
+    return await ctx.span('step', { 'parley.run_id': run.id, 'parley.step_id': step.id, 'parley.specialist': step.specialist, 'parley.attempt': attempt }, () =>
+      stepBody(call),
+    );
+  } catch (err) {
+    if (err instanceof BudgetExceededError) run.abort.abort(err);
+    throw err;
+  }
+}
+
+async function stepBody(call: StepCall): Promise<StepRun> {
+  const { run, ctx, step } = call;
+  const startedAt = ctx.now();
   const work: StepWork = { usage: emptyUsage(), toolCalls: [], sources: [] };
+  const lineage = (kind: StepLineage['kind']) => lineageOf(call, kind, work, startedAt);
   if (step.specialist === COUNCIL_SPECIALIST) {
-    const council = await runCouncil(run, ctx, objective, signal, work.usage);
-    return { ok: true, output: council.text, lineage: lineageOf(ctx, step, 'council', work, startedAt, attempt) };
+    const council = await runCouncil(run, ctx, call.objective, call.signal, work.usage);
+    return { ok: true, output: council.text, lineage: lineage('council') };
   }
   const specialist = run.specialists.get(step.specialist) ?? (await ctx.store.getSpecialist(step.specialist));
-  if (!specialist) return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineageOf(ctx, step, 'prompt', work, startedAt, attempt) };
+  if (!specialist) return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineage('prompt') };
   if (!specialist.available) {
     return {
       ok: false,
       output: '',
       error: `specialist "${specialist.id}" is unavailable: ${specialist.unavailableReason ?? 'no reason given'}`,
-      lineage: lineageOf(ctx, step, 'prompt', work, startedAt, attempt),
+      lineage: lineage('prompt'),
     };
   }
-  const result = await runSpecialist({ run, ctx, specialist, step, objective, signal, clock, work });
-  return { ...result, lineage: lineageOf(ctx, step, specialist.kind, work, startedAt, attempt) };
+  const result = await runSpecialist({ ...call, specialist, work });
+  return { ...result, lineage: lineage(specialist.kind) };
 }
 
-function lineageOf(ctx: EngineContext, step: PlanStep, kind: StepLineage['kind'], work: StepWork, startedAt: number, attempt: number): StepLineage {
+function lineageOf({ ctx, step, attempt }: StepCall, kind: StepLineage['kind'], work: StepWork, startedAt: number): StepLineage {
   const finishedAt = ctx.now();
   return {
     specialist: step.specialist,

@@ -1,22 +1,15 @@
 /** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
-import type { PlanStep } from '../graph-plan.ts';
 import { memoryNote } from '../prompts.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { EngineContext } from '../state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
-import type { StepClock, StepRun } from '../scheduler.ts';
-import type { StepWork } from './index.ts';
+import type { StepRun } from '../scheduler.ts';
+import type { StepCall, StepWork } from './index.ts';
 import { runToolLoop } from './tool-loop.ts';
 
-export interface SpecialistInput {
-  run: RunState;
-  ctx: EngineContext;
+/** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
+export interface SpecialistInput extends StepCall {
   specialist: SpecialistRecord;
-  step: PlanStep;
-  objective: string;
-  signal: AbortSignal;
-  /** The step's timeout clock, paused while the step waits on a human. */
-  clock: StepClock;
   work: StepWork;
 }
 
@@ -38,11 +31,10 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
-export function runSpecialistLoop(input: SpecialistInput, system: string, tools: ToolDescriptor[]): Promise<Omit<StepRun, 'lineage'>> {
+export async function runSpecialistLoop(input: SpecialistInput, system: string, tools: ToolDescriptor[]): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
-  // .then rather than an async frame held for the whole loop.
-  return runToolLoop({
+  const output = await runToolLoop({
     run,
     ctx,
     stepId: input.step.id,
@@ -56,7 +48,6 @@ export function runSpecialistLoop(input: SpecialistInput, system: string, tools:
     usage: input.work.usage,
     toolCalls: input.work.toolCalls,
     sources: input.work.sources,
-  }).then(specialistDone);
+  });
+  return { ok: true, output };
 }
-
-const specialistDone = (output: string): Omit<StepRun, 'lineage'> => ({ ok: true, output });

@@ -125,4 +125,23 @@ describe('scheduleSteps', () => {
     expect(result.get('x')).toMatchObject({ status: 'succeeded', output: 'use R' });
     expect(result.get('y')).toMatchObject({ status: 'skipped' });
   });
+
+  it('skips, and does not wait for, a step whose dependency was skipped for an outside reason, whatever the step order', async () => {
+    // y is listed after x and depends on it; x is skipped at once because its dependency outside the batch failed.
+    const result = await scheduleSteps({
+      steps: steps([
+        { id: 'x', specialist: 's', objective: 'x', dependsOn: ['bad'] },
+        { id: 'y', specialist: 's', objective: 'y', dependsOn: ['x'] },
+        { id: 'z', specialist: 's', objective: 'z' },
+      ]),
+      prior: new Map([['bad', { stepId: 'bad', specialist: 's', status: 'failed', objective: '', error: 'e' }]]),
+      concurrency: 2,
+      defaultTimeoutMs: 1000,
+      signal: new AbortController().signal,
+      run: async (step) => ({ ok: true, output: step.id }),
+    });
+    expect(result.get('x')).toMatchObject({ status: 'skipped', error: 'skipped: dependency "bad" failed' });
+    expect(result.get('y')).toMatchObject({ status: 'skipped', error: 'skipped: dependency "x" skipped' });
+    expect(result.get('z')).toMatchObject({ status: 'succeeded', output: 'z' });
+  }, 2000);
 });
