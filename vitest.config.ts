@@ -15,7 +15,10 @@ export default defineConfig({
       // Pure functions and single modules: no server, no child process, no network.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // Real pieces over HTTP on 127.0.0.1 (the engine, the store, the protocol adapters, the server).
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: ['test/integration/cli/**'] } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], exclude: ['test/integration/cli/**'] },
+      },
       // Launches bin/parley.js, which runs the compiled dist/ (built first when stale: test/support/build.ts).
       { extends: true, test: { name: 'cli', include: ['test/integration/cli/**/*.test.ts'] } },
       // The whole server as shipped (repo mcp_config.json and specialists) on a temporary data dir.

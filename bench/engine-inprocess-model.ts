@@ -8,7 +8,16 @@
 import { decideAnswer, type CompletionRequest } from '../src/scripted-model/answer.ts';
 import { countTokens, pieces } from '../src/scripted-model/tokens.ts';
 import { jsonSchemaOf, validateStructured } from '../src/llm/structured.ts';
-import type { ChatOptions, ChatResult, ModelCallOptions, ModelClient, ModelUsage, StreamChunk, StructuredOptions, StructuredResult } from '../src/llm/types.ts';
+import type {
+  ChatOptions,
+  ChatResult,
+  ModelCallOptions,
+  ModelClient,
+  ModelUsage,
+  StreamChunk,
+  StructuredOptions,
+  StructuredResult,
+} from '../src/llm/types.ts';
 
 export interface InProcessModel extends ModelClient {
   /** Calls answered, per run id. */
@@ -69,7 +78,9 @@ export function inProcessModel(): InProcessModel {
     async structured<T>(options: StructuredOptions<T>): Promise<StructuredResult<T>> {
       let schema = schemas.get(options.schema);
       if (!schema) schemas.set(options.schema, (schema = jsonSchemaOf(options.schema)));
-      const a = await answer(options, { response_format: { type: 'json_schema', json_schema: { name: options.schemaName, schema } } });
+      const a = await answer(options, {
+        response_format: { type: 'json_schema', json_schema: { name: options.schemaName, schema } },
+      });
       const v = validateStructured(a.content ?? '', options.schema);
       if (!v.ok) throw new Error(v.error);
       return { value: v.value, usage: usage(options.messages, a.content ?? '') };

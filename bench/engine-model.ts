@@ -6,14 +6,22 @@ import { startScriptedModel } from '../src/scripted-model/index.ts';
 
 const model = await startScriptedModel({ latencyMs: Number(process.env.ENGINE_BENCH_LATENCY_MS ?? '0') });
 
-type Ask = { id: number; cmd: 'calls'; runId: string } | { id: number; cmd: 'count'; schemaName?: string } | { id: number; cmd: 'clear' };
+type Ask =
+  | { id: number; cmd: 'calls'; runId: string }
+  | { id: number; cmd: 'count'; schemaName?: string }
+  | { id: number; cmd: 'clear' };
 
 process.on('message', (msg: Ask) => {
   if (msg.cmd === 'calls') {
-    const calls = model.requests.filter((r) => r.runId === msg.runId).map((r) => ({ arrivedAt: r.arrivedAt, finishedAt: r.finishedAt ?? r.arrivedAt }));
+    const calls = model.requests
+      .filter((r) => r.runId === msg.runId)
+      .map((r) => ({ arrivedAt: r.arrivedAt, finishedAt: r.finishedAt ?? r.arrivedAt }));
     process.send!({ id: msg.id, calls });
   } else if (msg.cmd === 'count') {
-    process.send!({ id: msg.id, count: model.requests.filter((r) => msg.schemaName === undefined || r.schemaName === msg.schemaName).length });
+    process.send!({
+      id: msg.id,
+      count: model.requests.filter((r) => msg.schemaName === undefined || r.schemaName === msg.schemaName).length,
+    });
   } else {
     model.requests.length = 0;
     process.send!({ id: msg.id, count: 0 });

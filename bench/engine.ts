@@ -126,7 +126,8 @@ function unionMs(intervals: { arrivedAt: number; finishedAt: number }[]): number
   return total;
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const fmt = (n: number) => n.toFixed(1);
 
 async function overhead(latencyMs: number) {
@@ -140,7 +141,11 @@ async function overhead(latencyMs: number) {
     for (let i = 0; i < RUNS + 5; i++) {
       const t0 = performance.now();
       // Distinct topics: every run plans (no TeamConfig reuse), like a stream of new questions.
-      const handle = engine.start({ query: `Write a report on subject number ${i} [[steps:${STEPS}]]`, mode: 'orchestrate', protocol: 'bench' });
+      const handle = engine.start({
+        query: `Write a report on subject number ${i} [[steps:${STEPS}]]`,
+        mode: 'orchestrate',
+        protocol: 'bench',
+      });
       let finished = 0;
       for await (const e of handle.events()) if (e.type === 'run.finished') finished = performance.now();
       const result = await handle.result;
@@ -178,7 +183,11 @@ async function inProcessOverhead() {
       let memoryWait = 0;
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
-      const handle = engine.start({ query: `Write a report on subject number ${i} [[steps:${STEPS}]]`, mode: 'orchestrate', protocol: 'bench' });
+      const handle = engine.start({
+        query: `Write a report on subject number ${i} [[steps:${STEPS}]]`,
+        mode: 'orchestrate',
+        protocol: 'bench',
+      });
       let finished = 0;
       for await (const e of handle.events()) {
         if (e.type === 'run.finished') finished = performance.now();
@@ -238,14 +247,23 @@ async function memoryPerOpenRun(inProcess: boolean) {
   // Planning calls answered or started so far (the held runs each make one).
   const planned = async () => (local ? local.calls.size : await model!.count('graph_plan'));
   try {
-    for (let i = 0; i < 5; i++) await engine.start({ query: `Write a report on warm up ${i} [[steps:2]]`, mode: 'orchestrate', protocol: 'bench' }).result;
+    for (let i = 0; i < 5; i++)
+      await engine.start({
+        query: `Write a report on warm up ${i} [[steps:2]]`,
+        mode: 'orchestrate',
+        protocol: 'bench',
+      }).result;
     await new Promise((r) => setTimeout(r, 100));
     gc?.();
     const before = process.memoryUsage();
     const planCallsBefore = await planned();
     // [[latency:…]] holds each run's planning call at the model: the runs stay in flight.
     const handles = Array.from({ length: OPEN }, (_, i) =>
-      engine.start({ query: `Write a report on held subject ${i} [[steps:3]] [[latency:600000]]`, mode: 'orchestrate', protocol: 'bench' }),
+      engine.start({
+        query: `Write a report on held subject ${i} [[steps:3]] [[latency:600000]]`,
+        mode: 'orchestrate',
+        protocol: 'bench',
+      }),
     );
     while ((await planned()) - planCallsBefore < OPEN) await new Promise((r) => setTimeout(r, 200));
     gc?.();

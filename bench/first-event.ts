@@ -18,7 +18,9 @@ import { sseRoutes } from '../src/protocols/sse/index.ts';
 import { createTestParley } from '../test/support/engine.ts';
 import { listen } from '../test/support/http.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '100' }, warmup: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '100' }, warmup: { type: 'string', default: '5' } },
+});
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 
@@ -40,7 +42,11 @@ const server = await listen(app as unknown as Hono);
 /** Sends the request; resolves with ms to the first parsed SSE message, after reading the stream to its end. */
 async function timeFirstEvent(path: string, body: unknown): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
   const reader = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
   const first = await reader.read();
@@ -53,11 +59,16 @@ async function timeFirstEvent(path: string, body: unknown): Promise<number> {
 const query = 'hello [[route:direct]]';
 const endpoints = {
   '/ag-ui (RUN_STARTED)': () =>
-    timeFirstEvent('/ag-ui', { threadId: randomUUID(), runId: randomUUID(), messages: [{ id: randomUUID(), role: 'user', content: query }] }),
+    timeFirstEvent('/ag-ui', {
+      threadId: randomUUID(),
+      runId: randomUUID(),
+      messages: [{ id: randomUUID(), role: 'user', content: query }],
+    }),
   '/stream (run.started)': () => timeFirstEvent('/stream', { query }),
 };
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const fmt = (n: number) => n.toFixed(2).padStart(7);
 
 console.log(`first event, ${runs} runs each (after ${warmup} warm-up), scripted model, 127.0.0.1`);
@@ -69,7 +80,9 @@ try {
     for (let i = 0; i < runs; i++) samples.push(await once());
     const sorted = [...samples].sort((a, b) => a - b);
     const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
-    console.log(`${name.padEnd(24)}${fmt(pct(sorted, 50))} ${fmt(pct(sorted, 90))} ${fmt(pct(sorted, 99))} ${fmt(mean)} ${fmt(sorted.at(-1)!)}`);
+    console.log(
+      `${name.padEnd(24)}${fmt(pct(sorted, 50))} ${fmt(pct(sorted, 90))} ${fmt(pct(sorted, 99))} ${fmt(mean)} ${fmt(sorted.at(-1)!)}`,
+    );
   }
 } finally {
   await server.close();

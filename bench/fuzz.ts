@@ -12,14 +12,22 @@
  * after a full GC ended more than FUZZ_HEAP_TOLERANCE_MB (default 24) above its start.
  */
 import { ENDPOINTS } from '../test/support/fuzz/endpoints.ts';
-import { failureReport, fuzzEndpoint, settledHeap, startFuzzTarget, tallyTable, type Failure } from '../test/support/fuzz/harness.ts';
+import {
+  failureReport,
+  fuzzEndpoint,
+  settledHeap,
+  startFuzzTarget,
+  tallyTable,
+  type Failure,
+} from '../test/support/fuzz/harness.ts';
 
 const total = Number(process.env.FUZZ_RUNS ?? 10_000);
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const tolerance = Number(process.env.FUZZ_HEAP_TOLERANCE_MB ?? 24) * 2 ** 20;
 const only = process.env.FUZZ_ONLY?.split(',').map((s) => s.trim());
 const endpoints = only ? ENDPOINTS.filter((e) => only.includes(e.id)) : ENDPOINTS;
-if (endpoints.length === 0) throw new Error(`FUZZ_ONLY matches no row of the endpoint table: ${ENDPOINTS.map((e) => e.id).join(', ')}`);
+if (endpoints.length === 0)
+  throw new Error(`FUZZ_ONLY matches no row of the endpoint table: ${ENDPOINTS.map((e) => e.id).join(', ')}`);
 /** Requests per batch: /health is checked between batches. */
 const BATCH = 250;
 
@@ -41,7 +49,12 @@ while (sent < total) {
   for (const [i, endpoint] of endpoints.entries()) {
     const already = done.get(endpoint.id) ?? 0;
     if (already >= perEndpoint || sent >= total) continue;
-    const run = await fuzzEndpoint(target, endpoint, { numRuns: Math.min(BATCH, perEndpoint - already), timeLimitMs: 10 * 60_000, seed: seed + i * 100_000 + batch * 1000, maxFailures: 20 });
+    const run = await fuzzEndpoint(target, endpoint, {
+      numRuns: Math.min(BATCH, perEndpoint - already),
+      timeLimitMs: 10 * 60_000,
+      seed: seed + i * 100_000 + batch * 1000,
+      maxFailures: 20,
+    });
     const fresh = run.failures.filter((f) => !failures.some((g) => g.signature === f.signature));
     failures.push(...fresh);
     for (const f of fresh) console.log(`  FAIL ${f.signature}`);
@@ -51,7 +64,9 @@ while (sent < total) {
     if (!(await target.healthy())) problems.push(`/health did not answer after the batch for ${endpoint.id}`);
   }
   batch += 1;
-  console.log(`  … ${sent} requests, ${failures.length} distinct failures, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `  … ${sent} requests, ${failures.length} distinct failures, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   if (!progressed) break;
 }
 
@@ -59,10 +74,15 @@ const runs = target.parley.engine.retainedRuns;
 const stored = (await target.parley.store.listRuns({ limit: 1000 })).length;
 const heapAtEnd = await settledHeap();
 if (runs > 0 || stored > 0) problems.push(`runs created: ${runs} in the engine, ${stored} in the store`);
-if (heapAtEnd - heapAtStart > tolerance) problems.push(`heap grew ${mb(heapAtEnd - heapAtStart)} (tolerance ${mb(tolerance)})`);
+if (heapAtEnd - heapAtStart > tolerance)
+  problems.push(`heap grew ${mb(heapAtEnd - heapAtStart)} (tolerance ${mb(tolerance)})`);
 
-console.log(`\n## Requests by endpoint and status (seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s)\n\n${tallyTable(target.tally)}`);
-console.log(`\nheap after a full GC: ${mb(heapAtStart)} at the start, ${mb(heapAtEnd)} at the end; runs retained ${runs}, stored ${stored}`);
+console.log(
+  `\n## Requests by endpoint and status (seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s)\n\n${tallyTable(target.tally)}`,
+);
+console.log(
+  `\nheap after a full GC: ${mb(heapAtStart)} at the start, ${mb(heapAtEnd)} at the end; runs retained ${runs}, stored ${stored}`,
+);
 console.log(`\n## ${failures.length} distinct failures\n\n${failureReport(failures) || '(none)'}`);
 if (problems.length) console.log(`\n## Other problems\n\n${problems.map((p) => `- ${p}`).join('\n')}`);
 await target.close();

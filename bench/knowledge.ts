@@ -29,7 +29,7 @@ const WORDS = (
 ).split(' ');
 
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
 const phrase = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 
@@ -75,7 +75,16 @@ function runRecord(i: number, prefix = 'run'): RunRecord {
     tokens: steps.reduce((n, s) => n + s.tokens, 0),
     costUsd: 0.05,
     score: rand(),
-    plan: { rationale: 'bench', steps: steps.map((s) => ({ id: s.id, specialist: s.specialist, objective: s.objective, dependsOn: [], phase: 'execution' as const })) },
+    plan: {
+      rationale: 'bench',
+      steps: steps.map((s) => ({
+        id: s.id,
+        specialist: s.specialist,
+        objective: s.objective,
+        dependsOn: [],
+        phase: 'execution' as const,
+      })),
+    },
     steps,
   };
 }
@@ -94,7 +103,11 @@ async function main(): Promise<void> {
   const checkpointEveryWrites = everyArg ? Number(everyArg.split('=')[1]) : undefined;
   const inFlightArg = process.argv.find((a) => a.startsWith('--in-flight='));
   const inFlight = inFlightArg ? Number(inFlightArg.split('=')[1]) : 100;
-  const store = await openKuzuStore({ path: dir ? join(dir, 'knowledge.kuzu') : ':memory:', checkpointThresholdBytes, checkpointEveryWrites });
+  const store = await openKuzuStore({
+    path: dir ? join(dir, 'knowledge.kuzu') : ':memory:',
+    checkpointThresholdBytes,
+    checkpointEveryWrites,
+  });
   try {
     const specialists = Array.from({ length: SPECIALISTS }, (_, i) => specialist(i));
     let t = performance.now();
@@ -143,12 +156,20 @@ async function main(): Promise<void> {
 
     const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
     const threshold = `${checkpointThresholdBytes ?? CHECKPOINT_THRESHOLD_BYTES} B${checkpointThresholdBytes === undefined ? ', the store default' : ''}${checkpointEveryWrites ? `, CHECKPOINT every ${checkpointEveryWrites} writes` : ''}`;
-    console.log(`Kuzu knowledge store (${onFile ? 'file' : ':memory:'}, checkpoint threshold ${threshold}), node ${process.version}`);
+    console.log(
+      `Kuzu knowledge store (${onFile ? 'file' : ':memory:'}, checkpoint threshold ${threshold}), node ${process.version}`,
+    );
     console.log(`upsert ${SPECIALISTS} specialists:           ${fmt(upsertMs)}`);
     console.log(`record ${RUNS} runs x ${STEPS} steps:          ${fmt(recordMs)} (${fmt(recordMs / RUNS)} per run)`);
-    console.log(`memory growth while recording:     RSS ${rssPerRunKb.toFixed(1)} KiB, JS heap ${heapPerRunKb.toFixed(1)} KiB per run${globalThis.gc ? '' : ' (run with node --expose-gc for a heap figure after GC)'}`);
-    console.log(`record ${RUNS} more, ${inFlight} in flight:       ${fmt(concurrentMs)} (${fmt(concurrentMs / RUNS)} per run, ${(RUNS / (concurrentMs / 1000)).toFixed(0)} runs/s; RSS ${rssPerRunConcurrentKb.toFixed(1)} KiB per run)`);
-    console.log(`retrieve top-7 of ${SPECIALISTS} (${QUERIES} queries): p50 ${fmt(percentile(latencies, 50))}, p95 ${fmt(percentile(latencies, 95))}`);
+    console.log(
+      `memory growth while recording:     RSS ${rssPerRunKb.toFixed(1)} KiB, JS heap ${heapPerRunKb.toFixed(1)} KiB per run${globalThis.gc ? '' : ' (run with node --expose-gc for a heap figure after GC)'}`,
+    );
+    console.log(
+      `record ${RUNS} more, ${inFlight} in flight:       ${fmt(concurrentMs)} (${fmt(concurrentMs / RUNS)} per run, ${(RUNS / (concurrentMs / 1000)).toFixed(0)} runs/s; RSS ${rssPerRunConcurrentKb.toFixed(1)} KiB per run)`,
+    );
+    console.log(
+      `retrieve top-7 of ${SPECIALISTS} (${QUERIES} queries): p50 ${fmt(percentile(latencies, 50))}, p95 ${fmt(percentile(latencies, 95))}`,
+    );
     console.log(`findTeamConfig over ${RUNS} runs' teams (50 queries): p50 ${fmt(percentile(teamLatencies, 50))}`);
   } finally {
     await store.close();

@@ -39,7 +39,9 @@ interface NearMiss {
   taught: string;
   asked: string;
 }
-const NEAR_MISSES = (JSON.parse(readFileSync(new URL('./learning/near-misses.json', import.meta.url), 'utf8')) as { pairs: NearMiss[] }).pairs;
+const NEAR_MISSES = (
+  JSON.parse(readFileSync(new URL('./learning/near-misses.json', import.meta.url), 'utf8')) as { pairs: NearMiss[] }
+).pairs;
 
 const noTools: ToolHost = {
   listTools: async () => [],
@@ -66,7 +68,11 @@ interface RunFacts {
 
 async function startParley(teamReuse: boolean): Promise<Parley> {
   const scripted = await startScriptedModel({ latencyMs: 0 });
-  const base = loadConfig({ PARLEY_DATA_DIR: ':memory:', PARLEY_LOG_LEVEL: 'silent', PARLEY_TEAM_REUSE: String(teamReuse) });
+  const base = loadConfig({
+    PARLEY_DATA_DIR: ':memory:',
+    PARLEY_LOG_LEVEL: 'silent',
+    PARLEY_TEAM_REUSE: String(teamReuse),
+  });
   const config: Config = {
     ...base,
     budget: { ...base.budget, caller: { ...base.budget.caller, runsPerMinute: 1_000_000, tokens: 1e12, costUsd: 1e9 } },
@@ -81,7 +87,12 @@ async function startParley(teamReuse: boolean): Promise<Parley> {
     store,
     scripted,
     async run(query, callerId) {
-      const handle = engine.start({ query, protocol: 'bench', mode: 'auto', ...(callerId ? { caller: { id: callerId } } : {}) });
+      const handle = engine.start({
+        query,
+        protocol: 'bench',
+        mode: 'auto',
+        ...(callerId ? { caller: { id: callerId } } : {}),
+      });
       const events: GraphEvent[] = [];
       for await (const e of handle.events()) events.push(e);
       const result = await handle.result;
@@ -89,7 +100,8 @@ async function startParley(teamReuse: boolean): Promise<Parley> {
       return {
         status: result.status,
         stage: events.flatMap((e) => (e.type === 'route.decided' ? [e.stage] : []))[0],
-        modelCalls: scripted.requests.filter((r) => r.runId === result.runId && r.endpoint === 'chat.completions').length,
+        modelCalls: scripted.requests.filter((r) => r.runId === result.runId && r.endpoint === 'chat.completions')
+          .length,
         score: verdicts.at(-1) ?? null,
         objectives: events.flatMap((e) => (e.type === 'step.started' ? [e.objective] : [])),
       };
@@ -109,7 +121,8 @@ async function runWorkload(teamReuse: boolean) {
   const parley = await startParley(teamReuse);
   try {
     const rows: (RunFacts & { round: number; exact: boolean })[] = [];
-    for (const item of workload(ROUNDS)) rows.push({ ...(await parley.run(item.query)), round: item.round, exact: item.exact });
+    for (const item of workload(ROUNDS))
+      rows.push({ ...(await parley.run(item.query)), round: item.round, exact: item.exact });
     return rows;
   } finally {
     await parley.close();
@@ -126,7 +139,13 @@ async function runNearMisses() {
       const offered = (await parley.store.findTeamConfig(pair.asked, { callerId })) !== undefined;
       const asked = await parley.run(pair.asked, callerId);
       const reused = asked.stage === 'team_config';
-      rows.push({ pair, offered, reused, falseReuse: reused && asked.objectives.some((o) => !o.includes(pair.asked.trim())), taughtStatus: taught.status });
+      rows.push({
+        pair,
+        offered,
+        reused,
+        falseReuse: reused && asked.objectives.some((o) => !o.includes(pair.asked.trim())),
+        taughtStatus: taught.status,
+      });
     }
     return rows;
   } finally {
@@ -137,7 +156,9 @@ async function runNearMisses() {
 const on = await runWorkload(true);
 const off = await runWorkload(false);
 
-console.log(`\nRepeated-task workload: ${on.length} runs (${ROUNDS} rounds of ${on.length / ROUNDS} interleaved families), mode auto, scripted model`);
+console.log(
+  `\nRepeated-task workload: ${on.length} runs (${ROUNDS} rounds of ${on.length / ROUNDS} interleaved families), mode auto, scripted model`,
+);
 console.log('round | calls/run reuse on | calls/run reuse off | score on | score off | team reuses');
 for (let round = 1; round <= ROUNDS; round++) {
   const a = on.filter((r) => r.round === round);
@@ -152,9 +173,15 @@ const callsOn = mean(warm(on).map((r) => r.modelCalls));
 const callsOff = mean(warm(off).map((r) => r.modelCalls));
 const scored = (rows: typeof on) => rows.flatMap((r) => (r.score === null ? [] : [r.score]));
 const notCompleted = [...on, ...off].filter((r) => r.status !== 'completed').length;
-console.log(`\nafter warm-up (rounds 2-${ROUNDS}): ${fixed(callsOn)} model calls per run with reuse vs ${fixed(callsOff)} without: ${fixed((1 - callsOn / callsOff) * 100, 1)}% fewer`);
-console.log(`  exact repeats reused: ${warm(on).filter((r) => r.exact && r.stage === 'team_config').length}/${warm(on).filter((r) => r.exact).length}, paraphrases reused: ${warm(on).filter((r) => !r.exact && r.stage === 'team_config').length}/${warm(on).filter((r) => !r.exact).length}`);
-console.log(`mean verifier score: ${fixed(mean(scored(on)), 3)} with reuse vs ${fixed(mean(scored(off)), 3)} without (after warm-up: ${fixed(mean(scored(warm(on))), 3)} vs ${fixed(mean(scored(warm(off))), 3)})`);
+console.log(
+  `\nafter warm-up (rounds 2-${ROUNDS}): ${fixed(callsOn)} model calls per run with reuse vs ${fixed(callsOff)} without: ${fixed((1 - callsOn / callsOff) * 100, 1)}% fewer`,
+);
+console.log(
+  `  exact repeats reused: ${warm(on).filter((r) => r.exact && r.stage === 'team_config').length}/${warm(on).filter((r) => r.exact).length}, paraphrases reused: ${warm(on).filter((r) => !r.exact && r.stage === 'team_config').length}/${warm(on).filter((r) => !r.exact).length}`,
+);
+console.log(
+  `mean verifier score: ${fixed(mean(scored(on)), 3)} with reuse vs ${fixed(mean(scored(off)), 3)} without (after warm-up: ${fixed(mean(scored(warm(on))), 3)} vs ${fixed(mean(scored(warm(off))), 3)})`,
+);
 if (notCompleted) console.log(`runs not completed: ${notCompleted}`);
 
 const near = await runNearMisses();
@@ -162,7 +189,9 @@ console.log(`\nNear-miss set: ${near.length} pairs (bench/learning/near-misses.j
 console.log('kind       | pairs | offered by the pattern match | reused | false reuses');
 for (const kind of [...new Set(near.map((r) => r.pair.kind))]) {
   const rows = near.filter((r) => r.pair.kind === kind);
-  console.log(`${kind.padEnd(10)} | ${String(rows.length).padStart(5)} | ${String(rows.filter((r) => r.offered).length).padStart(28)} | ${String(rows.filter((r) => r.reused).length).padStart(6)} | ${rows.filter((r) => r.falseReuse).length}`);
+  console.log(
+    `${kind.padEnd(10)} | ${String(rows.length).padStart(5)} | ${String(rows.filter((r) => r.offered).length).padStart(28)} | ${String(rows.filter((r) => r.reused).length).padStart(6)} | ${rows.filter((r) => r.falseReuse).length}`,
+  );
 }
 const falseReuses = near.filter((r) => r.falseReuse);
 console.log(

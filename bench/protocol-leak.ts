@@ -80,12 +80,21 @@ const sse: Protocol = {
   async open(baseUrl) {
     return {
       async run(query) {
-        const res = await fetch(`${baseUrl}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+        const res = await fetch(`${baseUrl}/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        });
         if (res.status !== 200) throw new Error(`POST /stream: HTTP ${res.status} ${await res.text()}`);
         let last: { type?: string; status?: string } | undefined;
-        const reader = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
-        for (let m = await reader.read(); !m.done; m = await reader.read()) last = JSON.parse(m.value.data) as typeof last;
-        if (last?.type !== 'run.finished' || last.status !== 'completed') throw new Error(`/stream ended with ${JSON.stringify(last)}`);
+        const reader = res
+          .body!.pipeThrough(new TextDecoderStream())
+          .pipeThrough(new EventSourceParserStream())
+          .getReader();
+        for (let m = await reader.read(); !m.done; m = await reader.read())
+          last = JSON.parse(m.value.data) as typeof last;
+        if (last?.type !== 'run.finished' || last.status !== 'completed')
+          throw new Error(`/stream ended with ${JSON.stringify(last)}`);
       },
       close: async () => undefined,
     };
@@ -104,7 +113,8 @@ const agui: Protocol = {
         agent.threadId = randomUUID();
         agent.setMessages([{ id: randomUUID(), role: 'user', content: query }]);
         const { newMessages } = await agent.runAgent({ runId: randomUUID() });
-        if (!newMessages.some((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content.length > 0)) throw new Error('AG-UI run gave no answer');
+        if (!newMessages.some((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content.length > 0))
+          throw new Error('AG-UI run gave no answer');
       },
       close: async () => agent.abortRun(),
     };
@@ -118,7 +128,11 @@ const openai: Protocol = {
     const client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'not-needed', maxRetries: 0 });
     return {
       async run(query) {
-        const stream = await client.chat.completions.create({ model: 'parley', stream: true, messages: [{ role: 'user', content: query }] });
+        const stream = await client.chat.completions.create({
+          model: 'parley',
+          stream: true,
+          messages: [{ role: 'user', content: query }],
+        });
         let text = '';
         for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
         if (!text) throw new Error('OpenAI endpoint gave no answer');
@@ -138,7 +152,14 @@ const a2a: Protocol = {
         const message = {
           messageId: randomUUID(),
           role: Role.ROLE_USER,
-          parts: [{ content: { $case: 'text' as const, value: query }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+          parts: [
+            {
+              content: { $case: 'text' as const, value: query },
+              metadata: undefined,
+              filename: '',
+              mediaType: 'text/plain',
+            },
+          ],
           contextId: '',
           taskId: '',
           metadata: undefined,
@@ -146,7 +167,13 @@ const a2a: Protocol = {
           referenceTaskIds: [],
         };
         let state: TaskState | undefined;
-        for await (const e of client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined })) state = stateOf(e) ?? state;
+        for await (const e of client.sendMessageStream({
+          tenant: '',
+          message,
+          configuration: undefined,
+          metadata: undefined,
+        }))
+          state = stateOf(e) ?? state;
         if (state !== TaskState.TASK_STATE_COMPLETED) throw new Error(`A2A task ended in state ${state}`);
       },
       close: async () => undefined,
@@ -213,7 +240,8 @@ function acpProtocol(name: string, transport: 'http' | 'ws', perRun: 'session' |
             const reply = session.prompt(query);
             const text = await session.readText();
             const response = await reply;
-            if (response.stopReason !== 'end_turn' || !text) throw new Error(`ACP prompt stopped with ${response.stopReason} (${text.length} chars)`);
+            if (response.stopReason !== 'end_turn' || !text)
+              throw new Error(`ACP prompt stopped with ${response.stopReason} (${text.length} chars)`);
           } finally {
             if (!shared) {
               session.dispose();
@@ -230,7 +258,15 @@ function acpProtocol(name: string, transport: 'http' | 'ws', perRun: 'session' |
   };
 }
 
-const PROTOCOLS: Protocol[] = [sse, agui, openai, a2a, mcp, acpProtocol('acp-http', 'http', 'reuse'), acpProtocol('acp-ws', 'ws', 'session')];
+const PROTOCOLS: Protocol[] = [
+  sse,
+  agui,
+  openai,
+  a2a,
+  mcp,
+  acpProtocol('acp-http', 'http', 'reuse'),
+  acpProtocol('acp-ws', 'ws', 'session'),
+];
 
 // ── one protocol, in a child process ─────────────────────────────────────────
 
@@ -277,7 +313,12 @@ async function sampleHeap(afterRuns: number): Promise<Sample> {
   return { afterRuns, heapUsed: mem.heapUsed, rss: mem.rss };
 }
 
-async function measure(protocol: Protocol, runs: number, every: number, snapshots?: string): Promise<ProtocolLeakResult> {
+async function measure(
+  protocol: Protocol,
+  runs: number,
+  every: number,
+  snapshots?: string,
+): Promise<ProtocolLeakResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-protocol-leak-'));
   const started = Date.now();
   const model = await startModelServer(0);
@@ -299,7 +340,10 @@ async function measure(protocol: Protocol, runs: number, every: number, snapshot
           await drained(parley);
           await model.clear();
           samples.push(await sampleHeap(i + 1));
-          if (process.env.BENCH_VERBOSE) process.stderr.write(`  · ${protocol.name}: ${i + 1} runs, heap ${(samples.at(-1)!.heapUsed / 2 ** 20).toFixed(1)} MB\n`);
+          if (process.env.BENCH_VERBOSE)
+            process.stderr.write(
+              `  · ${protocol.name}: ${i + 1} runs, heap ${(samples.at(-1)!.heapUsed / 2 ** 20).toFixed(1)} MB\n`,
+            );
           // Snapshots at the second sample (after warm-up) and the last one, to compare.
           if (snapshots && (samples.length === 2 || i + 1 === runs)) {
             mkdirSync(snapshots, { recursive: true });
@@ -323,8 +367,14 @@ async function measure(protocol: Protocol, runs: number, every: number, snapshot
     failures,
     ...(firstError ? { firstError } : {}),
     samples,
-    heapSlopeBytesPerRun: slope(xs, kept.map((s) => s.heapUsed)),
-    rssSlopeBytesPerRun: slope(xs, kept.map((s) => s.rss)),
+    heapSlopeBytesPerRun: slope(
+      xs,
+      kept.map((s) => s.heapUsed),
+    ),
+    rssSlopeBytesPerRun: slope(
+      xs,
+      kept.map((s) => s.rss),
+    ),
     seconds: (Date.now() - started) / 1000,
   };
 }
@@ -348,16 +398,40 @@ function parseArgs(argv: string[]): Args {
   };
   const runs = Number(value('--runs') ?? 2000);
   const every = Number(value('--every') ?? Math.max(1, Math.round(runs / 20)));
-  const only = (value('--only') ?? PROTOCOLS.map((p) => p.name).join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  const only = (value('--only') ?? PROTOCOLS.map((p) => p.name).join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = only.filter((n) => !PROTOCOLS.some((p) => p.name === n));
-  if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(every) || every < 1) throw new Error('--runs and --every take positive integers');
-  if (unknown.length) throw new Error(`unknown protocol ${unknown.join(', ')}; known: ${PROTOCOLS.map((p) => p.name).join(', ')}`);
-  return { runs, every, only, maxSlope: Number(value('--max-slope') ?? 1024), snapshots: value('--snapshots'), json: value('--json'), child: value('--child') };
+  if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(every) || every < 1)
+    throw new Error('--runs and --every take positive integers');
+  if (unknown.length)
+    throw new Error(`unknown protocol ${unknown.join(', ')}; known: ${PROTOCOLS.map((p) => p.name).join(', ')}`);
+  return {
+    runs,
+    every,
+    only,
+    maxSlope: Number(value('--max-slope') ?? 1024),
+    snapshots: value('--snapshots'),
+    json: value('--json'),
+    child: value('--child'),
+  };
 }
 
 function runChild(name: string, args: Args): Promise<ProtocolLeakResult> {
   const script = fileURLToPath(import.meta.url);
-  const childArgs = ['--expose-gc', '--import', 'tsx', script, '--child', name, '--runs', String(args.runs), '--every', String(args.every)];
+  const childArgs = [
+    '--expose-gc',
+    '--import',
+    'tsx',
+    script,
+    '--child',
+    name,
+    '--runs',
+    String(args.runs),
+    '--every',
+    String(args.every),
+  ];
   if (args.snapshots) childArgs.push('--snapshots', args.snapshots);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, childArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -406,7 +480,9 @@ async function main(): Promise<void> {
   }
 
   const out: string[] = [];
-  out.push(`Parley protocol leak check ${started.toISOString()} · node ${process.version} · ${args.runs} sequential [[route:direct]] runs per protocol, heap after full GC every ${args.every}`);
+  out.push(
+    `Parley protocol leak check ${started.toISOString()} · node ${process.version} · ${args.runs} sequential [[route:direct]] runs per protocol, heap after full GC every ${args.every}`,
+  );
   out.push('');
   out.push(
     table(
@@ -423,16 +499,24 @@ async function main(): Promise<void> {
     ),
   );
   out.push('');
-  out.push('slope: least squares over the samples after the first two (warm-up); ' + `failing at ≥ ${args.maxSlope} B/run (--max-slope)`);
+  out.push(
+    'slope: least squares over the samples after the first two (warm-up); ' +
+      `failing at ≥ ${args.maxSlope} B/run (--max-slope)`,
+  );
   for (const p of PROTOCOLS.filter((p) => args.only.includes(p.name))) out.push(`  ${p.name.padEnd(9)} ${p.what}`);
   const failed: string[] = [...errors];
   for (const r of results) {
     if (r.failures > 0) failed.push(`${r.protocol}: ${r.failures} of ${r.runs} runs failed, first: ${r.firstError}`);
-    if (!(r.heapSlopeBytesPerRun < args.maxSlope)) failed.push(`${r.protocol}: heap grows ${num(r.heapSlopeBytesPerRun)} B/run (limit ${args.maxSlope})`);
+    if (!(r.heapSlopeBytesPerRun < args.maxSlope))
+      failed.push(`${r.protocol}: heap grows ${num(r.heapSlopeBytesPerRun)} B/run (limit ${args.maxSlope})`);
   }
   if (failed.length) out.push('', 'FAILED', ...failed.map((f) => `  ${f}`));
   process.stdout.write(`${out.join('\n')}\n`);
-  if (args.json) writeFileSync(args.json, JSON.stringify({ date: started.toISOString(), node: process.version, args, results, failed }, null, 2));
+  if (args.json)
+    writeFileSync(
+      args.json,
+      JSON.stringify({ date: started.toISOString(), node: process.version, args, results, failed }, null, 2),
+    );
   process.exit(failed.length ? 1 : 0);
 }
 

@@ -26,21 +26,32 @@ const { values } = parseArgs({
     merge: { type: 'boolean', default: false },
   },
 });
-const split = (v: string[] | undefined) => v?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+const split = (v: string[] | undefined) =>
+  v
+    ?.flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 const only = split(values.only);
 const scenarioFilter = split(values.scenario) as ScenarioGroup[] | undefined;
 const skip = split(values.skip) ?? [];
 // Quick mode without --only: the floor, LangGraph.js, Parley in-process and over /stream.
-const quickDefault = (n: string) => only?.length || !values.quick || ['floor', 'langgraph', 'parley', 'parley-stream'].includes(n);
+const quickDefault = (n: string) =>
+  only?.length || !values.quick || ['floor', 'langgraph', 'parley', 'parley-stream'].includes(n);
 const names = selectContenders(only).filter((n) => !skip.includes(n) && quickDefault(n));
 if (names.length === 0) {
-  console.error(`--only ${only?.join(',')} matches no contender (floor, langgraph, parley, parley-nokg, parley-stream)`);
+  console.error(
+    `--only ${only?.join(',')} matches no contender (floor, langgraph, parley, parley-nokg, parley-stream)`,
+  );
   process.exit(2);
 }
 
 // Read from node_modules directly: some packages do not export their package.json.
 const version = (pkg: string) =>
-  (JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+  (
+    JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 const machine = {
   cpus: os.cpus().length,
   cpu: os.cpus()[0]?.model ?? 'unknown',
@@ -60,7 +71,8 @@ const machine = {
   openai: version('openai'),
 };
 
-const previous = values.merge && existsSync(values.out) ? (JSON.parse(readFileSync(values.out, 'utf8')) as BenchResults) : undefined;
+const previous =
+  values.merge && existsSync(values.out) ? (JSON.parse(readFileSync(values.out, 'utf8')) as BenchResults) : undefined;
 const contenders: Record<string, ContenderResults> = previous?.contenders ?? {};
 await mkdir(new URL('./results/', import.meta.url), { recursive: true });
 const assemble = (): BenchResults => ({
@@ -110,5 +122,8 @@ const results = assemble();
 await writeFile(values.out, JSON.stringify(results, null, 2) + '\n');
 console.log(renderTables(results));
 console.log(`\nWrote ${values.out} in ${((performance.now() - started) / 1000).toFixed(0)} s total.`);
-const failed = Object.values(contenders).some((c) => c.errors.length) || results.checks.sameAnswer.some((s) => !s.equal) || results.checks.modelCalls.some((m) => m.includes('WRONG'));
+const failed =
+  Object.values(contenders).some((c) => c.errors.length) ||
+  results.checks.sameAnswer.some((s) => !s.equal) ||
+  results.checks.modelCalls.some((m) => m.includes('WRONG'));
 process.exitCode = failed ? 1 : 0;

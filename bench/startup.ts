@@ -20,7 +20,11 @@ import { summarize } from './lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, idle: { type: 'string', default: '1000' }, bin: { type: 'string', default: 'bin/parley.js' } },
+  options: {
+    runs: { type: 'string', default: '5' },
+    idle: { type: 'string', default: '1000' },
+    bin: { type: 'string', default: 'bin/parley.js' },
+  },
 });
 const runs = Number(values.runs);
 const idleMs = Number(values.idle);
@@ -36,7 +40,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The environment minus every model, Parley and OpenTelemetry setting. */
 function cleanEnv(dataDir: string): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_'),
+    ),
+  );
   return { ...env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: '0', PARLEY_LOG_LEVEL: 'info' };
 }
 
@@ -98,7 +106,11 @@ function stop(child: ChildProcess): Promise<void> {
 /** One start: spawn, wait for the listening line (port 0 picks a free port), then /health. */
 async function start(dataDir: string): Promise<Start> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, 'serve'], { env: cleanEnv(dataDir), cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    env: cleanEnv(dataDir),
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   try {
     let stderr = '';
     const url = await new Promise<string>((found, failed) => {
@@ -112,7 +124,8 @@ async function start(dataDir: string): Promise<Start> {
     await healthy(url, Date.now() + 60_000);
     const ms = performance.now() - t0;
     await sleep(idleMs);
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`parley serve ended while idle (${child.exitCode ?? child.signalCode}):\n${stderr}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`parley serve ended while idle (${child.exitCode ?? child.signalCode}):\n${stderr}`);
     const rssMb = rssKb(child.pid!) / 1024;
     const childrenRssMb = descendants(child.pid!).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
     return { ms, rssMb, childrenRssMb };
@@ -145,8 +158,12 @@ try {
     const c = summarize(starts.map((s) => s.childrenRssMb));
     return `| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(r.median)} | ${fmt(r.min)}–${fmt(r.max)} | ${fmt(c.median)} |`;
   };
-  console.log(`parley serve (${values.bin}), ${runs} starts per case, RSS after ${idleMs} ms idle; node ${process.version}`);
-  console.log(`load average before ${before.map((l) => l.toFixed(2)).join(' ')}, after ${after.map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log(
+    `parley serve (${values.bin}), ${runs} starts per case, RSS after ${idleMs} ms idle; node ${process.version}`,
+  );
+  console.log(
+    `load average before ${before.map((l) => l.toFixed(2)).join(' ')}, after ${after.map((l) => l.toFixed(2)).join(' ')}\n`,
+  );
   console.log('| data dir | to /health ms (median) | min–max | idle RSS MB (median) | min–max | tool servers RSS MB |');
   console.log('|---|---:|---:|---:|---:|---:|');
   console.log(row('fresh', fresh));

@@ -19,14 +19,21 @@ import { startModelServer } from './lib/model-server.ts';
 import { summarize, type Summary } from './lib/stats.ts';
 
 const { values } = parseArgs({
-  options: { calls: { type: 'string', default: '3000' }, inflight: { type: 'string', default: '2000' }, trials: { type: 'string', default: '3' } },
+  options: {
+    calls: { type: 'string', default: '3000' },
+    inflight: { type: 'string', default: '2000' },
+    trials: { type: 'string', default: '3' },
+  },
 });
 const calls = Number(values.calls);
 const inflight = Number(values.inflight);
 const trials = Number(values.trials);
 
 const model = await startModelServer(0);
-const body = { model: 'scripted', messages: [{ role: 'user' as const, content: 'Say hello to the quarterly sales team [[route:direct]]' }] };
+const body = {
+  model: 'scripted',
+  messages: [{ role: 'user' as const, content: 'Say hello to the quarterly sales team [[route:direct]]' }],
+};
 const json = JSON.stringify(body);
 const url = new URL(`${model.baseUrl}/chat/completions`);
 const agent = new http.Agent({ keepAlive: true });
@@ -36,18 +43,26 @@ type Call = () => Promise<unknown>;
 const layers: Record<string, Call> = {
   'node:http': () =>
     new Promise((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve(JSON.parse(text)));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve(JSON.parse(text)));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(json);
     }),
   fetch: async () => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body: json });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+      body: json,
+    });
     return res.json();
   },
   'openai SDK': () => sdk.chat.completions.create(body),
@@ -92,7 +107,13 @@ for (const [layer, call] of Object.entries(layers)) {
 await model.close();
 agent.destroy();
 
-const fmt = (s: Summary, digits: number) => `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}–${s.max.toFixed(digits)}]`;
-console.log(`One model call, client side only (median [min–max] of ${trials} trials; ${calls} sequential calls, ${inflight} held open)`);
-console.log(['layer'.padEnd(12), 'CPU ms/call'.padEnd(22), 'wall ms/call'.padEnd(22), 'heap KB per in-flight call'].join('  '));
-for (const r of rows) console.log([r.layer.padEnd(12), fmt(r.cpu, 3).padEnd(22), fmt(r.wall, 3).padEnd(22), fmt(r.heapKb, 1)].join('  '));
+const fmt = (s: Summary, digits: number) =>
+  `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}–${s.max.toFixed(digits)}]`;
+console.log(
+  `One model call, client side only (median [min–max] of ${trials} trials; ${calls} sequential calls, ${inflight} held open)`,
+);
+console.log(
+  ['layer'.padEnd(12), 'CPU ms/call'.padEnd(22), 'wall ms/call'.padEnd(22), 'heap KB per in-flight call'].join('  '),
+);
+for (const r of rows)
+  console.log([r.layer.padEnd(12), fmt(r.cpu, 3).padEnd(22), fmt(r.wall, 3).padEnd(22), fmt(r.heapKb, 1)].join('  '));

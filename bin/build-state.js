@@ -52,7 +52,11 @@ export function ensureBuilt(log = (line) => process.stderr.write(line + '\n')) {
     if (!reason) return;
     log(`parley: building dist/ (${reason})`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const result = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
+    const result = spawnSync(npm, ['run', '--silent', 'build'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+      shell: process.platform === 'win32',
+    });
     if (result.status !== 0) throw new Error('npm run build failed (see the errors above)');
   });
 }

@@ -32,7 +32,9 @@ await build({
   external: EXTERNAL,
   sourcemap: true,
   // Bundled CommonJS dependencies call require(); an ESM bundle has none unless it is made.
-  banner: { js: "import { createRequire as __parleyRequire } from 'node:module'; const require = __parleyRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __parleyRequire } from 'node:module'; const require = __parleyRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 stamp();

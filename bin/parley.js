@@ -5,7 +5,9 @@ import { staleReason } from './build-state.js';
 
 const stale = staleReason();
 if (stale) {
-  process.stderr.write(`parley: the compiled build is out of date: ${stale}. Run \`npm run build\` (or \`npm start\`, which builds first).\n`);
+  process.stderr.write(
+    `parley: the compiled build is out of date: ${stale}. Run \`npm run build\` (or \`npm start\`, which builds first).\n`,
+  );
   process.exit(1);
 }
 await import('../dist/cli.js');

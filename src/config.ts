@@ -7,7 +7,12 @@
 import { z } from 'zod';
 import { MODEL_ROLES, type ModelRole } from './llm/types.ts';
 import { isProfileList } from './scripted-model/profiles.ts';
-import { capabilityOverrides, STRUCTURED_STRATEGIES, type Capabilities, type StructuredStrategy } from './llm/capabilities.ts';
+import {
+  capabilityOverrides,
+  STRUCTURED_STRATEGIES,
+  type Capabilities,
+  type StructuredStrategy,
+} from './llm/capabilities.ts';
 import { PRESET_IDS } from './llm/presets.ts';
 import { SCRIPTED_BASE_URL } from './llm/scripted-url.ts';
 import type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
@@ -24,13 +29,26 @@ const list = z.string().transform((s) =>
 );
 const url = z.url({ protocol: /^https?$/ });
 /** Host names as they appear in a Host header without the port: example.com, 10.0.0.5, [fe80::1]. */
-const hostList = list.pipe(z.array(z.string().regex(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/i, 'host names without scheme, port or path (e.g. parley.example.com)').transform((h) => h.toLowerCase())));
+const hostList = list.pipe(
+  z.array(
+    z
+      .string()
+      .regex(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/i, 'host names without scheme, port or path (e.g. parley.example.com)')
+      .transform((h) => h.toLowerCase()),
+  ),
+);
 /** Browser origins: scheme://host[:port], nothing after it ("*" is not allowed: list the frontends). */
 const originList = list.pipe(
   z.array(
     z
       .string()
-      .refine((o) => URL.canParse(o) && /^https?:$/.test(new URL(o).protocol) && new URL(o).origin === o.replace(/\/$/, '').toLowerCase(), 'origins like https://app.example.com (scheme://host[:port], no path, no "*")')
+      .refine(
+        (o) =>
+          URL.canParse(o) &&
+          /^https?:$/.test(new URL(o).protocol) &&
+          new URL(o).origin === o.replace(/\/$/, '').toLowerCase(),
+        'origins like https://app.example.com (scheme://host[:port], no path, no "*")',
+      )
       .transform((o) => new URL(o).origin),
   ),
 );
@@ -48,7 +66,12 @@ const headers = z
       return z.NEVER;
     }
   })
-  .pipe(z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'header names are HTTP tokens'), z.string().regex(/^[^\r\n\0]*$/, 'header values have no line breaks')));
+  .pipe(
+    z.record(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'header names are HTTP tokens'),
+      z.string().regex(/^[^\r\n\0]*$/, 'header values have no line breaks'),
+    ),
+  );
 
 interface Setting {
   env: string;
@@ -60,89 +83,456 @@ interface Setting {
 /** The table of every setting. Order is the order of docs/configuration.md. */
 export const SETTINGS = [
   // Server
-  { env: 'PARLEY_HOST', schema: z.string().min(1), default: '127.0.0.1', description: 'Interface to bind. Keep 127.0.0.1 unless a proxy with TLS is in front.' },
-  { env: 'PARLEY_PORT', schema: z.coerce.number().int().min(0).max(65535), default: '8787', description: 'TCP port (0 picks a free one).' },
-  { env: 'PARLEY_API_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys, one caller each: a caller sees only its own runs, approvals, sessions and memory. Empty (and no admin keys): auth off (logged once at start).' },
-  { env: 'PARLEY_ADMIN_KEYS', schema: list, default: '', description: 'Comma-separated bearer API keys of operators: they authenticate like API keys and also see and act on every caller\'s runs and approvals.' },
-  { env: 'PARLEY_ALLOWED_HOSTS', schema: hostList, default: '', description: 'Comma-separated host names accepted in the Host header besides localhost, 127.0.0.1 and [::1] (any port); other Hosts get 403 (DNS-rebinding protection). Bound to a non-loopback address with this empty, any Host is accepted.' },
-  { env: 'PARLEY_ALLOWED_ORIGINS', schema: originList, default: '', description: 'Comma-separated browser origins (scheme://host[:port]) allowed to call Parley cross-origin, with CORS; a request with any other foreign Origin gets 403.' },
-  { env: 'PARLEY_BODY_LIMIT_BYTES', schema: positiveInt, default: String(1024 * 1024), description: 'Largest accepted request body, and WebSocket message on /acp; a larger body gets 413, a larger message closes the socket (1009).' },
-  { env: 'PARLEY_JSON_MAX_DEPTH', schema: positiveInt, default: '64', description: 'Deepest nesting of arrays and objects accepted in a JSON body or message; deeper gets 400 (a JSON-RPC error on /mcp, /acp, /a2a).' },
-  { env: 'PARLEY_SHUTDOWN_TIMEOUT_MS', schema: positiveInt, default: '10000', description: 'On SIGINT/SIGTERM, how long in-flight runs may finish before they are cancelled.' },
-  { env: 'PARLEY_LOG_LEVEL', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info', description: 'Log verbosity (logs go to stderr).' },
+  {
+    env: 'PARLEY_HOST',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: 'Interface to bind. Keep 127.0.0.1 unless a proxy with TLS is in front.',
+  },
+  {
+    env: 'PARLEY_PORT',
+    schema: z.coerce.number().int().min(0).max(65535),
+    default: '8787',
+    description: 'TCP port (0 picks a free one).',
+  },
+  {
+    env: 'PARLEY_API_KEYS',
+    schema: list,
+    default: '',
+    description:
+      'Comma-separated bearer API keys, one caller each: a caller sees only its own runs, approvals, sessions and memory. Empty (and no admin keys): auth off (logged once at start).',
+  },
+  {
+    env: 'PARLEY_ADMIN_KEYS',
+    schema: list,
+    default: '',
+    description:
+      "Comma-separated bearer API keys of operators: they authenticate like API keys and also see and act on every caller's runs and approvals.",
+  },
+  {
+    env: 'PARLEY_ALLOWED_HOSTS',
+    schema: hostList,
+    default: '',
+    description:
+      'Comma-separated host names accepted in the Host header besides localhost, 127.0.0.1 and [::1] (any port); other Hosts get 403 (DNS-rebinding protection). Bound to a non-loopback address with this empty, any Host is accepted.',
+  },
+  {
+    env: 'PARLEY_ALLOWED_ORIGINS',
+    schema: originList,
+    default: '',
+    description:
+      'Comma-separated browser origins (scheme://host[:port]) allowed to call Parley cross-origin, with CORS; a request with any other foreign Origin gets 403.',
+  },
+  {
+    env: 'PARLEY_BODY_LIMIT_BYTES',
+    schema: positiveInt,
+    default: String(1024 * 1024),
+    description:
+      'Largest accepted request body, and WebSocket message on /acp; a larger body gets 413, a larger message closes the socket (1009).',
+  },
+  {
+    env: 'PARLEY_JSON_MAX_DEPTH',
+    schema: positiveInt,
+    default: '64',
+    description:
+      'Deepest nesting of arrays and objects accepted in a JSON body or message; deeper gets 400 (a JSON-RPC error on /mcp, /acp, /a2a).',
+  },
+  {
+    env: 'PARLEY_SHUTDOWN_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '10000',
+    description: 'On SIGINT/SIGTERM, how long in-flight runs may finish before they are cancelled.',
+  },
+  {
+    env: 'PARLEY_LOG_LEVEL',
+    schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']),
+    default: 'info',
+    description: 'Log verbosity (logs go to stderr).',
+  },
   // Model access
-  { env: 'PARLEY_MODEL_BASE_URL', schema: url, description: 'OpenAI-compatible base URL (e.g. https://api.openai.com/v1, http://127.0.0.1:11434/v1 for Ollama). Falls back to OPENAI_BASE_URL. Unset with no API key: the built-in scripted model is used.' },
-  { env: 'PARLEY_MODEL_API_KEY', schema: z.string().min(1), description: 'API key for the model endpoint. Falls back to OPENAI_API_KEY.' },
-  { env: 'PARLEY_MODEL', schema: z.string().min(1), default: 'gpt-4o-mini', description: 'Default model for every role that has no model of its own.' },
-  { env: 'PARLEY_MODEL_TEMPERATURE', schema: z.coerce.number().min(0).max(2), description: 'Default sampling temperature (unset: the provider default).' },
-  { env: 'PARLEY_MODEL_MAX_TOKENS', schema: positiveInt, description: 'Default max output tokens per call (unset: 8192). Every call is sent with it, lowered to what the budgets have left, and reserves it.' },
-  { env: 'PARLEY_MODEL_PROVIDER', schema: provider, default: 'auto', description: `Provider preset of the model endpoint (docs/models.md): auto (detected from the base URL where unambiguous, else generic) or one of ${PRESET_IDS.join(', ')}.` },
-  { env: 'PARLEY_MODEL_STRUCTURED', schema: structured, description: 'Structured-output strategy: json_schema (response_format), tool (a forced tool call) or prompt (schema in the prompt, tolerant extraction). Unset: the preset\'s, corrected at run time.' },
-  { env: 'PARLEY_MODEL_CAPABILITIES', schema: capabilityOverrides, description: 'Capability overrides on top of the preset, e.g. tools=no,stream_usage=no,max_tokens_field=max_tokens (keys: structured, tools, parallel_tool_calls, stream_usage, images, max_tokens_field, temperature).' },
-  { env: 'PARLEY_MODEL_HEADERS', schema: headers, description: 'Extra headers sent with every model request, as a JSON object, e.g. {"X-Tenant":"acme"} (gateways that want a tenant or their own auth header). Never logged.' },
-  { env: 'PARLEY_MODEL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Per-attempt timeout of a model call.' },
-  { env: 'PARLEY_MODEL_MAX_RETRIES', schema: nonNegativeInt, default: '3', description: 'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).' },
-  { env: 'PARLEY_MODEL_RETRY_BASE_MS', schema: positiveInt, default: '500', description: 'First backoff delay; doubles each retry, capped at 30 s.' },
-  { env: 'PARLEY_PRICES_FILE', schema: z.string().min(1), default: 'prices.json', description: 'Price catalog (USD per million tokens, per model). Every model a role uses needs a price here (0 is a price) or in PARLEY_FREE_MODELS, or Parley refuses to start: cost budgets cannot be enforced on an unknown cost.' },
-  { env: 'PARLEY_SCRIPTED_PROFILE', schema: z.string().refine(isProfileList, 'a comma list of scripted-model profiles or presets (docs/scripted-model.md)'), default: 'openai', description: 'Provider profiles of the built-in scripted model, when it is used: reproduces another provider\'s quirks (docs/scripted-model.md).' },
-  { env: 'PARLEY_FREE_MODELS', schema: list, default: '', description: 'Comma-separated models that cost nothing (local models, e.g. Ollama\'s llama3.2): priced at 0 without a PARLEY_PRICES_FILE entry. Their tokens still count against token budgets.' },
-  { env: 'PARLEY_SCRIPTED_LATENCY_MS', schema: nonNegativeInt, default: '0', description: 'Fixed latency of the built-in scripted model, when it is used.' },
+  {
+    env: 'PARLEY_MODEL_BASE_URL',
+    schema: url,
+    description:
+      'OpenAI-compatible base URL (e.g. https://api.openai.com/v1, http://127.0.0.1:11434/v1 for Ollama). Falls back to OPENAI_BASE_URL. Unset with no API key: the built-in scripted model is used.',
+  },
+  {
+    env: 'PARLEY_MODEL_API_KEY',
+    schema: z.string().min(1),
+    description: 'API key for the model endpoint. Falls back to OPENAI_API_KEY.',
+  },
+  {
+    env: 'PARLEY_MODEL',
+    schema: z.string().min(1),
+    default: 'gpt-4o-mini',
+    description: 'Default model for every role that has no model of its own.',
+  },
+  {
+    env: 'PARLEY_MODEL_TEMPERATURE',
+    schema: z.coerce.number().min(0).max(2),
+    description: 'Default sampling temperature (unset: the provider default).',
+  },
+  {
+    env: 'PARLEY_MODEL_MAX_TOKENS',
+    schema: positiveInt,
+    description:
+      'Default max output tokens per call (unset: 8192). Every call is sent with it, lowered to what the budgets have left, and reserves it.',
+  },
+  {
+    env: 'PARLEY_MODEL_PROVIDER',
+    schema: provider,
+    default: 'auto',
+    description: `Provider preset of the model endpoint (docs/models.md): auto (detected from the base URL where unambiguous, else generic) or one of ${PRESET_IDS.join(', ')}.`,
+  },
+  {
+    env: 'PARLEY_MODEL_STRUCTURED',
+    schema: structured,
+    description:
+      "Structured-output strategy: json_schema (response_format), tool (a forced tool call) or prompt (schema in the prompt, tolerant extraction). Unset: the preset's, corrected at run time.",
+  },
+  {
+    env: 'PARLEY_MODEL_CAPABILITIES',
+    schema: capabilityOverrides,
+    description:
+      'Capability overrides on top of the preset, e.g. tools=no,stream_usage=no,max_tokens_field=max_tokens (keys: structured, tools, parallel_tool_calls, stream_usage, images, max_tokens_field, temperature).',
+  },
+  {
+    env: 'PARLEY_MODEL_HEADERS',
+    schema: headers,
+    description:
+      'Extra headers sent with every model request, as a JSON object, e.g. {"X-Tenant":"acme"} (gateways that want a tenant or their own auth header). Never logged.',
+  },
+  {
+    env: 'PARLEY_MODEL_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '60000',
+    description: 'Per-attempt timeout of a model call.',
+  },
+  {
+    env: 'PARLEY_MODEL_MAX_RETRIES',
+    schema: nonNegativeInt,
+    default: '3',
+    description:
+      'Retries on 429/5xx/timeouts/connection errors (exponential backoff with jitter, honours Retry-After).',
+  },
+  {
+    env: 'PARLEY_MODEL_RETRY_BASE_MS',
+    schema: positiveInt,
+    default: '500',
+    description: 'First backoff delay; doubles each retry, capped at 30 s.',
+  },
+  {
+    env: 'PARLEY_PRICES_FILE',
+    schema: z.string().min(1),
+    default: 'prices.json',
+    description:
+      'Price catalog (USD per million tokens, per model). Every model a role uses needs a price here (0 is a price) or in PARLEY_FREE_MODELS, or Parley refuses to start: cost budgets cannot be enforced on an unknown cost.',
+  },
+  {
+    env: 'PARLEY_SCRIPTED_PROFILE',
+    schema: z
+      .string()
+      .refine(isProfileList, 'a comma list of scripted-model profiles or presets (docs/scripted-model.md)'),
+    default: 'openai',
+    description:
+      "Provider profiles of the built-in scripted model, when it is used: reproduces another provider's quirks (docs/scripted-model.md).",
+  },
+  {
+    env: 'PARLEY_FREE_MODELS',
+    schema: list,
+    default: '',
+    description:
+      "Comma-separated models that cost nothing (local models, e.g. Ollama's llama3.2): priced at 0 without a PARLEY_PRICES_FILE entry. Their tokens still count against token budgets.",
+  },
+  {
+    env: 'PARLEY_SCRIPTED_LATENCY_MS',
+    schema: nonNegativeInt,
+    default: '0',
+    description: 'Fixed latency of the built-in scripted model, when it is used.',
+  },
   // Knowledge graph
-  { env: 'PARLEY_DATA_DIR', schema: z.string().min(1), default: './data', description: 'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.' },
-  { env: 'PARLEY_KUZU_BUFFER_POOL_MB', schema: z.coerce.number().int().min(64), default: '256', description: 'Buffer pool of the embedded Kuzu database, in MiB, at least 64 (Kuzu\'s own default is 80% of RAM, which an editor-spawned process should not claim). Raise it for a large graph; ":memory:" keeps the whole graph in it.' },
-  { env: 'NEO4J_URI', schema: z.string().regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\//, 'a neo4j:// or bolt:// URI'), description: 'Use Neo4j instead of Kuzu (e.g. neo4j://localhost:7687).' },
+  {
+    env: 'PARLEY_DATA_DIR',
+    schema: z.string().min(1),
+    default: './data',
+    description:
+      'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.',
+  },
+  {
+    env: 'PARLEY_KUZU_BUFFER_POOL_MB',
+    schema: z.coerce.number().int().min(64),
+    default: '256',
+    description:
+      'Buffer pool of the embedded Kuzu database, in MiB, at least 64 (Kuzu\'s own default is 80% of RAM, which an editor-spawned process should not claim). Raise it for a large graph; ":memory:" keeps the whole graph in it.',
+  },
+  {
+    env: 'NEO4J_URI',
+    schema: z.string().regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\//, 'a neo4j:// or bolt:// URI'),
+    description: 'Use Neo4j instead of Kuzu (e.g. neo4j://localhost:7687).',
+  },
   { env: 'NEO4J_USER', schema: z.string().min(1), default: 'neo4j', description: 'Neo4j user.' },
   { env: 'NEO4J_PASSWORD', schema: z.string(), default: '', description: 'Neo4j password.' },
   { env: 'NEO4J_DATABASE', schema: z.string().min(1), default: 'neo4j', description: 'Neo4j database name.' },
-  { env: 'PARLEY_NEO4J_VIEW_REFRESH_MS', schema: positiveInt, default: '5000', description: 'How often a Parley on Neo4j re-reads the registry and statistics other processes wrote (its own writes apply at once).' },
-  { env: 'PARLEY_MCP_CONFIG', schema: z.string().min(1), default: 'mcp_config.json', description: 'Path of the mcpServers config to ingest and connect.' },
-  { env: 'PARLEY_SKILLS_DIRS', schema: list, default: 'specialists', description: 'Comma-separated folders of SKILL.md-style specialist files.' },
-  { env: 'PARLEY_A2A_PEERS', schema: list, default: '', description: 'Comma-separated base URLs of A2A peer agents; their agent cards become specialists.' },
-  { env: 'PARLEY_TOP_K', schema: positiveInt, default: '7', description: 'How many candidate specialists the planner sees.' },
-  { env: 'PARLEY_TEAM_REUSE', schema: z.stringbool(), default: 'true', description: 'Router stage 1: reuse a proven team (no planning call) for a query of the same shape as the one that taught it; false always plans.' },
-  { env: 'PARLEY_TEAM_MATCH_THRESHOLD', schema: unitInterval, default: '0.8', description: 'How similar a query must be to a proven team\'s pattern for reuse (0..1).' },
-  { env: 'PARLEY_TEAM_MIN_SUCCESS_RATE', schema: unitInterval, default: '0.6', description: 'Success rate a team needs before it is reused without planning.' },
-  { env: 'PARLEY_MEMORY_WINDOW', schema: nonNegativeInt, default: '5000', description: 'How many of the most recent runs execution-memory search covers (held in memory; 0 turns memory search off).' },
-  { env: 'PARLEY_EMBEDDINGS_MODEL', schema: z.string().min(1), description: 'Embeddings model on the model endpoint; when set, retrieval adds vector similarity.' },
+  {
+    env: 'PARLEY_NEO4J_VIEW_REFRESH_MS',
+    schema: positiveInt,
+    default: '5000',
+    description:
+      'How often a Parley on Neo4j re-reads the registry and statistics other processes wrote (its own writes apply at once).',
+  },
+  {
+    env: 'PARLEY_MCP_CONFIG',
+    schema: z.string().min(1),
+    default: 'mcp_config.json',
+    description: 'Path of the mcpServers config to ingest and connect.',
+  },
+  {
+    env: 'PARLEY_SKILLS_DIRS',
+    schema: list,
+    default: 'specialists',
+    description: 'Comma-separated folders of SKILL.md-style specialist files.',
+  },
+  {
+    env: 'PARLEY_A2A_PEERS',
+    schema: list,
+    default: '',
+    description: 'Comma-separated base URLs of A2A peer agents; their agent cards become specialists.',
+  },
+  {
+    env: 'PARLEY_TOP_K',
+    schema: positiveInt,
+    default: '7',
+    description: 'How many candidate specialists the planner sees.',
+  },
+  {
+    env: 'PARLEY_TEAM_REUSE',
+    schema: z.stringbool(),
+    default: 'true',
+    description:
+      'Router stage 1: reuse a proven team (no planning call) for a query of the same shape as the one that taught it; false always plans.',
+  },
+  {
+    env: 'PARLEY_TEAM_MATCH_THRESHOLD',
+    schema: unitInterval,
+    default: '0.8',
+    description: "How similar a query must be to a proven team's pattern for reuse (0..1).",
+  },
+  {
+    env: 'PARLEY_TEAM_MIN_SUCCESS_RATE',
+    schema: unitInterval,
+    default: '0.6',
+    description: 'Success rate a team needs before it is reused without planning.',
+  },
+  {
+    env: 'PARLEY_MEMORY_WINDOW',
+    schema: nonNegativeInt,
+    default: '5000',
+    description:
+      'How many of the most recent runs execution-memory search covers (held in memory; 0 turns memory search off).',
+  },
+  {
+    env: 'PARLEY_EMBEDDINGS_MODEL',
+    schema: z.string().min(1),
+    description: 'Embeddings model on the model endpoint; when set, retrieval adds vector similarity.',
+  },
   // Engine
-  { env: 'PARLEY_STEP_CONCURRENCY', schema: positiveInt, default: '8', description: 'Steps of one run that may run at once.' },
-  { env: 'PARLEY_STEP_TIMEOUT_MS', schema: positiveInt, default: '120000', description: 'Default timeout of one step (a plan step may set its own). Time the step spends waiting for a human (an approval) does not count.' },
-  { env: 'PARLEY_MAX_TRANSITIONS', schema: positiveInt, default: '50', description: 'Watchdog: node transitions before a run is failed.' },
-  { env: 'PARLEY_MAX_VERIFY_ROUNDS', schema: positiveInt, default: '2', description: 'Verifier rounds (retry or re-plan) before the best result is synthesized as is.' },
-  { env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS', schema: positiveInt, default: '8', description: 'Model turns of a prompt specialist\'s tool loop.' },
-  { env: 'PARLEY_STREAM_REASONING', schema: z.stringbool(), default: 'false', description: 'Stream the model\'s reasoning (reasoning_content / reasoning fields) as model.thought events (ACP agent_thought_chunk, AG-UI REASONING_* events); a request may turn it on or off for its run.' },
-  { env: 'PARLEY_EVENT_BUFFER', schema: positiveInt, default: '2000', description: 'Events buffered per slow consumer before it is detached.' },
-  { env: 'PARLEY_RUN_RETENTION_MS', schema: positiveInt, default: '600000', description: 'How long a finished run\'s events stay replayable (SSE Last-Event-ID, /api/runs/:id/events).' },
-  { env: 'PARLEY_RUN_RETENTION_MAX', schema: nonNegativeInt, default: '1000', description: 'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).' },
+  {
+    env: 'PARLEY_STEP_CONCURRENCY',
+    schema: positiveInt,
+    default: '8',
+    description: 'Steps of one run that may run at once.',
+  },
+  {
+    env: 'PARLEY_STEP_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '120000',
+    description:
+      'Default timeout of one step (a plan step may set its own). Time the step spends waiting for a human (an approval) does not count.',
+  },
+  {
+    env: 'PARLEY_MAX_TRANSITIONS',
+    schema: positiveInt,
+    default: '50',
+    description: 'Watchdog: node transitions before a run is failed.',
+  },
+  {
+    env: 'PARLEY_MAX_VERIFY_ROUNDS',
+    schema: positiveInt,
+    default: '2',
+    description: 'Verifier rounds (retry or re-plan) before the best result is synthesized as is.',
+  },
+  {
+    env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS',
+    schema: positiveInt,
+    default: '8',
+    description: "Model turns of a prompt specialist's tool loop.",
+  },
+  {
+    env: 'PARLEY_STREAM_REASONING',
+    schema: z.stringbool(),
+    default: 'false',
+    description:
+      "Stream the model's reasoning (reasoning_content / reasoning fields) as model.thought events (ACP agent_thought_chunk, AG-UI REASONING_* events); a request may turn it on or off for its run.",
+  },
+  {
+    env: 'PARLEY_EVENT_BUFFER',
+    schema: positiveInt,
+    default: '2000',
+    description: 'Events buffered per slow consumer before it is detached.',
+  },
+  {
+    env: 'PARLEY_RUN_RETENTION_MS',
+    schema: positiveInt,
+    default: '600000',
+    description: "How long a finished run's events stay replayable (SSE Last-Event-ID, /api/runs/:id/events).",
+  },
+  {
+    env: 'PARLEY_RUN_RETENTION_MAX',
+    schema: nonNegativeInt,
+    default: '1000',
+    description:
+      'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).',
+  },
   // Budgets
   { env: 'PARLEY_RUN_MAX_TOKENS', schema: positiveInt, default: '200000', description: 'Per-run token budget.' },
   { env: 'PARLEY_RUN_MAX_COST_USD', schema: positiveNumber, default: '1', description: 'Per-run cost budget in USD.' },
   { env: 'PARLEY_RUN_MAX_MODEL_CALLS', schema: positiveInt, default: '60', description: 'Per-run model call budget.' },
   { env: 'PARLEY_RUN_MAX_TOOL_CALLS', schema: positiveInt, default: '60', description: 'Per-run tool call budget.' },
   { env: 'PARLEY_RUN_MAX_WALL_MS', schema: positiveInt, default: '600000', description: 'Per-run wall time budget.' },
-  { env: 'PARLEY_CALLER_MAX_TOKENS', schema: positiveInt, default: '5000000', description: 'Tokens one caller (API key) may use per budget window.' },
-  { env: 'PARLEY_CALLER_MAX_COST_USD', schema: positiveNumber, default: '50', description: 'Cost one caller may incur per budget window.' },
-  { env: 'PARLEY_CALLER_WINDOW_MS', schema: positiveInt, default: '86400000', description: 'Length of the per-caller (and per-thread) budget window.' },
-  { env: 'PARLEY_THREAD_MAX_TOKENS', schema: positiveInt, default: '1000000', description: 'Tokens the runs of one thread (one conversation of one caller) may use per budget window.' },
-  { env: 'PARLEY_THREAD_MAX_COST_USD', schema: positiveNumber, default: '10', description: 'Cost the runs of one thread may incur per budget window.' },
-  { env: 'PARLEY_RATE_LIMIT_PER_MINUTE', schema: positiveInt, default: '120', description: 'Runs one caller may start per minute; more get 429 with Retry-After.' },
+  {
+    env: 'PARLEY_CALLER_MAX_TOKENS',
+    schema: positiveInt,
+    default: '5000000',
+    description: 'Tokens one caller (API key) may use per budget window.',
+  },
+  {
+    env: 'PARLEY_CALLER_MAX_COST_USD',
+    schema: positiveNumber,
+    default: '50',
+    description: 'Cost one caller may incur per budget window.',
+  },
+  {
+    env: 'PARLEY_CALLER_WINDOW_MS',
+    schema: positiveInt,
+    default: '86400000',
+    description: 'Length of the per-caller (and per-thread) budget window.',
+  },
+  {
+    env: 'PARLEY_THREAD_MAX_TOKENS',
+    schema: positiveInt,
+    default: '1000000',
+    description: 'Tokens the runs of one thread (one conversation of one caller) may use per budget window.',
+  },
+  {
+    env: 'PARLEY_THREAD_MAX_COST_USD',
+    schema: positiveNumber,
+    default: '10',
+    description: 'Cost the runs of one thread may incur per budget window.',
+  },
+  {
+    env: 'PARLEY_RATE_LIMIT_PER_MINUTE',
+    schema: positiveInt,
+    default: '120',
+    description: 'Runs one caller may start per minute; more get 429 with Retry-After.',
+  },
   // Tools and approvals
-  { env: 'PARLEY_APPROVAL_POLICY', schema: z.enum(['annotations', 'always', 'never']), default: 'annotations', description: 'Which tool calls need a human: by MCP annotations and config, always, or never.' },
-  { env: 'PARLEY_APPROVAL_TIMEOUT_MS', schema: positiveInt, default: '300000', description: 'How long an approval waits before the default decision applies. One request per tool call; the wait counts against the run\'s wall time, not the step\'s or tool\'s timeout.' },
-  { env: 'PARLEY_APPROVAL_DEFAULT', schema: z.enum(['deny', 'accept']), default: 'deny', description: 'Decision applied when an approval times out.' },
-  { env: 'PARLEY_TOOLS_CONNECT', schema: z.enum(['lazy', 'eager']), default: 'lazy', description: 'Connect MCP servers on first use, or all at start.' },
-  { env: 'PARLEY_TOOL_TIMEOUT_MS', schema: positiveInt, default: '60000', description: 'Default tool call timeout (per server/tool `timeoutMs` in mcp_config.json wins).' },
-  { env: 'PARLEY_BREAKER_THRESHOLD', schema: positiveInt, default: '5', description: 'Consecutive failures that open a server\'s circuit breaker.' },
-  { env: 'PARLEY_BREAKER_COOLDOWN_MS', schema: positiveInt, default: '30000', description: 'How long an open breaker fails fast before one trial call.' },
-  { env: 'PARLEY_TOOL_RESULT_MAX_CHARS', schema: positiveInt, default: '20000', description: 'Tool results longer than this are truncated for the model (kept whole in lineage).' },
+  {
+    env: 'PARLEY_APPROVAL_POLICY',
+    schema: z.enum(['annotations', 'always', 'never']),
+    default: 'annotations',
+    description: 'Which tool calls need a human: by MCP annotations and config, always, or never.',
+  },
+  {
+    env: 'PARLEY_APPROVAL_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '300000',
+    description:
+      "How long an approval waits before the default decision applies. One request per tool call; the wait counts against the run's wall time, not the step's or tool's timeout.",
+  },
+  {
+    env: 'PARLEY_APPROVAL_DEFAULT',
+    schema: z.enum(['deny', 'accept']),
+    default: 'deny',
+    description: 'Decision applied when an approval times out.',
+  },
+  {
+    env: 'PARLEY_TOOLS_CONNECT',
+    schema: z.enum(['lazy', 'eager']),
+    default: 'lazy',
+    description: 'Connect MCP servers on first use, or all at start.',
+  },
+  {
+    env: 'PARLEY_TOOL_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '60000',
+    description: 'Default tool call timeout (per server/tool `timeoutMs` in mcp_config.json wins).',
+  },
+  {
+    env: 'PARLEY_BREAKER_THRESHOLD',
+    schema: positiveInt,
+    default: '5',
+    description: "Consecutive failures that open a server's circuit breaker.",
+  },
+  {
+    env: 'PARLEY_BREAKER_COOLDOWN_MS',
+    schema: positiveInt,
+    default: '30000',
+    description: 'How long an open breaker fails fast before one trial call.',
+  },
+  {
+    env: 'PARLEY_TOOL_RESULT_MAX_CHARS',
+    schema: positiveInt,
+    default: '20000',
+    description: 'Tool results longer than this are truncated for the model (kept whole in lineage).',
+  },
   // Protocols
-  { env: 'PARLEY_OPENAI_ROUTING', schema: z.enum(['auto', 'passthrough', 'orchestration', 'council']), default: 'auto', description: 'Default X-Routing-Mode of /v1/chat/completions.' },
-  { env: 'PARLEY_SSE_HEARTBEAT_MS', schema: positiveInt, default: '15000', description: 'Heartbeat comment interval on idle event streams.' },
-  { env: 'PARLEY_MCP_MAX_SESSIONS', schema: positiveInt, default: '256', description: 'Open MCP sessions (/mcp) in total; over it the least recently used idle session is closed, or, with none idle, 503 with Retry-After.' },
-  { env: 'PARLEY_MCP_MAX_SESSIONS_PER_CALLER', schema: positiveInt, default: '32', description: 'Open MCP sessions per caller (API key); over it the caller\'s least recently used idle session is closed, or, with none idle, 429 with Retry-After.' },
-  { env: 'PARLEY_ACP_MAX_CONNECTIONS', schema: positiveInt, default: '256', description: 'Open ACP connections (/acp over HTTP and WebSocket) in total; over it the least recently used idle HTTP connection is closed, or, with none idle, 503 with Retry-After.' },
-  { env: 'PARLEY_ACP_MAX_CONNECTIONS_PER_CALLER', schema: positiveInt, default: '32', description: 'Open ACP connections per caller (API key); over it the caller\'s least recently used idle HTTP connection is closed, or, with none idle, 429 with Retry-After.' },
-  { env: 'PARLEY_A2A_TASK_RETENTION_MAX', schema: positiveInt, default: '1000', description: 'How many finished A2A tasks stay in the task store (GetTask, ListTasks, earlier turns of a context); beyond it the task that finished first is dropped. Running and input-required tasks are always kept.' },
+  {
+    env: 'PARLEY_OPENAI_ROUTING',
+    schema: z.enum(['auto', 'passthrough', 'orchestration', 'council']),
+    default: 'auto',
+    description: 'Default X-Routing-Mode of /v1/chat/completions.',
+  },
+  {
+    env: 'PARLEY_SSE_HEARTBEAT_MS',
+    schema: positiveInt,
+    default: '15000',
+    description: 'Heartbeat comment interval on idle event streams.',
+  },
+  {
+    env: 'PARLEY_MCP_MAX_SESSIONS',
+    schema: positiveInt,
+    default: '256',
+    description:
+      'Open MCP sessions (/mcp) in total; over it the least recently used idle session is closed, or, with none idle, 503 with Retry-After.',
+  },
+  {
+    env: 'PARLEY_MCP_MAX_SESSIONS_PER_CALLER',
+    schema: positiveInt,
+    default: '32',
+    description:
+      "Open MCP sessions per caller (API key); over it the caller's least recently used idle session is closed, or, with none idle, 429 with Retry-After.",
+  },
+  {
+    env: 'PARLEY_ACP_MAX_CONNECTIONS',
+    schema: positiveInt,
+    default: '256',
+    description:
+      'Open ACP connections (/acp over HTTP and WebSocket) in total; over it the least recently used idle HTTP connection is closed, or, with none idle, 503 with Retry-After.',
+  },
+  {
+    env: 'PARLEY_ACP_MAX_CONNECTIONS_PER_CALLER',
+    schema: positiveInt,
+    default: '32',
+    description:
+      "Open ACP connections per caller (API key); over it the caller's least recently used idle HTTP connection is closed, or, with none idle, 429 with Retry-After.",
+  },
+  {
+    env: 'PARLEY_A2A_TASK_RETENTION_MAX',
+    schema: positiveInt,
+    default: '1000',
+    description:
+      'How many finished A2A tasks stay in the task store (GetTask, ListTasks, earlier turns of a context); beyond it the task that finished first is dropped. Running and input-required tasks are always kept.',
+  },
 ] as const satisfies readonly Setting[];
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
@@ -326,7 +716,13 @@ export function loadConfig(env: Env = process.env): Config {
       dataDir: get('PARLEY_DATA_DIR'),
       bufferPoolBytes: get<number>('PARLEY_KUZU_BUFFER_POOL_MB') * 1024 * 1024,
       neo4j: neo4jUri
-        ? { uri: neo4jUri, user: get('NEO4J_USER'), password: get('NEO4J_PASSWORD'), database: get('NEO4J_DATABASE'), viewRefreshMs: get('PARLEY_NEO4J_VIEW_REFRESH_MS') }
+        ? {
+            uri: neo4jUri,
+            user: get('NEO4J_USER'),
+            password: get('NEO4J_PASSWORD'),
+            database: get('NEO4J_DATABASE'),
+            viewRefreshMs: get('PARLEY_NEO4J_VIEW_REFRESH_MS'),
+          }
         : undefined,
       mcpConfigPath: get('PARLEY_MCP_CONFIG'),
       skillsDirs: get('PARLEY_SKILLS_DIRS'),
@@ -384,7 +780,10 @@ export function loadConfig(env: Env = process.env): Config {
       sseHeartbeatMs: get('PARLEY_SSE_HEARTBEAT_MS'),
       a2aTaskRetentionMax: get('PARLEY_A2A_TASK_RETENTION_MAX'),
       mcpSessions: { total: get('PARLEY_MCP_MAX_SESSIONS'), perCaller: get('PARLEY_MCP_MAX_SESSIONS_PER_CALLER') },
-      acpConnections: { total: get('PARLEY_ACP_MAX_CONNECTIONS'), perCaller: get('PARLEY_ACP_MAX_CONNECTIONS_PER_CALLER') },
+      acpConnections: {
+        total: get('PARLEY_ACP_MAX_CONNECTIONS'),
+        perCaller: get('PARLEY_ACP_MAX_CONNECTIONS_PER_CALLER'),
+      },
     },
   };
 }

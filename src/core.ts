@@ -64,13 +64,24 @@ function dataFolder(config: Config, closers: Closer[]): string {
   return dir;
 }
 
-export async function createCore(config: Config, model: ModelClient, logger: Logger, closers: Closer[], options: CoreOptions = {}): Promise<Core> {
+export async function createCore(
+  config: Config,
+  model: ModelClient,
+  logger: Logger,
+  closers: Closer[],
+  options: CoreOptions = {},
+): Promise<Core> {
   const opened = await openKnowledgeStore(config.knowledge);
   closers.push({ name: 'knowledge-store', close: () => opened.close(), ready: () => true });
   // With PARLEY_EMBEDDINGS_MODEL, retrieval adds vector similarity (docs/knowledge.md, "Vector retrieval").
   const store = withConfiguredVectors(opened, options.modelConfig ?? config.model, logger);
 
-  const ingestion = createIngestion({ store, knowledge: config.knowledge, logger, env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config, closers) } });
+  const ingestion = createIngestion({
+    store,
+    knowledge: config.knowledge,
+    logger,
+    env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config, closers) },
+  });
 
   const approvals = new ApprovalBroker({
     timeoutMs: config.approvals.timeoutMs,
@@ -101,7 +112,16 @@ export async function createCore(config: Config, model: ModelClient, logger: Log
     callTool: (id, args, ctx) => tools.callTool(id, args, ctx),
     close: async () => {},
   };
-  const engine = new Engine({ model, store, tools: currentTools, peers, approvals, config, logger, maxOutputTokens: (role) => config.model.roles[role]?.maxTokens });
+  const engine = new Engine({
+    model,
+    store,
+    tools: currentTools,
+    peers,
+    approvals,
+    config,
+    logger,
+    maxOutputTokens: (role) => config.model.roles[role]?.maxTokens,
+  });
   closers.push({ name: 'engine', close: () => engine.close() });
 
   return {

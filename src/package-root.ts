@@ -16,4 +16,7 @@ function findPackageRoot(): string {
 
 export const PACKAGE_ROOT: string = findPackageRoot();
 
-export const PACKAGE_JSON = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+export const PACKAGE_JSON = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};

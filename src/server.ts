@@ -18,7 +18,13 @@ import { createLogger, type Logger } from './log.ts';
 import { VERSION } from './version.ts';
 import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
-import { checkPricedModels, createModelClient, loadPriceCatalog, pointAtScriptedModel, type ParleyModelClient } from './llm/index.ts';
+import {
+  checkPricedModels,
+  createModelClient,
+  loadPriceCatalog,
+  pointAtScriptedModel,
+  type ParleyModelClient,
+} from './llm/index.ts';
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
 import { createCore, type Closer, type Core } from './core.ts';
@@ -84,7 +90,11 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     let modelConfig = config.model;
     let scripted: ScriptedModel | undefined;
     if (config.model.scripted) {
-      scripted = await startScriptedModel({ latencyMs: config.model.scriptedLatencyMs, profile: config.model.scriptedProfile, logLimit: SCRIPTED_LOG_LIMIT });
+      scripted = await startScriptedModel({
+        latencyMs: config.model.scriptedLatencyMs,
+        profile: config.model.scriptedProfile,
+        logLimit: SCRIPTED_LOG_LIMIT,
+      });
       const model = scripted;
       resources.push({ name: 'scripted-model', close: () => model.close(), ready: () => true });
       modelConfig = pointAtScriptedModel(config.model, scripted.url);
@@ -95,12 +105,18 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     }
     const model = createModelClient(modelConfig, { logger, prices });
 
-    const core = await createCore(config, model, logger, resources, { ingestAtStart: options.ingestAtStart, modelConfig });
+    const core = await createCore(config, model, logger, resources, {
+      ingestAtStart: options.ingestAtStart,
+      modelConfig,
+    });
     const { engine, approvals, store } = core;
     const callerId = (c: Context) => callerOf(c).id;
 
     routes.push(
-      { path: '/', app: knowledgeRoutes({ store, reingest: () => core.reingest(), mcpConfig: () => core.ingestion.mcpConfig() }) },
+      {
+        path: '/',
+        app: knowledgeRoutes({ store, reingest: () => core.reingest(), mcpConfig: () => core.ingestion.mcpConfig() }),
+      },
       { path: '/', app: approvalRoutes({ broker: approvals }) },
       { path: '/', app: aguiRoutes({ engine, approvals, config, logger }) },
       { path: '/', app: sseRoutes({ engine, config, logger }) },
@@ -130,9 +146,15 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     resources.push({ name: 'acp-websockets', close: () => acpWs.close() });
 
     routes.push(...(options.routes ?? []));
-    const origins = { bindHost: config.server.host, allowedHosts: config.server.allowedHosts, allowedOrigins: config.server.allowedOrigins };
+    const origins = {
+      bindHost: config.server.host,
+      allowedHosts: config.server.allowedHosts,
+      allowedOrigins: config.server.allowedOrigins,
+    };
     const upgradeVerdict = originPolicy(origins);
-    const readiness: ReadinessCheck[] = resources.filter((r) => r.ready).map((r) => ({ name: r.name, check: () => r.ready!() }));
+    const readiness: ReadinessCheck[] = resources
+      .filter((r) => r.ready)
+      .map((r) => ({ name: r.name, check: () => r.ready!() }));
     const app = createHttpApp({
       version: VERSION,
       apiKeys: config.server.apiKeys,
@@ -153,24 +175,36 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const listen = () =>
       new Promise<{ url: string; port: number }>((resolve, reject) => {
         if (server) throw new Error('already listening');
-        const s = serve({ fetch: app.fetch, hostname: config.server.host, port: config.server.port }, (info: AddressInfo) => {
-          const host = info.address.includes(':') ? `[${info.address}]` : info.address;
-          const url = `http://${host}:${info.port}`;
-          logger.info(`Parley ${VERSION} listening on ${url}`);
-          if (!authEnabled(config.server.apiKeys, config.server.adminKeys)) {
-            logger.warn('auth is off: PARLEY_API_KEYS and PARLEY_ADMIN_KEYS are empty, so every endpoint is open to anyone who can reach it (everything belongs to one local caller)');
-          }
-          warnIfExposed(config, logger);
-          resolve({ url, port: info.port });
-        }) as Server;
+        const s = serve(
+          { fetch: app.fetch, hostname: config.server.host, port: config.server.port },
+          (info: AddressInfo) => {
+            const host = info.address.includes(':') ? `[${info.address}]` : info.address;
+            const url = `http://${host}:${info.port}`;
+            logger.info(`Parley ${VERSION} listening on ${url}`);
+            if (!authEnabled(config.server.apiKeys, config.server.adminKeys)) {
+              logger.warn(
+                'auth is off: PARLEY_API_KEYS and PARLEY_ADMIN_KEYS are empty, so every endpoint is open to anyone who can reach it (everything belongs to one local caller)',
+              );
+            }
+            warnIfExposed(config, logger);
+            resolve({ url, port: info.port });
+          },
+        ) as Server;
         // WebSocket upgrades bypass Hono: Host and Origin are checked here as Hono checks them
         // (browsers always send Origin on an upgrade), then /acp is served, anything else is refused.
         s.on('upgrade', (req, socket: Duplex, head: Buffer) => {
           const verdict = upgradeVerdict(req.headers.host, req.headers.origin);
           if (!verdict.ok) return refuseUpgrade(socket, 403, verdict.message);
-          if (!acpWs.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, `No WebSocket endpoint at ${req.url ?? '/'}.`);
+          if (!acpWs.handleUpgrade(req, socket, head))
+            refuseUpgrade(socket, 404, `No WebSocket endpoint at ${req.url ?? '/'}.`);
         });
-        s.once('error', (err) => reject(new Error(`Cannot listen on ${config.server.host}:${config.server.port} (PARLEY_HOST/PARLEY_PORT): ${err.message}`)));
+        s.once('error', (err) =>
+          reject(
+            new Error(
+              `Cannot listen on ${config.server.host}:${config.server.port} (PARLEY_HOST/PARLEY_PORT): ${err.message}`,
+            ),
+          ),
+        );
         server = s;
       });
 
@@ -181,9 +215,13 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       // Keep-alive connections go idle once their request is answered; close them as they do.
       const sweep = setInterval(() => s.closeIdleConnections(), 50);
       void drained.finally(() => clearInterval(sweep));
-      const bound = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.server.shutdownTimeoutMs).unref());
+      const bound = new Promise<'timeout'>((resolve) =>
+        setTimeout(() => resolve('timeout'), config.server.shutdownTimeoutMs).unref(),
+      );
       if ((await Promise.race([drained, bound])) === 'timeout') {
-        logger.warn('shutdown: requests still open after the grace period; closing their connections', { graceMs: config.server.shutdownTimeoutMs });
+        logger.warn('shutdown: requests still open after the grace period; closing their connections', {
+          graceMs: config.server.shutdownTimeoutMs,
+        });
         s.closeAllConnections();
         await drained;
       }
@@ -195,7 +233,19 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         await closeAll(resources, logger);
       })());
 
-    return { config, app, model, scripted, logger, engine, approvals, store, reingest: () => core.reingest(), listen, close };
+    return {
+      config,
+      app,
+      model,
+      scripted,
+      logger,
+      engine,
+      approvals,
+      store,
+      reingest: () => core.reingest(),
+      listen,
+      close,
+    };
   } catch (err) {
     await closeAll(resources, logger);
     throw err;
@@ -212,7 +262,9 @@ function warnIfExposed(config: Config, logger: Logger): void {
     );
   }
   if (config.server.allowedHosts.length === 0) {
-    logger.info(`Bound to ${config.server.host}: any Host header is accepted; set PARLEY_ALLOWED_HOSTS to the names clients use to turn the Host check on.`);
+    logger.info(
+      `Bound to ${config.server.host}: any Host header is accepted; set PARLEY_ALLOWED_HOSTS to the names clients use to turn the Host check on.`,
+    );
   }
 }
 

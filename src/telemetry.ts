@@ -19,7 +19,11 @@ type Env = Record<string, string | undefined>;
 
 export function telemetryEnabled(env: Env = process.env): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER?.trim();
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || (exporter && exporter !== 'none'));
+  return Boolean(
+    env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ||
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ||
+    (exporter && exporter !== 'none'),
+  );
 }
 
 /** Starts the NodeSDK when the environment asks for it; otherwise returns a disabled handle. */
@@ -29,7 +33,10 @@ export async function startTelemetry(logger: Logger, env: Env = process.env): Pr
   const { NodeSDK } = await import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME || 'parley', instrumentations: [] });
   sdk.start();
-  logger.info('telemetry on', { exporter: env.OTEL_TRACES_EXPORTER || 'otlp', endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT });
+  logger.info('telemetry on', {
+    exporter: env.OTEL_TRACES_EXPORTER || 'otlp',
+    endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
   return {
     enabled: true,
     shutdown: async () => {
@@ -63,7 +70,11 @@ export function attributes(values: Record<string, string | number | boolean | un
  * Runs fn inside an active span named `name`: records an exception and error status when fn
  * throws, and always ends the span. fn may add attributes through the span it is given.
  */
-export function withSpan<T>(name: string, attrs: Record<string, string | number | boolean | undefined | null>, fn: (span: Span) => Promise<T> | T): Promise<T> {
+export function withSpan<T>(
+  name: string,
+  attrs: Record<string, string | number | boolean | undefined | null>,
+  fn: (span: Span) => Promise<T> | T,
+): Promise<T> {
   return trace.getTracer(TRACER).startActiveSpan(name, { attributes: attributes(attrs) }, async (span) => {
     try {
       return await fn(span);

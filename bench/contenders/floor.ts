@@ -32,7 +32,9 @@ export const floor: Contender = {
         let verification = await verify(client, runId, query, steps, 1);
         for (let round = 2; verification.score < ACCEPT_SCORE && round <= MAX_ROUNDS; round++) {
           const failed = new Set(verification.failedStepIds);
-          const redone = await Promise.all(plan.filter((s) => failed.has(s.id)).map((s) => runStep(client, runId, query, s)));
+          const redone = await Promise.all(
+            plan.filter((s) => failed.has(s.id)).map((s) => runStep(client, runId, query, s)),
+          );
           steps = steps.map((s) => redone.find((r) => r.id === s.id) ?? s);
           verification = await verify(client, runId, query, steps, round);
         }

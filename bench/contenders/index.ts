@@ -4,7 +4,14 @@
  */
 import type { Contender } from '../lib/contender.ts';
 
-export const CONTENDER_NAMES = ['floor', 'langgraph', 'parley', 'parley-nokg', 'parley-retain1s', 'parley-stream'] as const;
+export const CONTENDER_NAMES = [
+  'floor',
+  'langgraph',
+  'parley',
+  'parley-nokg',
+  'parley-retain1s',
+  'parley-stream',
+] as const;
 export type ContenderName = (typeof CONTENDER_NAMES)[number];
 
 /** `--only parley` selects every Parley variant; `--only langgraph` or `--only floor` one contender. */

@@ -44,7 +44,9 @@ function buildGraph(modelUrl: string) {
   const client = createModelClient(modelUrl);
   return new StateGraph(State)
     .addNode('router', async (s: S) => ({ plan: await planSteps(client, s.runId, s.query), round: 1 }))
-    .addNode('specialist', async (task: SpecialistTask) => ({ results: [await runStep(client, task.runId, task.query, task.step)] }))
+    .addNode('specialist', async (task: SpecialistTask) => ({
+      results: [await runStep(client, task.runId, task.query, task.step)],
+    }))
     .addNode('join', (s: S) => {
       const latest = new Map(s.results.map((r) => [r.id, r]));
       return { steps: s.plan.map((p) => latest.get(p.id)!) };
@@ -53,9 +55,11 @@ function buildGraph(modelUrl: string) {
     .addNode('retry', (s: S) => ({ round: s.round + 1 }))
     .addNode('synthesizer', async (s: S) => ({ answer: await synthesize(client, s.runId, s.query, s.steps) }))
     .addEdge(START, 'router')
-    .addConditionalEdges('router', (s: S) => s.plan.map((step) => new Send('specialist', { runId: s.runId, query: s.query, step })), [
-      'specialist',
-    ])
+    .addConditionalEdges(
+      'router',
+      (s: S) => s.plan.map((step) => new Send('specialist', { runId: s.runId, query: s.query, step })),
+      ['specialist'],
+    )
     .addEdge('specialist', 'join')
     .addEdge('join', 'verifier')
     .addConditionalEdges(
@@ -67,7 +71,9 @@ function buildGraph(modelUrl: string) {
       'retry',
       (s: S) => {
         const failed = new Set(s.verification.failedStepIds);
-        return s.plan.filter((p) => failed.has(p.id)).map((step) => new Send('specialist', { runId: s.runId, query: s.query, step }));
+        return s.plan
+          .filter((p) => failed.has(p.id))
+          .map((step) => new Send('specialist', { runId: s.runId, query: s.query, step }));
       },
       ['specialist'],
     )

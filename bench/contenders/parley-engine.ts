@@ -119,7 +119,14 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     rmSync(dir, { recursive: true, force: true });
     throw err;
   });
-  await kuzu.upsertSource({ id: 'skills:bench', kind: 'skills', location: 'bench', contentHash: 'bench', ingestedAt: new Date().toISOString(), status: 'ok' });
+  await kuzu.upsertSource({
+    id: 'skills:bench',
+    kind: 'skills',
+    location: 'bench',
+    contentHash: 'bench',
+    ingestedAt: new Date().toISOString(),
+    status: 'ok',
+  });
   await kuzu.upsertSpecialists(ROSTER_RECORDS);
   const unwrapped = options.knowledgeWrites ? kuzu : withoutWrites(kuzu);
   const store = options.wrapStore ? options.wrapStore(unwrapped) : unwrapped;

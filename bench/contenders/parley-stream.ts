@@ -56,7 +56,10 @@ export const parleyStream: Contender = {
       });
       if (!res.ok || !res.body) throw new Error(`POST /stream answered ${res.status}: ${await res.text()}`);
       const events: GraphEvent[] = [];
-      const reader = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+      const reader = res.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream())
+        .getReader();
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;

@@ -25,7 +25,12 @@ export function outcomeFromEvents(events: GraphEvent[]): RunOutcome {
   for (const e of events) {
     if (e.type === 'plan.ready') order = e.plan.steps.map((s) => s.id);
     else if (e.type === 'step.finished')
-      steps.set(e.stepId, { id: e.stepId, specialist: e.specialist, status: e.status === 'succeeded' ? 'succeeded' : 'failed', output: e.output ?? e.error ?? '' });
+      steps.set(e.stepId, {
+        id: e.stepId,
+        specialist: e.specialist,
+        status: e.status === 'succeeded' ? 'succeeded' : 'failed',
+        output: e.output ?? e.error ?? '',
+      });
     else if (e.type === 'verify.result') score = e.score;
     else if (e.type === 'run.finished') {
       if (e.status === 'completed') answer = e.answer ?? '';
@@ -51,17 +56,28 @@ async function drain(handle: RunHandle, onFirst?: () => void): Promise<{ events:
 export function parley(variant: ParleyVariant): Contender {
   const writes = variant.knowledgeWrites;
   return {
-    name: variant.runRetentionMs !== undefined ? `parley-retain${variant.runRetentionMs / 1000}s` : writes ? 'parley' : 'parley-nokg',
+    name:
+      variant.runRetentionMs !== undefined
+        ? `parley-retain${variant.runRetentionMs / 1000}s`
+        : writes
+          ? 'parley'
+          : 'parley-nokg',
     description:
       (writes
         ? 'Parley engine in-process, knowledge-graph writes on (Kuzu on a database file in a temporary folder)'
         : 'Parley engine in-process, knowledge-graph writes off (no-op recordRun; registry reads on Kuzu)') +
-      (variant.runRetentionMs !== undefined ? `, finished runs retained ${variant.runRetentionMs} ms instead of 10 min` : ''),
+      (variant.runRetentionMs !== undefined
+        ? `, finished runs retained ${variant.runRetentionMs} ms instead of 10 min`
+        : ''),
     // With writes on, a repeated query reuses the proven TeamConfig (router stage 1: no planning call).
     expectedModelCalls: (n) => (writes ? n + 2 : n + 3),
     criticalStages: writes ? 3 : 4,
     async create({ modelUrl }) {
-      const bench = await createBenchEngine({ modelUrl, knowledgeWrites: writes, runRetentionMs: variant.runRetentionMs });
+      const bench = await createBenchEngine({
+        modelUrl,
+        knowledgeWrites: writes,
+        runRetentionMs: variant.runRetentionMs,
+      });
       const start = (runId: string, fanOut: number) =>
         bench.engine.start({ runId, query: workloadQuery(fanOut), mode: 'orchestrate', protocol: 'bench' });
       return {

@@ -75,10 +75,12 @@ export const FAMILIES: TaskFamily[] = [
  */
 export function workload(rounds: number, seed = 1): { round: number; family: string; query: string; exact: boolean }[] {
   let state = seed;
-  const random = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const runs: { round: number; family: string; query: string; exact: boolean }[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const order = FAMILIES.map((f) => ({ f, key: random() })).sort((a, b) => a.key - b.key).map((x) => x.f);
+    const order = FAMILIES.map((f) => ({ f, key: random() }))
+      .sort((a, b) => a.key - b.key)
+      .map((x) => x.f);
     for (const family of order) {
       // Odd later rounds repeat the first query exactly; even ones cycle through the paraphrases.
       const i = round === 1 || round % 2 === 1 ? 0 : 1 + ((round / 2 - 1) % (family.queries.length - 1));

@@ -68,8 +68,7 @@ process.on('message', (msg: ModelProcessRequest) => {
   } else if (msg.cmd === 'latency') {
     current = appFor(msg.ms);
     reply = { id: msg.id, length: model.requests.length };
-  }
-  else {
+  } else {
     model.requests.length = 0;
     reply = { id: msg.id, length: 0 };
   }

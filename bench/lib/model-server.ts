@@ -22,9 +22,7 @@ export type ModelProcessRequest =
   | { id: number; cmd: 'inflight' };
 
 export type ModelProcessReply =
-  | { id: number; url: string }
-  | { id: number; length: number }
-  | { id: number; entries: LogEntry[] };
+  { id: number; url: string } | { id: number; length: number } | { id: number; entries: LogEntry[] };
 
 export interface ModelServer {
   /** The latency it started with (see setLatency). */
@@ -73,7 +71,8 @@ export async function startModelServer(latencyMs: number): Promise<ModelServer> 
     latencyMs,
     baseUrl: `${url}/v1`,
     length: async () => (await ask<{ id: number; length: number }>({ cmd: 'length' })).length,
-    entries: async (from = 0) => (await ask<{ id: number; entries: LogEntry[] }>({ cmd: 'entries', from } as never)).entries,
+    entries: async (from = 0) =>
+      (await ask<{ id: number; entries: LogEntry[] }>({ cmd: 'entries', from } as never)).entries,
     clear: async () => void (await ask({ cmd: 'clear' })),
     setLatency: async (ms) => void (await ask({ cmd: 'latency', ms } as never)),
     inFlight: async () => (await ask<{ id: number; length: number }>({ cmd: 'inflight' })).length,

@@ -23,7 +23,14 @@ export const FULL: Profile = {
     warmup: (l) => (l === 0 ? 50 : 3),
     trials: (l) => (l === 0 ? 150 : 15),
   },
-  throughput: { latencies: [0, 50], inFlight: [100, 1000], fanOut: 8, runsPerTrial: (k) => Math.max(300, k), warmupRuns: (k) => Math.min(k, 200), trials: 2 },
+  throughput: {
+    latencies: [0, 50],
+    inFlight: [100, 1000],
+    fanOut: 8,
+    runsPerTrial: (k) => Math.max(300, k),
+    warmupRuns: (k) => Math.min(k, 200),
+    trials: 2,
+  },
   memory: { runs: 1000, latencyMs: 2000, fanOut: 8, warmupRuns: 300 },
   // Parley with the default 10-minute retention grows by design (every finished run stays
   // replayable); 2,000 runs show its slope, parley-retain1s runs the 10,000 of the leak test.
@@ -39,7 +46,14 @@ export const QUICK: Profile = {
     warmup: (l) => (l === 0 ? 20 : 2),
     trials: (l) => (l === 0 ? 30 : 4),
   },
-  throughput: { latencies: [0, 50], inFlight: [100], fanOut: 8, runsPerTrial: () => 150, warmupRuns: () => 30, trials: 1 },
+  throughput: {
+    latencies: [0, 50],
+    inFlight: [100],
+    fanOut: 8,
+    runsPerTrial: () => 150,
+    warmupRuns: () => 30,
+    trials: 1,
+  },
   memory: { runs: 200, latencyMs: 500, fanOut: 8, warmupRuns: 50 },
   leak: { runs: () => 300, sampleEvery: 30, fanOut: 8 },
   firstEvent: { latencyMs: 50, fanOut: 8, warmup: 2, trials: 5 },

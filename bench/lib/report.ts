@@ -32,7 +32,10 @@ export interface BenchResults {
   quick: boolean;
   machine: Record<string, string | number>;
   contenders: Record<string, ContenderResults>;
-  checks: { sameAnswer: { fanOut: number; fingerprints: Record<string, string>; equal: boolean }[]; modelCalls: string[] };
+  checks: {
+    sameAnswer: { fanOut: number; fingerprints: Record<string, string>; equal: boolean }[];
+    modelCalls: string[];
+  };
   goals: Goal[];
 }
 
@@ -53,9 +56,15 @@ export function renderTables(results: BenchResults): string {
   const c = results.contenders;
   const out: string[] = [];
   out.push(`Parley benchmark ${results.date}${results.quick ? ' (QUICK mode: fewer trials)' : ''}`);
-  out.push(Object.entries(results.machine).map(([k, v]) => `${k}: ${v}`).join(' · '));
+  out.push(
+    Object.entries(results.machine)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(' · '),
+  );
 
-  const overheadKeys = [...new Set(names.flatMap((n) => (c[n]!.overhead ?? []).map((o) => `${o.latencyMs}/${o.fanOut}`)))];
+  const overheadKeys = [
+    ...new Set(names.flatMap((n) => (c[n]!.overhead ?? []).map((o) => `${o.latencyMs}/${o.fanOut}`))),
+  ];
   const overheadRows: string[][] = [];
   for (const key of overheadKeys) {
     const [l, n] = key.split('/').map(Number);
@@ -83,16 +92,35 @@ export function renderTables(results: BenchResults): string {
     }
   }
   out.push('\nOverhead per run, one run at a time (ms; median [min–max])');
-  out.push('  overhead = wall − stages·L; outside model = wall − time inside the model server (its clock); CPU = this process per run;');
-  out.push('  Δ floor = minus the floor run interleaved in the same process (paired, same load): the framework\'s own cost');
+  out.push(
+    '  overhead = wall − stages·L; outside model = wall − time inside the model server (its clock); CPU = this process per run;',
+  );
+  out.push(
+    "  Δ floor = minus the floor run interleaved in the same process (paired, same load): the framework's own cost",
+  );
   out.push(
     table(
-      ['case', 'contender', 'calls · stages', 'wall', 'overhead', 'outside model', 'CPU', 'Δwall vs floor', 'ΔCPU vs floor', 'overhead ÷LG', 'Δwall ÷LG Δwall', 'overhead ÷floor'],
+      [
+        'case',
+        'contender',
+        'calls · stages',
+        'wall',
+        'overhead',
+        'outside model',
+        'CPU',
+        'Δwall vs floor',
+        'ΔCPU vs floor',
+        'overhead ÷LG',
+        'Δwall ÷LG Δwall',
+        'overhead ÷floor',
+      ],
       overheadRows,
     ),
   );
 
-  const tpKeys = [...new Set(names.flatMap((n) => (c[n]!.throughput ?? []).map((t) => `${t.latencyMs}/${t.inFlight}`)))];
+  const tpKeys = [
+    ...new Set(names.flatMap((n) => (c[n]!.throughput ?? []).map((t) => `${t.latencyMs}/${t.inFlight}`))),
+  ];
   const tpRows: string[][] = [];
   for (const key of tpKeys) {
     const [l, k] = key.split('/').map(Number);
@@ -116,7 +144,12 @@ export function renderTables(results: BenchResults): string {
     }
   }
   out.push(`\nThroughput, closed loop, N=8 (runs/s; run time ms)`);
-  out.push(table(['case', 'contender', 'runs/s', '×langgraph', '×floor', 'run median', 'run p99', 'median vs stages·L', 'calls'], tpRows));
+  out.push(
+    table(
+      ['case', 'contender', 'runs/s', '×langgraph', '×floor', 'run median', 'run p99', 'median vs stages·L', 'calls'],
+      tpRows,
+    ),
+  );
 
   const memRows = names
     .filter((n) => c[n]!.memory)
@@ -135,7 +168,22 @@ export function renderTables(results: BenchResults): string {
       ];
     });
   out.push('\nMemory per in-flight run (peak after GC − baseline, ÷ runs)');
-  out.push(table(['contender', 'held open', 'heap/run', 'RSS/run', 'heap ÷langgraph', 'heap ÷floor', 'calls in flight at peak', 'heap/run at most calls in flight', 'completed'], memRows));
+  out.push(
+    table(
+      [
+        'contender',
+        'held open',
+        'heap/run',
+        'RSS/run',
+        'heap ÷langgraph',
+        'heap ÷floor',
+        'calls in flight at peak',
+        'heap/run at most calls in flight',
+        'completed',
+      ],
+      memRows,
+    ),
+  );
 
   const leakRows = names
     .filter((n) => c[n]!.leak)
@@ -153,7 +201,12 @@ export function renderTables(results: BenchResults): string {
       ];
     });
   out.push('\nHeap after GC across sequential runs (L=0, N=8)');
-  out.push(table(['contender', 'runs', 'heap slope B/run', 'heap growth after warm-up', 'RSS slope B/run', 'heap first → last'], leakRows));
+  out.push(
+    table(
+      ['contender', 'runs', 'heap slope B/run', 'heap growth after warm-up', 'RSS slope B/run', 'heap first → last'],
+      leakRows,
+    ),
+  );
 
   const feRows = names
     .filter((n) => c[n]!.firstEvent)
@@ -195,18 +248,34 @@ export function buildChecks(contenders: Record<string, ContenderResults>): Bench
   const sameAnswer = fanOuts.map((fanOut) => {
     const fingerprints: Record<string, string> = {};
     for (const [name, c] of Object.entries(contenders)) {
-      const o = c.overhead?.find((x) => x.fanOut === fanOut && x.latencyMs === 0) ?? c.overhead?.find((x) => x.fanOut === fanOut);
-      if (o) fingerprints[name] = o.outcome.fingerprint + (o.outcomeMismatches ? ` (${o.outcomeMismatches} runs differed)` : '');
+      const o =
+        c.overhead?.find((x) => x.fanOut === fanOut && x.latencyMs === 0) ??
+        c.overhead?.find((x) => x.fanOut === fanOut);
+      if (o)
+        fingerprints[name] =
+          o.outcome.fingerprint + (o.outcomeMismatches ? ` (${o.outcomeMismatches} runs differed)` : '');
     }
     return { fanOut, fingerprints, equal: new Set(Object.values(fingerprints)).size === 1 };
   });
   const modelCalls: string[] = [];
   for (const [name, c] of Object.entries(contenders)) {
     const bad = [
-      ...(c.overhead ?? []).filter((o) => !o.modelCalls.ok).map((o) => `L=${o.latencyMs} N=${o.fanOut}: ${o.modelCalls.perRun.min}–${o.modelCalls.perRun.max} calls/run, expected ${o.modelCalls.expected}`),
-      ...(c.throughput ?? []).filter((t) => !t.modelCalls.ok).map((t) => `throughput L=${t.latencyMs} K=${t.inFlight}: ${t.modelCalls.observed} calls, expected ${t.modelCalls.expected}`),
+      ...(c.overhead ?? [])
+        .filter((o) => !o.modelCalls.ok)
+        .map(
+          (o) =>
+            `L=${o.latencyMs} N=${o.fanOut}: ${o.modelCalls.perRun.min}–${o.modelCalls.perRun.max} calls/run, expected ${o.modelCalls.expected}`,
+        ),
+      ...(c.throughput ?? [])
+        .filter((t) => !t.modelCalls.ok)
+        .map(
+          (t) =>
+            `throughput L=${t.latencyMs} K=${t.inFlight}: ${t.modelCalls.observed} calls, expected ${t.modelCalls.expected}`,
+        ),
     ];
-    modelCalls.push(bad.length ? `${name} model calls WRONG: ${bad.join('; ')}` : `${name}: model calls per run as expected`);
+    modelCalls.push(
+      bad.length ? `${name} model calls WRONG: ${bad.join('; ')}` : `${name}: model calls per run as expected`,
+    );
   }
   return { sameAnswer, modelCalls };
 }
@@ -215,38 +284,83 @@ export function buildChecks(contenders: Record<string, ContenderResults>): Bench
 export function buildGoals(contenders: Record<string, ContenderResults>): BenchResults['goals'] {
   const goals: Goal[] = [];
   const lg = contenders.langgraph;
-    for (const [name, c] of Object.entries(contenders)) {
+  for (const [name, c] of Object.entries(contenders)) {
     if (!name.startsWith('parley')) continue;
     const o = c.overhead?.find((x) => x.latencyMs === 0 && x.fanOut === 8);
     if (o) {
-      goals.push({ goal: 'overhead ≤ 1 ms at L=0, N=8 (whole wall time, HTTP included)', contender: name, measured: `${f(o.overheadMs.median)} ms`, met: o.overheadMs.median <= 1 });
+      goals.push({
+        goal: 'overhead ≤ 1 ms at L=0, N=8 (whole wall time, HTTP included)',
+        contender: name,
+        measured: `${f(o.overheadMs.median)} ms`,
+        met: o.overheadMs.median <= 1,
+      });
       const p = o.pairedFloor;
       if (p) {
-        goals.push({ goal: '… net of the floor (paired Δwall: the framework only)', contender: name, measured: `${f(p.wallOverFloorMs.median)} ms`, met: p.wallOverFloorMs.median <= 1 });
-        goals.push({ goal: '… net of the floor in CPU time (paired ΔCPU)', contender: name, measured: `${f(p.cpuOverFloorMs.median)} ms`, met: p.cpuOverFloorMs.median <= 1 });
+        goals.push({
+          goal: '… net of the floor (paired Δwall: the framework only)',
+          contender: name,
+          measured: `${f(p.wallOverFloorMs.median)} ms`,
+          met: p.wallOverFloorMs.median <= 1,
+        });
+        goals.push({
+          goal: '… net of the floor in CPU time (paired ΔCPU)',
+          contender: name,
+          measured: `${f(p.cpuOverFloorMs.median)} ms`,
+          met: p.cpuOverFloorMs.median <= 1,
+        });
       }
       const lgO = lg?.overhead?.find((x) => x.latencyMs === 0 && x.fanOut === 8);
       if (lgO) {
         const r = lgO.overheadMs.median / o.overheadMs.median;
-        goals.push({ goal: 'overhead ≥ 5× below LangGraph.js (L=0, N=8, whole wall)', contender: name, measured: `${f(r)}× below`, met: r >= 5 });
+        goals.push({
+          goal: 'overhead ≥ 5× below LangGraph.js (L=0, N=8, whole wall)',
+          contender: name,
+          measured: `${f(r)}× below`,
+          met: r >= 5,
+        });
         const lp = lgO.pairedFloor;
         if (p && lp) {
           const rn = lp.wallOverFloorMs.median / p.wallOverFloorMs.median;
-          goals.push({ goal: '… net of the floor (paired Δwall)', contender: name, measured: `LangGraph ${f(lp.wallOverFloorMs.median)} ms vs ${f(p.wallOverFloorMs.median)} ms`, met: p.wallOverFloorMs.median <= 0 || rn >= 5 });
+          goals.push({
+            goal: '… net of the floor (paired Δwall)',
+            contender: name,
+            measured: `LangGraph ${f(lp.wallOverFloorMs.median)} ms vs ${f(p.wallOverFloorMs.median)} ms`,
+            met: p.wallOverFloorMs.median <= 0 || rn >= 5,
+          });
         }
       }
     }
     const t = c.throughput?.find((x) => x.latencyMs === 50 && x.inFlight === 1000);
     if (t && t.medianOverCriticalPath !== null) {
-      goals.push({ goal: 'L=50, 1,000 in flight: median run ≤ 1.10 × critical path', contender: name, measured: `${f(t.runMsMedian.median, 1)} ms (+${f(t.medianOverCriticalPath * 100, 1)}%)`, met: t.medianOverCriticalPath <= 0.1 });
+      goals.push({
+        goal: 'L=50, 1,000 in flight: median run ≤ 1.10 × critical path',
+        contender: name,
+        measured: `${f(t.runMsMedian.median, 1)} ms (+${f(t.medianOverCriticalPath * 100, 1)}%)`,
+        met: t.medianOverCriticalPath <= 0.1,
+      });
     }
     if (c.memory) {
-      goals.push({ goal: 'memory per in-flight run ≤ 50 KB (heap)', contender: name, measured: kb(c.memory.heapPerRun), met: c.memory.heapPerRun <= 50 * 1024 });
-      goals.push({ goal: 'memory per in-flight run ≤ 50 KB (RSS)', contender: name, measured: kb(c.memory.rssPerRun), met: c.memory.rssPerRun <= 50 * 1024 });
+      goals.push({
+        goal: 'memory per in-flight run ≤ 50 KB (heap)',
+        contender: name,
+        measured: kb(c.memory.heapPerRun),
+        met: c.memory.heapPerRun <= 50 * 1024,
+      });
+      goals.push({
+        goal: 'memory per in-flight run ≤ 50 KB (RSS)',
+        contender: name,
+        measured: kb(c.memory.rssPerRun),
+        met: c.memory.rssPerRun <= 50 * 1024,
+      });
     }
     if (c.leak) {
       // "No growth": under 64 bytes kept per run, i.e. < 640 KB over 10,000 runs (GC noise is larger).
-      goals.push({ goal: `no heap growth across ${c.leak.runs} runs (slope < 64 B/run)`, contender: name, measured: `${f(c.leak.slopeBytesPerRun, 1)} B/run`, met: c.leak.slopeBytesPerRun < 64 });
+      goals.push({
+        goal: `no heap growth across ${c.leak.runs} runs (slope < 64 B/run)`,
+        contender: name,
+        measured: `${f(c.leak.slopeBytesPerRun, 1)} B/run`,
+        met: c.leak.slopeBytesPerRun < 64,
+      });
     }
   }
   return goals;

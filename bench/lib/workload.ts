@@ -91,7 +91,10 @@ function headers(role: string, runId: string) {
 
 const block = (name: string, content: string) => `<parley:${name}>${content}</parley:${name}>`;
 const stepsBlock = (steps: StepOutput[]) =>
-  block('steps', JSON.stringify(steps.map((s) => ({ id: s.id, specialist: s.specialist, status: s.status, output: s.output }))));
+  block(
+    'steps',
+    JSON.stringify(steps.map((s) => ({ id: s.id, specialist: s.specialist, status: s.status, output: s.output }))),
+  );
 
 export async function planSteps(client: OpenAI, runId: string, query: string): Promise<PlanStep[]> {
   const res = await client.chat.completions.create(
@@ -112,18 +115,29 @@ export async function planSteps(client: OpenAI, runId: string, query: string): P
 }
 
 export async function runStep(client: OpenAI, runId: string, query: string, step: PlanStep): Promise<StepOutput> {
-  const specialist = ROSTER.find((s) => s.id === step.specialist) ?? { id: step.specialist, description: 'a specialist' };
+  const specialist = ROSTER.find((s) => s.id === step.specialist) ?? {
+    id: step.specialist,
+    description: 'a specialist',
+  };
   const res = await client.chat.completions.create(
     {
       model: MODEL,
       messages: [
         { role: 'system', content: specialistPrompt(specialist) },
-        { role: 'user', content: `The user's request: ${query}\n\nYour objective (step ${step.id}): ${step.objective}` },
+        {
+          role: 'user',
+          content: `The user's request: ${query}\n\nYour objective (step ${step.id}): ${step.objective}`,
+        },
       ],
     },
     { headers: headers('specialist', runId) },
   );
-  return { id: step.id, specialist: step.specialist, status: 'succeeded', output: res.choices[0]?.message.content ?? '' };
+  return {
+    id: step.id,
+    specialist: step.specialist,
+    status: 'succeeded',
+    output: res.choices[0]?.message.content ?? '',
+  };
 }
 
 export async function verify(

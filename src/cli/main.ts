@@ -34,7 +34,10 @@ type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
 async function run(parley: Parley, question: string): Promise<number> {
-  const [{ LOCAL_CALLER }, { createTerminalRenderer }] = await Promise.all([import('../graph/run-request.ts'), import('./render-terminal.ts')]);
+  const [{ LOCAL_CALLER }, { createTerminalRenderer }] = await Promise.all([
+    import('../graph/run-request.ts'),
+    import('./render-terminal.ts'),
+  ]);
   const handle = parley.engine.start({ query: question, protocol: 'cli', caller: LOCAL_CALLER });
   const onSignal = () => parley.engine.cancel(handle.id, 'interrupted (SIGINT)');
   process.once('SIGINT', onSignal);
@@ -75,14 +78,17 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<numb
 
 /** parley doctor: needs no knowledge graph or tools, only the model endpoints (the scripted model, with its profile, when none is configured). */
 async function doctor(config: Config): Promise<number> {
-  const [{ formatDoctor, runDoctor }, { loadPriceCatalog }, { pointAtScriptedModel }, { startScriptedModel }] = await Promise.all([
-    import('../llm/doctor.ts'),
-    import('../llm/prices.ts'),
-    import('../llm/scripted-url.ts'),
-    import('../scripted-model/index.ts'),
-  ]);
+  const [{ formatDoctor, runDoctor }, { loadPriceCatalog }, { pointAtScriptedModel }, { startScriptedModel }] =
+    await Promise.all([
+      import('../llm/doctor.ts'),
+      import('../llm/prices.ts'),
+      import('../llm/scripted-url.ts'),
+      import('../scripted-model/index.ts'),
+    ]);
   const prices = loadPriceCatalog(config.model.pricesFile);
-  const scripted = config.model.scripted ? await startScriptedModel({ profile: config.model.scriptedProfile, logLimit: 100 }) : undefined;
+  const scripted = config.model.scripted
+    ? await startScriptedModel({ profile: config.model.scriptedProfile, logLimit: 100 })
+    : undefined;
   try {
     const model = scripted ? pointAtScriptedModel(config.model, scripted.url) : config.model;
     const report = await runDoctor(model, { prices, embeddingsModel: config.model.embeddingsModel });

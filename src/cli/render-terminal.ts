@@ -45,15 +45,21 @@ export function createTerminalRenderer(out: TerminalOutput): (event: GraphEvent)
         out.progress(`  ⚙ ${e.tool} ${clip(JSON.stringify(e.args), 80)}`);
         break;
       case 'tool.finished':
-        out.progress(`  ${e.status === 'ok' ? '✓' : '✗'} ${e.tool} ${e.status} (${e.durationMs} ms)${e.error ? `: ${clip(e.error)}` : ''}`);
+        out.progress(
+          `  ${e.status === 'ok' ? '✓' : '✗'} ${e.tool} ${e.status} (${e.durationMs} ms)${e.error ? `: ${clip(e.error)}` : ''}`,
+        );
         break;
       case 'approval.requested':
         if (e.request.kind === 'tool') {
           for (const c of e.request.toolCalls) {
-            out.progress(`  ? approval needed for ${c.tool} (${c.reason}): request ${e.request.id}, tool call ${c.toolCallId}`);
+            out.progress(
+              `  ? approval needed for ${c.tool} (${c.reason}): request ${e.request.id}, tool call ${c.toolCallId}`,
+            );
           }
         } else {
-          out.progress(`  ? input requested by ${e.request.source}: ${clip(e.request.message)} (request ${e.request.id})`);
+          out.progress(
+            `  ? input requested by ${e.request.source}: ${clip(e.request.message)} (request ${e.request.id})`,
+          );
         }
         break;
       case 'approval.resolved':

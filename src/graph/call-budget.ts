@@ -43,8 +43,11 @@ export function planCall(input: {
   let output = Math.min(input.maxOutputTokens, Math.floor(headroom.tokens - inputTokens));
   const inputCost = input.prices ? input.prices.cost(model, { inputTokens, outputTokens: 0, cachedTokens: 0 }) : 0;
   if (inputCost === null) throw new UnpricedModelError(model);
-  const perOutputToken = input.prices ? (input.prices.cost(model, { inputTokens: 0, outputTokens: 1_000_000, cachedTokens: 0 }) ?? 0) / 1_000_000 : 0;
-  if (perOutputToken > 0) output = Math.min(output, Math.floor(((headroom.costUsd - inputCost) / perOutputToken) * (1 - 1e-9)));
+  const perOutputToken = input.prices
+    ? (input.prices.cost(model, { inputTokens: 0, outputTokens: 1_000_000, cachedTokens: 0 }) ?? 0) / 1_000_000
+    : 0;
+  if (perOutputToken > 0)
+    output = Math.min(output, Math.floor(((headroom.costUsd - inputCost) / perOutputToken) * (1 - 1e-9)));
   // Room for not even one output token: reserve one anyway, and the reservation is refused with the budget's own message.
   const outputTokens = Math.max(1, output);
   return { tokens: inputTokens + outputTokens, outputTokens, costUsd: inputCost + outputTokens * perOutputToken };

@@ -27,7 +27,13 @@ export type {
 export { canSee, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run-request.ts';
 export type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from './run-request.ts';
 // Per-request model choice (`model` / `models` in a request body).
-export { ModelNameSchema, readModelChoice, resolveModelChoice, RoleModelsSchema, unknownRoleMessage } from './request-models.ts';
+export {
+  ModelNameSchema,
+  readModelChoice,
+  resolveModelChoice,
+  RoleModelsSchema,
+  unknownRoleMessage,
+} from './request-models.ts';
 export type { RequestModels } from './request-models.ts';
 export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.

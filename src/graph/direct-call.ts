@@ -48,7 +48,8 @@ export function admitDirectCall(ctx: EngineContext, request: DirectCallRequest, 
     ledger.checkSpend(callerId, plan.tokens, plan.costUsd, threadId);
   } catch (err) {
     if (err instanceof UnpricedModelError) return { ok: false, reason: 'unpriced', error: err.message };
-    if (err instanceof BudgetExceededError) return { ok: false, reason: 'budget', error: err.message, retryAfterMs: err.retryAfterMs };
+    if (err instanceof BudgetExceededError)
+      return { ok: false, reason: 'budget', error: err.message, retryAfterMs: err.retryAfterMs };
     throw err;
   }
   const reserved = plan;
@@ -66,7 +67,14 @@ export function admitDirectCall(ctx: EngineContext, request: DirectCallRequest, 
     ok: true,
     maxTokens: reserved.outputTokens,
     settle: (usage) => {
-      if (!usage) return end({ model, inputTokens: reserved.tokens - reserved.outputTokens, outputTokens: reserved.outputTokens, cachedTokens: 0, costUsd: reserved.costUsd });
+      if (!usage)
+        return end({
+          model,
+          inputTokens: reserved.tokens - reserved.outputTokens,
+          outputTokens: reserved.outputTokens,
+          cachedTokens: 0,
+          costUsd: reserved.costUsd,
+        });
       const costUsd = ctx.prices ? (ctx.prices.cost(usage.model, usage) ?? ctx.prices.cost(model, usage)) : 0;
       end({ ...usage, costUsd: costUsd ?? reserved.costUsd });
     },

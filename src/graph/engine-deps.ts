@@ -13,7 +13,11 @@ import type { RunRequest } from './run-request.ts';
 export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
 
 /** Tracing hook: runs `fn` inside a span named `name` (run, node, step, tool call, a2a call). */
-export type SpanRunner = <T>(name: string, attributes: Record<string, string | number | boolean>, fn: () => Promise<T>) => Promise<T>;
+export type SpanRunner = <T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  fn: () => Promise<T>,
+) => Promise<T>;
 
 export interface EngineDeps {
   model: ModelClient;

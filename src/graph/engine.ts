@@ -74,7 +74,8 @@ export function createEngineContext(deps: EngineDeps): EngineContext {
     now,
     logger,
     span: deps.span ?? otelSpan,
-    prices: deps.prices ?? ('prices' in deps.model ? (deps.model as { prices?: EngineDeps['prices'] }).prices : undefined),
+    prices:
+      deps.prices ?? ('prices' in deps.model ? (deps.model as { prices?: EngineDeps['prices'] }).prices : undefined),
     maxOutputTokens: deps.maxOutputTokens ?? (() => undefined),
     ledger: new CallerLedger(deps.config.budget.caller, now, { thread: deps.config.budget.thread, restore }),
     saveLedger: file ? ledgerWriter(file, logger) : undefined,
@@ -124,7 +125,14 @@ export class Engine implements RunEngine {
     const admission = admissionGate();
     const run = createRunState({ id, threadId, request, startedAt, log, admit: admission.settle }, ctx);
     const result = this.#execute(run);
-    const handle: RunHandle = { id, threadId, callerId: run.callerId, admission: admission.promise, result, events: (afterSeq) => log.events(afterSeq) };
+    const handle: RunHandle = {
+      id,
+      threadId,
+      callerId: run.callerId,
+      admission: admission.promise,
+      result,
+      events: (afterSeq) => log.events(afterSeq),
+    };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
     void result.then(() => {
@@ -175,9 +183,18 @@ export class Engine implements RunEngine {
 
   async #execute(run: RunState): Promise<RunResult> {
     const ctx = this.#ctx;
-    emit(run, { type: 'run.started', threadId: run.threadId, query: run.request.query, mode: run.mode, protocol: run.request.protocol });
+    emit(run, {
+      type: 'run.started',
+      threadId: run.threadId,
+      query: run.request.query,
+      mode: run.mode,
+      protocol: run.request.protocol,
+    });
     const wall = setTimeout(
-      () => run.abort.abort(new BudgetExceededError(`wall time budget: the run took longer than ${run.meter.budget.wallTimeMs} ms`)),
+      () =>
+        run.abort.abort(
+          new BudgetExceededError(`wall time budget: the run took longer than ${run.meter.budget.wallTimeMs} ms`),
+        ),
       run.meter.budget.wallTimeMs,
     );
     wall.unref?.();
@@ -185,16 +202,23 @@ export class Engine implements RunEngine {
       const invalid = invalidRequest(run.request);
       if (invalid) run.outcome = { status: 'failed', error: invalid };
       else
-        await ctx.span('run', { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode }, () =>
-          this.#loop(run),
+        await ctx.span(
+          'run',
+          { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode },
+          () => this.#loop(run),
         );
     } catch (err) {
       run.outcome = outcomeOf(run, err);
     } finally {
       clearTimeout(wall);
     }
-    if (run.abort.signal.aborted && (!run.outcome || run.outcome.status === 'completed')) run.outcome = outcomeOf(run, run.abort.signal.reason);
-    const outcome: RunOutcome = run.outcome ?? (run.answer !== undefined ? { status: 'completed' } : { status: 'failed', error: 'the run ended without an answer' });
+    if (run.abort.signal.aborted && (!run.outcome || run.outcome.status === 'completed'))
+      run.outcome = outcomeOf(run, run.abort.signal.reason);
+    const outcome: RunOutcome =
+      run.outcome ??
+      (run.answer !== undefined
+        ? { status: 'completed' }
+        : { status: 'failed', error: 'the run ended without an answer' });
     run.outcome = outcome;
     // A run that ended before the guard decided (invalid request, cancelled) was not refused.
     run.admit(ADMITTED);
@@ -245,7 +269,9 @@ export class Engine implements RunEngine {
         const t0 = ctx.now();
         const current: NodeName = node;
         const next: NodeResult = await Promise.race([
-          ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () => NODES[current](run, ctx)),
+          ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () =>
+            NODES[current](run, ctx),
+          ),
           aborted,
         ]);
         emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
@@ -263,7 +289,10 @@ export class Engine implements RunEngine {
     try {
       await this.#ctx.store.recordRun(record);
     } catch (err) {
-      this.#ctx.logger.error('recording the run in execution memory failed', { runId: run.id, error: (err as Error).message });
+      this.#ctx.logger.error('recording the run in execution memory failed', {
+        runId: run.id,
+        error: (err as Error).message,
+      });
     }
   }
 
@@ -308,16 +337,30 @@ export class Engine implements RunEngine {
 
   #failedHandle(log: RunEventLog, threadId: string, request: RunRequest, error: string): RunHandle {
     const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
-    log.emit({ type: 'run.started', threadId, query: String(request.query ?? ''), mode: request.mode ?? 'auto', protocol: request.protocol });
+    log.emit({
+      type: 'run.started',
+      threadId,
+      query: String(request.query ?? ''),
+      mode: request.mode ?? 'auto',
+      protocol: request.protocol,
+    });
     log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
     const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
     const callerId = ownerIdOf(request);
-    return { id: log.runId, threadId, callerId, admission: Promise.resolve(ADMITTED), result: Promise.resolve(result), events: (afterSeq) => log.events(afterSeq) };
+    return {
+      id: log.runId,
+      threadId,
+      callerId,
+      admission: Promise.resolve(ADMITTED),
+      result: Promise.resolve(result),
+      events: (afterSeq) => log.events(afterSeq),
+    };
   }
 }
 
 function invalidRequest(request: RunRequest): string | undefined {
-  if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length)) return 'the query is empty';
+  if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))
+    return 'the query is empty';
   if (request.mode !== undefined && !RUN_MODES.includes(request.mode)) {
     return `unknown mode "${String(request.mode)}" (expected ${RUN_MODES.join(', ')})`;
   }
@@ -327,8 +370,13 @@ function invalidRequest(request: RunRequest): string | undefined {
 function outcomeOf(run: RunState, err: unknown): RunOutcome {
   const reason = run.abort.signal.aborted ? run.abort.signal.reason : err;
   if (reason instanceof BudgetExceededError) {
-    return { status: 'blocked', error: reason.message, ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}) };
+    return {
+      status: 'blocked',
+      error: reason.message,
+      ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
+    };
   }
-  if (run.abort.signal.aborted) return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
+  if (run.abort.signal.aborted)
+    return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
   return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
 }

@@ -78,7 +78,14 @@ export type GraphEventBody =
   | { type: 'run.started'; threadId: string; query: string; mode: RunMode; protocol: string }
   | { type: 'node.started'; node: NodeName }
   | { type: 'node.finished'; node: NodeName; durationMs: number; next?: string }
-  | { type: 'route.decided'; stage: RouteStage; reason: string; teamConfigId?: string; candidates?: string[]; teamMatch?: TeamMatch }
+  | {
+      type: 'route.decided';
+      stage: RouteStage;
+      reason: string;
+      teamConfigId?: string;
+      candidates?: string[];
+      teamMatch?: TeamMatch;
+    }
   | { type: 'plan.ready'; plan: GraphPlan; round: number }
   | { type: 'step.started'; stepId: string; specialist: string; objective: string; attempt: number }
   | { type: 'step.delta'; stepId: string; text: string }

@@ -7,7 +7,10 @@ import { ModelNameSchema } from './request-models.ts';
 export type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 
 export const PlanStepSchema = z.object({
-  id: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -'),
+  id: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -'),
   specialist: z.string().min(1),
   objective: z.string().min(1),
   dependsOn: z.array(z.string()).default([]),
@@ -25,7 +28,8 @@ export const GraphPlanSchema = z.object({
 // The schema parses exactly the stored record: a field added to one and not the other (optional ones
 // included) fails to compile. `Same` is the usual exact type-equality test.
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-const schemaMatchesRecord: Same<z.output<typeof PlanStepSchema>, PlanStep> & Same<z.output<typeof GraphPlanSchema>, GraphPlan> = true;
+const schemaMatchesRecord: Same<z.output<typeof PlanStepSchema>, PlanStep> &
+  Same<z.output<typeof GraphPlanSchema>, GraphPlan> = true;
 void schemaMatchesRecord;
 
 /** Built-in specialist id that runs the council as a plan step. */
@@ -119,5 +123,8 @@ export function normalizePhases(plan: GraphPlan): GraphPlan {
       }
     }
   }
-  return { ...plan, steps: plan.steps.map((s) => (s.phase === 'research' && execution.has(s.id) ? { ...s, phase: 'execution' } : s)) };
+  return {
+    ...plan,
+    steps: plan.steps.map((s) => (s.phase === 'research' && execution.has(s.id) ? { ...s, phase: 'execution' } : s)),
+  };
 }

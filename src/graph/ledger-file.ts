@@ -30,15 +30,24 @@ export function readLedgerFile(path: string, logger: Logger): LedgerSnapshot | u
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    logger.error('budget ledger: cannot read the file; caller and thread totals start from zero', { path, error: String(err) });
+    logger.error('budget ledger: cannot read the file; caller and thread totals start from zero', {
+      path,
+      error: String(err),
+    });
     return undefined;
   }
   try {
     const parsed = LedgerFileSchema.safeParse(JSON.parse(text));
     if (parsed.success) return { callers: parsed.data.callers, threads: parsed.data.threads };
-    logger.error('budget ledger: the file is not a ledger; caller and thread totals start from zero', { path, error: parsed.error.issues[0]?.message });
+    logger.error('budget ledger: the file is not a ledger; caller and thread totals start from zero', {
+      path,
+      error: parsed.error.issues[0]?.message,
+    });
   } catch (err) {
-    logger.error('budget ledger: the file is not JSON; caller and thread totals start from zero', { path, error: String(err) });
+    logger.error('budget ledger: the file is not JSON; caller and thread totals start from zero', {
+      path,
+      error: String(err),
+    });
   }
   return undefined;
 }

@@ -41,7 +41,11 @@ export class CallerLedger {
   readonly #threadLimits: ThreadLimits;
   readonly #now: () => number;
 
-  constructor(limits: CallerLimits, now: () => number, options: { thread?: ThreadLimits; restore?: LedgerSnapshot } = {}) {
+  constructor(
+    limits: CallerLimits,
+    now: () => number,
+    options: { thread?: ThreadLimits; restore?: LedgerSnapshot } = {},
+  ) {
     this.#limits = limits;
     this.#threadLimits = options.thread ?? UNLIMITED_THREADS;
     this.#now = now;
@@ -67,10 +71,26 @@ export class CallerLedger {
   /** Throws when the window spend (settled and reserved) plus `tokens` and `costUsd` would exceed the caller's or the thread's limits. */
   checkSpend(callerId: string, tokens: number, costUsd = 0, threadId?: string): void {
     const c = this.#caller(callerId);
-    check(c, this.#limits, tokens, costUsd, this.#retryAfter(c), `caller token budget: "${callerId}"`, `caller cost budget: "${callerId}"`);
+    check(
+      c,
+      this.#limits,
+      tokens,
+      costUsd,
+      this.#retryAfter(c),
+      `caller token budget: "${callerId}"`,
+      `caller cost budget: "${callerId}"`,
+    );
     if (threadId === undefined) return;
     const t = this.#thread(callerId, threadId);
-    check(t, this.#threadLimits, tokens, costUsd, this.#retryAfter(t), `thread token budget: thread "${threadId}"`, `thread cost budget: thread "${threadId}"`);
+    check(
+      t,
+      this.#threadLimits,
+      tokens,
+      costUsd,
+      this.#retryAfter(t),
+      `thread token budget: thread "${threadId}"`,
+      `thread cost budget: thread "${threadId}"`,
+    );
   }
 
   /** Tokens and cost still free for the caller (and thread) in this window, in-flight reservations deducted. */
@@ -113,10 +133,18 @@ export class CallerLedger {
     const now = this.#now();
     const open = (e: Spend) => now - e.windowStart < this.#limits.windowMs && (e.tokens > 0 || e.costUsd > 0);
     const callers: LedgerSnapshot['callers'] = {};
-    for (const [id, e] of this.#callers) if (open(e)) callers[id] = { windowStart: e.windowStart, tokens: e.tokens, costUsd: e.costUsd };
+    for (const [id, e] of this.#callers)
+      if (open(e)) callers[id] = { windowStart: e.windowStart, tokens: e.tokens, costUsd: e.costUsd };
     const threads: LedgerSnapshot['threads'] = [];
     for (const e of this.#threads.values()) {
-      if (open(e)) threads.push({ caller: e.caller, thread: e.thread, windowStart: e.windowStart, tokens: e.tokens, costUsd: e.costUsd });
+      if (open(e))
+        threads.push({
+          caller: e.caller,
+          thread: e.thread,
+          windowStart: e.windowStart,
+          tokens: e.tokens,
+          costUsd: e.costUsd,
+        });
     }
     return { callers, threads };
   }
@@ -128,12 +156,15 @@ export class CallerLedger {
       if (fresh(e.windowStart)) this.#callers.set(id, { ...e, reservedTokens: 0, reservedCostUsd: 0, starts: [] });
     }
     for (const e of s.threads) {
-      if (fresh(e.windowStart)) this.#threads.set(threadKey(e.caller, e.thread), { ...e, reservedTokens: 0, reservedCostUsd: 0 });
+      if (fresh(e.windowStart))
+        this.#threads.set(threadKey(e.caller, e.thread), { ...e, reservedTokens: 0, reservedCostUsd: 0 });
     }
   }
 
   #entries(callerId: string, threadId: string | undefined): Spend[] {
-    return threadId === undefined ? [this.#caller(callerId)] : [this.#caller(callerId), this.#thread(callerId, threadId)];
+    return threadId === undefined
+      ? [this.#caller(callerId)]
+      : [this.#caller(callerId), this.#thread(callerId, threadId)];
   }
 
   #retryAfter(e: Spend): number {
@@ -145,7 +176,8 @@ export class CallerLedger {
     let e = this.#callers.get(id);
     if (e) rollOver(e, now, this.#limits.windowMs);
     else {
-      if (this.#callers.size >= MAX_ENTRIES) this.#prune(this.#callers, now, (c) => now - (c.starts.at(-1) ?? 0) >= MINUTE);
+      if (this.#callers.size >= MAX_ENTRIES)
+        this.#prune(this.#callers, now, (c) => now - (c.starts.at(-1) ?? 0) >= MINUTE);
       e = { windowStart: now, tokens: 0, costUsd: 0, reservedTokens: 0, reservedCostUsd: 0, starts: [] };
       this.#callers.set(id, e);
     }
@@ -159,7 +191,15 @@ export class CallerLedger {
     if (e) rollOver(e, now, this.#limits.windowMs);
     else {
       if (this.#threads.size >= MAX_ENTRIES) this.#prune(this.#threads, now, () => true);
-      e = { caller: callerId, thread: threadId, windowStart: now, tokens: 0, costUsd: 0, reservedTokens: 0, reservedCostUsd: 0 };
+      e = {
+        caller: callerId,
+        thread: threadId,
+        windowStart: now,
+        tokens: 0,
+        costUsd: 0,
+        reservedTokens: 0,
+        reservedCostUsd: 0,
+      };
       this.#threads.set(key, e);
     }
     return e;
@@ -187,13 +227,27 @@ function rollOver(e: Spend, now: number, windowMs: number): void {
   e.costUsd = 0;
 }
 
-function check(e: Spend, limits: { tokens: number; costUsd: number }, tokens: number, costUsd: number, retryAfterMs: number, tokenWho: string, costWho: string): void {
+function check(
+  e: Spend,
+  limits: { tokens: number; costUsd: number },
+  tokens: number,
+  costUsd: number,
+  retryAfterMs: number,
+  tokenWho: string,
+  costWho: string,
+): void {
   const usedTokens = e.tokens + e.reservedTokens;
   if (usedTokens + tokens > limits.tokens) {
-    throw new BudgetExceededError(`${tokenWho} has used ${usedTokens} of ${limits.tokens} tokens in this window`, retryAfterMs);
+    throw new BudgetExceededError(
+      `${tokenWho} has used ${usedTokens} of ${limits.tokens} tokens in this window`,
+      retryAfterMs,
+    );
   }
   const spent = e.costUsd + e.reservedCostUsd;
   if (spent + costUsd > limits.costUsd || spent >= limits.costUsd) {
-    throw new BudgetExceededError(`${costWho} has spent $${spent.toFixed(4)} of $${limits.costUsd} in this window`, retryAfterMs);
+    throw new BudgetExceededError(
+      `${costWho} has spent $${spent.toFixed(4)} of $${limits.costUsd} in this window`,
+      retryAfterMs,
+    );
   }
 }

@@ -58,7 +58,10 @@ class MeteredModel implements ModelClient {
   }
 
   /** Reserve, call, settle the real usage; the reservation is released whatever happens. Failures (a refused reservation too) reject. */
-  private async metered<O extends ModelCallOptions, R extends { usage: ModelUsage }>(options: O, call: (options: O) => Promise<R>): Promise<R> {
+  private async metered<O extends ModelCallOptions, R extends { usage: ModelUsage }>(
+    options: O,
+    call: (options: O) => Promise<R>,
+  ): Promise<R> {
     const { reservation, maxTokens } = this.reserve(options);
     try {
       const result = await call.call(this.inner, this.prepare(options, maxTokens));
@@ -113,7 +116,13 @@ class MeteredModel implements ModelClient {
   }
 
   private prepare<O extends ModelCallOptions>(options: O, maxTokens: number): O {
-    return { ...options, maxTokens, runId: this.ctx.runId, signal: options.signal ?? this.ctx.signal, model: options.model ?? this.ctx.models?.[options.role] };
+    return {
+      ...options,
+      maxTokens,
+      runId: this.ctx.runId,
+      signal: options.signal ?? this.ctx.signal,
+      model: options.model ?? this.ctx.models?.[options.role],
+    };
   }
 }
 

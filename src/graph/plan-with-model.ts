@@ -13,7 +13,8 @@ const COUNCIL_ENTRY = {
 };
 
 /** Queries that weigh a decision get the council offered as a step; others never see it (it costs 9 calls). */
-const DECISION_WORDS = /\b(should|decide|decision|choose|choice|whether|trade-?offs?|pros and cons|recommend|strategy|versus|vs\.?)\b/i;
+const DECISION_WORDS =
+  /\b(should|decide|decision|choose|choice|whether|trade-?offs?|pros and cons|recommend|strategy|versus|vs\.?)\b/i;
 
 const PLANNER_SYSTEM = `You are Parley's planner. Build a GraphPlan: a DAG of steps, each given to ONE of the listed specialists.
 Rules: unique step ids (letters, digits, _ and -); use only the listed specialist ids; "dependsOn" lists the ids a step needs;
@@ -43,7 +44,9 @@ export async function retrieveCandidates(run: RunState, ctx: EngineContext): Pro
     specialist: run.specialists.get(c.specialist.id) ?? c.specialist,
   }));
   if (run.candidates.length === 0) {
-    run.candidates = [...run.specialists.values()].slice(0, k).map((specialist) => ({ specialist, relevance: 0, score: 0 }));
+    run.candidates = [...run.specialists.values()]
+      .slice(0, k)
+      .map((specialist) => ({ specialist, relevance: 0, score: 0 }));
   }
 }
 

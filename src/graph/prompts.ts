@@ -9,7 +9,10 @@ export const block = (name: string, content: string) => `<parley:${name}>${conte
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… [truncated]` : text);
 
-export function specialistsBlock(candidates: SpecialistCandidate[], extra: { id: string; description: string; domains: string[] }[] = []): string {
+export function specialistsBlock(
+  candidates: SpecialistCandidate[],
+  extra: { id: string; description: string; domains: string[] }[] = [],
+): string {
   const rows = candidates.map((c) => ({
     id: c.specialist.id,
     description: c.specialist.description,
@@ -47,7 +50,9 @@ export function stepsBlock(outcomes: StepOutcome[], maxChars = 4000): string {
 /** Execution memory for a system message (never the user message, so old directives stay inert). */
 export function memoryNote(hits: MemoryHit[] | undefined): string {
   if (!hits?.length) return '';
-  const lines = hits.map((h) => `- Earlier run ${h.runId} (score ${h.score ?? 'n/a'}): Q: ${clip(h.query, 200)} A: ${clip(h.answer, 400)}`);
+  const lines = hits.map(
+    (h) => `- Earlier run ${h.runId} (score ${h.score ?? 'n/a'}): Q: ${clip(h.query, 200)} A: ${clip(h.answer, 400)}`,
+  );
   return `\n\nRelevant execution memory from earlier runs:\n${lines.join('\n')}`;
 }
 

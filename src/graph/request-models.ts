@@ -25,13 +25,15 @@ export type ModelChoice = z.infer<typeof ModelChoiceSchema>;
 
 /** A valid choice as the run's per-role models: `models` wins over `model` for the roles it names. */
 export function resolveModelChoice(choice: ModelChoice): RequestModels | undefined {
-  if (choice.model === undefined) return choice.models && Object.keys(choice.models).length ? { ...choice.models } : undefined;
+  if (choice.model === undefined)
+    return choice.models && Object.keys(choice.models).length ? { ...choice.models } : undefined;
   const all = Object.fromEntries(MODEL_ROLES.map((role) => [role, choice.model])) as RequestModels;
   return { ...all, ...choice.models };
 }
 
 /** What a client is told about a role name Parley does not have. */
-export const unknownRoleMessage = (role: string): string => `unknown model role ${JSON.stringify(role)} (roles: ${MODEL_ROLES.join(', ')})`;
+export const unknownRoleMessage = (role: string): string =>
+  `unknown model role ${JSON.stringify(role)} (roles: ${MODEL_ROLES.join(', ')})`;
 
 export type ReadModels = { ok: true; models?: RequestModels } | { ok: false; field: string; message: string };
 

@@ -12,11 +12,27 @@ import { addUsage } from './usage.ts';
 import type { ModelUsage } from '../llm/types.ts';
 
 export const ADVISORS = [
-  { id: 'contrarian', style: 'You are the Contrarian. Look for what is wrong with the obvious answer, the risks, and the case against.' },
-  { id: 'first-principles', style: 'You are the First-Principles thinker. Strip the question to its fundamentals and rebuild the answer from them.' },
-  { id: 'expansionist', style: 'You are the Expansionist. Look for the bigger opportunity, the options nobody listed, the upside.' },
-  { id: 'outsider', style: 'You are the Outsider. Answer as someone from a different field with no stake in the status quo.' },
-  { id: 'executor', style: 'You are the Executor. Focus on what can actually be done next, by whom, with what resources.' },
+  {
+    id: 'contrarian',
+    style: 'You are the Contrarian. Look for what is wrong with the obvious answer, the risks, and the case against.',
+  },
+  {
+    id: 'first-principles',
+    style:
+      'You are the First-Principles thinker. Strip the question to its fundamentals and rebuild the answer from them.',
+  },
+  {
+    id: 'expansionist',
+    style: 'You are the Expansionist. Look for the bigger opportunity, the options nobody listed, the upside.',
+  },
+  {
+    id: 'outsider',
+    style: 'You are the Outsider. Answer as someone from a different field with no stake in the status quo.',
+  },
+  {
+    id: 'executor',
+    style: 'You are the Executor. Focus on what can actually be done next, by whom, with what resources.',
+  },
 ] as const;
 
 const REVIEWERS = 3;
@@ -52,8 +68,13 @@ export async function runCouncil(
   };
   const query = block('query', question);
 
-  emit(run, { type: 'council.stage', stage: 'advisors', detail: `${ADVISORS.length} advisors are answering in parallel` });
-  const models = ctx.councilAdvisorModels?.length && !run.request.models?.council_advisor ? ctx.councilAdvisorModels : undefined;
+  emit(run, {
+    type: 'council.stage',
+    stage: 'advisors',
+    detail: `${ADVISORS.length} advisors are answering in parallel`,
+  });
+  const models =
+    ctx.councilAdvisorModels?.length && !run.request.models?.council_advisor ? ctx.councilAdvisorModels : undefined;
   const answers = await Promise.all(
     ADVISORS.map(async (advisor, i) => {
       const r = await run.model.chat({
@@ -73,7 +94,11 @@ export async function runCouncil(
   const labelled = Object.fromEntries(order.map((a, i) => [LABELS[i]!, a.text]));
   const answersBlock = block('answers', JSON.stringify(labelled));
 
-  emit(run, { type: 'council.stage', stage: 'reviews', detail: `${REVIEWERS} reviewers are ranking answers ${LABELS.join(', ')} blind` });
+  emit(run, {
+    type: 'council.stage',
+    stage: 'reviews',
+    detail: `${REVIEWERS} reviewers are ranking answers ${LABELS.join(', ')} blind`,
+  });
   const reviews = await Promise.all(
     Array.from({ length: REVIEWERS }, async (_, i) => {
       const r = await run.model.structured({
@@ -94,7 +119,9 @@ export async function runCouncil(
     }),
   );
 
-  const reviewText = reviews.map((r, i) => `Reviewer ${i + 1}: ranking ${r.ranking.join(' > ')}. ${r.critique}`).join('\n');
+  const reviewText = reviews
+    .map((r, i) => `Reviewer ${i + 1}: ranking ${r.ranking.join(' > ')}. ${r.critique}`)
+    .join('\n');
   const chair = await run.model.structured({
     role: 'council_chairman',
     schemaName: 'council_verdict',
@@ -111,11 +138,23 @@ export async function runCouncil(
   });
   tally(chair.usage);
   const verdict: CouncilVerdict = chair.value;
-  emit(run, { type: 'council.stage', stage: 'verdict', detail: `confidence ${verdict.confidence.toFixed(2)}`, verdict });
+  emit(run, {
+    type: 'council.stage',
+    stage: 'verdict',
+    detail: `confidence ${verdict.confidence.toFixed(2)}`,
+    verdict,
+  });
 
   const decisionId = randomUUID();
   try {
-    await ctx.store.recordDecision({ id: decisionId, runId: run.id, callerId: run.callerId, question, verdict, decidedAt: new Date(ctx.now()).toISOString() });
+    await ctx.store.recordDecision({
+      id: decisionId,
+      runId: run.id,
+      callerId: run.callerId,
+      question,
+      verdict,
+      decidedAt: new Date(ctx.now()).toISOString(),
+    });
   } catch (err) {
     ctx.logger.warn('recording the council decision failed', { runId: run.id, error: (err as Error).message });
   }

@@ -105,7 +105,11 @@ export class RunEventLog {
   private iterate(afterSeq: number): AsyncIterator<GraphEvent> {
     // An afterSeq past the end (a client that claims more than exists) means "from now on".
     const cursor = Math.min(Math.max(0, afterSeq), this.history.length);
-    const consumer: Consumer = { cursor, floor: this.history.length, attached: !this.closed || cursor < this.history.length };
+    const consumer: Consumer = {
+      cursor,
+      floor: this.history.length,
+      attached: !this.closed || cursor < this.history.length,
+    };
     if (!this.closed) this.consumers.add(consumer);
     return new EventCursor(this, consumer);
   }

@@ -11,7 +11,18 @@ import type { RunRecord, StepRecord } from '../knowledge/store.ts';
 /** The parts of a run the record is made of (a RunState has them all). */
 export type FinishedRun = Pick<
   RunState,
-  'id' | 'threadId' | 'request' | 'callerId' | 'startedAt' | 'answer' | 'plan' | 'results' | 'verification' | 'best' | 'exhausted' | 'teamConfigId'
+  | 'id'
+  | 'threadId'
+  | 'request'
+  | 'callerId'
+  | 'startedAt'
+  | 'answer'
+  | 'plan'
+  | 'results'
+  | 'verification'
+  | 'best'
+  | 'exhausted'
+  | 'teamConfigId'
 > & { meter: Pick<UsageMeter, 'totals'> };
 
 /**

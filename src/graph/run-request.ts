@@ -8,9 +8,7 @@ export { LOCAL_CALLER, canSee, ownerFilter, type Caller } from '../identity/call
 export const RUN_MODES = ['auto', 'direct', 'orchestrate', 'council'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; url: string; mimeType?: string };
+export type ContentPart = { type: 'text'; text: string } | { type: 'image'; url: string; mimeType?: string };
 
 export interface PriorMessage {
   role: 'user' | 'assistant' | 'system';

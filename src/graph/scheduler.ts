@@ -122,7 +122,11 @@ export async function scheduleSteps(options: ScheduleOptions): Promise<Map<strin
 }
 
 /** Why a step cannot run because of a dependency outside the batch, or undefined. */
-function outsideBlocker(step: PlanStep, inBatch: ReadonlyMap<string, PlanStep>, prior: ReadonlyMap<string, StepOutcome>): string | undefined {
+function outsideBlocker(
+  step: PlanStep,
+  inBatch: ReadonlyMap<string, PlanStep>,
+  prior: ReadonlyMap<string, StepOutcome>,
+): string | undefined {
   for (const dep of step.dependsOn) {
     if (inBatch.has(dep)) continue;
     const before = prior.get(dep);
@@ -136,7 +140,12 @@ function notRun(step: PlanStep, status: 'skipped' | 'cancelled', error: string):
   return { stepId: step.id, specialist: step.specialist, status, objective: step.objective, error };
 }
 
-function startStep(step: PlanStep, results: ReadonlyMap<string, StepOutcome>, prior: ReadonlyMap<string, StepOutcome>, options: ScheduleOptions): Promise<StepOutcome> {
+function startStep(
+  step: PlanStep,
+  results: ReadonlyMap<string, StepOutcome>,
+  prior: ReadonlyMap<string, StepOutcome>,
+  options: ScheduleOptions,
+): Promise<StepOutcome> {
   const depOutputs = new Map<string, string>();
   for (const dep of step.dependsOn) depOutputs.set(dep, (results.get(dep) ?? prior.get(dep))?.output ?? '');
   const objective = substituteResults(step.objective, depOutputs);
@@ -162,7 +171,9 @@ async function runOne(step: PlanStep, objective: string, options: ScheduleOption
   if (options.signal.aborted) onRunAbort();
   else options.signal.addEventListener('abort', onRunAbort, { once: true });
   // A pausable clock rather than AbortSignal.timeout: the time a human takes does not count.
-  const clock = new PausableDeadline(timeoutMs, () => controller.abort(new StepTimeoutError(`step "${step.id}" timed out after ${timeoutMs} ms`)));
+  const clock = new PausableDeadline(timeoutMs, () =>
+    controller.abort(new StepTimeoutError(`step "${step.id}" timed out after ${timeoutMs} ms`)),
+  );
   let onStepAbort = (): void => {};
   const aborted = new Promise<never>((_, reject) => {
     onStepAbort = () => reject(signal.reason);
@@ -173,7 +184,13 @@ async function runOne(step: PlanStep, objective: string, options: ScheduleOption
     const run = await Promise.race([options.run(step, objective, signal, clock), aborted]);
     return run.ok
       ? { ...base, status: 'succeeded', output: run.output, lineage: run.lineage }
-      : { ...base, status: 'failed', output: run.output || undefined, error: run.error ?? 'step failed', lineage: run.lineage };
+      : {
+          ...base,
+          status: 'failed',
+          output: run.output || undefined,
+          error: run.error ?? 'step failed',
+          lineage: run.lineage,
+        };
   } catch (err) {
     if (options.signal.aborted) return { ...base, status: 'cancelled', error: 'run cancelled' };
     const reason: unknown = signal.aborted ? signal.reason : err;

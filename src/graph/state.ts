@@ -78,7 +78,9 @@ export interface RunState {
 }
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
-export interface EngineContext extends Required<Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan'>> {
+export interface EngineContext extends Required<
+  Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan'>
+> {
   presetPlan?: EngineDeps['presetPlan'];
   peers?: EngineDeps['peers'];
   prices?: EngineDeps['prices'];
@@ -95,7 +97,14 @@ export function emit(run: RunState, body: GraphEventBody): void {
 
 /** A fresh, isolated RunState: its own abort controller, budget meter and metered model client. */
 export function createRunState(
-  init: { id: string; threadId: string; request: RunRequest; startedAt: number; log: RunEventLog; admit?: (admission: Admission) => void },
+  init: {
+    id: string;
+    threadId: string;
+    request: RunRequest;
+    startedAt: number;
+    log: RunEventLog;
+    admit?: (admission: Admission) => void;
+  },
   ctx: EngineContext,
 ): RunState {
   const abort = new AbortController();
@@ -126,7 +135,9 @@ export function createRunState(
       prices: ctx.prices,
       maxOutputTokens: ctx.maxOutputTokens,
       onUsage: () => emit(run, { type: 'usage', usage: { ...meter.totals } }),
-      ...((init.request.reasoning ?? ctx.config.engine.streamReasoning) ? { onThought: (role: ModelRole, text: string) => emit(run, { type: 'model.thought', role, text }) } : {}),
+      ...((init.request.reasoning ?? ctx.config.engine.streamReasoning)
+        ? { onThought: (role: ModelRole, text: string) => emit(run, { type: 'model.thought', role, text }) }
+        : {}),
     }),
     specialists: new Map(),
     candidates: [],

@@ -77,7 +77,14 @@ export class UsageMeter {
   private inFlightModelCalls = 0;
   private inFlightToolCalls = 0;
 
-  constructor(options: { budget: Budget; callerId: string; threadId?: string; ledger: CallerLedger; startedAt: number; now: () => number }) {
+  constructor(options: {
+    budget: Budget;
+    callerId: string;
+    threadId?: string;
+    ledger: CallerLedger;
+    startedAt: number;
+    now: () => number;
+  }) {
     this.budget = options.budget;
     this.callerId = options.callerId;
     this.threadId = options.threadId;
@@ -102,7 +109,9 @@ export class UsageMeter {
     const calls = this.totals.modelCalls + this.inFlightModelCalls;
     if (calls + 1 > this.budget.modelCalls) {
       const inFlight = this.inFlightModelCalls ? ` (${this.inFlightModelCalls} still in flight)` : '';
-      throw new BudgetExceededError(`model call budget: run has made ${calls} of ${this.budget.modelCalls} model calls${inFlight}`);
+      throw new BudgetExceededError(
+        `model call budget: run has made ${calls} of ${this.budget.modelCalls} model calls${inFlight}`,
+      );
     }
     const used = totalTokens(this.totals) + this.reservedTokens;
     if (used + estimatedTokens > this.budget.tokens) {
@@ -154,7 +163,9 @@ export class UsageMeter {
     const calls = this.totals.toolCalls + this.inFlightToolCalls;
     if (calls + 1 > this.budget.toolCalls) {
       const inFlight = this.inFlightToolCalls ? ` (${this.inFlightToolCalls} still in flight)` : '';
-      throw new BudgetExceededError(`tool call budget: run has made ${calls} of ${this.budget.toolCalls} tool calls${inFlight}`);
+      throw new BudgetExceededError(
+        `tool call budget: run has made ${calls} of ${this.budget.toolCalls} tool calls${inFlight}`,
+      );
     }
     this.inFlightToolCalls++;
     let open = true;

@@ -46,7 +46,8 @@ export class ApprovalBroker implements ApprovalPort {
   readonly #pending = new Map<string, Pending>();
   /** Settled ids and who owned them (so a late answer from another caller still reads "not found"). */
   readonly #settled = new Map<string, { outcome: ApprovalOutcome; callerId: string }>();
-  readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval'>> & Pick<ApprovalBrokerOptions, 'recordApproval'>;
+  readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval'>> &
+    Pick<ApprovalBrokerOptions, 'recordApproval'>;
 
   constructor(options: ApprovalBrokerOptions) {
     this.#options = { logger: silentLogger, rememberSettled: 1000, ...options };
@@ -71,7 +72,10 @@ export class ApprovalBroker implements ApprovalPort {
     const entry: Pending = {
       request,
       settle,
-      timer: setTimeout(() => this.#finish(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, timeoutMs)), timeoutMs),
+      timer: setTimeout(
+        () => this.#finish(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, timeoutMs)),
+        timeoutMs,
+      ),
       detachSignal: () => {},
       audit: this.#record(toRecord(request)),
     };
@@ -212,7 +216,13 @@ function defaultOutcome(
 ): ApprovalOutcome {
   const at = new Date().toISOString();
   if (request.kind === 'elicitation') {
-    return { requestId: request.id, decision: { kind: 'elicitation', action: 'cancel' }, resolvedBy, actor: 'system', at };
+    return {
+      requestId: request.id,
+      decision: { kind: 'elicitation', action: 'cancel' },
+      resolvedBy,
+      actor: 'system',
+      at,
+    };
   }
   const type = resolvedBy === 'timeout' ? toolDefault : 'deny';
   const feedback =

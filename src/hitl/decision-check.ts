@@ -11,7 +11,10 @@ export type DecisionCheck = { ok: true; decision: ApprovalDecision } | { ok: fal
 const validators = new AjvJsonSchemaValidator();
 
 /** Validates a value against a JSON Schema with the MCP SDK's bundled Ajv (dialect chosen by $schema). */
-export function validateAgainstSchema(schema: Record<string, unknown>, value: unknown): { ok: true } | { ok: false; message: string } {
+export function validateAgainstSchema(
+  schema: Record<string, unknown>,
+  value: unknown,
+): { ok: true } | { ok: false; message: string } {
   let result;
   try {
     result = validators.getValidator(schema as never)(value);
@@ -21,11 +24,15 @@ export function validateAgainstSchema(schema: Record<string, unknown>, value: un
   return result.valid ? { ok: true } : { ok: false, message: result.errorMessage };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function checkDecision(request: ApprovalRequest, decision: ApprovalDecision): DecisionCheck {
   if (!isPlainObject(decision) || decision.kind !== request.kind) {
-    return { ok: false, message: `request ${request.id} is a ${request.kind} request; the answer must be a ${request.kind} decision` };
+    return {
+      ok: false,
+      message: `request ${request.id} is a ${request.kind} request; the answer must be a ${request.kind} decision`,
+    };
   }
   return request.kind === 'tool'
     ? checkToolDecision(request, decision as Extract<ApprovalDecision, { kind: 'tool' }>)
@@ -41,7 +48,8 @@ function checkToolDecision(
   const unknown = Object.keys(given).filter((k) => !expected.has(k));
   if (unknown.length) return { ok: false, message: `decisions name unknown tool calls: ${unknown.join(', ')}` };
   const missing = [...expected].filter((k) => !(k in given));
-  if (missing.length) return { ok: false, message: `decisions must cover every tool call; missing: ${missing.join(', ')}` };
+  if (missing.length)
+    return { ok: false, message: `decisions must cover every tool call; missing: ${missing.join(', ')}` };
   if (decision.feedback !== undefined && typeof decision.feedback !== 'string') {
     return { ok: false, message: 'feedback must be a string' };
   }
@@ -52,17 +60,25 @@ function checkToolDecision(
     if (d?.type === 'accept' || d?.type === 'deny') {
       decisions[call.toolCallId] = { type: d.type };
     } else if (d?.type === 'edit') {
-      if (!isPlainObject(d.args)) return { ok: false, message: `edit of ${call.toolCallId}: args must be a JSON object` };
+      if (!isPlainObject(d.args))
+        return { ok: false, message: `edit of ${call.toolCallId}: args must be a JSON object` };
       if (call.inputSchema) {
         const valid = validateAgainstSchema(call.inputSchema, d.args);
-        if (!valid.ok) return { ok: false, message: `edit of ${call.toolCallId} does not match ${call.tool}'s input schema: ${valid.message}` };
+        if (!valid.ok)
+          return {
+            ok: false,
+            message: `edit of ${call.toolCallId} does not match ${call.tool}'s input schema: ${valid.message}`,
+          };
       }
       decisions[call.toolCallId] = { type: 'edit', args: structuredClone(d.args) };
     } else {
       return { ok: false, message: `decision for ${call.toolCallId} must be accept, deny or edit` };
     }
   }
-  return { ok: true, decision: { kind: 'tool', decisions, ...(decision.feedback ? { feedback: decision.feedback } : {}) } };
+  return {
+    ok: true,
+    decision: { kind: 'tool', decisions, ...(decision.feedback ? { feedback: decision.feedback } : {}) },
+  };
 }
 
 function checkElicitation(
@@ -80,5 +96,8 @@ function checkElicitation(
     const valid = validateAgainstSchema(request.requestedSchema, content ?? {});
     if (!valid.ok) return { ok: false, message: `content does not match the requested schema: ${valid.message}` };
   }
-  return { ok: true, decision: { kind: 'elicitation', action, ...(content ? { content: structuredClone(content) } : {}) } };
+  return {
+    ok: true,
+    decision: { kind: 'elicitation', action, ...(content ? { content: structuredClone(content) } : {}) },
+  };
 }

@@ -25,10 +25,7 @@ export interface GuardedTool {
   requireApproval?: boolean;
 }
 
-export function needsApproval(
-  tool: GuardedTool,
-  policy: ApprovalPolicy,
-): GuardVerdict {
+export function needsApproval(tool: GuardedTool, policy: ApprovalPolicy): GuardVerdict {
   if (policy === 'always') return { required: true, reason: 'policy: always' };
   if (policy === 'never') return { required: false, reason: 'policy: never' };
 
@@ -42,6 +39,7 @@ export function needsApproval(
   }
   if (readOnlyHint === true) return { required: false, reason: 'annotations: readOnlyHint' };
   if (destructiveHint === true) return { required: true, reason: 'annotations: destructiveHint' };
-  if (destructiveHint === false) return { required: false, reason: 'annotations: destructiveHint false (additive write)' };
+  if (destructiveHint === false)
+    return { required: false, reason: 'annotations: destructiveHint false (additive write)' };
   return { required: true, reason: 'annotations absent: MCP default destructiveHint=true' };
 }

@@ -35,21 +35,31 @@ const approveBody = z
   })
   .strict()
   .superRefine((b, ctx) => {
-    if (!b.request_id && !b.id) ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'request_id (or id) is required' });
+    if (!b.request_id && !b.id)
+      ctx.addIssue({ code: 'custom', path: ['request_id'], message: 'request_id (or id) is required' });
     if (b.request_id && b.id && b.request_id !== b.id) {
       ctx.addIssue({ code: 'custom', path: ['id'], message: 'request_id and id differ; send one' });
     }
     if (b.decisions === undefined && b.action === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['decisions'], message: 'decisions (tool approval) or action (elicitation) is required' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['decisions'],
+        message: 'decisions (tool approval) or action (elicitation) is required',
+      });
     }
     if (b.decisions !== undefined && b.action !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['action'], message: 'send decisions for a tool approval or action for an elicitation, not both' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['action'],
+        message: 'send decisions for a tool approval or action for an elicitation, not both',
+      });
     }
   });
 
 type ApproveBody = z.infer<typeof approveBody>;
 
-const error = (c: Context, status: 400 | 404 | 409, code: string, message: string) => jsonError(c, status, message, code);
+const error = (c: Context, status: 400 | 404 | 409, code: string, message: string) =>
+  jsonError(c, status, message, code);
 
 function toDecision(body: ApproveBody): ApprovalDecision {
   if (body.action !== undefined) {
@@ -101,7 +111,9 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
 
   app.get('/api/approvals/:id', (c) => {
     const request = deps.broker.get(c.req.param('id'), callerOf(c));
-    return request ? c.json({ approval: request }) : error(c, 404, 'not_found', `no pending approval with id ${c.req.param('id')}`);
+    return request
+      ? c.json({ approval: request })
+      : error(c, 404, 'not_found', `no pending approval with id ${c.req.param('id')}`);
   });
 
   return app;

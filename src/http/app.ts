@@ -55,7 +55,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
   app.all('/.well-known/openid-configuration', notFound);
   app.all('/.well-known/openid-configuration/*', notFound);
   app.all('*/.well-known/openid-configuration', notFound);
-  app.use('*', apiKeyAuth({ keys: options.apiKeys, adminKeys: options.adminKeys, publicPaths: ['/health', ...(options.publicPaths ?? [])] }));
+  app.use(
+    '*',
+    apiKeyAuth({
+      keys: options.apiKeys,
+      adminKeys: options.adminKeys,
+      publicPaths: ['/health', ...(options.publicPaths ?? [])],
+    }),
+  );
   app.use('*', limitBody(options.bodyLimitBytes));
   app.use('*', jsonBodies({ maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH, jsonRpcPaths: JSON_RPC_PATHS }));
   app.use('*', acceptTraceContext());

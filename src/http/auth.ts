@@ -33,7 +33,10 @@ export const isOperator = (caller: Caller): boolean => caller.admin === true || 
 /** Refuses a route to every caller but operators, with 403 and what to send instead. */
 export const operatorsOnly: MiddlewareHandler = async (c, next) => {
   if (isOperator(callerOf(c))) return next();
-  return c.json(errorBody('forbidden', `${c.req.method} ${c.req.path} is for operators: send a key from PARLEY_ADMIN_KEYS.`), 403);
+  return c.json(
+    errorBody('forbidden', `${c.req.method} ${c.req.path} is for operators: send a key from PARLEY_ADMIN_KEYS.`),
+    403,
+  );
 };
 
 export interface AuthOptions {
@@ -51,7 +54,11 @@ export interface AuthOptions {
  */
 function keyMatcher(keys: string[], adminKeys: string[]): (token: string) => Caller | undefined {
   const admins = new Set(adminKeys);
-  const known = [...new Set([...keys, ...adminKeys])].map((key) => ({ hash: digest(key), id: callerIdOf(key), admin: admins.has(key) }));
+  const known = [...new Set([...keys, ...adminKeys])].map((key) => ({
+    hash: digest(key),
+    id: callerIdOf(key),
+    admin: admins.has(key),
+  }));
   return (token) => {
     const hash = digest(token);
     const match = known.find((k) => timingSafeEqual(k.hash, hash));
@@ -67,7 +74,10 @@ export const authEnabled = (keys: string[], adminKeys: string[] = []) => keys.le
  * The same check for requests that never reach Hono (WebSocket upgrades on the Node server):
  * the caller of an `Authorization: Bearer <key>` header, ANONYMOUS when auth is off, undefined when refused.
  */
-export function authenticateBearer(keys: string[], adminKeys: string[] = []): (authorization: string | undefined) => Caller | undefined {
+export function authenticateBearer(
+  keys: string[],
+  adminKeys: string[] = [],
+): (authorization: string | undefined) => Caller | undefined {
   if (!authEnabled(keys, adminKeys)) return () => ANONYMOUS;
   const match = keyMatcher(keys, adminKeys);
   return (authorization) => {
@@ -76,7 +86,11 @@ export function authenticateBearer(keys: string[], adminKeys: string[] = []): (a
   };
 }
 
-export function apiKeyAuth({ keys, adminKeys = [], publicPaths = ['/health'] }: AuthOptions): MiddlewareHandler<ParleyEnv> {
+export function apiKeyAuth({
+  keys,
+  adminKeys = [],
+  publicPaths = ['/health'],
+}: AuthOptions): MiddlewareHandler<ParleyEnv> {
   if (!authEnabled(keys, adminKeys)) {
     return async (c, next) => {
       c.set('caller', ANONYMOUS);
@@ -90,8 +104,12 @@ export function apiKeyAuth({ keys, adminKeys = [], publicPaths = ['/health'] }: 
       if (caller) c.set('caller', caller);
       return caller !== undefined;
     },
-    noAuthenticationHeader: { message: errorBody('unauthorized', 'Missing API key: send Authorization: Bearer <key>.') },
-    invalidAuthenticationHeader: { message: errorBody('bad_request', 'Malformed Authorization header: expected Bearer <key>.') },
+    noAuthenticationHeader: {
+      message: errorBody('unauthorized', 'Missing API key: send Authorization: Bearer <key>.'),
+    },
+    invalidAuthenticationHeader: {
+      message: errorBody('bad_request', 'Malformed Authorization header: expected Bearer <key>.'),
+    },
     invalidToken: { message: errorBody('unauthorized', 'Invalid API key.') },
   });
   return async (c, next) => (publicPaths.includes(c.req.path) ? next() : check(c, next));

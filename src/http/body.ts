@@ -15,7 +15,10 @@ import { answerableId, envelopeProblem } from './json-rpc-envelope.ts';
 import { leadingRequestId, parseJsonBytes, type JsonRefusal } from './json-text.ts';
 
 export function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({ maxSize: maxBytes, onError: (c) => jsonError(c, 413, `The request body is larger than ${maxBytes} bytes.`) });
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) => jsonError(c, 413, `The request body is larger than ${maxBytes} bytes.`),
+  });
 }
 
 /** application/json or any application/*+json, with parameters (`; charset=utf-8`) allowed. */
@@ -90,7 +93,13 @@ function dropContentType(c: Context): void {
   c.req.raw = new Request(c.req.raw, { headers });
 }
 
-function rpcError(c: Context, status: ContentfulStatusCode, id: string | number | null, code: number, message: string): Response {
+function rpcError(
+  c: Context,
+  status: ContentfulStatusCode,
+  id: string | number | null,
+  code: number,
+  message: string,
+): Response {
   return c.json({ jsonrpc: '2.0', id, error: { code, message } }, status);
 }
 
@@ -100,7 +109,12 @@ function rpcError(c: Context, status: ContentfulStatusCode, id: string | number 
  */
 export async function peekJson(c: Context): Promise<unknown> {
   const checked = c.get(CHECKED as never) as { value: unknown } | undefined;
-  return checked ? checked.value : c.req.raw.clone().json().catch(() => undefined);
+  return checked
+    ? checked.value
+    : c.req.raw
+        .clone()
+        .json()
+        .catch(() => undefined);
 }
 
 /** A JSON body nobody checked yet (a route app served on its own, without jsonBodies in front). */
@@ -121,9 +135,11 @@ const refusal = (parsed: JsonRefusal) => new ApiError(400, parsed.message, 'inva
 export async function readJson<T = unknown>(c: Context, schema?: ZodType<T>): Promise<T> {
   const checked = c.get(CHECKED as never) as { value: unknown } | undefined;
   const data = checked ? checked.value : await checkNow(c, DEFAULT_JSON_MAX_DEPTH);
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ApiError(400, 'The request body must be a JSON object.', 'invalid_json');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new ApiError(400, 'The request body must be a JSON object.', 'invalid_json');
   if (!schema) return data as T;
   const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new ApiError(400, `Invalid request body: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+  if (!parsed.success)
+    throw new ApiError(400, `Invalid request body: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
   return parsed.data;
 }

@@ -42,8 +42,18 @@ export class ApiError extends Error {
   }
 }
 
-export function jsonError(c: Context, status: ContentfulStatusCode, message: string, code?: string, headers?: Record<string, string>): Response {
-  return c.json(errorBody(code ?? ERROR_CODES[status as keyof typeof ERROR_CODES] ?? 'error', message), status, headers);
+export function jsonError(
+  c: Context,
+  status: ContentfulStatusCode,
+  message: string,
+  code?: string,
+  headers?: Record<string, string>,
+): Response {
+  return c.json(
+    errorBody(code ?? ERROR_CODES[status as keyof typeof ERROR_CODES] ?? 'error', message),
+    status,
+    headers,
+  );
 }
 
 export const notFound: NotFoundHandler = (c) => jsonError(c, 404, `No route for ${c.req.method} ${c.req.path}.`);
@@ -61,8 +71,13 @@ export function errorHandler(logger: Logger): ErrorHandler {
       return jsonError(c, err.status, err.message || (await res.text()) || 'Request failed.', undefined, headers);
     }
     // JSON.parse of a request body (c.req.json()) is the only source of SyntaxError at run time.
-    if (err instanceof SyntaxError) return jsonError(c, 400, `The request body is not valid JSON: ${err.message}`, 'invalid_json');
-    logger.error('unhandled error', { method: c.req.method, path: c.req.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    if (err instanceof SyntaxError)
+      return jsonError(c, 400, `The request body is not valid JSON: ${err.message}`, 'invalid_json');
+    logger.error('unhandled error', {
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
     return jsonError(c, 500, 'Internal error; see the server log.');
   };
 }

@@ -20,7 +20,8 @@ export function envelopeProblem(message: unknown): string | undefined {
     return 'Invalid Request: "id" must be a string, a number or null.';
   }
   if (method !== undefined && typeof method !== 'string') return 'Invalid Request: "method" must be a string.';
-  if (params !== undefined && (typeof params !== 'object' || params === null)) return 'Invalid Request: "params" must be an object or an array.';
+  if (params !== undefined && (typeof params !== 'object' || params === null))
+    return 'Invalid Request: "params" must be an object or an array.';
   return undefined;
 }
 
@@ -29,7 +30,10 @@ const MAX_ECHOED_ID = 200;
 
 /** The id to answer a refused message with: its own when it is a valid (and short) id, else null. */
 export function answerableId(message: unknown): string | number | null {
-  const id = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as { id?: unknown }).id : undefined;
+  const id =
+    typeof message === 'object' && message !== null && !Array.isArray(message)
+      ? (message as { id?: unknown }).id
+      : undefined;
   if (typeof id === 'number') return id;
   return typeof id === 'string' && id.length <= MAX_ECHOED_ID ? id : null;
 }

@@ -15,7 +15,8 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /** Decodes bytes as strict UTF-8 (no BOM, no invalid sequence), then parses them as parseJsonText does. */
 export function parseJsonBytes(bytes: Uint8Array, maxDepth: number): JsonParse {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return refuse('syntax', 'The body starts with a byte order mark; send UTF-8 JSON without one.');
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return refuse('syntax', 'The body starts with a byte order mark; send UTF-8 JSON without one.');
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
@@ -27,7 +28,8 @@ export function parseJsonBytes(bytes: Uint8Array, maxDepth: number): JsonParse {
 
 /** Parses JSON text, refusing a BOM, nesting deeper than maxDepth, and lone surrogates. */
 export function parseJsonText(text: string, maxDepth: number): JsonParse {
-  if (text.charCodeAt(0) === 0xfeff) return refuse('syntax', 'The JSON text starts with a byte order mark; send it without one.');
+  if (text.charCodeAt(0) === 0xfeff)
+    return refuse('syntax', 'The JSON text starts with a byte order mark; send it without one.');
   // Measured on the text, before parsing: a deep body is refused without building it.
   if (exceedsDepth(text, maxDepth)) return refuse('structure', `The JSON is nested deeper than ${maxDepth} levels.`);
   let value: unknown;
@@ -36,7 +38,8 @@ export function parseJsonText(text: string, maxDepth: number): JsonParse {
   } catch (err) {
     return refuse('syntax', `The body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (hasLoneSurrogate(value)) return refuse('syntax', 'The JSON holds a lone surrogate (e.g. "\\ud800"), which is not valid Unicode text.');
+  if (hasLoneSurrogate(value))
+    return refuse('syntax', 'The JSON holds a lone surrogate (e.g. "\\ud800"), which is not valid Unicode text.');
   return { ok: true, value };
 }
 
@@ -49,7 +52,8 @@ function exceedsDepth(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) {
@@ -74,7 +78,10 @@ function hasLoneSurrogate(value: unknown): boolean {
  * way SDK clients write it (`{"jsonrpc":"2.0","id":7,...}`), so the client's pending call gets its error.
  */
 export function leadingRequestId(text: string): string | number | null {
-  const match = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})\s*[,}]/.exec(text.slice(0, 512));
+  const match =
+    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})\s*[,}]/.exec(
+      text.slice(0, 512),
+    );
   if (!match) return null;
   try {
     return JSON.parse(match[1]!) as string | number;

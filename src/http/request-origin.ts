@@ -52,15 +52,25 @@ export function originPolicy(policy: OriginPolicy): (host: string | undefined, o
     const named = host === undefined ? undefined : parseHost(host);
     if (!named) return { ok: false, message: 'Missing or malformed Host header.' };
     if (!anyHost && !hosts.has(named.hostname)) {
-      return { ok: false, message: `Host "${named.hostname}" is not allowed; add it to PARLEY_ALLOWED_HOSTS if this server is reached by that name.` };
+      return {
+        ok: false,
+        message: `Host "${named.hostname}" is not allowed; add it to PARLEY_ALLOWED_HOSTS if this server is reached by that name.`,
+      };
     }
     if (origin === undefined) return { ok: true, cors: false };
     if (listed.has(origin)) return { ok: true, cors: true };
     const from = URL.canParse(origin) ? new URL(origin) : undefined;
     // The server's own pages: same host and port as the Host the request names (either scheme: a TLS proxy may sit in front).
-    const own = from && /^https?:$/.test(from.protocol) && from.hostname === named.hostname && (from.port || defaultPort(from.protocol)) === (named.port || defaultPort(from.protocol));
+    const own =
+      from &&
+      /^https?:$/.test(from.protocol) &&
+      from.hostname === named.hostname &&
+      (from.port || defaultPort(from.protocol)) === (named.port || defaultPort(from.protocol));
     if (own) return { ok: true, cors: false };
-    return { ok: false, message: `Origin "${origin}" is not allowed; list it in PARLEY_ALLOWED_ORIGINS to let that page call Parley.` };
+    return {
+      ok: false,
+      message: `Origin "${origin}" is not allowed; list it in PARLEY_ALLOWED_ORIGINS to let that page call Parley.`,
+    };
   };
 }
 
@@ -82,7 +92,19 @@ const CORS_ALLOW_HEADERS = [
   'tracestate',
 ];
 /** Response headers those clients read. */
-const CORS_EXPOSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'Acp-Connection-Id', 'Acp-Session-Id', 'A2A-Version', 'A2A-Extensions', 'X-A2A-Extensions', 'X-Parley-Run-Id', 'Retry-After', 'WWW-Authenticate', 'ETag'];
+const CORS_EXPOSE_HEADERS = [
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Acp-Connection-Id',
+  'Acp-Session-Id',
+  'A2A-Version',
+  'A2A-Extensions',
+  'X-A2A-Extensions',
+  'X-Parley-Run-Id',
+  'Retry-After',
+  'WWW-Authenticate',
+  'ETag',
+];
 
 /**
  * Refuses (403) a foreign Host or Origin before any other middleware runs; answers CORS, preflights

@@ -5,11 +5,27 @@
 import type { Duplex } from 'node:stream';
 import { ERROR_CODES, errorBody } from './errors.ts';
 
-const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' };
+const REASONS: Record<number, string> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
 
-export function refuseUpgrade(socket: Duplex, status: 401 | 403 | 404 | 429 | 503, message: string, headers: Record<string, string> = {}): void {
+export function refuseUpgrade(
+  socket: Duplex,
+  status: 401 | 403 | 404 | 429 | 503,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify(errorBody(ERROR_CODES[status], message));
-  const lines = [`HTTP/1.1 ${status} ${REASONS[status]}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+  const lines = [
+    `HTTP/1.1 ${status} ${REASONS[status]}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }

@@ -26,7 +26,16 @@ import type {
   ToolRecord,
 } from './store.ts';
 import type { ProficiencyTotals, RegistryOptions } from './registry.ts';
-import { approvalFromNode, decisionFromNode, num, optNum, proficiencyFromNode, runFromNodes, str, teamFromNode } from './rows.ts';
+import {
+  approvalFromNode,
+  decisionFromNode,
+  num,
+  optNum,
+  proficiencyFromNode,
+  runFromNodes,
+  str,
+  teamFromNode,
+} from './rows.ts';
 import { nodeOf, type CypherExecutor } from './cypher/executor.ts';
 import type { QuerySet } from './cypher/queries.ts';
 import { ViewCache, type ViewOptions } from './cypher/view-cache.ts';
@@ -46,7 +55,12 @@ export class CypherStore implements KnowledgeStore {
   readonly #registry: registry.RegistryDb;
   readonly #recorder: RunRecorder;
 
-  constructor(exec: CypherExecutor, Q: QuerySet, options: RegistryOptions, view: ViewOptions = { refreshMs: Infinity }) {
+  constructor(
+    exec: CypherExecutor,
+    Q: QuerySet,
+    options: RegistryOptions,
+    view: ViewOptions = { refreshMs: Infinity },
+  ) {
     this.#exec = exec;
     this.#Q = Q;
     this.#options = options;
@@ -134,13 +148,23 @@ export class CypherStore implements KnowledgeStore {
       const rows = await q(this.#Q.getRun, { id });
       if (!rows[0]) return undefined;
       const steps = await q(this.#Q.stepsOfRun, { runId: id });
-      return runFromNodes(nodeOf(rows[0], 'r'), steps.map((s) => nodeOf(s, 's')));
+      return runFromNodes(
+        nodeOf(rows[0], 'r'),
+        steps.map((s) => nodeOf(s, 's')),
+      );
     });
   }
 
-  async listRuns(options: { limit?: number; status?: RunRecord['status']; threadId?: string } & CallerScope = {}): Promise<RunSummary[]> {
+  async listRuns(
+    options: { limit?: number; status?: RunRecord['status']; threadId?: string } & CallerScope = {},
+  ): Promise<RunSummary[]> {
     const limit = Math.max(1, Math.min(1000, Math.trunc(options.limit ?? 50)));
-    const params = { status: options.status ?? '', threadId: options.threadId ?? '', callerId: options.callerId ?? '', limit };
+    const params = {
+      status: options.status ?? '',
+      threadId: options.threadId ?? '',
+      callerId: options.callerId ?? '',
+      limit,
+    };
     const rows = await this.#exec.read((q) => q(this.#Q.listRuns, params));
     return rows.map((r) => ({
       id: str(r.id),
@@ -169,7 +193,9 @@ export class CypherStore implements KnowledgeStore {
   }
 
   async listDecisions(limit = 20, scope: CallerScope = {}): Promise<DecisionRecord[]> {
-    const rows = await this.#exec.read((q) => q(this.#Q.listDecisions, { limit: Math.max(1, Math.trunc(limit)), callerId: scope.callerId ?? '' }));
+    const rows = await this.#exec.read((q) =>
+      q(this.#Q.listDecisions, { limit: Math.max(1, Math.trunc(limit)), callerId: scope.callerId ?? '' }),
+    );
     return rows.map((r) => decisionFromNode(nodeOf(r, 'd')));
   }
 

@@ -8,7 +8,11 @@ export const KUZU_FILE = 'knowledge.kuzu';
 
 /** Each backend is imported only when chosen: the Neo4j driver (with rxjs) is ~400 modules a Kuzu start never needs. */
 export async function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
-  const registry = { teamMatchThreshold: knowledge.teamMatchThreshold, teamMinSuccessRate: knowledge.teamMinSuccessRate, memoryWindow: knowledge.memoryWindow };
+  const registry = {
+    teamMatchThreshold: knowledge.teamMatchThreshold,
+    teamMinSuccessRate: knowledge.teamMinSuccessRate,
+    memoryWindow: knowledge.memoryWindow,
+  };
   if (knowledge.neo4j) {
     const { openNeo4jStore } = await import('./neo4j/store.ts');
     return openNeo4jStore({ ...knowledge.neo4j, ...registry });

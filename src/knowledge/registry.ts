@@ -5,7 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { sameTask } from './query-shape.ts';
-import type { Proficiency, RunRecord, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
+import type {
+  Proficiency,
+  RunRecord,
+  SpecialistCandidate,
+  SpecialistFilter,
+  SpecialistRecord,
+  TeamConfig,
+} from './store.ts';
 
 /** A verifier score at or above this counts as a success (the engine's "synthesize" threshold). */
 export const SUCCESS_SCORE = 0.7;
@@ -67,7 +74,11 @@ export function pickTeam<T extends TeamStats>(query: string, teams: T[], options
     if (team.uses === 0 || team.successes / team.uses < options.teamMinSuccessRate) continue;
     const similarity = jaccard(pattern, team.pattern);
     if (similarity < options.teamMatchThreshold) continue;
-    if (!best || similarity > best.similarity || (similarity === best.similarity && team.avgScore > best.team.avgScore)) {
+    if (
+      !best ||
+      similarity > best.similarity ||
+      (similarity === best.similarity && team.avgScore > best.team.avgScore)
+    ) {
       best = { team, similarity };
     }
   }
@@ -81,7 +92,9 @@ export function ftsQueryText(query: string): string {
 
 /** Text the full-text index sees for a specialist. */
 export function specialistSearchText(s: Pick<SpecialistRecord, 'name' | 'description' | 'domains' | 'tools'>): string {
-  return [s.name, s.description, s.domains.join(' '), s.tools.map((t) => t.replace(/[/_-]/g, ' ')).join(' ')].join('\n');
+  return [s.name, s.description, s.domains.join(' '), s.tools.map((t) => t.replace(/[/_-]/g, ' ')).join(' ')].join(
+    '\n',
+  );
 }
 
 /**
@@ -149,14 +162,21 @@ export function runTeaches(run: Pick<RunRecord, 'score' | 'status'>): boolean {
 export function observationsOf(run: RunRecord): { specialistId: string; observation: Observation }[] {
   if (!runTeaches(run)) return [];
   const score = run.score!;
-  return run.steps.filter((step) => step.status === 'succeeded' || step.status === 'failed').map((step) => {
-    const succeeded = step.status === 'succeeded';
-    const stepScore = succeeded ? score : 0;
-    return {
-      specialistId: step.specialist,
-      observation: { success: stepScore >= SUCCESS_SCORE, score: stepScore, latencyMs: step.durationMs, costUsd: step.costUsd },
-    };
-  });
+  return run.steps
+    .filter((step) => step.status === 'succeeded' || step.status === 'failed')
+    .map((step) => {
+      const succeeded = step.status === 'succeeded';
+      const stepScore = succeeded ? score : 0;
+      return {
+        specialistId: step.specialist,
+        observation: {
+          success: stepScore >= SUCCESS_SCORE,
+          score: stepScore,
+          latencyMs: step.durationMs,
+          costUsd: step.costUsd,
+        },
+      };
+    });
 }
 
 /** Stored running totals behind a Proficiency (costRuns: observations that had a known cost). */
@@ -194,7 +214,13 @@ export function teamOf(run: RunRecord): { pattern: string; specialists: string[]
  * accumulates, per caller: a team's plan carries its caller's objectives, so callers never share one.
  */
 export function teamId(pattern: string, specialists: string[], callerId: string): string {
-  return 'team:' + createHash('sha256').update(callerId + '|' + pattern + '|' + specialists.join(',')).digest('hex').slice(0, 20);
+  return (
+    'team:' +
+    createHash('sha256')
+      .update(callerId + '|' + pattern + '|' + specialists.join(','))
+      .digest('hex')
+      .slice(0, 20)
+  );
 }
 
 /**
@@ -225,7 +251,8 @@ export function applyTeamRun(team: TeamConfig, run: RunRecord): TeamConfig {
 export function matchesFilter(s: SpecialistRecord, filter: SpecialistFilter = {}): boolean {
   if (filter.kind !== undefined && s.kind !== filter.kind) return false;
   if (filter.available !== undefined && s.available !== filter.available) return false;
-  if (filter.domain !== undefined && !s.domains.some((d) => d.toLowerCase() === filter.domain!.toLowerCase())) return false;
+  if (filter.domain !== undefined && !s.domains.some((d) => d.toLowerCase() === filter.domain!.toLowerCase()))
+    return false;
   if (filter.text) {
     const haystack = specialistSearchText(s).toLowerCase() + ' ' + s.id.toLowerCase();
     if (!tokenize(filter.text).every((w) => haystack.includes(w))) return false;

@@ -15,7 +15,13 @@ import { jsonError } from '../http/errors.ts';
 import { canSee, ownerFilter } from '../identity/caller.ts';
 import type { KnowledgeStore } from './store.ts';
 import type { IngestReport } from './ingest/ingest.ts';
-import { McpConfigError, configRequiresApproval, configToolTimeoutMs, redactMcpConfig, type McpConfig } from '../tools/mcp-config.ts';
+import {
+  McpConfigError,
+  configRequiresApproval,
+  configToolTimeoutMs,
+  redactMcpConfig,
+  type McpConfig,
+} from '../tools/mcp-config.ts';
 
 export interface KnowledgeRoutesDeps {
   store: KnowledgeStore;
@@ -42,7 +48,9 @@ const ToolsQuery = z.strictObject({ server: z.string().min(1).optional() });
 function badQuery(error: z.ZodError): string {
   const issue = error.issues[0]!;
   const name = issue.path.join('.');
-  return issue.code === 'unrecognized_keys' ? `Unknown query parameter: ${issue.keys.join(', ')}.` : `Query parameter "${name}": ${issue.message}.`;
+  return issue.code === 'unrecognized_keys'
+    ? `Unknown query parameter: ${issue.keys.join(', ')}.`
+    : `Query parameter "${name}": ${issue.message}.`;
 }
 
 export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
@@ -62,7 +70,9 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     const query = RunsQuery.safeParse(c.req.query());
     if (!query.success) return jsonError(c, 400, badQuery(query.error));
     const callerId = ownerFilter(callerOf(c));
-    return c.json({ runs: await deps.store.listRuns({ ...query.data, ...(callerId !== undefined ? { callerId } : {}) }) });
+    return c.json({
+      runs: await deps.store.listRuns({ ...query.data, ...(callerId !== undefined ? { callerId } : {}) }),
+    });
   });
 
   app.get('/api/runs/:id', async (c) => {

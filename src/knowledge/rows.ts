@@ -20,7 +20,8 @@ type Value = unknown;
 type Node = Record<string, Value>;
 
 export const str = (v: Value | undefined): string => (v === null || v === undefined ? '' : String(v));
-export const optStr = (v: Value | undefined): string | undefined => (v === null || v === undefined || v === '' ? undefined : String(v));
+export const optStr = (v: Value | undefined): string | undefined =>
+  v === null || v === undefined || v === '' ? undefined : String(v);
 export const num = (v: Value | undefined): number => (v === null || v === undefined ? 0 : Number(v));
 export const optNum = (v: Value | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 export function json<T>(v: Value | undefined, fallback: T): T {

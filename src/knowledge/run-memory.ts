@@ -25,7 +25,8 @@ export const MEMORY_WINDOW = 5000;
 /** The text a run is found by: the same as the database's full-text index on Run. */
 export const memorySearchText = (run: { query: string; answer?: string | null }) => `${run.query}\n${run.answer ?? ''}`;
 
-const before = (a: MemoryEntry, b: MemoryEntry) => a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.id < b.id);
+const before = (a: MemoryEntry, b: MemoryEntry) =>
+  a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.id < b.id);
 
 export class RunMemoryIndex {
   private readonly index = new Bm25Index<MemoryEntry>();
@@ -71,17 +72,19 @@ export class RunMemoryIndex {
     if (k <= 0) return [];
     const all = this.index.search(query);
     const hits = callerId === undefined ? all : all.filter((h) => h.item.callerId === callerId);
-    const better = (a: (typeof hits)[number], b: (typeof hits)[number]) => a.score > b.score || (a.score === b.score && before(b.item, a.item));
+    const better = (a: (typeof hits)[number], b: (typeof hits)[number]) =>
+      a.score > b.score || (a.score === b.score && before(b.item, a.item));
     // Top k by selection when k is small (a few hits) and the hits may be thousands.
     let top: typeof hits = [];
     if (k >= hits.length) top = hits.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
-    else for (const hit of hits) {
-      if (top.length === k && !better(hit, top[k - 1]!)) continue;
-      let i = Math.min(top.length, k - 1);
-      if (top.length === k) top.pop();
-      while (i > 0 && better(hit, top[i - 1]!)) i--;
-      top.splice(i, 0, hit);
-    }
+    else
+      for (const hit of hits) {
+        if (top.length === k && !better(hit, top[k - 1]!)) continue;
+        let i = Math.min(top.length, k - 1);
+        if (top.length === k) top.pop();
+        while (i > 0 && better(hit, top[i - 1]!)) i--;
+        top.splice(i, 0, hit);
+      }
     const max = top[0]?.score ?? 0;
     return top.map(({ item, score }) => ({
       runId: item.id,
@@ -114,5 +117,11 @@ export class RunMemoryIndex {
 }
 
 function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
-  return a.callerId === b.callerId && a.query === b.query && a.answer === b.answer && a.score === b.score && a.startedAt === b.startedAt;
+  return (
+    a.callerId === b.callerId &&
+    a.query === b.query &&
+    a.answer === b.answer &&
+    a.score === b.score &&
+    a.startedAt === b.startedAt
+  );
 }

@@ -50,7 +50,11 @@ export function blendRelevance(text: number, cosine: number, bestCosine: number,
   return textWeight * text + (1 - textWeight) * vector;
 }
 
-export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, options: VectorRetrievalOptions = {}): VectorKnowledgeStore {
+export function withVectorRetrieval(
+  inner: KnowledgeStore,
+  embedder: Embedder,
+  options: VectorRetrievalOptions = {},
+): VectorKnowledgeStore {
   const logger = options.logger ?? silentLogger;
   const textWeight = options.textWeight ?? 0.5;
   const retryAfterFailureMs = options.retryAfterFailureMs ?? 60_000;
@@ -75,14 +79,19 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
     lastError = err instanceof Error ? err.message : String(err);
     textOnlyUntil = now() + retryAfterFailureMs;
     if (!failing) {
-      logger.warn('embeddings unavailable: specialist retrieval falls back to full-text only', { model: embedder.model, error: lastError, retryInMs: retryAfterFailureMs });
+      logger.warn('embeddings unavailable: specialist retrieval falls back to full-text only', {
+        model: embedder.model,
+        error: lastError,
+        retryInMs: retryAfterFailureMs,
+      });
     } else {
       logger.debug('embeddings still unavailable', { model: embedder.model, error: lastError });
     }
     failing = true;
   };
   const noteSuccess = () => {
-    if (failing) logger.info('embeddings available again: specialist retrieval uses vectors', { model: embedder.model });
+    if (failing)
+      logger.info('embeddings available again: specialist retrieval uses vectors', { model: embedder.model });
     failing = false;
     lastError = undefined;
   };
@@ -90,7 +99,10 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
   /** Embeds the available specialists whose current text has no vector yet. Throws when the endpoint fails. */
   const embedMissing = (specialists: Iterable<SpecialistRecord>) =>
     serial(async () => {
-      const todo = [...specialists].filter((s) => s.available).map((s) => ({ s, hash: hashOf(s) })).filter(({ s, hash }) => !index.has(s.id, hash));
+      const todo = [...specialists]
+        .filter((s) => s.available)
+        .map((s) => ({ s, hash: hashOf(s) }))
+        .filter(({ s, hash }) => !index.has(s.id, hash));
       if (todo.length === 0) return;
       const vectors = await embedder.embed(todo.map(({ s }) => specialistSearchText(s)));
       todo.forEach(({ s, hash }, i) => index.set(s.id, hash, vectors[i]!));
@@ -125,8 +137,15 @@ export function withVectorRetrieval(inner: KnowledgeStore, embedder: Embedder, o
         const hit = textHits.get(id);
         const specialist = hit?.specialist ?? all.get(id);
         if (!specialist?.available) return undefined;
-        const proficiency: Proficiency | undefined = hit ? hit.proficiency : await inner.getProficiency(id, 'specialist');
-        const relevance = blendRelevance(hit?.relevance ?? 0, index.similarity(queryVector, id), bestCosine, textWeight);
+        const proficiency: Proficiency | undefined = hit
+          ? hit.proficiency
+          : await inner.getProficiency(id, 'specialist');
+        const relevance = blendRelevance(
+          hit?.relevance ?? 0,
+          index.similarity(queryVector, id),
+          bestCosine,
+          textWeight,
+        );
         return { specialist, relevance, proficiency, score: combineScore(relevance, proficiency) };
       }),
     );

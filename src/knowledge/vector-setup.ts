@@ -14,12 +14,19 @@ import { withVectorRetrieval, type VectorRetrievalOptions } from './vector-retri
  * `model` must already point at the running scripted model when that is in use
  * (pointAtScriptedModel); if it does not, vectors stay off with a warning rather than failing start-up.
  */
-export function withConfiguredVectors(store: KnowledgeStore, model: Config['model'], logger: Logger, options: VectorRetrievalOptions = {}): KnowledgeStore {
+export function withConfiguredVectors(
+  store: KnowledgeStore,
+  model: Config['model'],
+  logger: Logger,
+  options: VectorRetrievalOptions = {},
+): KnowledgeStore {
   const embeddingsModel = model.embeddingsModel;
   if (!embeddingsModel) return store;
   const endpoint = model.roles.default;
   if (endpoint.baseUrl === SCRIPTED_BASE_URL) {
-    logger.warn('PARLEY_EMBEDDINGS_MODEL is set but the scripted model address was not given to the core: retrieval stays full-text only');
+    logger.warn(
+      'PARLEY_EMBEDDINGS_MODEL is set but the scripted model address was not given to the core: retrieval stays full-text only',
+    );
     return store;
   }
   const embedder = createEmbedder(endpoint, embeddingsModel, {

@@ -10,8 +10,23 @@
  * older news and is ignored: concurrent commits and a refresh can arrive in any order. Runs are
  * never deleted, so a refresh's runs are folded into the window (which keeps only the newest).
  */
-import type { CallerScope, MemoryHit, Proficiency, SpecialistCandidate, SpecialistFilter, SpecialistRecord, TeamConfig } from './store.ts';
-import { matchesFilter, queryPattern, rankCandidates, type ProficiencyTotals, type RegistryOptions, type TeamStats } from './registry.ts';
+import type {
+  CallerScope,
+  MemoryHit,
+  Proficiency,
+  SpecialistCandidate,
+  SpecialistFilter,
+  SpecialistRecord,
+  TeamConfig,
+} from './store.ts';
+import {
+  matchesFilter,
+  queryPattern,
+  rankCandidates,
+  type ProficiencyTotals,
+  type RegistryOptions,
+  type TeamStats,
+} from './registry.ts';
 import { SpecialistTextIndex } from './text-index.ts';
 import { MEMORY_WINDOW, RunMemoryIndex, type MemoryEntry } from './run-memory.ts';
 
@@ -130,7 +145,6 @@ export class KnowledgeView {
     this.#memory.record(run);
   }
 
-
   /**
    * Best proven team for the query: the same rule as registry.ts pickTeam, without re-splitting
    * patterns; with a callerId, among that caller's teams only.
@@ -147,7 +161,11 @@ export class KnowledgeView {
       if (large === 0 || small / large < options.teamMatchThreshold) continue;
       const similarity = jaccardSorted(words, team.words);
       if (similarity < options.teamMatchThreshold) continue;
-      if (!best || similarity > best.similarity || (similarity === best.similarity && team.avgScore > best.team.avgScore)) {
+      if (
+        !best ||
+        similarity > best.similarity ||
+        (similarity === best.similarity && team.avgScore > best.team.avgScore)
+      ) {
         best = { team, similarity };
       }
     }
@@ -195,7 +213,8 @@ export class KnowledgeView {
    */
   merge(snapshot: ViewSnapshot, options: { specialists: boolean; runs?: boolean }): void {
     if (options.specialists) this.#replaceSpecialists(snapshot.specialists);
-    for (const run of snapshot.runs ?? []) if (options.runs !== false || !this.#memory.has(run.id)) this.#memory.record(run);
+    for (const run of snapshot.runs ?? [])
+      if (options.runs !== false || !this.#memory.has(run.id)) this.#memory.record(run);
     for (const { id, totals } of snapshot.proficiencies) this.applyProficiency(id, totals);
     for (const team of snapshot.teams) this.#applyTeamStats(team);
   }

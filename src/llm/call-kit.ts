@@ -62,7 +62,12 @@ export function setUsageAttributes(span: Span, usage: ModelUsage, attempts: numb
  */
 export function reasoningOf(message: object): string | undefined {
   const m = message as { reasoning_content?: unknown; reasoning?: unknown };
-  const text = typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : undefined;
+  const text =
+    typeof m.reasoning_content === 'string'
+      ? m.reasoning_content
+      : typeof m.reasoning === 'string'
+        ? m.reasoning
+        : undefined;
   return text || undefined;
 }
 
@@ -79,13 +84,21 @@ export function createCallKit(config: ModelSettings, options: CallKitOptions) {
     if (!sdk) {
       // maxRetries 0: retries are ours (backoff, jitter, Retry-After, logging), never doubled by the SDK's.
       // Extra headers (PARLEY_MODEL_HEADERS) go on every request: gateways that want a tenant or their own auth header.
-      sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs, fetch: options.fetch, defaultHeaders: headers });
+      sdk = new OpenAI({
+        baseURL: settings.baseUrl,
+        apiKey: settings.apiKey,
+        maxRetries: 0,
+        timeout: settings.timeoutMs,
+        fetch: options.fetch,
+        defaultHeaders: headers,
+      });
       sdks.set(key, sdk);
     }
     return sdk;
   };
 
-  const modelFor = (role: ModelRole, override?: string) => override ?? (config.roles[role] ?? config.roles.default).model;
+  const modelFor = (role: ModelRole, override?: string) =>
+    override ?? (config.roles[role] ?? config.roles.default).model;
 
   const settingsOf = (role: ModelRole) => config.roles[role] ?? config.roles.default;
   const target = (opts: ModelCallOptions): Target => {
@@ -93,7 +106,8 @@ export function createCallKit(config: ModelSettings, options: CallKitOptions) {
     return { role: opts.role, settings, model: modelFor(opts.role, opts.model), sdk: sdkFor(settings) };
   };
   /** Resolved each attempt, so what was learned a moment ago applies to the next call. */
-  const capsOf = (t: Target): Capabilities => learned.apply(t.settings.baseUrl, t.model, resolveCapabilities(t.settings, t.model));
+  const capsOf = (t: Target): Capabilities =>
+    learned.apply(t.settings.baseUrl, t.model, resolveCapabilities(t.settings, t.model));
   const capabilities = (role: ModelRole, model?: string) => capsOf(target({ role, messages: [], model }));
 
   /** A 400 naming a parameter we sent: learn (drop or switch it) and say to try again; false when there is nothing to learn. */
@@ -121,7 +135,11 @@ export function createCallKit(config: ModelSettings, options: CallKitOptions) {
     };
   };
 
-  const usageOf = (usage: OpenAI.Completions.CompletionUsage | null | undefined, model: string, requested: string): ModelUsage => {
+  const usageOf = (
+    usage: OpenAI.Completions.CompletionUsage | null | undefined,
+    model: string,
+    requested: string,
+  ): ModelUsage => {
     const inputTokens = usage?.prompt_tokens ?? 0;
     const outputTokens = usage?.completion_tokens ?? 0;
     const cachedTokens = usage?.prompt_tokens_details?.cached_tokens ?? 0;
@@ -140,8 +158,20 @@ export function createCallKit(config: ModelSettings, options: CallKitOptions) {
       err.attempts = retry + 1;
       throw err;
     }
-    logger.warn('model call failed, retrying', { role: t.role, model: t.model, kind: err.kind, status: err.status, retry: retry + 1, delayMs: delay });
-    if (!(await sleep(delay, signal))) throw new ModelError('aborted', `The ${t.role} model call was cancelled.`, { role: t.role, model: t.model, attempts: retry + 1 });
+    logger.warn('model call failed, retrying', {
+      role: t.role,
+      model: t.model,
+      kind: err.kind,
+      status: err.status,
+      retry: retry + 1,
+      delayMs: delay,
+    });
+    if (!(await sleep(delay, signal)))
+      throw new ModelError('aborted', `The ${t.role} model call was cancelled.`, {
+        role: t.role,
+        model: t.model,
+        attempts: retry + 1,
+      });
   };
 
   /**
@@ -163,7 +193,12 @@ export function createCallKit(config: ModelSettings, options: CallKitOptions) {
       let completion: Completion;
       let usage: ModelUsage;
       try {
-        completion = await t.sdk.chat.completions.create(params, { signal: attempt.signal, headers: headersOf(opts), timeout: t.settings.timeoutMs, maxRetries: 0 });
+        completion = await t.sdk.chat.completions.create(params, {
+          signal: attempt.signal,
+          headers: headersOf(opts),
+          timeout: t.settings.timeoutMs,
+          maxRetries: 0,
+        });
         attempt.complete(); // the body is read: nothing left to abort
         usage = usageOf(completion.usage, completion.model || t.model, t.model);
         if (span) setUsageAttributes(span, usage, retry + 1);
@@ -191,5 +226,19 @@ export function createCallKit(config: ModelSettings, options: CallKitOptions) {
     ...extra,
   });
 
-  return { logger, learned, modelFor, target, capsOf, capabilities, learnFrom, headersOf, baseParams, usageOf, backoff, complete, spanAttrs };
+  return {
+    logger,
+    learned,
+    modelFor,
+    target,
+    capsOf,
+    capabilities,
+    learnFrom,
+    headersOf,
+    baseParams,
+    usageOf,
+    backoff,
+    complete,
+    spanAttrs,
+  };
 }

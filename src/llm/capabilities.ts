@@ -26,7 +26,9 @@ export interface Capabilities {
   temperature: boolean;
 }
 
-const bool = z.enum(['true', 'false', 'yes', 'no', 'on', 'off', '1', '0']).transform((v) => ['true', 'yes', 'on', '1'].includes(v));
+const bool = z
+  .enum(['true', 'false', 'yes', 'no', 'on', 'off', '1', '0'])
+  .transform((v) => ['true', 'yes', 'on', '1'].includes(v));
 
 /** The keys of PARLEY_MODEL_CAPABILITIES (snake_case, as in the docs) and their values. */
 const OVERRIDE_KEYS = {
@@ -42,11 +44,17 @@ const OVERRIDE_KEYS = {
 /** `tools=no,stream_usage=no,max_tokens_field=max_tokens`: a comma list of key=value overrides. */
 export const capabilityOverrides = z.string().transform((text, ctx): Partial<Capabilities> => {
   const out: Record<string, unknown> = {};
-  for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [key = '', value = ''] = item.split('=').map((s) => s.trim());
     const spec = OVERRIDE_KEYS[key as keyof typeof OVERRIDE_KEYS];
     if (!spec) {
-      ctx.addIssue({ code: 'custom', message: `unknown capability "${key}" (known: ${Object.keys(OVERRIDE_KEYS).join(', ')})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown capability "${key}" (known: ${Object.keys(OVERRIDE_KEYS).join(', ')})`,
+      });
       return z.NEVER;
     }
     const parsed = spec[1].safeParse(value.toLowerCase());

@@ -39,7 +39,9 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
   #sent: object = {};
   #lessons = 0;
   // Bound once per stream, not per chunk.
-  readonly #onChunk = (r: IteratorResult<ChatCompletionChunk>): IteratorResult<StreamChunk> | Promise<IteratorResult<StreamChunk>> => this.#chunk(r);
+  readonly #onChunk = (
+    r: IteratorResult<ChatCompletionChunk>,
+  ): IteratorResult<StreamChunk> | Promise<IteratorResult<StreamChunk>> => this.#chunk(r);
   readonly #onError = (err: unknown): Promise<IteratorResult<StreamChunk>> => this.#failed(err);
 
   constructor(kit: CallKit, opts: ModelCallOptions) {
@@ -72,15 +74,25 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
     if (!this.#t) {
       const t = (this.#t = kit.target(this.#opts));
       this.#model = t.model;
-      if (!tracingOff()) this.#span = startSpan(`chat ${t.model}`, { ...kit.spanAttrs(t, this.#opts), 'parley.stream': true });
+      if (!tracingOff())
+        this.#span = startSpan(`chat ${t.model}`, { ...kit.spanAttrs(t, this.#opts), 'parley.stream': true });
     }
     const t = this.#t;
     const caps = (this.#caps = kit.capsOf(t));
-    const params = { ...kit.baseParams(t, this.#opts, this.#opts.messages, caps), stream: true as const, ...(caps.streamUsage ? { stream_options: { include_usage: true } } : {}) };
+    const params = {
+      ...kit.baseParams(t, this.#opts, this.#opts.messages, caps),
+      stream: true as const,
+      ...(caps.streamUsage ? { stream_options: { include_usage: true } } : {}),
+    };
     this.#sent = params;
     const attempt = (this.#attempt = startAttempt(this.#opts.signal, t.settings.timeoutMs));
     try {
-      const chunks = await t.sdk.chat.completions.create(params, { signal: attempt.signal, headers: kit.headersOf(this.#opts), timeout: t.settings.timeoutMs, maxRetries: 0 });
+      const chunks = await t.sdk.chat.completions.create(params, {
+        signal: attempt.signal,
+        headers: kit.headersOf(this.#opts),
+        timeout: t.settings.timeoutMs,
+        maxRetries: 0,
+      });
       this.#chunks = chunks[Symbol.asyncIterator]();
     } catch (err) {
       return this.#failed(err);

@@ -59,53 +59,81 @@ export function createEmbedder(settings: RoleModelConfig, model: string, options
   const random = options.random ?? Math.random;
   const where = { role: EMBEDDINGS_ROLE, model };
   // maxRetries 0: retries are ours, never doubled by the SDK's.
-  const sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs, fetch: options.fetch });
+  const sdk = new OpenAI({
+    baseURL: settings.baseUrl,
+    apiKey: settings.apiKey,
+    maxRetries: 0,
+    timeout: settings.timeoutMs,
+    fetch: options.fetch,
+  });
   const totals: EmbeddingUsage = { calls: 0, inputs: 0, inputTokens: 0, costUsd: 0 };
 
   const account = (inputs: number, tokens: number | undefined) => {
     totals.calls++;
     totals.inputs += inputs;
     totals.inputTokens += tokens ?? 0;
-    const cost = tokens === undefined ? null : (options.prices?.cost(model, { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 }) ?? null);
+    const cost =
+      tokens === undefined
+        ? null
+        : (options.prices?.cost(model, { inputTokens: tokens, outputTokens: 0, cachedTokens: 0 }) ?? null);
     totals.costUsd = totals.costUsd === null || cost === null ? null : totals.costUsd + cost;
   };
 
   const embedBatch = (batch: string[], signal: AbortSignal | undefined): Promise<number[][]> =>
-    withSpan(`embeddings ${model}`, { 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': model, 'parley.inputs': batch.length }, async (span) => {
-      for (let retry = 0; ; retry++) {
-        const attempt = startAttempt(signal, settings.timeoutMs);
-        try {
-          // encoding_format float: the SDK would ask for base64, which not every compatible server speaks.
-          const response = await sdk.embeddings.create(
-            { model, input: batch, encoding_format: 'float' },
-            { signal: attempt.signal, headers: { 'x-parley-role': EMBEDDINGS_ROLE }, timeout: settings.timeoutMs, maxRetries: 0 },
-          );
-          const vectors = vectorsOf(response, batch.length);
-          account(batch.length, response.usage?.prompt_tokens);
-          span.setAttributes(attributes({ 'gen_ai.usage.input_tokens': response.usage?.prompt_tokens, 'parley.attempts': retry + 1 }));
-          return vectors;
-        } catch (err) {
-          const error = toModelError(err, attempt.state, where);
-          attempt.done();
-          const delay = retryDelay(error, retry, policy, random);
-          if (delay === undefined) {
-            error.attempts = retry + 1;
-            throw error;
+    withSpan(
+      `embeddings ${model}`,
+      { 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': model, 'parley.inputs': batch.length },
+      async (span) => {
+        for (let retry = 0; ; retry++) {
+          const attempt = startAttempt(signal, settings.timeoutMs);
+          try {
+            // encoding_format float: the SDK would ask for base64, which not every compatible server speaks.
+            const response = await sdk.embeddings.create(
+              { model, input: batch, encoding_format: 'float' },
+              {
+                signal: attempt.signal,
+                headers: { 'x-parley-role': EMBEDDINGS_ROLE },
+                timeout: settings.timeoutMs,
+                maxRetries: 0,
+              },
+            );
+            const vectors = vectorsOf(response, batch.length);
+            account(batch.length, response.usage?.prompt_tokens);
+            span.setAttributes(
+              attributes({ 'gen_ai.usage.input_tokens': response.usage?.prompt_tokens, 'parley.attempts': retry + 1 }),
+            );
+            return vectors;
+          } catch (err) {
+            const error = toModelError(err, attempt.state, where);
+            attempt.done();
+            const delay = retryDelay(error, retry, policy, random);
+            if (delay === undefined) {
+              error.attempts = retry + 1;
+              throw error;
+            }
+            logger.warn('embeddings call failed, retrying', {
+              model,
+              kind: error.kind,
+              status: error.status,
+              retry: retry + 1,
+              delayMs: delay,
+            });
+            if (!(await sleep(delay, signal)))
+              throw new ModelError('aborted', 'The embeddings call was cancelled.', { ...where, attempts: retry + 1 });
+          } finally {
+            attempt.done();
           }
-          logger.warn('embeddings call failed, retrying', { model, kind: error.kind, status: error.status, retry: retry + 1, delayMs: delay });
-          if (!(await sleep(delay, signal))) throw new ModelError('aborted', 'The embeddings call was cancelled.', { ...where, attempts: retry + 1 });
-        } finally {
-          attempt.done();
         }
-      }
-    });
+      },
+    );
 
   return {
     model,
     usage: () => ({ ...totals }),
     async embed(texts, signal) {
       const out: number[][] = [];
-      for (let i = 0; i < texts.length; i += batchSize) out.push(...(await embedBatch(texts.slice(i, i + batchSize), signal)));
+      for (let i = 0; i < texts.length; i += batchSize)
+        out.push(...(await embedBatch(texts.slice(i, i + batchSize), signal)));
       logger.debug('embedded', { model, inputs: texts.length });
       return out;
     },
@@ -123,7 +151,8 @@ function vectorsOf(response: OpenAI.Embeddings.CreateEmbeddingResponse, expected
     if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
       throw new Error(`the embeddings answer has no valid vector for input ${i}`);
     }
-    if (dimensions !== undefined && v.length !== dimensions) throw new Error(`the embeddings answer mixes vector lengths (${dimensions} and ${v.length})`);
+    if (dimensions !== undefined && v.length !== dimensions)
+      throw new Error(`the embeddings answer mixes vector lengths (${dimensions} and ${v.length})`);
     dimensions = v.length;
     vectors.push(normalize(v));
   }

@@ -76,19 +76,40 @@ export function toModelError(err: unknown, state: AttemptState, where: { role: s
   if (err instanceof ModelError) return err;
   const base = { ...where, cause: err };
   if (state.aborted) return new ModelError('aborted', `The ${where.role} model call was cancelled.`, base);
-  if (state.timedOut || err instanceof APIConnectionTimeoutError) return new ModelError('timeout', `The ${where.role} model call (${where.model}) timed out.`, base);
-  if (err instanceof APIUserAbortError) return new ModelError('aborted', `The ${where.role} model call was cancelled.`, base);
-  if (err instanceof APIConnectionError) return new ModelError('server', `Could not reach the model endpoint for ${where.role} (${where.model}): ${err.message}`, base);
+  if (state.timedOut || err instanceof APIConnectionTimeoutError)
+    return new ModelError('timeout', `The ${where.role} model call (${where.model}) timed out.`, base);
+  if (err instanceof APIUserAbortError)
+    return new ModelError('aborted', `The ${where.role} model call was cancelled.`, base);
+  if (err instanceof APIConnectionError)
+    return new ModelError(
+      'server',
+      `Could not reach the model endpoint for ${where.role} (${where.model}): ${err.message}`,
+      base,
+    );
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     const details = { ...base, status, retryAfterMs: retryAfterMs(err.headers) };
-    if (status === 429) return new ModelError('rate_limited', `The model endpoint rate-limited ${where.role} (${where.model}).`, details);
-    if (status === 408 || status >= 500) return new ModelError(status === 408 ? 'timeout' : 'server', `The model endpoint failed with HTTP ${status}: ${err.message}`, details);
-    return new ModelError('bad_request', `The model endpoint rejected the ${where.role} call with HTTP ${status}: ${err.message}`, details);
+    if (status === 429)
+      return new ModelError('rate_limited', `The model endpoint rate-limited ${where.role} (${where.model}).`, details);
+    if (status === 408 || status >= 500)
+      return new ModelError(
+        status === 408 ? 'timeout' : 'server',
+        `The model endpoint failed with HTTP ${status}: ${err.message}`,
+        details,
+      );
+    return new ModelError(
+      'bad_request',
+      `The model endpoint rejected the ${where.role} call with HTTP ${status}: ${err.message}`,
+      details,
+    );
   }
   if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) {
     return new ModelError('timeout', `The ${where.role} model call (${where.model}) timed out.`, base);
   }
   // Anything else (a body that is not JSON, a dropped stream) is the server's fault and worth a retry.
-  return new ModelError('server', `The ${where.role} model call failed: ${err instanceof Error ? err.message : String(err)}`, base);
+  return new ModelError(
+    'server',
+    `The ${where.role} model call failed: ${err instanceof Error ? err.message : String(err)}`,
+    base,
+  );
 }

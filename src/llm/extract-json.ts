@@ -6,7 +6,10 @@
 
 /** Drops the thinking some servers leave in the content (<think>…</think>, also an unclosed leading one). */
 export function stripThinking(text: string): string {
-  return text.replace(/<think>[\s\S]*?<\/think>/gi, '').replace(/^\s*<think>[\s\S]*$/i, '').trim();
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .replace(/^\s*<think>[\s\S]*$/i, '')
+    .trim();
 }
 
 /** The end index (exclusive) of the balanced object or array starting at `start`, or -1. */

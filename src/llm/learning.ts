@@ -38,27 +38,55 @@ export function lessonFrom(error: ModelError, sent: SentParams, caps: Capabiliti
   const text = `${param} ${cause instanceof Error ? cause.message : ''} ${error.message}`;
   const rejected = (name: string) => param === name || names(text, name);
   if (sent.max_tokens !== undefined && rejected('max_tokens')) {
-    return { param: 'max_tokens', patch: { maxTokensField: 'max_completion_tokens' }, change: 'sending max_completion_tokens instead' };
+    return {
+      param: 'max_tokens',
+      patch: { maxTokensField: 'max_completion_tokens' },
+      change: 'sending max_completion_tokens instead',
+    };
   }
   if (sent.max_completion_tokens !== undefined && rejected('max_completion_tokens')) {
-    return { param: 'max_completion_tokens', patch: { maxTokensField: 'max_tokens' }, change: 'sending max_tokens instead' };
+    return {
+      param: 'max_completion_tokens',
+      patch: { maxTokensField: 'max_tokens' },
+      change: 'sending max_tokens instead',
+    };
   }
   if (sent.temperature !== undefined && rejected('temperature')) {
     return { param: 'temperature', patch: { temperature: false }, change: 'no longer sending temperature' };
   }
   if (sent.response_format !== undefined && (rejected('response_format') || rejected('json_schema'))) {
     const structured = caps.tools ? 'tool' : 'prompt';
-    return { param: 'response_format', patch: { structured }, change: `structured output now uses the ${structured} strategy` };
+    return {
+      param: 'response_format',
+      patch: { structured },
+      change: `structured output now uses the ${structured} strategy`,
+    };
   }
   if (sent.stream_options !== undefined && (rejected('stream_options') || rejected('include_usage'))) {
-    return { param: 'stream_options', patch: { streamUsage: false }, change: 'streams no longer ask for usage (their cost is unknown)' };
+    return {
+      param: 'stream_options',
+      patch: { streamUsage: false },
+      change: 'streams no longer ask for usage (their cost is unknown)',
+    };
   }
   if (sent.parallel_tool_calls !== undefined && rejected('parallel_tool_calls')) {
-    return { param: 'parallel_tool_calls', patch: { parallelToolCalls: false }, change: 'no longer sending parallel_tool_calls' };
+    return {
+      param: 'parallel_tool_calls',
+      patch: { parallelToolCalls: false },
+      change: 'no longer sending parallel_tool_calls',
+    };
   }
-  if (sent.tools !== undefined && (rejected('tools') || rejected('tool_choice') || /does not support (tools|function)/i.test(text))) {
-    const patch: Partial<Capabilities> = caps.structured === 'tool' ? { tools: false, structured: 'prompt' } : { tools: false };
-    return { param: 'tools', patch, change: 'no longer offering tools (specialists answer without them; structured output uses the prompt strategy)' };
+  if (
+    sent.tools !== undefined &&
+    (rejected('tools') || rejected('tool_choice') || /does not support (tools|function)/i.test(text))
+  ) {
+    const patch: Partial<Capabilities> =
+      caps.structured === 'tool' ? { tools: false, structured: 'prompt' } : { tools: false };
+    return {
+      param: 'tools',
+      patch,
+      change: 'no longer offering tools (specialists answer without them; structured output uses the prompt strategy)',
+    };
   }
   return undefined;
 }
@@ -90,7 +118,11 @@ export class LearnedCapabilities {
     const logKey = `${key}\n${lesson.param}`;
     if (this.#logged.has(logKey)) return;
     this.#logged.add(logKey);
-    this.#logger.warn(`model endpoint rejected ${lesson.param}: ${lesson.change}`, { baseUrl, model, param: lesson.param });
+    this.#logger.warn(`model endpoint rejected ${lesson.param}: ${lesson.change}`, {
+      baseUrl,
+      model,
+      param: lesson.param,
+    });
   }
 
   /** Everything learned so far (for `parley doctor`). */

@@ -28,13 +28,26 @@ export interface Passthrough {
 
 export function createPassthrough(settings: RoleModelConfig): Passthrough {
   if (settings.baseUrl === SCRIPTED_BASE_URL) {
-    throw new Error('The passthrough points at the scripted model, which is not started: pass the model config after pointAtScriptedModel().');
+    throw new Error(
+      'The passthrough points at the scripted model, which is not started: pass the model config after pointAtScriptedModel().',
+    );
   }
-  const sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs, defaultHeaders: settings.headers });
+  const sdk = new OpenAI({
+    baseURL: settings.baseUrl,
+    apiKey: settings.apiKey,
+    maxRetries: 0,
+    timeout: settings.timeoutMs,
+    defaultHeaders: settings.headers,
+  });
   return {
     model: settings.model,
     bounded: (body, maxTokens) => {
-      const field = 'max_completion_tokens' in body && body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens' in body && body.max_tokens != null ? 'max_tokens' : resolveCapabilities(settings, body.model || settings.model).maxTokensField;
+      const field =
+        'max_completion_tokens' in body && body.max_completion_tokens != null
+          ? 'max_completion_tokens'
+          : 'max_tokens' in body && body.max_tokens != null
+            ? 'max_tokens'
+            : resolveCapabilities(settings, body.model || settings.model).maxTokensField;
       const streamOptions = body.stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {};
       return { ...body, [field]: maxTokens, ...streamOptions } as Body;
     },
@@ -49,5 +62,10 @@ export function passthroughUsage(
   usage: OpenAI.Completions.CompletionUsage | null | undefined,
 ): Pick<ModelUsage, 'model' | 'inputTokens' | 'outputTokens' | 'cachedTokens'> | undefined {
   if (!usage) return undefined;
-  return { model, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0 };
+  return {
+    model,
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+  };
 }

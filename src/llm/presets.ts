@@ -18,9 +18,18 @@ export interface ProviderPreset {
   detect?: (url: URL) => boolean;
 }
 
-const full: Capabilities = { structured: 'json_schema', tools: true, parallelToolCalls: true, streamUsage: true, images: true, maxTokensField: 'max_tokens', temperature: true };
+const full: Capabilities = {
+  structured: 'json_schema',
+  tools: true,
+  parallelToolCalls: true,
+  streamUsage: true,
+  images: true,
+  maxTokensField: 'max_tokens',
+  temperature: true,
+};
 /** OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…) refuse temperature. */
-const openaiReasoning = (model: string): Partial<Capabilities> => (/^(o\d|gpt-5)/.test(model.split('/').at(-1) ?? model) ? { temperature: false } : {});
+const openaiReasoning = (model: string): Partial<Capabilities> =>
+  /^(o\d|gpt-5)/.test(model.split('/').at(-1) ?? model) ? { temperature: false } : {};
 const host = (url: URL) => url.hostname.toLowerCase();
 const port = (url: URL) => url.port;
 
@@ -28,7 +37,8 @@ export const PRESETS: readonly ProviderPreset[] = [
   {
     id: 'openai',
     name: 'OpenAI',
-    source: 'platform.openai.com/docs/api-reference/chat (max_completion_tokens; max_tokens not for o-series) and /docs/guides/reasoning',
+    source:
+      'platform.openai.com/docs/api-reference/chat (max_completion_tokens; max_tokens not for o-series) and /docs/guides/reasoning',
     capabilities: { ...full, maxTokensField: 'max_completion_tokens' },
     forModel: openaiReasoning,
     detect: (u) => host(u) === 'api.openai.com',
@@ -36,50 +46,57 @@ export const PRESETS: readonly ProviderPreset[] = [
   {
     id: 'azure',
     name: 'Azure OpenAI',
-    source: 'learn.microsoft.com/azure/ai-foundry/openai (v1 API, reasoning models: max_completion_tokens, no temperature)',
+    source:
+      'learn.microsoft.com/azure/ai-foundry/openai (v1 API, reasoning models: max_completion_tokens, no temperature)',
     capabilities: { ...full, maxTokensField: 'max_completion_tokens' },
     forModel: openaiReasoning,
     detect: (u) => host(u).endsWith('.openai.azure.com') || host(u).endsWith('.services.ai.azure.com'),
   },
   {
     id: 'anthropic',
-    name: "Anthropic (OpenAI SDK compatibility)",
-    source: 'platform.claude.com/docs/en/api/openai-sdk (response_format ignored, tools strict ignored, system/developer messages hoisted, temperature 0..1, stream_options supported)',
+    name: 'Anthropic (OpenAI SDK compatibility)',
+    source:
+      'platform.claude.com/docs/en/api/openai-sdk (response_format ignored, tools strict ignored, system/developer messages hoisted, temperature 0..1, stream_options supported)',
     capabilities: { ...full, structured: 'tool', maxTokensField: 'max_tokens' },
     detect: (u) => host(u) === 'api.anthropic.com',
   },
   {
     id: 'google',
     name: 'Google Gemini (OpenAI compatibility)',
-    source: 'ai.google.dev/gemini-api/docs/openai (structured output via response_format, function calling, image input, streaming)',
+    source:
+      'ai.google.dev/gemini-api/docs/openai (structured output via response_format, function calling, image input, streaming)',
     capabilities: { ...full, parallelToolCalls: false },
     detect: (u) => host(u) === 'generativelanguage.googleapis.com',
   },
   {
     id: 'openrouter',
     name: 'OpenRouter',
-    source: 'openrouter.ai/docs (structured outputs on models that support them, tool calling, reasoning in a `reasoning` field, usage in streams)',
+    source:
+      'openrouter.ai/docs (structured outputs on models that support them, tool calling, reasoning in a `reasoning` field, usage in streams)',
     capabilities: { ...full },
     detect: (u) => host(u) === 'openrouter.ai',
   },
   {
     id: 'groq',
     name: 'Groq',
-    source: 'console.groq.com/docs/openai (logprobs, logit_bias, top_logprobs, messages[].name give 400; structured outputs on some models only: console.groq.com/docs/structured-outputs)',
+    source:
+      'console.groq.com/docs/openai (logprobs, logit_bias, top_logprobs, messages[].name give 400; structured outputs on some models only: console.groq.com/docs/structured-outputs)',
     capabilities: { ...full, images: false },
     detect: (u) => host(u) === 'api.groq.com',
   },
   {
     id: 'mistral',
     name: 'Mistral',
-    source: 'docs.mistral.ai/capabilities/structured-output (response_format json_schema), /capabilities/function_calling',
+    source:
+      'docs.mistral.ai/capabilities/structured-output (response_format json_schema), /capabilities/function_calling',
     capabilities: { ...full, parallelToolCalls: false },
     detect: (u) => host(u) === 'api.mistral.ai',
   },
   {
     id: 'deepseek',
     name: 'DeepSeek',
-    source: 'api-docs.deepseek.com (JSON Output is json_object only; deepseek-reasoner: reasoning_content, no function calling, temperature accepted but ignored)',
+    source:
+      'api-docs.deepseek.com (JSON Output is json_object only; deepseek-reasoner: reasoning_content, no function calling, temperature accepted but ignored)',
     capabilities: { ...full, structured: 'tool', images: false, parallelToolCalls: false },
     forModel: (model) => (/reasoner/.test(model) ? { structured: 'prompt', tools: false } : {}),
     detect: (u) => host(u) === 'api.deepseek.com',
@@ -87,20 +104,23 @@ export const PRESETS: readonly ProviderPreset[] = [
   {
     id: 'ollama',
     name: 'Ollama',
-    source: 'docs.ollama.com/api/openai-compatibility (response_format, tools, stream_options.include_usage, image content, max_tokens)',
+    source:
+      'docs.ollama.com/api/openai-compatibility (response_format, tools, stream_options.include_usage, image content, max_tokens)',
     capabilities: { ...full, parallelToolCalls: false },
     detect: (u) => port(u) === '11434' || host(u) === 'ollama.com',
   },
   {
     id: 'vllm',
     name: 'vLLM',
-    source: 'docs.vllm.ai/en/latest/features/structured_outputs (response_format json_schema), /features/tool_calling (needs --enable-auto-tool-choice), /features/reasoning_outputs',
+    source:
+      'docs.vllm.ai/en/latest/features/structured_outputs (response_format json_schema), /features/tool_calling (needs --enable-auto-tool-choice), /features/reasoning_outputs',
     capabilities: { ...full, parallelToolCalls: false },
   },
   {
     id: 'llamacpp',
     name: 'llama.cpp server',
-    source: 'github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (response_format with a schema, tools with --jinja)',
+    source:
+      'github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (response_format with a schema, tools with --jinja)',
     capabilities: { ...full, parallelToolCalls: false, images: false },
   },
   {
@@ -141,7 +161,10 @@ export interface CapabilitySettings {
 
 /** The preset a role uses: the one named, else the one its base URL can only be, else generic. */
 export function presetFor(settings: CapabilitySettings): ProviderPreset {
-  return (settings.provider && settings.provider !== 'auto' ? presetById(settings.provider) : undefined) ?? detectPreset(settings.baseUrl);
+  return (
+    (settings.provider && settings.provider !== 'auto' ? presetById(settings.provider) : undefined) ??
+    detectPreset(settings.baseUrl)
+  );
 }
 
 /** Preset, then its per-model rules, then the role's overrides (capabilities, then structured). */

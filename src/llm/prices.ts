@@ -53,7 +53,9 @@ export function createPriceCatalog(models: Record<string, ModelPrice>): PriceCat
       const p = priceOf(model);
       if (!p) return null;
       const cached = Math.min(t.cachedTokens, t.inputTokens);
-      return ((t.inputTokens - cached) * p.input + cached * (p.cached ?? p.input) + t.outputTokens * p.output) / 1_000_000;
+      return (
+        ((t.inputTokens - cached) * p.input + cached * (p.cached ?? p.input) + t.outputTokens * p.output) / 1_000_000
+      );
     },
   };
 }
@@ -70,9 +72,15 @@ export function loadPriceCatalog(file: string, freeModels: string[] = []): Price
   try {
     parsed = catalogFile.safeParse(JSON.parse(readFileSync(path, 'utf8')));
   } catch (err) {
-    throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new ConfigError(
+      `PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
-  if (!parsed.success) throw new ConfigError(`PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `PARLEY_PRICES_FILE=${JSON.stringify(file)} is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   const free = Object.fromEntries(freeModels.map((m) => [m, { input: 0, output: 0, cached: 0 }]));
   return createPriceCatalog({ ...free, ...parsed.data.models });
 }
@@ -81,16 +89,22 @@ export function loadPriceCatalog(file: string, freeModels: string[] = []): Price
  * Every model a role is configured with must have a price (0 is one): cost budgets are always on,
  * and an unknown cost would leave them unlimited. Checked at start, naming each model and its roles.
  */
-export function checkPricedModels(roles: Record<string, { model: string }>, prices: Pick<PriceCatalog, 'priceOf'>, pricesFile: string): void {
+export function checkPricedModels(
+  roles: Record<string, { model: string }>,
+  prices: Pick<PriceCatalog, 'priceOf'>,
+  pricesFile: string,
+): void {
   const unpriced = new Map<string, string[]>();
   for (const [role, { model }] of Object.entries(roles)) {
     if (!prices.priceOf(model)) unpriced.set(model, [...(unpriced.get(model) ?? []), role]);
   }
   if (unpriced.size === 0) return;
-  const which = [...unpriced].map(([model, roles]) => `"${model}" (role${roles.length > 1 ? 's' : ''} ${roles.join(', ')})`).join(', ');
+  const which = [...unpriced]
+    .map(([model, roles]) => `"${model}" (role${roles.length > 1 ? 's' : ''} ${roles.join(', ')})`)
+    .join(', ');
   throw new ConfigError(
     `no price for model ${which} in the price catalog ${JSON.stringify(pricesFile)}: cost budgets cannot be enforced on an unknown cost. ` +
       `Add it to a copy of prices.json ({ "models": { "<model>": { "input": <USD per 1M input tokens>, "output": <USD per 1M output tokens> } } }) and point PARLEY_PRICES_FILE at it, ` +
-      'or, for a model that costs nothing (a local model such as Ollama\'s), list it in PARLEY_FREE_MODELS.',
+      "or, for a model that costs nothing (a local model such as Ollama's), list it in PARLEY_FREE_MODELS.",
   );
 }

@@ -13,7 +13,12 @@ export interface RetryPolicy {
  * Jitter keeps many runs that failed together from retrying together; Retry-After wins when given,
  * and one longer than the cap is not waited for (the caller gets the error and its retryAfterMs).
  */
-export function retryDelay(err: ModelError, retry: number, policy: RetryPolicy, random = Math.random): number | undefined {
+export function retryDelay(
+  err: ModelError,
+  retry: number,
+  policy: RetryPolicy,
+  random = Math.random,
+): number | undefined {
   if (!err.retryable || retry >= policy.maxRetries) return undefined;
   if (err.retryAfterMs !== undefined) return err.retryAfterMs <= MAX_DELAY_MS ? err.retryAfterMs : undefined;
   const exponential = Math.min(MAX_DELAY_MS, policy.baseMs * 2 ** retry);

@@ -14,7 +14,8 @@ export function schemaExample(schema: unknown, root: Schema = isObj(schema) ? sc
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length) return schemaExample(options.find((o) => isObj(o) && o.type !== 'null') ?? options[0], root, depth + 1);
+    if (Array.isArray(options) && options.length)
+      return schemaExample(options.find((o) => isObj(o) && o.type !== 'null') ?? options[0], root, depth + 1);
   }
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   if (type === 'object' || isObj(schema.properties)) {

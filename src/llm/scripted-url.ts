@@ -7,7 +7,10 @@ export const SCRIPTED_BASE_URL = 'scripted://local';
 export function pointAtScriptedModel(model: ModelSettings, scriptedUrl: string): ModelSettings {
   const baseUrl = `${scriptedUrl.replace(/\/$/, '')}/v1`;
   const roles = Object.fromEntries(
-    Object.entries(model.roles).map(([role, settings]) => [role, settings.baseUrl === SCRIPTED_BASE_URL ? { ...settings, baseUrl } : settings]),
+    Object.entries(model.roles).map(([role, settings]) => [
+      role,
+      settings.baseUrl === SCRIPTED_BASE_URL ? { ...settings, baseUrl } : settings,
+    ]),
   ) as ModelSettings['roles'];
   return { ...model, roles };
 }

@@ -17,7 +17,10 @@ const jsonSchemas = new WeakMap<ZodType, Record<string, unknown>>();
 export function jsonSchemaOf(schema: ZodType): Record<string, unknown> {
   let json = jsonSchemas.get(schema);
   if (!json) {
-    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >;
     json = rest;
     jsonSchemas.set(schema, json);
   }
@@ -40,7 +43,8 @@ export function validateStructured<T>(text: string, schema: ZodType<T>): Validat
 }
 
 /** The schema as the model is shown it: compact JSON in a block the scripted model also reads. */
-const schemaBlock = (name: string, schema: Record<string, unknown>) => `<parley:schema name="${name}">${JSON.stringify(schema)}</parley:schema>`;
+const schemaBlock = (name: string, schema: Record<string, unknown>) =>
+  `<parley:schema name="${name}">${JSON.stringify(schema)}</parley:schema>`;
 
 /** The follow-up turn that asks the model to fix its answer (the one repair attempt): the exact error and the schema. */
 export function repairMessage(schemaName: string, schema: Record<string, unknown>, error: string): string {
@@ -58,26 +62,52 @@ export function schemaInstruction(schemaName: string, schema: Record<string, unk
   );
 }
 
-type Params = Pick<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'response_format' | 'tools' | 'tool_choice'>;
+type Params = Pick<
+  OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+  'response_format' | 'tools' | 'tool_choice'
+>;
 
 /** What a structured call sends under a strategy: extra request parameters and the messages. */
-export function structuredRequest(strategy: StructuredStrategy, schemaName: string, schema: Record<string, unknown>, messages: ChatMessage[]): { params: Params; messages: ChatMessage[] } {
-  if (strategy === 'json_schema') return { params: { response_format: { type: 'json_schema', json_schema: { name: schemaName, schema } } }, messages };
+export function structuredRequest(
+  strategy: StructuredStrategy,
+  schemaName: string,
+  schema: Record<string, unknown>,
+  messages: ChatMessage[],
+): { params: Params; messages: ChatMessage[] } {
+  if (strategy === 'json_schema')
+    return {
+      params: { response_format: { type: 'json_schema', json_schema: { name: schemaName, schema } } },
+      messages,
+    };
   if (strategy === 'tool') {
-    const tool = { type: 'function' as const, function: { name: schemaName, description: `Returns the ${schemaName} as the arguments of this call.`, parameters: schema } };
+    const tool = {
+      type: 'function' as const,
+      function: {
+        name: schemaName,
+        description: `Returns the ${schemaName} as the arguments of this call.`,
+        parameters: schema,
+      },
+    };
     return { params: { tools: [tool], tool_choice: { type: 'function', function: { name: schemaName } } }, messages };
   }
   // prompt: into the first system message (providers that hoist system messages keep it there), else a new one.
   const instruction = schemaInstruction(schemaName, schema);
   const first = messages[0];
   if (first?.role === 'system' && typeof first.content === 'string') {
-    return { params: {}, messages: [{ role: 'system', content: `${first.content}\n\n${instruction}` }, ...messages.slice(1)] };
+    return {
+      params: {},
+      messages: [{ role: 'system', content: `${first.content}\n\n${instruction}` }, ...messages.slice(1)],
+    };
   }
   return { params: {}, messages: [{ role: 'system', content: instruction }, ...messages] };
 }
 
 /** The text holding the answer: the forced call's arguments (tool strategy), else the content. */
-export function structuredText(strategy: StructuredStrategy, schemaName: string, message: OpenAI.Chat.Completions.ChatCompletionMessage | undefined): string {
+export function structuredText(
+  strategy: StructuredStrategy,
+  schemaName: string,
+  message: OpenAI.Chat.Completions.ChatCompletionMessage | undefined,
+): string {
   if (strategy === 'tool') {
     const calls = (message?.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
     const call = calls.find((c) => c.function.name === schemaName) ?? calls[0];

@@ -41,7 +41,9 @@ const SCHEMA_ANSWERS: Record<string, (ctx: RequestContext) => unknown> = {
 };
 
 export function schemaNameOf(body: CompletionRequest): string | undefined {
-  return body.response_format?.type === 'json_schema' ? body.response_format.json_schema?.name : (forcedTool(body) ?? promptSchema(body)?.name);
+  return body.response_format?.type === 'json_schema'
+    ? body.response_format.json_schema?.name
+    : (forcedTool(body) ?? promptSchema(body)?.name);
 }
 
 /** The function a request forces with tool_choice (Parley's `tool` structured strategy). */
@@ -70,7 +72,12 @@ function promptSchema(body: CompletionRequest): { name: string; schema?: JsonSch
 }
 
 /** The JSON text answering a json_schema request: the named answer fitted to the schema sent. */
-function structuredContent(name: string, schema: JsonSchema | undefined, ctx: RequestContext, fault: string | undefined): string {
+function structuredContent(
+  name: string,
+  schema: JsonSchema | undefined,
+  ctx: RequestContext,
+  fault: string | undefined,
+): string {
   const hint = SCHEMA_ANSWERS[name]?.(ctx);
   if (fault === 'schema') return JSON.stringify(violate(schema ?? {}));
   const value = schema ? shape(schema, hint) : (hint ?? {});
@@ -79,7 +86,13 @@ function structuredContent(name: string, schema: JsonSchema | undefined, ctx: Re
   return fault === 'malformed' ? text.slice(0, Math.max(1, Math.floor(text.length / 2))) + ' <truncated' : text;
 }
 
-export function decideAnswer(body: CompletionRequest, role: string, fault: string | undefined, callIdPrefix: string, profiles: ProfileSet = new Set()): Answer {
+export function decideAnswer(
+  body: CompletionRequest,
+  role: string,
+  fault: string | undefined,
+  callIdPrefix: string,
+  profiles: ProfileSet = new Set(),
+): Answer {
   const ctx = readContext(body.messages);
   const ignoresFormat = profiles.has('response-format-ignored');
   if (body.response_format?.type === 'json_schema' || body.response_format?.type === 'json_object') {
@@ -91,21 +104,35 @@ export function decideAnswer(body: CompletionRequest, role: string, fault: strin
   const tool = forced === undefined ? undefined : body.tools?.find((t) => t.function?.name === forced);
   if (forced !== undefined && tool) {
     const args = structuredContent(forced, tool.function?.parameters as JsonSchema | undefined, ctx, fault);
-    const call = { id: `${callIdPrefix}_0`, name: forced, arguments: profiles.has('strict-ignored') ? withExtraField(args) : args };
+    const call = {
+      id: `${callIdPrefix}_0`,
+      name: forced,
+      arguments: profiles.has('strict-ignored') ? withExtraField(args) : args,
+    };
     return { content: null, toolCalls: [call], finishReason: 'tool_calls' };
   }
   const inPrompt = promptSchema(body);
   if (inPrompt) {
     const content = structuredContent(inPrompt.name, inPrompt.schema, ctx, fault);
-    return { content: ignoresFormat ? inProse(inPrompt.name, content, true) : content, toolCalls: [], finishReason: 'stop' };
+    return {
+      content: ignoresFormat ? inProse(inPrompt.name, content, true) : content,
+      toolCalls: [],
+      finishReason: 'stop',
+    };
   }
   if (body.tools?.length && body.tool_choice !== 'none') {
     const calls = toolCalls(ctx, body.messages, body.tools, callIdPrefix);
-    const shown = profiles.has('strict-ignored') ? calls.map((c) => ({ ...c, arguments: withExtraField(c.arguments) })) : calls;
+    const shown = profiles.has('strict-ignored')
+      ? calls.map((c) => ({ ...c, arguments: withExtraField(c.arguments) }))
+      : calls;
     if (calls.length) return { content: null, toolCalls: shown, finishReason: 'tool_calls' };
   }
   const text = textAnswer(ctx, role, body.messages);
-  return { content: fault === 'malformed' ? '{"answer": "' + text.slice(0, 20) : text, toolCalls: [], finishReason: 'stop' };
+  return {
+    content: fault === 'malformed' ? '{"answer": "' + text.slice(0, 20) : text,
+    toolCalls: [],
+    finishReason: 'stop',
+  };
 }
 
 /**

@@ -54,7 +54,9 @@ export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (part && typeof part === 'object' && 'text' in part && typeof part.text === 'string' ? part.text : ''))
+      .map((part) =>
+        part && typeof part === 'object' && 'text' in part && typeof part.text === 'string' ? part.text : '',
+      )
       .join('\n');
   }
   return '';
@@ -77,33 +79,64 @@ function parseJson(text: string | undefined): unknown {
   }
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const str = (v: unknown): string =>
+  typeof v === 'string'
+    ? v
+    : v === undefined || v === null
+      ? ''
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v);
 
 function parseSpecialists(raw: unknown): SpecialistCandidate[] | undefined {
-  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { specialists?: unknown }).specialists) ? (raw as { specialists: unknown[] }).specialists : undefined;
+  const list = Array.isArray(raw)
+    ? raw
+    : raw && typeof raw === 'object' && Array.isArray((raw as { specialists?: unknown }).specialists)
+      ? (raw as { specialists: unknown[] }).specialists
+      : undefined;
   if (!list) return undefined;
   return list
     .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
     .map((s) => ({
       id: str(s.id ?? s.name),
       description: str(s.description),
-      domains: Array.isArray(s.domains) ? s.domains.map(str) : typeof s.domains === 'string' ? s.domains.split(',').map((d) => d.trim()) : [],
+      domains: Array.isArray(s.domains)
+        ? s.domains.map(str)
+        : typeof s.domains === 'string'
+          ? s.domains.split(',').map((d) => d.trim())
+          : [],
     }))
     .filter((s) => s.id !== '');
 }
 
 function parseSteps(raw: unknown): StepReport[] | undefined {
-  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.entries(raw as object).map(([id, v]) => ({ id, ...(v as object) })) : undefined;
+  const list = Array.isArray(raw)
+    ? raw
+    : raw && typeof raw === 'object'
+      ? Object.entries(raw as object).map(([id, v]) => ({ id, ...(v as object) }))
+      : undefined;
   if (!list) return undefined;
   return list
     .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
-    .map((s) => ({ id: str(s.id ?? s.stepId), specialist: str(s.specialist), status: str(s.status).toLowerCase(), output: str(s.output ?? s.result ?? s.error) }));
+    .map((s) => ({
+      id: str(s.id ?? s.stepId),
+      specialist: str(s.specialist),
+      status: str(s.status).toLowerCase(),
+      output: str(s.output ?? s.result ?? s.error),
+    }));
 }
 
 function parseAnswers(raw: unknown): Record<string, string> | undefined {
   if (Array.isArray(raw)) {
     return Object.fromEntries(
-      raw.map((a, i) => (a && typeof a === 'object' ? [str((a as { label?: unknown }).label) || String.fromCharCode(65 + i), str((a as { answer?: unknown; text?: unknown }).answer ?? (a as { text?: unknown }).text)] : [String.fromCharCode(65 + i), str(a)])),
+      raw.map((a, i) =>
+        a && typeof a === 'object'
+          ? [
+              str((a as { label?: unknown }).label) || String.fromCharCode(65 + i),
+              str((a as { answer?: unknown; text?: unknown }).answer ?? (a as { text?: unknown }).text),
+            ]
+          : [String.fromCharCode(65 + i), str(a)],
+      ),
     );
   }
   if (raw && typeof raw === 'object') return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, str(v)]));
@@ -126,7 +159,10 @@ export function parseDirectives(texts: string[], lastUserText: string, queryBloc
       else if (name === 'steps' && Number(arg) > 0) d.steps = Math.floor(Number(arg));
       else if (name === 'chain') d.chain = true;
       else if (name === 'verify') {
-        const scores = arg.split(',').map(Number).filter((n) => Number.isFinite(n));
+        const scores = arg
+          .split(',')
+          .map(Number)
+          .filter((n) => Number.isFinite(n));
         if (scores.length) d.verify = scores;
       } else if (name === 'latency' && Number(arg) >= 0) d.latencyMs = Number(arg);
       else if (name === 'stepmodel' && arg) d.stepModel = arg;

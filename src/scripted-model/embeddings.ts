@@ -13,13 +13,16 @@ import { createHash } from 'node:crypto';
 export const DEFAULT_DIMENSIONS = 512;
 
 const STOP_WORDS = new Set(
-  'a an and are as at be by can could do does for from how i in into is it its me my of on or our please should so that the their them then there these this to us was we what when where which who why will with would you your'.split(' '),
+  'a an and are as at be by can could do does for from how i in into is it its me my of on or our please should so that the their them then there these this to us was we what when where which who why will with would you your'.split(
+    ' ',
+  ),
 );
 
 /** Crude suffix stripping, the same idea as the registry's: "migrations"/"migrate" meet. */
 function stem(word: string): string {
   for (const suffix of ['ations', 'ation', 'ings', 'ing', 'ies', 'ed', 'es', 's']) {
-    if (word.length - suffix.length >= 3 && word.endsWith(suffix)) return word.slice(0, -suffix.length) + (suffix === 'ies' ? 'y' : '');
+    if (word.length - suffix.length >= 3 && word.endsWith(suffix))
+      return word.slice(0, -suffix.length) + (suffix === 'ies' ? 'y' : '');
   }
   return word;
 }
@@ -71,7 +74,8 @@ export interface EmbeddingsRequest {
 export function embeddingInputs(body: EmbeddingsRequest): string[] | string {
   const input = body.input;
   if (typeof input === 'string') return input === '' ? '`input` must not be an empty string.' : [input];
-  if (!Array.isArray(input) || input.length === 0) return '`input` must be a non-empty string or a non-empty array of strings.';
+  if (!Array.isArray(input) || input.length === 0)
+    return '`input` must be a non-empty string or a non-empty array of strings.';
   if (input.length > 2048) return '`input` may hold at most 2048 items.';
   if (!input.every((x): x is string => typeof x === 'string' && x !== '')) {
     return '`input` items must be non-empty strings (token arrays are not supported by the scripted model).';
@@ -82,5 +86,7 @@ export function embeddingInputs(body: EmbeddingsRequest): string[] | string {
 export function embeddingDimensions(body: EmbeddingsRequest): number | string {
   if (body.dimensions === undefined) return DEFAULT_DIMENSIONS;
   const d = body.dimensions;
-  return typeof d === 'number' && Number.isInteger(d) && d >= 1 && d <= 4096 ? d : '`dimensions` must be an integer from 1 to 4096.';
+  return typeof d === 'number' && Number.isInteger(d) && d >= 1 && d <= 4096
+    ? d
+    : '`dimensions` must be an integer from 1 to 4096.';
 }

@@ -22,11 +22,16 @@ export interface FaultPlanOptions {
   seed?: number;
 }
 
-export const isFaultKind = (v: unknown): v is FaultKind => typeof v === 'string' && (FAULT_KINDS as readonly string[]).includes(v);
+export const isFaultKind = (v: unknown): v is FaultKind =>
+  typeof v === 'string' && (FAULT_KINDS as readonly string[]).includes(v);
 
 /** Validates rules from JSON (POST /_scripted/faults, SCRIPTED_FAULT_RULES); throws a readable message. */
 export function parseFaultRules(value: unknown): FaultRule[] {
-  const list = Array.isArray(value) ? value : value && typeof value === 'object' && Array.isArray((value as { faults?: unknown }).faults) ? (value as { faults: unknown[] }).faults : undefined;
+  const list = Array.isArray(value)
+    ? value
+    : value && typeof value === 'object' && Array.isArray((value as { faults?: unknown }).faults)
+      ? (value as { faults: unknown[] }).faults
+      : undefined;
   if (!list) throw new Error('expected an array of fault rules or { "faults": [...] }');
   return list.map((r, i) => {
     if (!r || typeof r !== 'object') throw new Error(`rule ${i}: expected an object`);
@@ -34,7 +39,8 @@ export function parseFaultRules(value: unknown): FaultRule[] {
     if (!isFaultKind(fault)) throw new Error(`rule ${i}: fault must be one of ${FAULT_KINDS.join(', ')}`);
     if (role !== undefined && typeof role !== 'string') throw new Error(`rule ${i}: role must be a string`);
     if (contains !== undefined && typeof contains !== 'string') throw new Error(`rule ${i}: contains must be a string`);
-    if (times !== undefined && !(Number.isInteger(times) && (times as number) > 0)) throw new Error(`rule ${i}: times must be a positive integer`);
+    if (times !== undefined && !(Number.isInteger(times) && (times as number) > 0))
+      throw new Error(`rule ${i}: times must be a positive integer`);
     return { role, contains, fault, times: (times as number | undefined) ?? 1 };
   });
 }
@@ -70,7 +76,12 @@ export class FaultPlan {
 
   /** The fault for this request, consuming one use of the matching rule. */
   pick(role: string | undefined, lastUserText: string, directive: string | undefined): FaultKind | undefined {
-    const rule = this.rules.find((r) => r.times > 0 && (r.role === undefined || r.role === role) && (r.contains === undefined || lastUserText.includes(r.contains)));
+    const rule = this.rules.find(
+      (r) =>
+        r.times > 0 &&
+        (r.role === undefined || r.role === role) &&
+        (r.contains === undefined || lastUserText.includes(r.contains)),
+    );
     if (rule) {
       rule.times--;
       return rule.fault;

@@ -45,7 +45,12 @@ function typeOf(s: JsonSchema): string | undefined {
 }
 
 function number(s: JsonSchema, hint: unknown, integer: boolean): number {
-  let n = typeof hint === 'number' && Number.isFinite(hint) ? hint : typeof hint === 'string' && hint.trim() !== '' && Number.isFinite(Number(hint)) ? Number(hint) : 0;
+  let n =
+    typeof hint === 'number' && Number.isFinite(hint)
+      ? hint
+      : typeof hint === 'string' && hint.trim() !== '' && Number.isFinite(Number(hint))
+        ? Number(hint)
+        : 0;
   const step = integer ? 1 : 0.001;
   if (typeof s.minimum === 'number') n = Math.max(n, s.minimum);
   if (typeof s.exclusiveMinimum === 'number') n = Math.max(n, s.exclusiveMinimum + step);
@@ -55,7 +60,14 @@ function number(s: JsonSchema, hint: unknown, integer: boolean): number {
 }
 
 function string(s: JsonSchema, hint: unknown): string {
-  let text = typeof hint === 'string' ? hint : hint === undefined || hint === null ? '' : typeof hint === 'object' ? JSON.stringify(hint) : String(hint);
+  let text =
+    typeof hint === 'string'
+      ? hint
+      : hint === undefined || hint === null
+        ? ''
+        : typeof hint === 'object'
+          ? JSON.stringify(hint)
+          : String(hint);
   if (s.format === 'date-time' && Number.isNaN(Date.parse(text))) text = '2025-01-01T00:00:00.000Z';
   else if ((s.format === 'uri' || s.format === 'url') && !/^[a-z]+:\/\//i.test(text)) text = 'https://example.com/';
   else if (s.format === 'email' && !text.includes('@')) text = 'scripted@example.com';
@@ -123,7 +135,15 @@ export function violate(schema: unknown): unknown {
   if (required.length === 0) return ['not', 'an', 'object'];
   const wrong = (p: unknown) => {
     const t = typeOf(resolve(p, root));
-    return t === 'string' ? 12345 : t === 'number' || t === 'integer' ? 'not a number' : t === 'boolean' ? 'maybe' : t === 'array' ? 'not an array' : 42;
+    return t === 'string'
+      ? 12345
+      : t === 'number' || t === 'integer'
+        ? 'not a number'
+        : t === 'boolean'
+          ? 'maybe'
+          : t === 'array'
+            ? 'not an array'
+            : 42;
   };
   return Object.fromEntries(required.map((key) => [key, wrong(props[key])]));
 }

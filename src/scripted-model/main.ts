@@ -18,9 +18,14 @@ function intEnv(name: string, fallback: number): number {
 
 const rateRaw = process.env.SCRIPTED_FAULT_RATE ?? '0';
 const faultRate = Number(rateRaw);
-if (!(faultRate >= 0 && faultRate <= 1)) fail(`SCRIPTED_FAULT_RATE=${JSON.stringify(rateRaw)} is invalid: a number from 0 to 1`);
-const faultKinds = (process.env.SCRIPTED_FAULTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-for (const kind of faultKinds) if (!isFaultKind(kind)) fail(`SCRIPTED_FAULTS has ${JSON.stringify(kind)}: allowed are ${FAULT_KINDS.join(', ')}`);
+if (!(faultRate >= 0 && faultRate <= 1))
+  fail(`SCRIPTED_FAULT_RATE=${JSON.stringify(rateRaw)} is invalid: a number from 0 to 1`);
+const faultKinds = (process.env.SCRIPTED_FAULTS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const kind of faultKinds)
+  if (!isFaultKind(kind)) fail(`SCRIPTED_FAULTS has ${JSON.stringify(kind)}: allowed are ${FAULT_KINDS.join(', ')}`);
 let faults;
 try {
   faults = process.env.SCRIPTED_FAULT_RULES ? parseFaultRules(JSON.parse(process.env.SCRIPTED_FAULT_RULES)) : undefined;
@@ -47,7 +52,9 @@ const model = await startScriptedModel({
   seed: intEnv('SCRIPTED_SEED', 1),
   logLimit: intEnv('SCRIPTED_LOG_LIMIT', 10_000),
 });
-console.error(`Scripted model listening (profile ${profile}): point an OpenAI client at ${model.url}/v1 (any API key). Request log: ${model.url}/_scripted/log`);
+console.error(
+  `Scripted model listening (profile ${profile}): point an OpenAI client at ${model.url}/v1 (any API key). Request log: ${model.url}/_scripted/log`,
+);
 
 const stop = () => {
   void model.close().then(() => process.exit(0));

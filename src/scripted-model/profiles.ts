@@ -45,7 +45,10 @@ export function parseProfiles(value: string | readonly string[] | undefined): Pr
     const preset = PROFILE_PRESETS[name];
     if (preset) preset.forEach((p) => set.add(p));
     else if (isProfile(name)) set.add(name);
-    else throw new Error(`unknown scripted profile "${name}": allowed are ${[...PROFILES, ...Object.keys(PROFILE_PRESETS)].join(', ')}`);
+    else
+      throw new Error(
+        `unknown scripted profile "${name}": allowed are ${[...PROFILES, ...Object.keys(PROFILE_PRESETS)].join(', ')}`,
+      );
   }
   set.delete('openai');
   return set;
@@ -67,27 +70,59 @@ export interface Rejection {
 }
 
 const hasImage = (body: CompletionRequest) =>
-  body.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p && typeof p === 'object' && (p as { type?: unknown }).type === 'image_url'));
+  body.messages.some(
+    (m) =>
+      Array.isArray(m.content) &&
+      m.content.some((p) => p && typeof p === 'object' && (p as { type?: unknown }).type === 'image_url'),
+  );
 
 /** The 400 a profile answers this request with, worded like the providers that reject it. */
-export function rejectionOf(body: CompletionRequest & Record<string, unknown>, profiles: ProfileSet): Rejection | undefined {
+export function rejectionOf(
+  body: CompletionRequest & Record<string, unknown>,
+  profiles: ProfileSet,
+): Rejection | undefined {
   if (profiles.has('max-tokens-rejected') && body.max_tokens !== undefined) {
-    return { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", param: 'max_tokens', code: 'unsupported_parameter' };
+    return {
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    };
   }
   if (profiles.has('temperature-rejected') && body.temperature !== undefined) {
-    return { message: "Unsupported parameter: 'temperature' is not supported with this model.", param: 'temperature', code: 'unsupported_parameter' };
+    return {
+      message: "Unsupported parameter: 'temperature' is not supported with this model.",
+      param: 'temperature',
+      code: 'unsupported_parameter',
+    };
   }
   if (profiles.has('json-schema-rejected') && body.response_format?.type === 'json_schema') {
-    return { message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", param: 'response_format', code: 'unsupported_parameter' };
+    return {
+      message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+      param: 'response_format',
+      code: 'unsupported_parameter',
+    };
   }
   if (profiles.has('tools-rejected') && (body.tools?.length ?? 0) > 0) {
-    return { message: `${body.model ?? 'this model'} does not support tools`, param: 'tools', code: 'unsupported_parameter' };
+    return {
+      message: `${body.model ?? 'this model'} does not support tools`,
+      param: 'tools',
+      code: 'unsupported_parameter',
+    };
   }
   if (profiles.has('stream-options-rejected') && body.stream_options !== undefined) {
-    return { message: 'Unrecognized request argument supplied: stream_options', param: 'stream_options', code: 'unsupported_parameter' };
+    return {
+      message: 'Unrecognized request argument supplied: stream_options',
+      param: 'stream_options',
+      code: 'unsupported_parameter',
+    };
   }
   if (profiles.has('parallel-tool-calls-rejected') && body.parallel_tool_calls !== undefined) {
-    return { message: 'Unrecognized request argument supplied: parallel_tool_calls', param: 'parallel_tool_calls', code: 'unsupported_parameter' };
+    return {
+      message: 'Unrecognized request argument supplied: parallel_tool_calls',
+      param: 'parallel_tool_calls',
+      code: 'unsupported_parameter',
+    };
   }
   if (profiles.has('images-rejected') && hasImage(body)) {
     return { message: 'This model does not support image input.', param: 'messages', code: 'unsupported_content' };
@@ -96,7 +131,10 @@ export function rejectionOf(body: CompletionRequest & Record<string, unknown>, p
 }
 
 /** system-hoisted: every system (and developer) message merged into one at the start, as Anthropic's endpoint does. */
-export function hoistSystem<M extends { role: string; content?: unknown }>(messages: M[], text: (content: unknown) => string): M[] {
+export function hoistSystem<M extends { role: string; content?: unknown }>(
+  messages: M[],
+  text: (content: unknown) => string,
+): M[] {
   const system = messages.filter((m) => m.role === 'system' || m.role === 'developer');
   if (system.length === 0) return messages;
   const merged = { role: 'system', content: system.map((m) => text(m.content)).join('\n\n') } as M;
@@ -105,7 +143,8 @@ export function hoistSystem<M extends { role: string; content?: unknown }>(messa
 
 /** response-format-ignored: the JSON a model was asked for, said in a sentence (or in a fence mid-reply). */
 export function inProse(name: string, json: string, fenced: boolean): string {
-  if (fenced) return `Sure. Here is the ${name || 'result'} you asked for:\n\n\`\`\`json\n${json}\n\`\`\`\n\nLet me know if you want any changes.`;
+  if (fenced)
+    return `Sure. Here is the ${name || 'result'} you asked for:\n\n\`\`\`json\n${json}\n\`\`\`\n\nLet me know if you want any changes.`;
   return `Sure, the ${name || 'result'} is ${json} — I hope that helps.`;
 }
 
@@ -113,7 +152,8 @@ export function inProse(name: string, json: string, fenced: boolean): string {
 export function withExtraField(args: string): string {
   try {
     const value = JSON.parse(args) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return JSON.stringify({ ...value, note: 'extra field the schema does not name' });
+    if (value && typeof value === 'object' && !Array.isArray(value))
+      return JSON.stringify({ ...value, note: 'extra field the schema does not name' });
   } catch {
     // not JSON: left as is
   }

@@ -102,7 +102,12 @@ function wait(ms: number, signal: AbortSignal): Promise<boolean> {
 const openaiError = (c: Context, status: 400 | 404 | 429 | 500, message: string, type: string) =>
   c.json({ error: { message, type, param: null, code: null } }, status);
 
-export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedRequestLog[], faults: FaultPlan, closing: AbortSignal): Hono {
+export function scriptedModelApp(
+  options: ScriptedModelOptions,
+  log: ScriptedRequestLog[],
+  faults: FaultPlan,
+  closing: AbortSignal,
+): Hono {
   const app = new Hono();
   const latencyMs = options.latencyMs ?? 0;
   const perTokenMs = options.perTokenMs ?? 0;
@@ -139,12 +144,28 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
   };
 
   /** The faults that answer without a body of the endpoint's own shape: 429, 500, hang. */
-  const failFast = async (c: Context, fault: FaultKind | undefined, finish: (status: number) => void, signal: AbortSignal): Promise<Response | undefined> => {
+  const failFast = async (
+    c: Context,
+    fault: FaultKind | undefined,
+    finish: (status: number) => void,
+    signal: AbortSignal,
+  ): Promise<Response | undefined> => {
     if (fault === '429') {
       finish(429);
       const headers: Record<string, string> = { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) };
       if (retryAfterMs % 1000 !== 0) headers['retry-after-ms'] = String(retryAfterMs);
-      return c.json({ error: { message: 'Rate limit reached (scripted fault).', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } }, 429, headers);
+      return c.json(
+        {
+          error: {
+            message: 'Rate limit reached (scripted fault).',
+            type: 'rate_limit_error',
+            param: null,
+            code: 'rate_limit_exceeded',
+          },
+        },
+        429,
+        headers,
+      );
     }
     if (fault === '500') {
       finish(500);
@@ -193,13 +214,24 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     const rejection = rejectionOf(body as CompletionRequest & Record<string, unknown>, profiles);
     if (rejection) {
       track(c, entry).finish(400);
-      return c.json({ error: { message: rejection.message, type: 'invalid_request_error', param: rejection.param, code: rejection.code } }, 400);
+      return c.json(
+        {
+          error: {
+            message: rejection.message,
+            type: 'invalid_request_error',
+            param: rejection.param,
+            code: rejection.code,
+          },
+        },
+        400,
+      );
     }
     const fault = faults.pick(role, lastUserText, ctx.directives.fault);
     if (fault) entry.fault = fault;
 
     const { signal, finish } = track(c, entry);
-    if (!(await wait(latencyMs + (ctx.directives.latencyMs ?? 0), signal))) return finish(499), c.body(null, 499 as 400);
+    if (!(await wait(latencyMs + (ctx.directives.latencyMs ?? 0), signal)))
+      return (finish(499), c.body(null, 499 as 400));
     const failed = await failFast(c, fault, finish, signal);
     if (failed) return failed;
 
@@ -213,36 +245,68 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     const reasoning = profiles.has('reasoning') ? reasoningText(answer.content ?? '') : undefined;
     const reasoningTokens = reasoning ? countTokens(reasoning) : 0;
     const completionTokens = outputTokens(answer) + reasoningTokens;
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: reasoningTokens } };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: reasoningTokens },
+    };
     const reasoningFields = reasoning ? { reasoning_content: reasoning, reasoning } : {};
     const created = Math.floor(Date.now() / 1000);
-    const toolCallsJson = answer.toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } }));
+    const toolCallsJson = answer.toolCalls.map((t) => ({
+      id: t.id,
+      type: 'function' as const,
+      function: { name: t.name, arguments: t.arguments },
+    }));
 
     if (!body.stream) {
-      if (!(await wait(perTokenMs * completionTokens, signal))) return finish(499), c.body(null, 499 as 400);
+      if (!(await wait(perTokenMs * completionTokens, signal))) return (finish(499), c.body(null, 499 as 400));
       finish(200);
       return c.json({
         id,
         object: 'chat.completion',
         created,
         model: entry.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: answer.content, refusal: null, ...reasoningFields, ...(toolCallsJson.length ? { tool_calls: toolCallsJson } : {}) }, logprobs: null, finish_reason: answer.finishReason }],
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: answer.content,
+              refusal: null,
+              ...reasoningFields,
+              ...(toolCallsJson.length ? { tool_calls: toolCallsJson } : {}),
+            },
+            logprobs: null,
+            finish_reason: answer.finishReason,
+          },
+        ],
         usage,
       });
     }
 
     return streamSSE(c, async (stream) => {
-      const chunk = (delta: object, finishReason: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
+      const chunk = (delta: object, finishReason: string | null = null) => ({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: entry.model,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      });
       const send = (data: object) => stream.writeSSE({ data: JSON.stringify(data) });
       await send(chunk({ role: 'assistant', content: '' }));
-      if (reasoning) for (const piece of pieces(reasoning)) await send(chunk({ content: null, reasoning_content: piece, reasoning: piece }));
+      if (reasoning)
+        for (const piece of pieces(reasoning))
+          await send(chunk({ content: null, reasoning_content: piece, reasoning: piece }));
       for (const piece of pieces(answer.content ?? '')) {
         if (!(await wait(perTokenMs * countTokens(piece), signal))) return;
         await send(chunk({ content: piece }));
       }
       for (const [index, t] of toolCallsJson.entries()) await send(chunk({ tool_calls: [{ index, ...t }] }));
       await send(chunk({}, answer.finishReason));
-      if (body.stream_options?.include_usage && !profiles.has('no-stream-usage')) await send({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [], usage });
+      if (body.stream_options?.include_usage && !profiles.has('no-stream-usage'))
+        await send({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [], usage });
       await stream.writeSSE({ data: '[DONE]' });
       finish(200);
     });
@@ -283,7 +347,7 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
     if (fault) entry.fault = fault;
 
     const { signal, finish } = track(c, entry);
-    if (!(await wait(latencyMs, signal))) return finish(499), c.body(null, 499 as 400);
+    if (!(await wait(latencyMs, signal))) return (finish(499), c.body(null, 499 as 400));
     const failed = await failFast(c, fault, finish, signal);
     if (failed) return failed;
 
@@ -295,11 +359,18 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       return { object: 'embedding', index, embedding };
     });
     const promptTokens = inputs.reduce((n, input) => n + countTokens(input), 0);
-    const answer = { object: 'list', data, model: entry.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } };
+    const answer = {
+      object: 'list',
+      data,
+      model: entry.model,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    };
     finish(200);
     if (fault === 'malformed') {
       const json = JSON.stringify(answer);
-      return c.body(json.slice(0, Math.max(1, Math.floor(json.length / 2))), 200, { 'content-type': 'application/json' });
+      return c.body(json.slice(0, Math.max(1, Math.floor(json.length / 2))), 200, {
+        'content-type': 'application/json',
+      });
     }
     return c.json(answer);
   };
@@ -308,7 +379,12 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
   app.post('/v1/embeddings', embeddings);
   app.post('/embeddings', embeddings);
   app.post('/chat/completions', completions);
-  app.get('/v1/models', (c) => c.json({ object: 'list', data: [{ id: options.model ?? 'scripted', object: 'model', created: 0, owned_by: 'parley' }] }));
+  app.get('/v1/models', (c) =>
+    c.json({
+      object: 'list',
+      data: [{ id: options.model ?? 'scripted', object: 'model', created: 0, owned_by: 'parley' }],
+    }),
+  );
   app.get('/_scripted/log', (c) => c.json(log.map(({ body: _body, headers: _headers, ...rest }) => rest)));
   app.post('/_scripted/faults', async (c) => {
     try {
@@ -318,7 +394,9 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
       return openaiError(c, 400, err instanceof Error ? err.message : String(err), 'invalid_request_error');
     }
   });
-  app.notFound((c) => openaiError(c, 404, `No route ${c.req.method} ${c.req.path} on the scripted model.`, 'invalid_request_error'));
+  app.notFound((c) =>
+    openaiError(c, 404, `No route ${c.req.method} ${c.req.path} on the scripted model.`, 'invalid_request_error'),
+  );
   app.onError((err, c) => openaiError(c, 500, err.message, 'server_error'));
   return app;
 }
@@ -326,7 +404,12 @@ export function scriptedModelApp(options: ScriptedModelOptions, log: ScriptedReq
 /** Starts the scripted model on 127.0.0.1 (or options.host) and resolves once it listens. */
 export function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const requests: ScriptedRequestLog[] = [];
-  const faults = new FaultPlan({ rules: options.faults, rate: options.faultRate, kinds: options.faultKinds, seed: options.seed });
+  const faults = new FaultPlan({
+    rules: options.faults,
+    rate: options.faultRate,
+    kinds: options.faultKinds,
+    seed: options.seed,
+  });
   const closing = new AbortController();
   const app = scriptedModelApp(options, requests, faults, closing.signal);
   const host = options.host ?? '127.0.0.1';

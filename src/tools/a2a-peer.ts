@@ -78,13 +78,19 @@ export class A2aPeerHost implements PeerAgentHost {
           }
         } else {
           const result = await client.sendMessage(request(message), options);
-          absorb(exchange, isTask(result) ? { $case: 'task', value: result } : { $case: 'message', value: result }, ctx.onProgress);
+          absorb(
+            exchange,
+            isTask(result) ? { $case: 'task', value: result } : { $case: 'message', value: result },
+            ctx.onProgress,
+          );
           await this.#waitWhileWorking(client, exchange, ctx);
         }
         if (exchange.state !== TaskState.TASK_STATE_INPUT_REQUIRED) break;
-        if (round >= rounds) return await this.#giveUp(client, exchange, `the peer asked for input more than ${rounds} times`);
+        if (round >= rounds)
+          return await this.#giveUp(client, exchange, `the peer asked for input more than ${rounds} times`);
         const answer = await this.#askHuman(peer, exchange, ctx);
-        if (answer === undefined) return await this.#giveUp(client, exchange, 'the peer asked for input and no answer was given');
+        if (answer === undefined)
+          return await this.#giveUp(client, exchange, 'the peer asked for input and no answer was given');
         message = userMessage(answer, { taskId: exchange.taskId, contextId: exchange.contextId }, ctx);
       }
     } catch (err) {
@@ -92,7 +98,12 @@ export class A2aPeerHost implements PeerAgentHost {
         await this.#cancelRemote(client, exchange);
         return { ok: false, output: outputOf(exchange), error: 'cancelled', sources: exchange.sources };
       }
-      return { ok: false, output: outputOf(exchange), error: `A2A peer ${peer} failed: ${(err as Error).message}`, sources: exchange.sources };
+      return {
+        ok: false,
+        output: outputOf(exchange),
+        error: `A2A peer ${peer} failed: ${(err as Error).message}`,
+        sources: exchange.sources,
+      };
     }
     return finish(peer, exchange);
   }
@@ -101,7 +112,9 @@ export class A2aPeerHost implements PeerAgentHost {
     let pending = this.#clients.get(url);
     if (!pending) {
       pending = (async () => {
-        const card = await new DefaultAgentCardResolver(this.options.fetchImpl ? { fetchImpl: this.options.fetchImpl } : undefined).resolve(url);
+        const card = await new DefaultAgentCardResolver(
+          this.options.fetchImpl ? { fetchImpl: this.options.fetchImpl } : undefined,
+        ).resolve(url);
         const client = await new ClientFactory().createFromAgentCard(card);
         return { client, streaming: card.capabilities?.streaming === true };
       })();
@@ -114,7 +127,10 @@ export class A2aPeerHost implements PeerAgentHost {
 
   /** A non-streaming peer may answer before the task is done; poll until it settles. */
   async #waitWhileWorking(client: Client, exchange: Exchange, ctx: RunCtx): Promise<void> {
-    while (exchange.taskId && (exchange.state === TaskState.TASK_STATE_WORKING || exchange.state === TaskState.TASK_STATE_SUBMITTED)) {
+    while (
+      exchange.taskId &&
+      (exchange.state === TaskState.TASK_STATE_WORKING || exchange.state === TaskState.TASK_STATE_SUBMITTED)
+    ) {
       await new Promise((r) => setTimeout(r, 250));
       ctx.signal.throwIfAborted();
       const task = await client.getTask({ tenant: '', id: exchange.taskId }, { signal: ctx.signal });
@@ -150,7 +166,10 @@ export class A2aPeerHost implements PeerAgentHost {
   async #cancelRemote(client: Client, exchange: Exchange): Promise<void> {
     if (!exchange.taskId || isFinal(exchange.state)) return;
     try {
-      await client.cancelTask({ tenant: '', id: exchange.taskId, metadata: undefined }, { signal: AbortSignal.timeout(5000) });
+      await client.cancelTask(
+        { tenant: '', id: exchange.taskId, metadata: undefined },
+        { signal: AbortSignal.timeout(5000) },
+      );
     } catch (err) {
       this.#logger.warn('A2A CancelTask failed', { taskId: exchange.taskId, error: (err as Error).message });
     }
@@ -214,7 +233,8 @@ function absorbStatus(exchange: Exchange, status: Task['status'], onProgress?: (
   const text = status.message ? partsText(status.message.parts) : '';
   if (text && text !== exchange.statusText) {
     exchange.statusText = text;
-    if (status.state === TaskState.TASK_STATE_WORKING || status.state === TaskState.TASK_STATE_SUBMITTED) onProgress?.(text);
+    if (status.state === TaskState.TASK_STATE_WORKING || status.state === TaskState.TASK_STATE_SUBMITTED)
+      onProgress?.(text);
   }
 }
 
@@ -245,15 +265,29 @@ function outputOf(exchange: Exchange): string {
 
 function finish(peer: string, exchange: Exchange): PeerResult {
   const sources = exchange.taskId ? [...exchange.sources, `a2a:${peer}#task=${exchange.taskId}`] : exchange.sources;
-  if (exchange.reply !== undefined && exchange.state === undefined) return { ok: true, output: exchange.reply, sources };
+  if (exchange.reply !== undefined && exchange.state === undefined)
+    return { ok: true, output: exchange.reply, sources };
   switch (exchange.state) {
     case TaskState.TASK_STATE_COMPLETED:
       return { ok: true, output: outputOf(exchange), sources };
     case TaskState.TASK_STATE_AUTH_REQUIRED:
-      return { ok: false, output: outputOf(exchange), error: `A2A peer ${peer} requires authentication: ${exchange.statusText}`, sources };
+      return {
+        ok: false,
+        output: outputOf(exchange),
+        error: `A2A peer ${peer} requires authentication: ${exchange.statusText}`,
+        sources,
+      };
     default: {
-      const state = exchange.state === undefined ? 'no task state' : TaskState[exchange.state].replace('TASK_STATE_', '').toLowerCase();
-      return { ok: false, output: outputOf(exchange), error: `A2A peer ${peer} ended ${state}${exchange.statusText ? `: ${exchange.statusText}` : ''}`, sources };
+      const state =
+        exchange.state === undefined
+          ? 'no task state'
+          : TaskState[exchange.state].replace('TASK_STATE_', '').toLowerCase();
+      return {
+        ok: false,
+        output: outputOf(exchange),
+        error: `A2A peer ${peer} ended ${state}${exchange.statusText ? `: ${exchange.statusText}` : ''}`,
+        sources,
+      };
     }
   }
 }

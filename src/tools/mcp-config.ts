@@ -62,7 +62,12 @@ export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
 
 /** The file's outer shape; each server is then checked against the schema its keys call for. */
 export const McpConfigSchema = z.object({
-  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'server names are letters, digits, _ . and -'), z.record(z.string(), z.unknown())).default({}),
+  mcpServers: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_.-]+$/, 'server names are letters, digits, _ . and -'),
+      z.record(z.string(), z.unknown()),
+    )
+    .default({}),
 });
 
 /** Stdio when it has "command", HTTP when it has "url": so errors point into the right schema. */
@@ -114,7 +119,9 @@ export function loadMcpConfig(path: string, env: Env = process.env): McpConfig {
   try {
     text = readFileSync(abs, 'utf8');
   } catch (err) {
-    throw new McpConfigError(`Cannot read the MCP config ${abs}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (set PARLEY_MCP_CONFIG)`);
+    throw new McpConfigError(
+      `Cannot read the MCP config ${abs}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (set PARLEY_MCP_CONFIG)`,
+    );
   }
   return parseMcpConfig(text, env, abs);
 }
@@ -171,7 +178,14 @@ function toServer(name: string, s: z.infer<typeof McpServerSchema>, baseDir: str
     hash: createHash('sha256').update(JSON.stringify(s)).digest('hex'),
   };
   if ('command' in s) {
-    return { ...common, transport: 'stdio', command: s.command, args: s.args, env: s.env, cwd: resolve(baseDir, s.cwd ?? '.') };
+    return {
+      ...common,
+      transport: 'stdio',
+      command: s.command,
+      args: s.args,
+      env: s.env,
+      cwd: resolve(baseDir, s.cwd ?? '.'),
+    };
   }
   const transport = s.transport ?? (s.type === 'sse' ? 'sse' : 'streamable-http');
   return { ...common, transport, url: s.url, headers: s.headers };
@@ -225,7 +239,11 @@ export function redactMcpConfig(config: McpConfig): { path: string; servers: Rec
       if (rest.transport === 'stdio') {
         return { ...rest, env: Object.fromEntries(Object.keys(rest.env).map((k) => [k, REDACTED])) };
       }
-      return { ...rest, url: redactUrl(rest.url), headers: Object.fromEntries(Object.keys(rest.headers).map((k) => [k, REDACTED])) };
+      return {
+        ...rest,
+        url: redactUrl(rest.url),
+        headers: Object.fromEntries(Object.keys(rest.headers).map((k) => [k, REDACTED])),
+      };
     }),
   };
 }

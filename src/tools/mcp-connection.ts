@@ -70,7 +70,9 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
     const trace = traceCarrier();
     const params = { name, arguments: args, ...(Object.keys(trace).length ? { _meta: trace } : {}) };
-    return this.#withSession(async (client) => (await client.callTool(params, { signal, timeout: NO_SDK_TIMEOUT })) as CallToolResult);
+    return this.#withSession(
+      async (client) => (await client.callTool(params, { signal, timeout: NO_SDK_TIMEOUT })) as CallToolResult,
+    );
   }
 
   /**
@@ -111,10 +113,12 @@ export class McpConnection {
       if (this.#client === client) {
         this.#client = undefined;
         this.#tools = undefined;
-        if (!this.#closed) this.options.logger.warn('MCP server connection closed; will reconnect on next use', { server: this.name });
+        if (!this.#closed)
+          this.options.logger.warn('MCP server connection closed; will reconnect on next use', { server: this.name });
       }
     };
-    client.onerror = (err) => this.options.logger.debug('MCP transport error', { server: this.name, error: err.message });
+    client.onerror = (err) =>
+      this.options.logger.debug('MCP transport error', { server: this.name, error: err.message });
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
     } catch (err) {
@@ -136,7 +140,9 @@ export class McpConnection {
 
   #transport(): Transport {
     // A server's stderr is its log; keep it at debug level.
-    return createMcpTransport(this.spec, (text) => this.options.logger.debug('MCP server stderr', { server: this.name, text: text.trimEnd() }));
+    return createMcpTransport(this.spec, (text) =>
+      this.options.logger.debug('MCP server stderr', { server: this.name, text: text.trimEnd() }),
+    );
   }
 
   #handleElicitation(client: Client, handler: ElicitationHandler): void {

@@ -13,12 +13,7 @@ import { CircuitBreaker } from './breaker.ts';
 import { PausableDeadline } from './deadline.ts';
 import { McpConnection, type ElicitationAsk } from './mcp-connection.ts';
 import { resultToText, truncateForModel } from './result-text.ts';
-import {
-  configRequiresApproval,
-  configToolTimeoutMs,
-  isToolEnabled,
-  type McpServerConfig,
-} from './mcp-config.ts';
+import { configRequiresApproval, configToolTimeoutMs, isToolEnabled, type McpServerConfig } from './mcp-config.ts';
 import { normalizeServers, type McpServers } from './server-spec.ts';
 import type { ToolCallContext, ToolCallResult, ToolDescriptor, ToolHost } from './types.ts';
 
@@ -137,7 +132,13 @@ export class McpToolHost implements ToolHost {
       const result = await this.#callScope.run(call, () => entry.conn.callTool(tool, args, controller.signal));
       entry.breaker.success();
       const text = resultToText(result);
-      if (result.isError) return { ok: false, text: truncateForModel(text, this.options.settings.resultMaxChars), full: result, error: text };
+      if (result.isError)
+        return {
+          ok: false,
+          text: truncateForModel(text, this.options.settings.resultMaxChars),
+          full: result,
+          error: text,
+        };
       return { ok: true, text: truncateForModel(text, this.options.settings.resultMaxChars), full: result };
     } catch (err) {
       if (controller.signal.reason instanceof CallTimeout) {
@@ -175,7 +176,9 @@ export class McpToolHost implements ToolHost {
     try {
       const tools = await entry.conn.listTools();
       entry.breaker.success();
-      entry.descriptors = tools.filter((t) => isToolEnabled(entry.conn.spec, t.name)).map((t) => describe(name, entry.conn.spec, t));
+      entry.descriptors = tools
+        .filter((t) => isToolEnabled(entry.conn.spec, t.name))
+        .map((t) => describe(name, entry.conn.spec, t));
     } catch (err) {
       entry.breaker.failure((err as Error).message);
       this.#logger.warn('cannot list tools of MCP server', { server: name, error: (err as Error).message });

@@ -9,13 +9,22 @@ import type { McpServerConfig } from './mcp-config.ts';
 
 export function createMcpTransport(server: McpServerConfig, onStderr: (text: string) => void): Transport {
   if (server.transport === 'stdio') {
-    const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, cwd: server.cwd, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      env: server.env,
+      cwd: server.cwd,
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (chunk: Buffer) => onStderr(chunk.toString()));
     return transport;
   }
   const requestInit: RequestInit = { headers: server.headers };
   return server.transport === 'sse'
-    ? new SSEClientTransport(new URL(server.url), { requestInit, eventSourceInit: { fetch: withHeaders(server.headers) } })
+    ? new SSEClientTransport(new URL(server.url), {
+        requestInit,
+        eventSourceInit: { fetch: withHeaders(server.headers) },
+      })
     : new StreamableHTTPClientTransport(new URL(server.url), { requestInit });
 }
 

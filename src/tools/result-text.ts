@@ -34,7 +34,10 @@ function blockToText(block: ContentBlock): string {
     case 'audio':
       return `[${block.type}: ${block.mimeType ?? 'unknown type'}, ${Math.floor(((block.data?.length ?? 0) * 3) / 4)} bytes]`;
     case 'resource':
-      return block.resource?.text ?? `[resource: ${block.resource?.uri ?? 'unknown'}${block.resource?.blob ? ', binary' : ''}]`;
+      return (
+        block.resource?.text ??
+        `[resource: ${block.resource?.uri ?? 'unknown'}${block.resource?.blob ? ', binary' : ''}]`
+      );
     case 'resource_link':
       return `[resource link: ${block.uri ?? ''}${block.name ? ` (${block.name})` : ''}]`;
     default:

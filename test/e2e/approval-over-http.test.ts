@@ -36,7 +36,8 @@ async function runUntilApproval(query: string) {
   // next() rather than for-await: leaving a for-await loop would close the stream.
   for (let m = await stream.next(); !m.done; m = await stream.next()) {
     seen.push(m.value.json);
-    if (m.value.json.type === 'approval.requested') return { request: m.value.json as GraphEventOf<'approval.requested'>, seen, stream };
+    if (m.value.json.type === 'approval.requested')
+      return { request: m.value.json as GraphEventOf<'approval.requested'>, seen, stream };
   }
   throw new Error(`the run ended without asking for approval: ${seen.map((e) => e.type).join(', ')}`);
 }
@@ -58,7 +59,9 @@ describe('a destructive tool call over the real server', () => {
     expect(existsSync(file)).toBe(false);
 
     // The pending request is listed, and the decision needs the same key as every endpoint.
-    const listed = (await (await fetch(`${url}/api/approvals?runId=${request.runId}`, { headers: auth })).json()) as { approvals: { id: string }[] };
+    const listed = (await (await fetch(`${url}/api/approvals?runId=${request.runId}`, { headers: auth })).json()) as {
+      approvals: { id: string }[];
+    };
     expect(listed.approvals.map((a) => a.id)).toContain(request.request.id);
     const body = { request_id: request.request.id, decisions: { [call!.toolCallId]: 'accept' } };
     expect((await postJson(`${url}/api/approve`, body)).status).toBe(401);
@@ -76,7 +79,9 @@ describe('a destructive tool call over the real server', () => {
     expect(again.status).toBe(409);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_resolved');
     // The decision is in the audit trail of the recorded run.
-    const run = (await (await fetch(`${url}/api/runs/${request.runId}`, { headers: auth })).json()) as { approvals?: { resolvedBy?: string }[] };
+    const run = (await (await fetch(`${url}/api/runs/${request.runId}`, { headers: auth })).json()) as {
+      approvals?: { resolvedBy?: string }[];
+    };
     expect(run.approvals?.map((a) => a.resolvedBy)).toContain('human');
   });
 
@@ -84,7 +89,11 @@ describe('a destructive tool call over the real server', () => {
     const file = join(dataDir, 'workspace', 'denied.txt');
     const { request, stream } = await runUntilApproval(writeQuery('denied.txt', 'must not exist'));
     const call = request.request.kind === 'tool' ? request.request.toolCalls[0]! : undefined;
-    const denied = await postJson(`${url}/api/approve`, { id: request.request.id, decisions: { [call!.toolCallId]: 'deny' }, feedback: 'not in this folder' }, auth);
+    const denied = await postJson(
+      `${url}/api/approve`,
+      { id: request.request.id, decisions: { [call!.toolCallId]: 'deny' }, feedback: 'not in this folder' },
+      auth,
+    );
     expect(denied.status).toBe(200);
 
     const rest = await finish(stream);
@@ -99,12 +108,23 @@ describe('a destructive tool call over the real server', () => {
   it('rejects an edit that breaks the tool input schema with 400 and keeps the request pending', async () => {
     const { request, stream } = await runUntilApproval(writeQuery('edited.txt', 'original'));
     const call = request.request.kind === 'tool' ? request.request.toolCalls[0]! : undefined;
-    const bad = await postJson(`${url}/api/approve`, { request_id: request.request.id, decisions: { [call!.toolCallId]: { edit: { path: 42 } } } }, auth);
+    const bad = await postJson(
+      `${url}/api/approve`,
+      { request_id: request.request.id, decisions: { [call!.toolCallId]: { edit: { path: 42 } } } },
+      auth,
+    );
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBeTruthy();
 
     const edited = join(dataDir, 'workspace', 'edited.txt');
-    const good = await postJson(`${url}/api/approve`, { request_id: request.request.id, decisions: { [call!.toolCallId]: { edit: { path: edited, content: 'edited by a human' } } } }, auth);
+    const good = await postJson(
+      `${url}/api/approve`,
+      {
+        request_id: request.request.id,
+        decisions: { [call!.toolCallId]: { edit: { path: edited, content: 'edited by a human' } } },
+      },
+      auth,
+    );
     expect(good.status).toBe(200);
     await finish(stream);
     expect(readFileSync(edited, 'utf8')).toBe('edited by a human');

@@ -45,7 +45,8 @@ async function runUntilApproval(key: string, query: string) {
   expect(res.status).toBe(200);
   const stream = readSse(res);
   for (let m = await stream.next(); !m.done; m = await stream.next()) {
-    if (m.value.json.type === 'approval.requested') return { request: m.value.json as GraphEventOf<'approval.requested'>, stream };
+    if (m.value.json.type === 'approval.requested')
+      return { request: m.value.json as GraphEventOf<'approval.requested'>, stream };
   }
   throw new Error('the run ended without asking for approval');
 }
@@ -59,7 +60,8 @@ async function runToEnd(key: string, query: string, mode = 'orchestrate'): Promi
   return events;
 }
 
-const finished = (events: GraphEvent[]) => events.find((e): e is GraphEventOf<'run.finished'> => e.type === 'run.finished')!;
+const finished = (events: GraphEvent[]) =>
+  events.find((e): e is GraphEventOf<'run.finished'> => e.type === 'run.finished')!;
 
 interface Answer {
   status: number;
@@ -67,7 +69,10 @@ interface Answer {
 }
 
 async function answer(path: string, key: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(`${url}${path}`, { ...init, headers: { ...bearer(key), ...(init.headers as Record<string, string>) } });
+  const res = await fetch(`${url}${path}`, {
+    ...init,
+    headers: { ...bearer(key), ...(init.headers as Record<string, string>) },
+  });
   return { status: res.status, body: await res.text() };
 }
 
@@ -75,7 +80,12 @@ async function answer(path: string, key: string, init: RequestInit = {}): Promis
  * What `key` gets for `path` with `id` in it, and what it gets for a fresh id nobody has: the two
  * must be the same answer, the id aside.
  */
-async function sameAsUnknown(key: string, id: string, path: (id: string) => string, init: (id: string) => RequestInit = () => ({})) {
+async function sameAsUnknown(
+  key: string,
+  id: string,
+  path: (id: string) => string,
+  init: (id: string) => RequestInit = () => ({}),
+) {
   const ghost = randomUUID();
   const real = await answer(path(id), key, init(id));
   const unknown = await answer(path(ghost), key, init(ghost));
@@ -102,9 +112,19 @@ describe('runs, events and approvals over HTTP', () => {
     expect(byRun.approvals).toEqual([]);
     await sameAsUnknown(K2, approvalId, (id) => `/api/approvals/${id}`);
     await sameAsUnknown(K2, approvalId, () => '/api/approve', approve);
-    await sameAsUnknown(K2, runId, (id) => `/api/runs/${id}/events`, () => ({ headers: { accept: 'application/json' } }));
+    await sameAsUnknown(
+      K2,
+      runId,
+      (id) => `/api/runs/${id}/events`,
+      () => ({ headers: { accept: 'application/json' } }),
+    );
     await sameAsUnknown(K2, runId, (id) => `/stream/${id}`);
-    await sameAsUnknown(K2, runId, (id) => `/stream/${id}/cancel`, () => ({ method: 'POST' }));
+    await sameAsUnknown(
+      K2,
+      runId,
+      (id) => `/stream/${id}/cancel`,
+      () => ({ method: 'POST' }),
+    );
 
     // k1 still sees its own; the admin sees it too and may answer it.
     const own = JSON.parse((await answer(`/api/approvals?runId=${runId}`, K1)).body) as { approvals: { id: string }[] };
@@ -134,7 +154,12 @@ describe('runs, events and approvals over HTTP', () => {
 
   it("a caller cannot cancel another caller's run; its owner can", async () => {
     const { request, stream } = await runUntilApproval(K1, writeQuery('k1-cancel.txt', 'to be cancelled'));
-    await sameAsUnknown(K2, request.runId, (id) => `/stream/${id}/cancel`, () => ({ method: 'POST' }));
+    await sameAsUnknown(
+      K2,
+      request.runId,
+      (id) => `/stream/${id}/cancel`,
+      () => ({ method: 'POST' }),
+    );
     expect((await answer(`/stream/${request.runId}/cancel`, K1, { method: 'POST' })).status).toBe(202);
     const rest: GraphEvent[] = [];
     for await (const m of stream) rest.push(m.json);
@@ -163,7 +188,8 @@ describe('execution memory and team reuse stay within one caller', () => {
 
   it("k2 never reuses a team (plan and objectives) that k1's runs taught; k1 does", async () => {
     const query = 'Draft the quarterly ocelot budget review for finance';
-    const routeOf = (events: GraphEvent[]) => events.find((e): e is GraphEventOf<'route.decided'> => e.type === 'route.decided')!;
+    const routeOf = (events: GraphEvent[]) =>
+      events.find((e): e is GraphEventOf<'route.decided'> => e.type === 'route.decided')!;
     expect(finished(await runToEnd(K1, query)).status).toBe('completed');
     const reused = await runToEnd(K1, query);
     expect(routeOf(reused).teamConfigId).toBeDefined();
@@ -176,11 +202,13 @@ describe('execution memory and team reuse stay within one caller', () => {
 describe('MCP: sessions, tools and resources', () => {
   const connect = async (key: string) => {
     const client = new Client({ name: `isolation-${key}`, version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: bearer(key) } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: bearer(key) },
+    });
     await client.connect(transport);
     return { client, transport };
   };
-  const text = (result: unknown) => ((result as { content: { type: string; text: string }[] }).content[0]?.text ?? '');
+  const text = (result: unknown) => (result as { content: { type: string; text: string }[] }).content[0]?.text ?? '';
 
   it("k2 cannot use k1's session: the same answer as an unknown session", async () => {
     const k1 = await connect(K1);
@@ -189,7 +217,12 @@ describe('MCP: sessions, tools and resources', () => {
     const ping = (sid: string, key: string) =>
       answer('/mcp', key, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sid,
+          'mcp-protocol-version': '2025-06-18',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
     const foreign = await ping(sessionId, K2);
@@ -201,10 +234,15 @@ describe('MCP: sessions, tools and resources', () => {
 
     // Through k2's own SDK client pointed at k1's session id: refused like a closed session.
     const hijack = new Client({ name: 'hijack', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { sessionId, requestInit: { headers: bearer(K2) } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      sessionId,
+      requestInit: { headers: bearer(K2) },
+    });
     // (With a session id the client resumes rather than initializes: its first request is refused.)
     await hijack.connect(transport);
-    await expect(hijack.callTool({ name: 'search_memory', arguments: { query: 'anything' } })).rejects.toThrow(/Session not found|404/);
+    await expect(hijack.callTool({ name: 'search_memory', arguments: { query: 'anything' } })).rejects.toThrow(
+      /Session not found|404/,
+    );
 
     // k1's session is untouched.
     expect((await k1.client.listTools()).tools.map((t) => t.name)).toContain('get_run');
@@ -216,7 +254,10 @@ describe('MCP: sessions, tools and resources', () => {
     const k2 = await connect(K2);
     const admin = await connect(ADMIN);
     const secret = `MCPSECRET${randomUUID().slice(0, 6).toUpperCase()}`;
-    const ask = await k1.client.callTool({ name: 'ask', arguments: { query: `kestrel inventory audit ${secret} [[route:direct]]` } });
+    const ask = await k1.client.callTool({
+      name: 'ask',
+      arguments: { query: `kestrel inventory audit ${secret} [[route:direct]]` },
+    });
     const runId = (ask.structuredContent as { runId: string }).runId;
     await expect.poll(async () => (await parley.store.getRun(runId))?.status).toBe('completed');
     const ghost = randomUUID();
@@ -229,18 +270,25 @@ describe('MCP: sessions, tools and resources', () => {
     expect(text(await getRun(k1.client, runId))).toContain(secret);
     expect(text(await getRun(admin.client, runId))).toContain(secret);
 
-    const hits = await k2.client.callTool({ name: 'search_memory', arguments: { query: `kestrel inventory audit ${secret}` } });
+    const hits = await k2.client.callTool({
+      name: 'search_memory',
+      arguments: { query: `kestrel inventory audit ${secret}` },
+    });
     expect(JSON.stringify(hits)).not.toContain(secret);
-    const ownHits = await k1.client.callTool({ name: 'search_memory', arguments: { query: `kestrel inventory audit ${secret}` } });
+    const ownHits = await k1.client.callTool({
+      name: 'search_memory',
+      arguments: { query: `kestrel inventory audit ${secret}` },
+    });
     expect(JSON.stringify(ownHits)).toContain(secret);
 
     const listed = await k2.client.listResources();
     expect(listed.resources.map((r) => r.uri)).not.toContain(`parley://runs/${runId}`);
     expect((await k1.client.listResources()).resources.map((r) => r.uri)).toContain(`parley://runs/${runId}`);
-    const read = (c: Client, id: string) => c.readResource({ uri: `parley://runs/${id}` }).then(
-      () => 'found',
-      (err: Error) => err.message,
-    );
+    const read = (c: Client, id: string) =>
+      c.readResource({ uri: `parley://runs/${id}` }).then(
+        () => 'found',
+        (err: Error) => err.message,
+      );
     const foreignRead = await read(k2.client, runId);
     expect(foreignRead).not.toBe('found');
     expect(foreignRead.replace(runId, '<id>')).toBe((await read(k2.client, ghost)).replace(ghost, '<id>'));
@@ -249,7 +297,8 @@ describe('MCP: sessions, tools and resources', () => {
     // A pending approval of k1's: k2's approve tool gets the unknown-id answer, and it stays pending.
     const { request, stream } = await runUntilApproval(K1, writeQuery('k1-mcp.txt', 'via mcp'));
     const call = request.request.kind === 'tool' ? request.request.toolCalls[0]! : undefined;
-    const approve = (c: Client, id: string) => c.callTool({ name: 'approve', arguments: { request_id: id, decisions: { [call!.toolCallId]: 'accept' } } });
+    const approve = (c: Client, id: string) =>
+      c.callTool({ name: 'approve', arguments: { request_id: id, decisions: { [call!.toolCallId]: 'accept' } } });
     const foreign = await approve(k2.client, request.request.id);
     const unknown = await approve(k2.client, ghost);
     expect(foreign.isError).toBe(true);
@@ -269,7 +318,9 @@ describe('council decisions', () => {
     const runId = events[0]!.runId;
     const mine = await parley.store.listDecisions(50, { callerId: callerIdOf(K1) });
     expect(mine.find((d) => d.runId === runId)?.callerId).toBe(callerIdOf(K1));
-    expect((await parley.store.listDecisions(50, { callerId: callerIdOf(K2) })).some((d) => d.runId === runId)).toBe(false);
+    expect((await parley.store.listDecisions(50, { callerId: callerIdOf(K2) })).some((d) => d.runId === runId)).toBe(
+      false,
+    );
   }, 60_000);
 });
 
@@ -289,15 +340,22 @@ describe('ACP over HTTP: a connection belongs to the key that opened it', () => 
         answer('/acp', key, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'acp-connection-id': id },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'session/new', params: { cwd: dataDir, mcpServers: [] } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'session/new',
+            params: { cwd: dataDir, mcpServers: [] },
+          }),
         });
       const ghost = randomUUID();
       const foreign = await newSession(connectionId!, K2);
       expect(foreign.status).toBe(404);
       expect(foreign).toEqual(await newSession(ghost, K2));
-      const del = (id: string, key: string) => answer('/acp', key, { method: 'DELETE', headers: { 'acp-connection-id': id } });
+      const del = (id: string, key: string) =>
+        answer('/acp', key, { method: 'DELETE', headers: { 'acp-connection-id': id } });
       expect(await del(connectionId!, K2)).toEqual(await del(ghost, K2));
-      const listen = (id: string, key: string) => answer('/acp', key, { headers: { accept: 'text/event-stream', 'acp-connection-id': id } });
+      const listen = (id: string, key: string) =>
+        answer('/acp', key, { headers: { accept: 'text/event-stream', 'acp-connection-id': id } });
       expect(await listen(connectionId!, ADMIN)).toEqual(await listen(ghost, ADMIN));
 
       // Still k1's, still open.
@@ -320,6 +378,8 @@ describe('operator routes', () => {
     }
     const admin = await fetch(`${url}/mcp/config`, { headers: bearer(ADMIN) });
     expect(admin.status).toBe(200);
-    expect(((await admin.json()) as { servers: { name: string }[] }).servers.map((s) => s.name)).toContain('filesystem');
+    expect(((await admin.json()) as { servers: { name: string }[] }).servers.map((s) => s.name)).toContain(
+      'filesystem',
+    );
   });
 });

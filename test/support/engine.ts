@@ -26,7 +26,11 @@ import { fileURLToPath } from 'node:url';
 type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
 export type TestConfigOverrides = {
   engine?: Partial<Config['engine']>;
-  budget?: { run?: Partial<Config['budget']['run']>; caller?: Partial<Config['budget']['caller']>; thread?: Partial<Config['budget']['thread']> };
+  budget?: {
+    run?: Partial<Config['budget']['run']>;
+    caller?: Partial<Config['budget']['caller']>;
+    thread?: Partial<Config['budget']['thread']>;
+  };
   knowledge?: Partial<Config['knowledge']>;
   approvals?: Partial<Config['approvals']>;
   tools?: Partial<Config['tools']>;
@@ -73,7 +77,9 @@ export interface TestParley {
    */
   givePlan(query: string, plan: GraphPlan): void;
   /** Starts a run (protocol "test" unless given) and collects all its events. */
-  run(request: Omit<RunRequest, 'protocol'> & { protocol?: string }): Promise<{ result: RunResult; events: GraphEvent[] }>;
+  run(
+    request: Omit<RunRequest, 'protocol'> & { protocol?: string },
+  ): Promise<{ result: RunResult; events: GraphEvent[] }>;
   /** Shuts everything down: engine (cancels runs), tools, store, scripted model. */
   close(): Promise<void>;
 }
@@ -105,10 +111,19 @@ function merge(base: Config, o: TestConfigOverrides = {}): Config {
 
 export async function createTestParley(options: TestParleyOptions = {}): Promise<TestParley> {
   const logger = options.logger ?? silentLogger;
-  const scripted = await startScriptedModel({ latencyMs: options.latencyMs ?? 0, perTokenMs: options.perTokenMs ?? 0, faults: options.faults, profile: options.profile });
+  const scripted = await startScriptedModel({
+    latencyMs: options.latencyMs ?? 0,
+    perTokenMs: options.perTokenMs ?? 0,
+    faults: options.faults,
+    profile: options.profile,
+  });
   const cleanups: (() => Promise<void>)[] = [() => scripted.close()];
   try {
-    const base = loadConfig({ PARLEY_DATA_DIR: ':memory:', PARLEY_LOG_LEVEL: 'silent', PARLEY_MODEL_RETRY_BASE_MS: '20' });
+    const base = loadConfig({
+      PARLEY_DATA_DIR: ':memory:',
+      PARLEY_LOG_LEVEL: 'silent',
+      PARLEY_MODEL_RETRY_BASE_MS: '20',
+    });
     const config = merge(base, options.config);
     config.model = pointAtScriptedModel({ ...config.model, maxRetries: options.modelRetries ?? 0 }, scripted.url);
     const model = createModelClient(config.model, { logger });
@@ -126,7 +141,14 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
     if (specialists.length) {
       const sources = [...new Set(specialists.map((s) => s.sourceId))];
       for (const id of sources) {
-        await store.upsertSource({ id, kind: 'skills', location: id, contentHash: 'test', ingestedAt: new Date().toISOString(), status: 'ok' });
+        await store.upsertSource({
+          id,
+          kind: 'skills',
+          location: id,
+          contentHash: 'test',
+          ingestedAt: new Date().toISOString(),
+          status: 'ok',
+        });
       }
       await store.upsertSpecialists(specialists);
     }
@@ -139,7 +161,9 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
     });
     const tools =
       options.tools ??
-      (options.mcpServers ? new McpToolHost({ servers: options.mcpServers, settings: config.tools, approvals, logger }) : noTools);
+      (options.mcpServers
+        ? new McpToolHost({ servers: options.mcpServers, settings: config.tools, approvals, logger })
+        : noTools);
     cleanups.unshift(() => tools.close());
 
     const presetPlans = new Map<string, GraphPlan>();

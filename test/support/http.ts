@@ -29,7 +29,10 @@ export function listen(app: Hono): Promise<TestServer> {
  * Route groups behind the real app middleware (Host/Origin, auth, body limit, JSON body checks,
  * errors), served on 127.0.0.1: what a protocol test needs without the whole composition root.
  */
-export function serveRoutes(routes: RouteGroup[], options: { apiKeys?: string[]; bodyLimitBytes?: number } = {}): Promise<TestServer> {
+export function serveRoutes(
+  routes: RouteGroup[],
+  options: { apiKeys?: string[]; bodyLimitBytes?: number } = {},
+): Promise<TestServer> {
   const app = createHttpApp({
     version: 'test',
     apiKeys: options.apiKeys ?? [],

@@ -21,12 +21,22 @@ export function specialist(id: string, description: string, extra: Partial<Speci
 }
 
 export const ROSTER: SpecialistRecord[] = [
-  specialist('python-programmer', 'Writes and fixes Python code, scripts, packaging and pytest tests.', { domains: ['python', 'programming'] }),
-  specialist('typescript-programmer', 'Writes TypeScript and Node.js code with strict types.', { domains: ['typescript', 'programming'] }),
-  specialist('database', 'Designs SQL schemas, indexes, migrations and query tuning for Postgres.', { domains: ['database', 'sql'] }),
-  specialist('devops', 'Docker, Kubernetes, CI pipelines and deployment automation.', { domains: ['devops', 'infrastructure'] }),
+  specialist('python-programmer', 'Writes and fixes Python code, scripts, packaging and pytest tests.', {
+    domains: ['python', 'programming'],
+  }),
+  specialist('typescript-programmer', 'Writes TypeScript and Node.js code with strict types.', {
+    domains: ['typescript', 'programming'],
+  }),
+  specialist('database', 'Designs SQL schemas, indexes, migrations and query tuning for Postgres.', {
+    domains: ['database', 'sql'],
+  }),
+  specialist('devops', 'Docker, Kubernetes, CI pipelines and deployment automation.', {
+    domains: ['devops', 'infrastructure'],
+  }),
   specialist('writer', 'Writes clear documentation, READMEs and release notes.', { domains: ['writing', 'docs'] }),
-  specialist('security', 'Reviews code for vulnerabilities, secrets handling and threat models.', { domains: ['security'] }),
+  specialist('security', 'Reviews code for vulnerabilities, secrets handling and threat models.', {
+    domains: ['security'],
+  }),
 ];
 
 export function tool(server: string, name: string, extra: Partial<ToolRecord> = {}): ToolRecord {
@@ -76,7 +86,13 @@ export function run(query: string, steps: StepRecord[], extra: Partial<RunRecord
     score: 0.9,
     plan: {
       rationale: 'test plan',
-      steps: steps.map((s) => ({ id: s.id, specialist: s.specialist, objective: s.objective, dependsOn: [], phase: 'execution' as const })),
+      steps: steps.map((s) => ({
+        id: s.id,
+        specialist: s.specialist,
+        objective: s.objective,
+        dependsOn: [],
+        phase: 'execution' as const,
+      })),
     },
     steps,
     ...extra,

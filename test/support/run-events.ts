@@ -8,6 +8,10 @@ export function ofType<T extends GraphEventType>(events: GraphEvent[], type: T):
 export const ms = (iso: string) => Date.parse(iso);
 
 /** Requests the scripted server saw for one run, optionally of one schema name. */
-export function callsOf<R extends { runId?: string; schemaName?: string }>(requests: R[], runId: string, schemaName?: string): R[] {
+export function callsOf<R extends { runId?: string; schemaName?: string }>(
+  requests: R[],
+  runId: string,
+  schemaName?: string,
+): R[] {
   return requests.filter((r) => r.runId === runId && (schemaName === undefined || r.schemaName === schemaName));
 }

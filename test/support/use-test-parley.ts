@@ -17,7 +17,10 @@ export interface UseTestParleyScope {
  * call set up (an MCP fixture's URL). Hooks close in reverse order, so this one closes before those.
  * Read the returned object's fields inside tests and hooks, not at module level (it is made in a hook).
  */
-export function useTestParley(options: TestParleyOptions | (() => TestParleyOptions) = {}, scope: UseTestParleyScope = {}): TestParley {
+export function useTestParley(
+  options: TestParleyOptions | (() => TestParleyOptions) = {},
+  scope: UseTestParleyScope = {},
+): TestParley {
   let current: TestParley | undefined;
   const live = (): TestParley => {
     if (!current) throw new Error('useTestParley: read the TestParley inside a test or a later hook');

@@ -57,7 +57,10 @@ interface Rule {
   forbids: (target: string) => boolean;
 }
 
-const under = (...folders: string[]) => (target: string) => folders.some((folder) => target.startsWith(`${folder}/`));
+const under =
+  (...folders: string[]) =>
+  (target: string) =>
+    folders.some((folder) => target.startsWith(`${folder}/`));
 
 const RULES: Rule[] = [
   { name: 'the engine knows no protocol: graph/ never imports protocols/', from: 'graph', forbids: under('protocols') },
@@ -74,7 +77,8 @@ const RULES: Rule[] = [
   {
     name: 'adapters reach the engine only through graph/contract.ts, never knowledge/, llm/ or tools/',
     from: 'protocols',
-    forbids: (target) => (target.startsWith('graph/') && target !== 'graph/contract.ts') || under('knowledge', 'llm', 'tools')(target),
+    forbids: (target) =>
+      (target.startsWith('graph/') && target !== 'graph/contract.ts') || under('knowledge', 'llm', 'tools')(target),
   },
 ];
 
@@ -149,7 +153,9 @@ describe('folder boundaries of src/', () => {
       if (!edges.has(from)) edges.set(from, new Set());
       edges.get(from)!.add(nodeOf(i.target));
     }
-    const found = cycles(edges).map((group) => `cycle among ${group.join(', ')}:\n${group.flatMap((from) => arrowsWithin(from, group)).join('\n')}`);
+    const found = cycles(edges).map(
+      (group) => `cycle among ${group.join(', ')}:\n${group.flatMap((from) => arrowsWithin(from, group)).join('\n')}`,
+    );
     expect(found, 'folder cycles').toEqual([]);
   });
 });

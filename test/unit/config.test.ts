@@ -22,7 +22,12 @@ describe('config defaults', () => {
     expect(config.protocols.acpConnections).toEqual({ total: 256, perCaller: 32 });
     expect(config.model.scripted).toBe(true);
     expect(Object.keys(config.model.roles).sort()).toEqual([...MODEL_ROLES].sort());
-    for (const role of MODEL_ROLES) expect(config.model.roles[role]).toMatchObject({ model: 'scripted', baseUrl: SCRIPTED_BASE_URL, timeoutMs: 60000 });
+    for (const role of MODEL_ROLES)
+      expect(config.model.roles[role]).toMatchObject({
+        model: 'scripted',
+        baseUrl: SCRIPTED_BASE_URL,
+        timeoutMs: 60000,
+      });
     expect(config.model).toMatchObject({ maxRetries: 3, retryBaseMs: 500, pricesFile: 'prices.json' });
     expect(config.knowledge.neo4j).toBeUndefined();
     expect(config.engine.maxTransitions).toBe(50);
@@ -38,7 +43,11 @@ describe('config defaults', () => {
   it('an API key selects a real endpoint (OpenAI by default) and the default model', () => {
     const config = loadConfig({ OPENAI_API_KEY: 'sk-test' });
     expect(config.model.scripted).toBe(false);
-    expect(config.model.roles.router).toMatchObject({ baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-test', model: 'gpt-4o-mini' });
+    expect(config.model.roles.router).toMatchObject({
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-test',
+      model: 'gpt-4o-mini',
+    });
   });
 
   it('per-role settings override the defaults for that role only', () => {
@@ -53,17 +62,41 @@ describe('config defaults', () => {
       PARLEY_MODEL_ROUTER_TIMEOUT_MS: '1000',
     });
     expect(config.model.roles.verifier).toMatchObject({ model: 'qwen2.5', temperature: 0 });
-    expect(config.model.roles.council_chairman).toMatchObject({ baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-chair', model: 'llama3.1' });
+    expect(config.model.roles.council_chairman).toMatchObject({
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-chair',
+      model: 'llama3.1',
+    });
     expect(config.model.roles.specialist.maxTokens).toBe(512);
     expect(config.model.roles.router.timeoutMs).toBe(1000);
-    expect(config.model.roles.planner).toMatchObject({ model: 'llama3.1', baseUrl: 'http://127.0.0.1:11434/v1', timeoutMs: 60000 });
+    expect(config.model.roles.planner).toMatchObject({
+      model: 'llama3.1',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      timeoutMs: 60000,
+    });
   });
 });
 
 describe('invalid values', () => {
   const candidates = ['not valid ☃', '-5', '0', '1.5', '1e12', '99999', 'ftp://example.com', 'maybe'];
   // Free text: any non-empty value is valid, so there is nothing to reject.
-  const freeText = new Set(['PARLEY_HOST', 'PARLEY_MODEL_API_KEY', 'PARLEY_MODEL', 'PARLEY_PRICES_FILE', 'PARLEY_DATA_DIR', 'NEO4J_USER', 'NEO4J_PASSWORD', 'NEO4J_DATABASE', 'PARLEY_MCP_CONFIG', 'PARLEY_SKILLS_DIRS', 'PARLEY_A2A_PEERS', 'PARLEY_API_KEYS', 'PARLEY_ADMIN_KEYS', 'PARLEY_EMBEDDINGS_MODEL', 'PARLEY_FREE_MODELS']);
+  const freeText = new Set([
+    'PARLEY_HOST',
+    'PARLEY_MODEL_API_KEY',
+    'PARLEY_MODEL',
+    'PARLEY_PRICES_FILE',
+    'PARLEY_DATA_DIR',
+    'NEO4J_USER',
+    'NEO4J_PASSWORD',
+    'NEO4J_DATABASE',
+    'PARLEY_MCP_CONFIG',
+    'PARLEY_SKILLS_DIRS',
+    'PARLEY_A2A_PEERS',
+    'PARLEY_API_KEYS',
+    'PARLEY_ADMIN_KEYS',
+    'PARLEY_EMBEDDINGS_MODEL',
+    'PARLEY_FREE_MODELS',
+  ]);
 
   for (const setting of SETTINGS) {
     const bad = candidates.find((v) => !setting.schema.safeParse(v).success);
@@ -76,18 +109,26 @@ describe('invalid values', () => {
       expect(() => loadConfig({ [setting.env]: bad })).toThrow(ConfigError);
       // A secret's value is never quoted in the error (it reaches logs); anything else's is.
       const secret = /(_KEYS?|_PASSWORD|_HEADERS)$/.test(setting.env);
-      expect(() => loadConfig({ [setting.env]: bad })).toThrow(new RegExp(`^${setting.env}${secret ? ' \\(value not shown\\) is invalid' : '='}`));
+      expect(() => loadConfig({ [setting.env]: bad })).toThrow(
+        new RegExp(`^${setting.env}${secret ? ' \\(value not shown\\) is invalid' : '='}`),
+      );
     });
   }
 
   it('per-role values are validated with their own name', () => {
-    expect(() => loadConfig({ PARLEY_MODEL_VERIFIER_TEMPERATURE: '3' })).toThrow(/^PARLEY_MODEL_VERIFIER_TEMPERATURE="3" is invalid/);
+    expect(() => loadConfig({ PARLEY_MODEL_VERIFIER_TEMPERATURE: '3' })).toThrow(
+      /^PARLEY_MODEL_VERIFIER_TEMPERATURE="3" is invalid/,
+    );
     expect(() => loadConfig({ PARLEY_MODEL_ROUTER_BASE_URL: 'not a url' })).toThrow(/^PARLEY_MODEL_ROUTER_BASE_URL=/);
-    expect(() => loadConfig({ PARLEY_MODEL_SPECIALIST_MAX_TOKENS: '-1' })).toThrow(/^PARLEY_MODEL_SPECIALIST_MAX_TOKENS=/);
+    expect(() => loadConfig({ PARLEY_MODEL_SPECIALIST_MAX_TOKENS: '-1' })).toThrow(
+      /^PARLEY_MODEL_SPECIALIST_MAX_TOKENS=/,
+    );
   });
 
   it('PARLEY_KUZU_BUFFER_POOL_MB is at least 64 (Kuzu cannot ingest into a smaller pool) and becomes bytes', () => {
-    expect(() => loadConfig({ PARLEY_KUZU_BUFFER_POOL_MB: '32' })).toThrow(/^PARLEY_KUZU_BUFFER_POOL_MB="32" is invalid/);
+    expect(() => loadConfig({ PARLEY_KUZU_BUFFER_POOL_MB: '32' })).toThrow(
+      /^PARLEY_KUZU_BUFFER_POOL_MB="32" is invalid/,
+    );
     expect(loadConfig({ PARLEY_KUZU_BUFFER_POOL_MB: '64' }).knowledge.bufferPoolBytes).toBe(64 * 1024 * 1024);
     expect(loadConfig({}).knowledge.bufferPoolBytes).toBe(256 * 1024 * 1024);
   });

@@ -5,14 +5,22 @@ import { describe, expect, it } from 'vitest';
 import { createPriceCatalog, loadPriceCatalog } from '../../src/llm/prices.ts';
 
 describe('price catalog', () => {
-  const catalog = createPriceCatalog({ 'gpt-4o': { input: 2.5, output: 10, cached: 1.25 }, cheap: { input: 1, output: 2 } });
+  const catalog = createPriceCatalog({
+    'gpt-4o': { input: 2.5, output: 10, cached: 1.25 },
+    cheap: { input: 1, output: 2 },
+  });
 
   it('prices input, cached input and output tokens per million', () => {
-    expect(catalog.cost('gpt-4o', { inputTokens: 1_000_000, outputTokens: 1_000_000, cachedTokens: 400_000 })).toBeCloseTo(0.6 * 2.5 + 0.4 * 1.25 + 10, 10);
+    expect(
+      catalog.cost('gpt-4o', { inputTokens: 1_000_000, outputTokens: 1_000_000, cachedTokens: 400_000 }),
+    ).toBeCloseTo(0.6 * 2.5 + 0.4 * 1.25 + 10, 10);
   });
 
   it('charges cached tokens the input price when the catalog has no cached price', () => {
-    expect(catalog.cost('cheap', { inputTokens: 1_000_000, outputTokens: 0, cachedTokens: 500_000 })).toBeCloseTo(1, 10);
+    expect(catalog.cost('cheap', { inputTokens: 1_000_000, outputTokens: 0, cachedTokens: 500_000 })).toBeCloseTo(
+      1,
+      10,
+    );
   });
 
   it('matches dated snapshots and provider prefixes to the base model', () => {

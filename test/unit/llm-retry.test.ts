@@ -13,12 +13,16 @@ describe('retry delay', () => {
   });
 
   it('caps the exponential step', () => {
-    expect(retryDelay(new ModelError('timeout', 't'), 20, { maxRetries: 30, baseMs: 1000 }, () => 1)).toBe(MAX_DELAY_MS);
+    expect(retryDelay(new ModelError('timeout', 't'), 20, { maxRetries: 30, baseMs: 1000 }, () => 1)).toBe(
+      MAX_DELAY_MS,
+    );
   });
 
   it('uses Retry-After exactly, and gives up when it is longer than the cap', () => {
     expect(retryDelay(new ModelError('rate_limited', 'r', { retryAfterMs: 2000 }), 0, policy)).toBe(2000);
-    expect(retryDelay(new ModelError('rate_limited', 'r', { retryAfterMs: MAX_DELAY_MS + 1 }), 0, policy)).toBeUndefined();
+    expect(
+      retryDelay(new ModelError('rate_limited', 'r', { retryAfterMs: MAX_DELAY_MS + 1 }), 0, policy),
+    ).toBeUndefined();
   });
 
   it('does not retry non-retryable kinds or past maxRetries', () => {

@@ -99,9 +99,11 @@ export async function measureMemory(contender: Contender, params: MemoryParams):
       samples,
       heapPerRun: Math.max(...samples.map((s) => s.heapUsed)) / params.runs,
       callsInFlightAtPeak: samples.reduce((a, b) => (b.heapUsed > a.heapUsed ? b : a)).modelCallsInFlight,
-      atMostInFlight: ((m) => ({ heapPerRun: m.heapUsed / params.runs, rssPerRun: m.rss / params.runs, callsInFlight: m.modelCallsInFlight }))(
-        samples.reduce((a, b) => (b.modelCallsInFlight > a.modelCallsInFlight ? b : a)),
-      ),
+      atMostInFlight: ((m) => ({
+        heapPerRun: m.heapUsed / params.runs,
+        rssPerRun: m.rss / params.runs,
+        callsInFlight: m.modelCallsInFlight,
+      }))(samples.reduce((a, b) => (b.modelCallsInFlight > a.modelCallsInFlight ? b : a))),
       rssPerRun: Math.max(...samples.map((s) => s.rss)) / params.runs,
       completed,
       failures,

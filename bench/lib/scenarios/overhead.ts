@@ -100,10 +100,12 @@ export async function measureOverhead(contender: Contender, params: OverheadPara
           let mismatches = 0;
           for (let t = 0; t < params.trials(latencyMs); t++) {
             // Alternate who goes first so neither always runs right after the other's garbage.
-            if (floor && t % 2 === 1) floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
+            if (floor && t % 2 === 1)
+              floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
             const { timing, outcome } = await timed(instance, `ovh-${latencyMs}-${fanOut}-${t}`, fanOut);
             timings.push(timing);
-            if (floor && t % 2 === 0) floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
+            if (floor && t % 2 === 0)
+              floorTimings.push((await timed(floor, `fovh-${latencyMs}-${fanOut}-${t}`, fanOut)).timing);
             const check = checkOutcome(outcome);
             if (!first) first = check;
             else if (check.fingerprint !== first.fingerprint) mismatches++;
@@ -127,7 +129,9 @@ export async function measureOverhead(contender: Contender, params: OverheadPara
                   pairedFloor: {
                     wallMs: summarize(floorTimings.map((t) => t.end - t.start)),
                     cpuMs: summarize(floorTimings.map((t) => t.cpuMs)),
-                    wallOverFloorMs: summarize(timings.map((t, i) => t.end - t.start - (floorTimings[i]!.end - floorTimings[i]!.start))),
+                    wallOverFloorMs: summarize(
+                      timings.map((t, i) => t.end - t.start - (floorTimings[i]!.end - floorTimings[i]!.start)),
+                    ),
                     cpuOverFloorMs: summarize(timings.map((t, i) => t.cpuMs - floorTimings[i]!.cpuMs)),
                   },
                 }

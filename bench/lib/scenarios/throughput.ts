@@ -82,7 +82,9 @@ export async function measureThroughput(contender: Contender, params: Throughput
           failures += trial.failures;
           for (const e of trial.errors) errors.add(e);
           rates.push(trial.durations.length / (trial.elapsedMs / 1000));
-          progress(`throughput L=${latencyMs} K=${inFlight} trial ${t}: ${rates.at(-1)!.toFixed(1)} runs/s, ${trial.failures} failed`);
+          progress(
+            `throughput L=${latencyMs} K=${inFlight} trial ${t}: ${rates.at(-1)!.toFixed(1)} runs/s, ${trial.failures} failed`,
+          );
           medians.push(percentile(trial.durations, 50));
           p99s.push(percentile(trial.durations, 99));
         }
@@ -100,7 +102,11 @@ export async function measureThroughput(contender: Contender, params: Throughput
           runMsMedian,
           runMsP99: summarize(p99s),
           medianOverCriticalPath: critical > 0 ? runMsMedian.median / critical - 1 : null,
-          modelCalls: { expected: expected * total * params.trials, observed: calls, ok: calls === expected * total * params.trials },
+          modelCalls: {
+            expected: expected * total * params.trials,
+            observed: calls,
+            ok: calls === expected * total * params.trials,
+          },
           failures,
           errors: [...errors].slice(0, 5),
         });

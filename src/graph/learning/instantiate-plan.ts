@@ -23,5 +23,8 @@ export function instantiateObjective(objective: string, taught: string, asked: s
 export function instantiatePlan(plan: TeamPlan, asked: string): GraphPlan {
   const { taughtBy, ...rest } = plan;
   if (taughtBy === undefined) throw new Error('a team plan without the query that taught it cannot be instantiated');
-  return { ...rest, steps: rest.steps.map((s) => ({ ...s, objective: instantiateObjective(s.objective, taughtBy, asked) })) };
+  return {
+    ...rest,
+    steps: rest.steps.map((s) => ({ ...s, objective: instantiateObjective(s.objective, taughtBy, asked) })),
+  };
 }

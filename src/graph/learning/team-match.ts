@@ -16,7 +16,11 @@ export function judgeTeam(query: string, team: TeamConfig): TeamMatch {
   const base = { teamConfigId: team.id, pattern: team.pattern, similarity: jaccard(queryPattern(query), team.pattern) };
   const taughtBy = team.plan.taughtBy;
   if (taughtBy === undefined) {
-    return { ...base, reused: false, why: 'the team does not record the query that taught it (learnt before reuse compared queries)' };
+    return {
+      ...base,
+      reused: false,
+      why: 'the team does not record the query that taught it (learnt before reuse compared queries)',
+    };
   }
   const difference = shapeDifference(queryShape(taughtBy), queryShape(query));
   if (difference) return { ...base, reused: false, why: difference };

@@ -10,12 +10,17 @@ export async function directAnswer(run: RunState, _ctx: EngineContext): Promise<
     ? [
         { type: 'text', text: run.request.query },
         ...parts.map((p) =>
-          p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image_url' as const, image_url: { url: p.url } },
+          p.type === 'text'
+            ? { type: 'text' as const, text: p.text }
+            : { type: 'image_url' as const, image_url: { url: p.url } },
         ),
       ]
     : run.request.query;
   const messages = [
-    { role: 'system', content: `You are Parley, a helpful assistant. Answer directly and concisely.${memoryNote(run.memory)}` },
+    {
+      role: 'system',
+      content: `You are Parley, a helpful assistant. Answer directly and concisely.${memoryNote(run.memory)}`,
+    },
     ...(run.request.messages ?? []).map((m) => ({ role: m.role, content: m.content })),
     { role: 'user', content: userContent },
   ] as ChatMessage[];

@@ -32,7 +32,8 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
       emit(run, { type: 'step.started', stepId: step.id, specialist: step.specialist, objective, attempt });
     },
     onFinish: (outcome) => emit(run, finishedEvent(outcome)),
-    run: (step, objective, signal, clock) => runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
+    run: (step, objective, signal, clock) =>
+      runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
   });
   return research.length ? 'research_joiner' : 'execution_joiner';
 }

@@ -18,10 +18,12 @@ export async function memory(run: RunState, ctx: EngineContext): Promise<NodeRes
  * overlaps the model's latency); never rejects.
  */
 export function prefetchMemory(run: RunState, ctx: EngineContext): Promise<MemoryHit[]> {
-  run.memoryPrefetch ??= ctx.store.searchMemory(run.request.query, MEMORY_HITS, { callerId: run.callerId }).catch((err: unknown) => {
-    // Memory is a help, not a requirement: a store failure must not fail the run.
-    ctx.logger.warn('memory search failed', { runId: run.id, error: (err as Error).message });
-    return [];
-  });
+  run.memoryPrefetch ??= ctx.store
+    .searchMemory(run.request.query, MEMORY_HITS, { callerId: run.callerId })
+    .catch((err: unknown) => {
+      // Memory is a help, not a requirement: a store failure must not fail the run.
+      ctx.logger.warn('memory search failed', { runId: run.id, error: (err as Error).message });
+      return [];
+    });
   return run.memoryPrefetch;
 }

@@ -55,7 +55,9 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   }
   // The closest team, when one was refused: route.decided says why.
   const refused = found?.match;
-  const notReused = refused ? `; proven team "${refused.pattern}" not reused (similarity ${refused.similarity.toFixed(2)}): ${refused.why}` : '';
+  const notReused = refused
+    ? `; proven team "${refused.pattern}" not reused (similarity ${refused.similarity.toFixed(2)}): ${refused.why}`
+    : '';
 
   if (run.mode === 'auto') {
     const { value } = await run.model.structured({
@@ -69,11 +71,21 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       signal: run.abort.signal,
     });
     if (value.route === 'direct') {
-      emit(run, { type: 'route.decided', stage: 'direct', reason: value.reason + notReused, ...(refused ? { teamMatch: refused } : {}) });
+      emit(run, {
+        type: 'route.decided',
+        stage: 'direct',
+        reason: value.reason + notReused,
+        ...(refused ? { teamMatch: refused } : {}),
+      });
       return 'direct_answer';
     }
     if (value.route === 'council') {
-      emit(run, { type: 'route.decided', stage: 'council', reason: value.reason + notReused, ...(refused ? { teamMatch: refused } : {}) });
+      emit(run, {
+        type: 'route.decided',
+        stage: 'council',
+        reason: value.reason + notReused,
+        ...(refused ? { teamMatch: refused } : {}),
+      });
       return 'council';
     }
   }
@@ -86,8 +98,9 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
     stage: reordered ? 'self_model' : 'llm_plan',
     reason:
       (reordered
-      ? `self-model reordered the top ${run.candidates.length} candidates (${withRecord.length} with a track record); planning over them`
-      : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`) + notReused,
+        ? `self-model reordered the top ${run.candidates.length} candidates (${withRecord.length} with a track record); planning over them`
+        : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`) +
+      notReused,
     candidates: run.candidates.map((c) => c.specialist.id),
     ...(refused ? { teamMatch: refused } : {}),
   });
@@ -98,7 +111,10 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   void prefetchMemory(run, ctx);
   const attempt = await planWithModel(run, ctx);
   if (!attempt.ok) {
-    run.outcome = { status: 'failed', error: `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}` };
+    run.outcome = {
+      status: 'failed',
+      error: `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}`,
+    };
     return 'end';
   }
   adoptPlan(run, attempt.plan);
@@ -109,7 +125,10 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
  * Stage 1: the closest proven team whose plan is still valid against today's registry, judged
  * against the query (learning/team-match.ts): `match.reused` says whether it may run this query.
  */
-async function reusableTeam(run: RunState, ctx: EngineContext): Promise<{ team: TeamConfig; match: TeamMatch } | undefined> {
+async function reusableTeam(
+  run: RunState,
+  ctx: EngineContext,
+): Promise<{ team: TeamConfig; match: TeamMatch } | undefined> {
   if (!ctx.config.knowledge.teamReuse) return undefined;
   let team: TeamConfig | undefined;
   try {

@@ -36,7 +36,12 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
   // The verifier's own list, plus any step that did not succeed: it has to be re-run either way.
   const failed = new Set(value.failedStepIds.filter((id) => ids.has(id)));
   for (const o of outcomes) if (o.status !== 'succeeded') failed.add(o.stepId);
-  const verification: Verification = { round, score: value.score, feedback: value.feedback, failedStepIds: [...failed] };
+  const verification: Verification = {
+    round,
+    score: value.score,
+    feedback: value.feedback,
+    failedStepIds: [...failed],
+  };
   run.verification = verification;
   if (!run.best || verification.score > run.best.verification.score) {
     run.best = { verification, plan, results: new Map(run.results) };
@@ -50,7 +55,14 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
         : value.score >= RETRY_SCORE
           ? 'retry_failed'
           : 'replan';
-  emit(run, { type: 'verify.result', round, score: value.score, feedback: value.feedback, failedStepIds: verification.failedStepIds, next });
+  emit(run, {
+    type: 'verify.result',
+    round,
+    score: value.score,
+    feedback: value.feedback,
+    failedStepIds: verification.failedStepIds,
+    next,
+  });
 
   if (next === 'synthesize') return 'synthesizer';
   if (next === 'exhausted') {

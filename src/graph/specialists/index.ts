@@ -37,8 +37,15 @@ export interface StepCall {
 export async function runStep(call: StepCall): Promise<StepRun> {
   const { run, ctx, step, attempt } = call;
   try {
-    return await ctx.span('step', { 'parley.run_id': run.id, 'parley.step_id': step.id, 'parley.specialist': step.specialist, 'parley.attempt': attempt }, () =>
-      stepBody(call),
+    return await ctx.span(
+      'step',
+      {
+        'parley.run_id': run.id,
+        'parley.step_id': step.id,
+        'parley.specialist': step.specialist,
+        'parley.attempt': attempt,
+      },
+      () => stepBody(call),
     );
   } catch (err) {
     if (err instanceof BudgetExceededError) run.abort.abort(err);
@@ -56,7 +63,8 @@ async function stepBody(call: StepCall): Promise<StepRun> {
     return { ok: true, output: council.text, lineage: lineage('council') };
   }
   const specialist = run.specialists.get(step.specialist) ?? (await ctx.store.getSpecialist(step.specialist));
-  if (!specialist) return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineage('prompt') };
+  if (!specialist)
+    return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineage('prompt') };
   if (!specialist.available) {
     return {
       ok: false,
@@ -69,7 +77,12 @@ async function stepBody(call: StepCall): Promise<StepRun> {
   return { ...result, lineage: lineage(specialist.kind) };
 }
 
-function lineageOf({ ctx, step, attempt }: StepCall, kind: StepLineage['kind'], work: StepWork, startedAt: number): StepLineage {
+function lineageOf(
+  { ctx, step, attempt }: StepCall,
+  kind: StepLineage['kind'],
+  work: StepWork,
+  startedAt: number,
+): StepLineage {
   const finishedAt = ctx.now();
   return {
     specialist: step.specialist,

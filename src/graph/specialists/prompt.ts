@@ -26,12 +26,17 @@ export async function resolveTools(ctx: EngineContext, ids: string[]): Promise<T
 export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   const tools = await resolveTools(ctx, specialist.tools);
-  const system = (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
+  const system =
+    (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
   return runSpecialistLoop(input, system, tools);
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
-export async function runSpecialistLoop(input: SpecialistInput, system: string, tools: ToolDescriptor[]): Promise<Omit<StepRun, 'lineage'>> {
+export async function runSpecialistLoop(
+  input: SpecialistInput,
+  system: string,
+  tools: ToolDescriptor[],
+): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
   const output = await runToolLoop({

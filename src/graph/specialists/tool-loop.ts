@@ -40,7 +40,11 @@ export function toolNames(tools: ToolDescriptor[]): Map<string, ToolDescriptor> 
   if (tools.length === 0) return NO_TOOLS;
   const byName = new Map<string, ToolDescriptor>();
   for (const t of tools) {
-    const base = t.id.replace(/\//g, '__').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60) || 'tool';
+    const base =
+      t.id
+        .replace(/\//g, '__')
+        .replace(/[^A-Za-z0-9_-]/g, '_')
+        .slice(0, 60) || 'tool';
     let name = base;
     for (let i = 2; byName.has(name); i++) name = `${base.slice(0, 58)}_${i}`;
     byName.set(name, t);
@@ -76,7 +80,11 @@ export async function runToolLoop(input: ToolLoopInput): Promise<string> {
     messages.push({
       role: 'assistant',
       content: r.text || null,
-      tool_calls: r.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+      tool_calls: r.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.arguments },
+      })),
     });
     for (const call of r.toolCalls) {
       const content = await callOneTool(input, byName, call);
@@ -95,7 +103,8 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(call.arguments || '{}');
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('arguments must be a JSON object');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new Error('arguments must be a JSON object');
     args = parsed as Record<string, unknown>;
   } catch (err) {
     return `Error: the arguments for ${tool.id} are not valid JSON (${(err as Error).message}).`;
@@ -105,7 +114,15 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   const started = ctx.now();
   const finish = (status: 'ok' | 'error' | 'denied', text: { result?: string; error?: string }) => {
     input.toolCalls.push({ toolCallId, tool: tool.id, status });
-    emit(run, { type: 'tool.finished', stepId, toolCallId, tool: tool.id, status, ...text, durationMs: ctx.now() - started });
+    emit(run, {
+      type: 'tool.finished',
+      stepId,
+      toolCallId,
+      tool: tool.id,
+      status,
+      ...text,
+      durationMs: ctx.now() - started,
+    });
   };
 
   const guard = needsApproval(tool, ctx.config.approvals.policy);
@@ -117,14 +134,24 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
         kind: 'tool',
         runId: run.id,
         stepId,
-        toolCalls: [{ toolCallId, tool: tool.id, args, annotations: tool.annotations, reason: guard.reason, inputSchema: tool.inputSchema }],
+        toolCalls: [
+          {
+            toolCallId,
+            tool: tool.id,
+            args,
+            annotations: tool.annotations,
+            reason: guard.reason,
+            inputSchema: tool.inputSchema,
+          },
+        ],
       },
       { timeoutMs: ctx.config.approvals.timeoutMs, signal },
     );
     const settled = await outcome;
     if (signal.aborted) throw signal.reason;
     const decision = settled.decision.kind === 'tool' ? settled.decision.decisions[toolCallId] : undefined;
-    const feedback = settled.decision.kind === 'tool' && settled.decision.feedback ? ` Feedback: ${settled.decision.feedback}` : '';
+    const feedback =
+      settled.decision.kind === 'tool' && settled.decision.feedback ? ` Feedback: ${settled.decision.feedback}` : '';
     if (!decision || decision.type === 'deny') {
       const why =
         settled.resolvedBy === 'human'
@@ -140,8 +167,17 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
 
   const reservation = run.meter.reserveToolCall();
   try {
-    const result = await ctx.span('tool.call', { 'parley.run_id': run.id, 'parley.step_id': stepId, 'parley.tool': tool.id }, () =>
-      ctx.tools.callTool(tool.id, args, { runId: run.id, stepId, toolCallId, signal, approvals: announcingApprovals(run, ctx, input.clock) }),
+    const result = await ctx.span(
+      'tool.call',
+      { 'parley.run_id': run.id, 'parley.step_id': stepId, 'parley.tool': tool.id },
+      () =>
+        ctx.tools.callTool(tool.id, args, {
+          runId: run.id,
+          stepId,
+          toolCallId,
+          signal,
+          approvals: announcingApprovals(run, ctx, input.clock),
+        }),
     );
     reservation.settle();
     input.sources.push(`tool:${tool.id}`);
@@ -169,7 +205,11 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
  * a human's time counts against the approval timeout only. Also handed to tool hosts and peers
  * for elicitations (a tool host pauses its own call deadline too).
  */
-export function announcingApprovals(run: RunState, ctx: EngineContext, clock?: StepClock): Pick<ApprovalPort, 'request'> {
+export function announcingApprovals(
+  run: RunState,
+  ctx: EngineContext,
+  clock?: StepClock,
+): Pick<ApprovalPort, 'request'> {
   return {
     request: (input, options) => {
       // The request belongs to the run's caller: only it (or an admin) may see or answer it.

@@ -4,7 +4,15 @@
  * its final totals, inside the recorder's write transaction.
  */
 import type { Proficiency, RunRecord, TeamConfig } from '../store.ts';
-import { applyObservation, applyTeamRun, emptyProficiency, observationsOf, teamId, teamOf, type ProficiencyTotals } from '../registry.ts';
+import {
+  applyObservation,
+  applyTeamRun,
+  emptyProficiency,
+  observationsOf,
+  teamId,
+  teamOf,
+  type ProficiencyTotals,
+} from '../registry.ts';
 import { proficiencyFromNode, specialistFromNode, str, teamFromNode } from '../rows.ts';
 import type { KnowledgeView } from '../view.ts';
 import { nodeOf, type RunStatement } from './executor.ts';
@@ -29,7 +37,13 @@ export function applyLearnt(view: KnowledgeView, learnt: Learnt): void {
  * `view` answers what it knows (teams, domains); `serial` is the view again when this process is the
  * only writer (then authoritative: no locking reads).
  */
-export async function learnFromRuns(q: RunStatement, Q: QuerySet, runs: RunRecord[], view: KnowledgeView | undefined, serial?: KnowledgeView): Promise<Learnt> {
+export async function learnFromRuns(
+  q: RunStatement,
+  Q: QuerySet,
+  runs: RunRecord[],
+  view: KnowledgeView | undefined,
+  serial?: KnowledgeView,
+): Promise<Learnt> {
   const learnt: Learnt = { teams: [], proficiencies: [] };
   const teamRuns = runs.flatMap((run) => {
     const team = teamOf(run);
@@ -37,12 +51,16 @@ export async function learnFromRuns(q: RunStatement, Q: QuerySet, runs: RunRecor
   });
   if (teamRuns.length) {
     // A team the router reused counts when it exists (the view knows most; the rest are looked up).
-    const claimed = [...new Set(teamRuns.flatMap(({ run }) => (run.teamConfigId === undefined ? [] : [run.teamConfigId])))];
+    const claimed = [
+      ...new Set(teamRuns.flatMap(({ run }) => (run.teamConfigId === undefined ? [] : [run.teamConfigId]))),
+    ];
     const existing = new Set(claimed.filter((id) => view?.hasTeam(id)));
     const unknown = claimed.filter((id) => !existing.has(id));
     if (unknown.length) for (const r of await q(Q.teamsByIds, { ids: unknown })) existing.add(str(nodeOf(r, 't').id));
     const idOf = (run: RunRecord, team: { pattern: string; specialists: string[] }) =>
-      run.teamConfigId !== undefined && existing.has(run.teamConfigId) ? run.teamConfigId : teamId(team.pattern, team.specialists, run.callerId);
+      run.teamConfigId !== undefined && existing.has(run.teamConfigId)
+        ? run.teamConfigId
+        : teamId(team.pattern, team.specialists, run.callerId);
     const ids = [...new Set(teamRuns.map(({ run, team }) => idOf(run, team)))].sort();
     const stored = new Map<string, TeamConfig>();
     if (serial) {
@@ -54,7 +72,9 @@ export async function learnFromRuns(q: RunStatement, Q: QuerySet, runs: RunRecor
         if (whole) stored.set(id, whole);
         else unread.push(id);
       }
-      if (unread.length) for (const r of await q(Q.teamsByIds, { ids: unread })) stored.set(str(nodeOf(r, 't').id), teamFromNode(nodeOf(r, 't')));
+      if (unread.length)
+        for (const r of await q(Q.teamsByIds, { ids: unread }))
+          stored.set(str(nodeOf(r, 't').id), teamFromNode(nodeOf(r, 't')));
     } else {
       // Lock-and-read (sorted, so two processes lock in the same order): concurrent batches of
       // the same team (Neo4j) serialise here instead of losing updates.
@@ -68,7 +88,16 @@ export async function learnFromRuns(q: RunStatement, Q: QuerySet, runs: RunRecor
       const base: TeamConfig =
         current && current.uses > 0
           ? current
-          : { id, callerId: run.callerId, pattern: team.pattern, specialists: team.specialists, plan: run.plan!, uses: 0, successes: 0, avgScore: 0 };
+          : {
+              id,
+              callerId: run.callerId,
+              pattern: team.pattern,
+              specialists: team.specialists,
+              plan: run.plan!,
+              uses: 0,
+              successes: 0,
+              avgScore: 0,
+            };
       next.set(id, applyTeamRun(base, run));
       links.push({ runId: run.id, teamId: id });
     }
@@ -114,7 +143,8 @@ export async function learnFromRuns(q: RunStatement, Q: QuerySet, runs: RunRecor
       if (p) totals.set(key, p);
     }
   } else {
-    for (const r of await q(Q.lockProficiencies, { ids: [...keys].sort() })) totals.set(str(nodeOf(r, 'p').id), proficiencyFromNode(nodeOf(r, 'p')));
+    for (const r of await q(Q.lockProficiencies, { ids: [...keys].sort() }))
+      totals.set(str(nodeOf(r, 'p').id), proficiencyFromNode(nodeOf(r, 'p')));
   }
   const bump = (kind: Proficiency['kind'], subject: string, o: (typeof observations)[number]['observation']) => {
     const key = proficiencyId(kind, subject);

@@ -93,7 +93,8 @@ export const CYPHER = {
     MERGE (t:TeamConfig {id: tid}) SET t.uses = coalesce(t.uses, 0)
     RETURN t`,
 
-  listTeams: 'MATCH (t:TeamConfig) RETURN t.id AS id, t.callerId AS callerId, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
+  listTeams:
+    'MATCH (t:TeamConfig) RETURN t.id AS id, t.callerId AS callerId, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
   getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
   teamsByIds: 'MATCH (t:TeamConfig) WHERE t.id IN $ids RETURN t',
 

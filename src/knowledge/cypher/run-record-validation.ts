@@ -18,22 +18,32 @@ export function invalidRunRecord(run: RunRecord): string | undefined {
   for (const key of ['answer', 'error', 'teamConfigId'] as const) {
     if (run[key] !== undefined && !isText(run[key])) return `${at}: ${key} must be a string when set`;
   }
-  for (const key of ['durationMs', 'tokens'] as const) if (!isFiniteNumber(run[key])) return `${at}: ${key} must be a finite number`;
+  for (const key of ['durationMs', 'tokens'] as const)
+    if (!isFiniteNumber(run[key])) return `${at}: ${key} must be a finite number`;
   for (const key of ['costUsd', 'score'] as const) {
-    if (run[key] !== null && run[key] !== undefined && !isFiniteNumber(run[key])) return `${at}: ${key} must be a finite number or null`;
+    if (run[key] !== null && run[key] !== undefined && !isFiniteNumber(run[key]))
+      return `${at}: ${key} must be a finite number or null`;
   }
   if (!Array.isArray(run.steps)) return `${at}: steps must be an array`;
   const stepIds = new Set<string>();
   for (const s of run.steps) {
     const where = `${at}, step ${JSON.stringify(s?.id)}`;
-    if (typeof s !== 'object' || s === null || !isText(s.id) || s.id === '') return `${at}: every step needs a non-empty string id`;
+    if (typeof s !== 'object' || s === null || !isText(s.id) || s.id === '')
+      return `${at}: every step needs a non-empty string id`;
     if (stepIds.has(s.id)) return `${where}: two steps have this id`;
     stepIds.add(s.id);
-    for (const key of ['specialist', 'objective', 'status'] as const) if (!isText(s[key])) return `${where}: ${key} must be a string`;
-    for (const key of ['output', 'error'] as const) if (s[key] !== undefined && !isText(s[key])) return `${where}: ${key} must be a string when set`;
-    for (const key of ['durationMs', 'tokens'] as const) if (!isFiniteNumber(s[key])) return `${where}: ${key} must be a finite number`;
-    if (s.costUsd !== null && s.costUsd !== undefined && !isFiniteNumber(s.costUsd)) return `${where}: costUsd must be a finite number or null`;
-    if (!Array.isArray(s.toolCalls) || !s.toolCalls.every((c) => typeof c === 'object' && c !== null && isText(c.tool) && isText(c.status))) {
+    for (const key of ['specialist', 'objective', 'status'] as const)
+      if (!isText(s[key])) return `${where}: ${key} must be a string`;
+    for (const key of ['output', 'error'] as const)
+      if (s[key] !== undefined && !isText(s[key])) return `${where}: ${key} must be a string when set`;
+    for (const key of ['durationMs', 'tokens'] as const)
+      if (!isFiniteNumber(s[key])) return `${where}: ${key} must be a finite number`;
+    if (s.costUsd !== null && s.costUsd !== undefined && !isFiniteNumber(s.costUsd))
+      return `${where}: costUsd must be a finite number or null`;
+    if (
+      !Array.isArray(s.toolCalls) ||
+      !s.toolCalls.every((c) => typeof c === 'object' && c !== null && isText(c.tool) && isText(c.status))
+    ) {
       return `${where}: toolCalls must be a list of { tool, status }`;
     }
   }

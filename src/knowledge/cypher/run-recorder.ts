@@ -136,7 +136,11 @@ export class RunRecorder {
         toolCalls: JSON.stringify(s.toolCalls),
       })),
     );
-    const calls = runs.flatMap((run) => run.steps.flatMap((s) => s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status }))));
+    const calls = runs.flatMap((run) =>
+      run.steps.flatMap((s) =>
+        s.toolCalls.map((c) => ({ stepId: `${run.id}/${s.id}`, tool: c.tool, status: c.status })),
+      ),
+    );
     let learnt: Learnt | undefined;
     let applied = false;
     this.#cache.runWriteStarts();
@@ -149,7 +153,8 @@ export class RunRecorder {
         // Inserts first, statistics (updates of existing rows) last: Kuzu 0.11.3 does not always
         // roll back an update cleanly when a later statement fails (the next transaction touching
         // that row then fails with a write-write conflict, or the process crashes).
-        if (fresh.length) await q(this.#Q.createRuns, { runs: seen.size ? runRows.filter((r) => !seen.has(r.id as string)) : runRows });
+        if (fresh.length)
+          await q(this.#Q.createRuns, { runs: seen.size ? runRows.filter((r) => !seen.has(r.id as string)) : runRows });
         if (seen.size) {
           await q(this.#Q.updateRuns, { runs: runRows.filter((r) => seen.has(r.id as string)) });
           await q(this.#Q.deleteStepsOfRuns, { runIds: [...seen] });
@@ -177,7 +182,15 @@ export class RunRecorder {
     const committed = learnt as Learnt | undefined;
     await this.#cache.writeThrough((v) => {
       if (committed && !applied) applyLearnt(v, committed);
-      for (const run of runs) v.recordRun({ id: run.id, callerId: run.callerId, query: run.query, answer: run.answer ?? '', score: run.score, startedAt: run.startedAt });
+      for (const run of runs)
+        v.recordRun({
+          id: run.id,
+          callerId: run.callerId,
+          query: run.query,
+          answer: run.answer ?? '',
+          score: run.score,
+          startedAt: run.startedAt,
+        });
     });
   }
 
@@ -191,7 +204,11 @@ export class RunRecorder {
 
   async recordDecision(decision: DecisionRecord): Promise<void> {
     await this.#exec.write(async (q) => {
-      await q(this.#Q.upsertDecision, { ...decision, callerId: decision.callerId ?? '', verdict: JSON.stringify(decision.verdict) });
+      await q(this.#Q.upsertDecision, {
+        ...decision,
+        callerId: decision.callerId ?? '',
+        verdict: JSON.stringify(decision.verdict),
+      });
       await q(this.#Q.linkRunDecisions, { runId: decision.runId });
     });
     this.#noteUnlinked(decision.runId, 'decisions');

@@ -26,7 +26,10 @@ export async function getSource({ exec, Q }: RegistryDb, id: string): Promise<So
   return rows[0] ? sourceFromNode(nodeOf(rows[0], 's')) : undefined;
 }
 
-export async function upsertSpecialists({ exec, Q, cache }: RegistryDb, specialists: SpecialistRecord[]): Promise<void> {
+export async function upsertSpecialists(
+  { exec, Q, cache }: RegistryDb,
+  specialists: SpecialistRecord[],
+): Promise<void> {
   if (specialists.length === 0) return;
   cache.registryWriteStarts();
   const params = specialists.map((s) => ({
@@ -54,7 +57,9 @@ export async function upsertSpecialists({ exec, Q, cache }: RegistryDb, speciali
     }
   });
   // Records exactly as they read back (the statement's properties are the node's).
-  await cache.writeThrough((view) => view.upsertSpecialists(params.map((p) => specialistFromNode(p as unknown as Record<string, never>))));
+  await cache.writeThrough((view) =>
+    view.upsertSpecialists(params.map((p) => specialistFromNode(p as unknown as Record<string, never>))),
+  );
 }
 
 export async function upsertTools({ exec, Q }: RegistryDb, tools: ToolRecord[]): Promise<void> {
@@ -77,7 +82,12 @@ export async function upsertTools({ exec, Q }: RegistryDb, tools: ToolRecord[]):
   });
 }
 
-export async function markGone({ exec, Q, cache }: RegistryDb, sourceId: string, keepSpecialistIds: string[], keepToolIds: string[]): Promise<void> {
+export async function markGone(
+  { exec, Q, cache }: RegistryDb,
+  sourceId: string,
+  keepSpecialistIds: string[],
+  keepToolIds: string[],
+): Promise<void> {
   cache.registryWriteStarts();
   await exec.write(async (q) => {
     await q(Q.markSpecialistsGone, { sourceId, keep: keepSpecialistIds });
@@ -95,7 +105,10 @@ export async function getSpecialist({ cache }: RegistryDb, id: string): Promise<
 }
 
 export async function listTools({ exec, Q }: RegistryDb, server?: string): Promise<ToolRecord[]> {
-  const rows = server === undefined ? await exec.read((q) => q(Q.listTools)) : await exec.read((q) => q(Q.listToolsOfServer, { server }));
+  const rows =
+    server === undefined
+      ? await exec.read((q) => q(Q.listTools))
+      : await exec.read((q) => q(Q.listToolsOfServer, { server }));
   return rows.map((r) => toolFromNode(nodeOf(r, 't')));
 }
 
@@ -104,7 +117,11 @@ export async function getTool({ exec, Q }: RegistryDb, id: string): Promise<Tool
   return rows[0] ? toolFromNode(nodeOf(rows[0], 't')) : undefined;
 }
 
-export async function retrieveSpecialists({ cache }: RegistryDb, query: string, k: number): Promise<SpecialistCandidate[]> {
+export async function retrieveSpecialists(
+  { cache }: RegistryDb,
+  query: string,
+  k: number,
+): Promise<SpecialistCandidate[]> {
   if (k <= 0) return [];
   return (await cache.view()).rank(query, k);
 }

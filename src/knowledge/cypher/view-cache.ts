@@ -101,7 +101,12 @@ export class ViewCache {
     const registryWrites = this.#registryWrites;
     const runWrites = this.#runWrites;
     Promise.all([current, this.#readSnapshot()])
-      .then(([view, snapshot]) => view.merge(snapshot, { specialists: registryWrites === this.#registryWrites, runs: runWrites === this.#runWrites }))
+      .then(([view, snapshot]) =>
+        view.merge(snapshot, {
+          specialists: registryWrites === this.#registryWrites,
+          runs: runWrites === this.#runWrites,
+        }),
+      )
       .catch(() => undefined) // keep serving the current view; retried after refreshMs
       .finally(() => {
         this.#readAt = startedAt;
@@ -125,12 +130,20 @@ export class ViewCache {
         successes: num(r.successes),
         avgScore: num(r.avgScore),
       }));
-      const runs = this.#memoryWindow === 0 ? [] : (await q(Q.recentRuns, { limit: this.#memoryWindow })).map(memoryEntryFromRow);
+      const runs =
+        this.#memoryWindow === 0 ? [] : (await q(Q.recentRuns, { limit: this.#memoryWindow })).map(memoryEntryFromRow);
       return { specialists, proficiencies, teams, runs };
     });
   }
 }
 
 function memoryEntryFromRow(r: Row): MemoryEntry {
-  return { id: str(r.id), callerId: str(r.callerId), query: str(r.query), answer: str(r.answer), score: optNum(r.score), startedAt: str(r.startedAt) };
+  return {
+    id: str(r.id),
+    callerId: str(r.callerId),
+    query: str(r.query),
+    answer: str(r.answer),
+    score: optNum(r.score),
+    startedAt: str(r.startedAt),
+  };
 }

@@ -26,7 +26,11 @@ const CommonCard = {
 
 const CardV1Schema = z.object({
   ...CommonCard,
-  supportedInterfaces: z.array(z.object({ url: z.string().min(1), protocolBinding: z.string().min(1), protocolVersion: z.string().optional() })).min(1),
+  supportedInterfaces: z
+    .array(
+      z.object({ url: z.string().min(1), protocolBinding: z.string().min(1), protocolVersion: z.string().optional() }),
+    )
+    .min(1),
 });
 
 const CardV03Schema = z.object({
@@ -51,18 +55,35 @@ export function parseAgentCard(raw: unknown): PeerCard {
   const v1 = CardV1Schema.safeParse(raw);
   if (v1.success) {
     const c = v1.data;
-    return { protocol: '1.0', name: c.name, description: c.description, version: c.version, skills: c.skills, interfaces: c.supportedInterfaces.map((i) => ({ url: i.url, binding: i.protocolBinding })) };
+    return {
+      protocol: '1.0',
+      name: c.name,
+      description: c.description,
+      version: c.version,
+      skills: c.skills,
+      interfaces: c.supportedInterfaces.map((i) => ({ url: i.url, binding: i.protocolBinding })),
+    };
   }
   const v03 = CardV03Schema.safeParse(raw);
   if (v03.success) {
     const c = v03.data;
-    return { protocol: '0.3', name: c.name, description: c.description, version: c.version, skills: c.skills, interfaces: [{ url: c.url, binding: c.preferredTransport ?? 'JSONRPC' }] };
+    return {
+      protocol: '0.3',
+      name: c.name,
+      description: c.description,
+      version: c.version,
+      skills: c.skills,
+      interfaces: [{ url: c.url, binding: c.preferredTransport ?? 'JSONRPC' }],
+    };
   }
   const issue = v1.error.issues[0]!;
   throw new Error(`not an A2A agent card (v1.0 or v0.3): ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
-export async function fetchAgentCard(baseUrl: string, timeoutMs: number): Promise<{ card: PeerCard; contentHash: string }> {
+export async function fetchAgentCard(
+  baseUrl: string,
+  timeoutMs: number,
+): Promise<{ card: PeerCard; contentHash: string }> {
   const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   // The resolver resolves the well-known path relative to the base: without a trailing slash a
   // peer mounted under a path (http://host/peer) would lose its last segment.
@@ -73,7 +94,10 @@ export async function fetchAgentCard(baseUrl: string, timeoutMs: number): Promis
 }
 
 export function peerSpecialistId(card: PeerCard): string {
-  const slug = card.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const slug = card.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   return `a2a-${slug || 'peer'}`;
 }
 

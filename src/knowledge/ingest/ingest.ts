@@ -41,9 +41,21 @@ export interface IngestReport {
 
 export async function ingestAll(deps: IngestDeps): Promise<IngestReport> {
   const started = Date.now();
-  const report: IngestReport = { sources: [], specialists: 0, tools: 0, skippedFiles: [], unavailable: [], durationMs: 0 };
+  const report: IngestReport = {
+    sources: [],
+    specialists: 0,
+    tools: 0,
+    skippedFiles: [],
+    unavailable: [],
+    durationMs: 0,
+  };
   const config = deps.mcpConfig ?? (deps.mcpConfigPath ? loadMcpConfig(deps.mcpConfigPath, deps.env) : undefined);
-  const ctx: Ctx = { deps, report, now: () => (deps.now?.() ?? new Date()).toISOString(), timeoutMs: deps.discoveryTimeoutMs ?? 15_000 };
+  const ctx: Ctx = {
+    deps,
+    report,
+    now: () => (deps.now?.() ?? new Date()).toISOString(),
+    timeoutMs: deps.discoveryTimeoutMs ?? 15_000,
+  };
   const current = new Set<string>();
 
   if (config) {
@@ -109,10 +121,12 @@ async function retire(ctx: Ctx, sourceId: string, reason: string): Promise<void>
   const { store } = ctx.deps;
   await store.markGone(sourceId, [], []);
   const source = await store.getSource(sourceId);
-  if (source && source.status === 'ok') await store.upsertSource({ ...source, status: 'unavailable', error: reason, ingestedAt: ctx.now() });
+  if (source && source.status === 'ok')
+    await store.upsertSource({ ...source, status: 'unavailable', error: reason, ingestedAt: ctx.now() });
 }
 
-type Discovery = { status: 'unchanged' } | { status: 'ok'; server: DiscoveredServer } | { status: 'failed'; error: string };
+type Discovery =
+  { status: 'unchanged' } | { status: 'ok'; server: DiscoveredServer } | { status: 'failed'; error: string };
 
 async function discoverIfChanged(ctx: Ctx, server: McpServerConfig): Promise<Discovery> {
   const previous = await ctx.deps.store.getSource(mcpSourceId(server.name));
@@ -131,7 +145,14 @@ async function ingestServer(ctx: Ctx, server: McpServerConfig, location: string,
     ctx.report.sources.push({ id: sourceId, kind: 'mcp', outcome: 'unchanged' });
     return;
   }
-  const source: SourceRecord = { id: sourceId, kind: 'mcp', location, contentHash: server.hash, ingestedAt: ctx.now(), status: 'ok' };
+  const source: SourceRecord = {
+    id: sourceId,
+    kind: 'mcp',
+    location,
+    contentHash: server.hash,
+    ingestedAt: ctx.now(),
+    status: 'ok',
+  };
   if (discovery.status === 'failed') {
     const error = `MCP server '${server.name}' failed discovery: ${discovery.error}`;
     await store.upsertSource({ ...source, status: 'unavailable', error });
@@ -145,11 +166,17 @@ async function ingestServer(ctx: Ctx, server: McpServerConfig, location: string,
     ctx.deps.logger?.warn('MCP server unavailable; ingestion goes on', { server: server.name, error: discovery.error });
     return;
   }
-  const tools = discovery.server.tools.filter((t) => isToolEnabled(server, t.name)).map((t) => toolRecord(server.name, t, sourceId));
+  const tools = discovery.server.tools
+    .filter((t) => isToolEnabled(server, t.name))
+    .map((t) => toolRecord(server.name, t, sourceId));
   await store.upsertSource(source); // first, so tools and the specialist can link to it
   await store.upsertTools(tools);
   await store.upsertSpecialists([serverSpecialist(server, tools.map((t) => t.id).sort(), discovery.server, tools)]);
-  await store.markGone(sourceId, [server.name], tools.map((t) => t.id));
+  await store.markGone(
+    sourceId,
+    [server.name],
+    tools.map((t) => t.id),
+  );
   ctx.report.sources.push({ id: sourceId, kind: 'mcp', outcome: 'ingested' });
   ctx.report.specialists += 1;
   ctx.report.tools += tools.length;
@@ -177,8 +204,14 @@ function toolRecord(server: string, tool: Tool, sourceId: string): ToolRecord {
 }
 
 /** An MCP server as a specialist: its description says what its tools do, so retrieval finds it. */
-function serverSpecialist(server: McpServerConfig, toolIds: string[], found: DiscoveredServer | undefined, tools: ToolRecord[] = []): SpecialistRecord {
-  const summary = server.description ?? found?.instructions?.split('\n')[0] ?? `MCP server ${found?.serverName ?? server.name}.`;
+function serverSpecialist(
+  server: McpServerConfig,
+  toolIds: string[],
+  found: DiscoveredServer | undefined,
+  tools: ToolRecord[] = [],
+): SpecialistRecord {
+  const summary =
+    server.description ?? found?.instructions?.split('\n')[0] ?? `MCP server ${found?.serverName ?? server.name}.`;
   const toolLines = tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
   return {
     id: server.name,
@@ -209,7 +242,8 @@ async function ingestSkills(ctx: Ctx, dir: string, knownTools: string[]): Promis
   }
   const folder = readSkillsFolder(dir);
   ctx.report.skippedFiles.push(...folder.skipped);
-  for (const s of folder.skipped) ctx.deps.logger?.warn('skipped a bad specialist file', { path: s.path, reason: s.reason });
+  for (const s of folder.skipped)
+    ctx.deps.logger?.warn('skipped a bad specialist file', { path: s.path, reason: s.reason });
   // `server/*` expands against the known tools, so they are part of what the folder means.
   const contentHash = createHash('sha256').update(folder.contentHash).update(knownTools.sort().join(',')).digest('hex');
   const previous = await store.getSource(sourceId);
@@ -218,9 +252,20 @@ async function ingestSkills(ctx: Ctx, dir: string, knownTools: string[]): Promis
     return;
   }
   const specialists = folder.skills.map((s) => skillToSpecialist(s, sourceId, knownTools));
-  await store.upsertSource({ id: sourceId, kind: 'skills', location: folder.dir, contentHash, ingestedAt: ctx.now(), status: 'ok' });
+  await store.upsertSource({
+    id: sourceId,
+    kind: 'skills',
+    location: folder.dir,
+    contentHash,
+    ingestedAt: ctx.now(),
+    status: 'ok',
+  });
   await store.upsertSpecialists(specialists);
-  await store.markGone(sourceId, specialists.map((s) => s.id), []);
+  await store.markGone(
+    sourceId,
+    specialists.map((s) => s.id),
+    [],
+  );
   ctx.report.sources.push({ id: sourceId, kind: 'skills', outcome: 'ingested' });
   ctx.report.specialists += specialists.length;
 }
@@ -233,9 +278,18 @@ async function ingestPeer(ctx: Ctx, url: string): Promise<void> {
     fetched = await fetchAgentCard(url, ctx.timeoutMs);
   } catch (err) {
     const error = `A2A peer ${url} failed: ${(err as Error).message}`;
-    await store.upsertSource({ id: sourceId, kind: 'a2a', location: url, contentHash: '', ingestedAt: ctx.now(), status: 'unavailable', error });
+    await store.upsertSource({
+      id: sourceId,
+      kind: 'a2a',
+      location: url,
+      contentHash: '',
+      ingestedAt: ctx.now(),
+      status: 'unavailable',
+      error,
+    });
     for (const s of await store.listSpecialists({ kind: 'a2a' })) {
-      if (s.sourceId === sourceId && s.available) await store.upsertSpecialists([{ ...s, available: false, unavailableReason: error }]);
+      if (s.sourceId === sourceId && s.available)
+        await store.upsertSpecialists([{ ...s, available: false, unavailableReason: error }]);
     }
     ctx.report.sources.push({ id: sourceId, kind: 'a2a', outcome: 'unavailable', error });
     ctx.report.unavailable.push({ source: sourceId, error });
@@ -248,7 +302,14 @@ async function ingestPeer(ctx: Ctx, url: string): Promise<void> {
     return;
   }
   const specialist = cardToSpecialist(fetched.card, url, sourceId);
-  await store.upsertSource({ id: sourceId, kind: 'a2a', location: url, contentHash: fetched.contentHash, ingestedAt: ctx.now(), status: 'ok' });
+  await store.upsertSource({
+    id: sourceId,
+    kind: 'a2a',
+    location: url,
+    contentHash: fetched.contentHash,
+    ingestedAt: ctx.now(),
+    status: 'ok',
+  });
   await store.upsertSpecialists([specialist]);
   await store.markGone(sourceId, [specialist.id], []);
   ctx.report.sources.push({ id: sourceId, kind: 'a2a', outcome: 'ingested' });

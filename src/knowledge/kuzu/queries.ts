@@ -9,7 +9,8 @@ import { CYPHER, type DialectQueries, type QuerySet } from '../cypher/queries.ts
 
 /** The statements Kuzu spells its own way; the rest are CYPHER. */
 const DIALECT = {
-  linkSpecialistSource: 'MATCH (s:Specialist {id: $id}), (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
+  linkSpecialistSource:
+    'MATCH (s:Specialist {id: $id}), (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
   linkSpecialistTools: 'MATCH (s:Specialist {id: $id}), (t:Tool) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)',
   linkToolUsers: `MATCH (s:Specialist), (t:Tool {id: $id}) WHERE s.tools CONTAINS $quoted MERGE (s)-[:USES]->(t)`,
   linkToolSource: 'MATCH (t:Tool {id: $id}), (src:Source {id: $sourceId}) MERGE (t)-[:INGESTED_FROM]->(src)',

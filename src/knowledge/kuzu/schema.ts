@@ -45,7 +45,9 @@ const MIGRATIONS: Record<number, MigrationStep[]> = {
 };
 
 async function dropFullTextIndexes(session: KuzuSession): Promise<void> {
-  const indexes = await session.ddl("CALL SHOW_INDEXES() WHERE index_type = 'FTS' RETURN table_name AS t, index_name AS i");
+  const indexes = await session.ddl(
+    "CALL SHOW_INDEXES() WHERE index_type = 'FTS' RETURN table_name AS t, index_name AS i",
+  );
   for (const { t, i } of indexes) await session.ddl(`CALL DROP_FTS_INDEX('${String(t)}', '${String(i)}')`);
 }
 

@@ -104,7 +104,8 @@ export class KuzuSession {
       try {
         const value = await fn();
         await rowsOf(await this.#conn.query('COMMIT'));
-        if (this.#checkpointEvery > 0 && ++this.#writes % this.#checkpointEvery === 0) await rowsOf(await this.#conn.query('CHECKPOINT'));
+        if (this.#checkpointEvery > 0 && ++this.#writes % this.#checkpointEvery === 0)
+          await rowsOf(await this.#conn.query('CHECKPOINT'));
         return value;
       } catch (err) {
         await this.#conn.query('ROLLBACK').then(rowsOf, () => undefined);

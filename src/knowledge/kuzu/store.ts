@@ -40,7 +40,10 @@ export async function openKuzuStore(options: KuzuStoreOptions): Promise<Knowledg
     teamMatchThreshold: options.teamMatchThreshold ?? DEFAULT_REGISTRY_OPTIONS.teamMatchThreshold,
     teamMinSuccessRate: options.teamMinSuccessRate ?? DEFAULT_REGISTRY_OPTIONS.teamMinSuccessRate,
   };
-  return new CypherStore(kuzuExecutor(session), Q, registry, { refreshMs: Infinity, memoryWindow: options.memoryWindow });
+  return new CypherStore(kuzuExecutor(session), Q, registry, {
+    refreshMs: Infinity,
+    memoryWindow: options.memoryWindow,
+  });
 }
 
 /**
@@ -77,7 +80,8 @@ const bindable = (params: Record<string, unknown> = {}): Params =>
  * database (like another process on one Neo4j); only one store may write through it (serialWrites).
  */
 export function kuzuExecutor(session: KuzuSession): CypherExecutor {
-  const run = (statement: string, params?: Record<string, unknown>) => session.run(statement, bindable(params)) as Promise<Row[]>;
+  const run = (statement: string, params?: Record<string, unknown>) =>
+    session.run(statement, bindable(params)) as Promise<Row[]>;
   return {
     // One connection, serialised: a read is just exclusive use of it.
     read: (fn) => session.exclusive(() => fn(run)),

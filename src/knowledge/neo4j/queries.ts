@@ -9,7 +9,8 @@ import { CYPHER, type DialectQueries, type QuerySet } from '../cypher/queries.ts
 
 /** The statements Neo4j spells its own way; the rest are CYPHER. */
 const DIALECT = {
-  linkSpecialistSource: 'MATCH (s:Specialist {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
+  linkSpecialistSource:
+    'MATCH (s:Specialist {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
   linkSpecialistTools: 'MATCH (s:Specialist {id: $id}) MATCH (t:Tool) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)',
   linkToolUsers: `MATCH (s:Specialist) WHERE s.tools CONTAINS $quoted MATCH (t:Tool {id: $id}) MERGE (s)-[:USES]->(t)`,
   linkToolSource: 'MATCH (t:Tool {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (t)-[:INGESTED_FROM]->(src)',
@@ -60,7 +61,18 @@ export const Q: QuerySet = { ...CYPHER, ...DIALECT };
 
 /** Schema statements run at open; all idempotent. */
 export const SCHEMA = [
-  ...['Meta:key', 'Source:id', 'Specialist:id', 'Tool:id', 'Run:id', 'Step:id', 'TeamConfig:id', 'Proficiency:id', 'Approval:id', 'Decision:id'].map((pair) => {
+  ...[
+    'Meta:key',
+    'Source:id',
+    'Specialist:id',
+    'Tool:id',
+    'Run:id',
+    'Step:id',
+    'TeamConfig:id',
+    'Proficiency:id',
+    'Approval:id',
+    'Decision:id',
+  ].map((pair) => {
     const [label, key] = pair.split(':');
     return `CREATE CONSTRAINT ${label!.toLowerCase()}_${key} IF NOT EXISTS FOR (n:${label}) REQUIRE n.${key} IS UNIQUE`;
   }),

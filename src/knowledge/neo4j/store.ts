@@ -55,7 +55,10 @@ export async function openNeo4jStore(options: Neo4jStoreOptions): Promise<Knowle
     teamMatchThreshold: options.teamMatchThreshold ?? DEFAULT_REGISTRY_OPTIONS.teamMatchThreshold,
     teamMinSuccessRate: options.teamMinSuccessRate ?? DEFAULT_REGISTRY_OPTIONS.teamMinSuccessRate,
   };
-  return new CypherStore(exec, Q, registry, { refreshMs: options.viewRefreshMs ?? NEO4J_VIEW_REFRESH_MS, memoryWindow: options.memoryWindow });
+  return new CypherStore(exec, Q, registry, {
+    refreshMs: options.viewRefreshMs ?? NEO4J_VIEW_REFRESH_MS,
+    memoryWindow: options.memoryWindow,
+  });
 }
 
 async function migrate(driver: Driver, database: string, exec: CypherExecutor): Promise<void> {
@@ -73,18 +76,21 @@ async function migrate(driver: Driver, database: string, exec: CypherExecutor): 
   } finally {
     await session.close();
   }
-  if (current < NEO4J_SCHEMA_VERSION) await exec.write((run) => run(WRITE_SCHEMA_VERSION, { v: String(NEO4J_SCHEMA_VERSION) }));
+  if (current < NEO4J_SCHEMA_VERSION)
+    await exec.write((run) => run(WRITE_SCHEMA_VERSION, { v: String(NEO4J_SCHEMA_VERSION) }));
 }
 
 function neo4jExecutor(driver: Driver, database: string): CypherExecutor {
-  const runner = (tx: ManagedTransaction): RunStatement => async (statement, params = {}) => {
-    const result = await tx.run(statement, toNeo4jParams(params));
-    return result.records.map((record) => {
-      const row: Row = {};
-      for (const key of record.keys) row[String(key)] = plain(record.get(key));
-      return row;
-    });
-  };
+  const runner =
+    (tx: ManagedTransaction): RunStatement =>
+    async (statement, params = {}) => {
+      const result = await tx.run(statement, toNeo4jParams(params));
+      return result.records.map((record) => {
+        const row: Row = {};
+        for (const key of record.keys) row[String(key)] = plain(record.get(key));
+        return row;
+      });
+    };
   return {
     async read(fn) {
       const session = driver.session({ database, defaultAccessMode: neo4j.session.READ });

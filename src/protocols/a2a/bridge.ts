@@ -44,7 +44,12 @@ export interface A2ARunBridgeDeps {
   maxPriorTurns?: number;
 }
 
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
   readonly #deps: A2ARunBridgeDeps;
@@ -81,7 +86,10 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
         AgentEvent.statusUpdate({
           taskId,
           contextId: '',
-          status: status(TaskState.TASK_STATE_CANCELED, agentMessage(taskId, '', [textPart('cancelled: no run was active')])),
+          status: status(
+            TaskState.TASK_STATE_CANCELED,
+            agentMessage(taskId, '', [textPart('cancelled: no run was active')]),
+          ),
           metadata: undefined,
         }),
       );
@@ -133,7 +141,13 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     this.#pump(handle, ids, bus, store, rc.context);
   }
 
-  #pump(handle: RunHandle, ids: TaskIds, bus: ExecutionEventBus, store: ResultManager, context: ServerCallContext): void {
+  #pump(
+    handle: RunHandle,
+    ids: TaskIds,
+    bus: ExecutionEventBus,
+    store: ResultManager,
+    context: ServerCallContext,
+  ): void {
     const projection: Projection = { pending: new Map() };
     const live: LiveRun = { runId: handle.id, ids, projection, done: Promise.resolve() };
     this.#live.set(ids.taskId, live);
@@ -149,7 +163,10 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
         this.#deps.logger.error('a2a: run pump failed', { taskId: ids.taskId, error: (err as Error).message });
         const failed = AgentEvent.statusUpdate({
           ...ids,
-          status: status(TaskState.TASK_STATE_FAILED, agentMessage(ids.taskId, ids.contextId, [textPart('internal error while following the run')])),
+          status: status(
+            TaskState.TASK_STATE_FAILED,
+            agentMessage(ids.taskId, ids.contextId, [textPart('internal error while following the run')]),
+          ),
           metadata: undefined,
         });
         bus.publish(failed);
@@ -171,7 +188,8 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     if (answer.ok) return;
     // Checked before the SDK saw the message, so this is a race (timeout, another channel): show what is still pending.
     this.#deps.logger.warn('a2a: resume decision not applied', { taskId: task.id, reason: answer.message });
-    if (live && live.projection.pending.size > 0) bus.publish(inputRequired(live.ids, [...live.projection.pending.values()]));
+    if (live && live.projection.pending.size > 0)
+      bus.publish(inputRequired(live.ids, [...live.projection.pending.values()]));
   }
 
   /** Earlier completed tasks of the same context as conversation turns (oldest first). */
@@ -193,7 +211,9 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     for (const t of tasks.slice().reverse()) {
       if (t.status?.state === undefined || !TERMINAL.has(t.status.state)) continue;
       const question = textOf(t.history.find((m: Message) => m.role === Role.ROLE_USER));
-      const answer = textOf({ parts: t.artifacts.find((a) => a.artifactId === ANSWER_ARTIFACT_ID)?.parts ?? [] } as unknown as Message);
+      const answer = textOf({
+        parts: t.artifacts.find((a) => a.artifactId === ANSWER_ARTIFACT_ID)?.parts ?? [],
+      } as unknown as Message);
       if (question) turns.push({ role: 'user', content: question });
       if (answer) turns.push({ role: 'assistant', content: answer });
     }

@@ -18,7 +18,10 @@ export interface CardOptions {
 /** The JSON-RPC endpoint under a base URL, declared for v1.0 and (mirrored by the SDK helper) v0.3. */
 export function interfacesAt(publicUrl: string): AgentCard['supportedInterfaces'] {
   const base = publicUrl.replace(/\/+$/, '');
-  return duplicateInterfacesForLegacy([{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], ['JSONRPC']);
+  return duplicateInterfacesForLegacy(
+    [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    ['JSONRPC'],
+  );
 }
 
 /** The card without a URL yet: interfaces are filled per request (the public URL may be known only then). */
@@ -33,7 +36,14 @@ export function buildAgentCard(options: CardOptions): AgentCard {
     version: options.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: options.bearerAuth
-      ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'A Parley API key (PARLEY_API_KEYS)', scheme: 'bearer', bearerFormat: '' } } } }
+      ? {
+          bearer: {
+            scheme: {
+              $case: 'httpAuthSecurityScheme',
+              value: { description: 'A Parley API key (PARLEY_API_KEYS)', scheme: 'bearer', bearerFormat: '' },
+            },
+          },
+        }
       : {},
     securityRequirements: options.bearerAuth ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: ['text/plain', 'application/json'],
@@ -79,7 +89,13 @@ export async function legacyCard(card: AgentCard): Promise<unknown> {
     undefined,
     async () => card,
   );
-  const reply = await new LegacyJsonRpcTransportHandler(handler).handle({ jsonrpc: '2.0', id: 0, method: 'agent/getAuthenticatedExtendedCard' }, new ServerCallContext());
+  const reply = await new LegacyJsonRpcTransportHandler(handler).handle(
+    { jsonrpc: '2.0', id: 0, method: 'agent/getAuthenticatedExtendedCard' },
+    new ServerCallContext(),
+  );
   if (!('result' in reply) || reply.result === undefined) throw new Error('v0.3 card translation failed');
-  return { ...(reply.result as Record<string, unknown>), supportedInterfaces: (AgentCard.toJSON(card) as { supportedInterfaces?: unknown }).supportedInterfaces };
+  return {
+    ...(reply.result as Record<string, unknown>),
+    supportedInterfaces: (AgentCard.toJSON(card) as { supportedInterfaces?: unknown }).supportedInterfaces,
+  };
 }

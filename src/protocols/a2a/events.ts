@@ -45,7 +45,13 @@ export function approvalPayload(pending: ApprovalRequest[]) {
             kind: r.kind,
             stepId: r.stepId,
             expiresAt: r.expiresAt,
-            toolCalls: r.toolCalls.map((c) => ({ toolCallId: c.toolCallId, tool: c.tool, args: c.args, reason: c.reason, annotations: c.annotations })),
+            toolCalls: r.toolCalls.map((c) => ({
+              toolCallId: c.toolCallId,
+              tool: c.tool,
+              args: c.args,
+              reason: c.reason,
+              annotations: c.annotations,
+            })),
           }
         : {
             request_id: r.id,
@@ -80,13 +86,18 @@ export function inputRequired(ids: TaskIds, pending: ApprovalRequest[]): AgentEx
 
 function working(ids: TaskIds, progress: Record<string, unknown>, text?: string): AgentExecutionEvent {
   const message = text === undefined ? undefined : agentMessage(ids.taskId, ids.contextId, [textPart(text)]);
-  return AgentEvent.statusUpdate({ ...ids, status: status(TaskState.TASK_STATE_WORKING, message), metadata: { parley: progress } });
+  return AgentEvent.statusUpdate({
+    ...ids,
+    status: status(TaskState.TASK_STATE_WORKING, message),
+    metadata: { parley: progress },
+  });
 }
 
 export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection): AgentExecutionEvent[] {
   const waiting = state.pending.size > 0;
   // While a human is being asked, progress from parallel branches must not flip the task back to WORKING.
-  const progress = (p: Record<string, unknown>, text?: string) => (waiting ? [] : [working(ids, { runId: event.runId, seq: event.seq, ...p }, text)]);
+  const progress = (p: Record<string, unknown>, text?: string) =>
+    waiting ? [] : [working(ids, { runId: event.runId, seq: event.seq, ...p }, text)];
 
   switch (event.type) {
     case 'run.started':
@@ -97,7 +108,10 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
       return progress({ event: event.type, stage: event.stage, reason: event.reason });
     case 'plan.ready': {
       const steps = event.plan.steps.map((s) => `${s.id} (${s.specialist}): ${s.objective}`).join('; ');
-      return progress({ event: event.type, round: event.round, plan: event.plan }, `Plan, round ${event.round}: ${steps}`);
+      return progress(
+        { event: event.type, round: event.round, plan: event.plan },
+        `Plan, round ${event.round}: ${steps}`,
+      );
     }
     case 'step.started':
       return progress(
@@ -113,7 +127,13 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
             `step ${event.stepId}`,
             `${event.specialist}: ${event.status}`,
             [textPart(event.output ?? event.error ?? event.status)],
-            { stepId: event.stepId, specialist: event.specialist, status: event.status, error: event.error, lineage: event.lineage },
+            {
+              stepId: event.stepId,
+              specialist: event.specialist,
+              status: event.status,
+              error: event.error,
+              lineage: event.lineage,
+            },
           ),
           append: false,
           lastChunk: true,
@@ -123,7 +143,13 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
     case 'tool.started':
       return progress({ event: event.type, stepId: event.stepId, toolCallId: event.toolCallId, tool: event.tool });
     case 'tool.finished':
-      return progress({ event: event.type, stepId: event.stepId, toolCallId: event.toolCallId, tool: event.tool, status: event.status });
+      return progress({
+        event: event.type,
+        stepId: event.stepId,
+        toolCallId: event.toolCallId,
+        tool: event.tool,
+        status: event.status,
+      });
     case 'approval.requested':
       state.pending.set(event.request.id, event.request);
       return [inputRequired(ids, [...state.pending.values()])];
@@ -133,17 +159,31 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
       // A cancelled run goes straight to CANCELED; no WORKING blip in between.
       if (event.outcome.resolvedBy === 'cancelled') return [];
       const o = event.outcome;
-      return [working(ids, { event: event.type, requestId: o.requestId, resolvedBy: o.resolvedBy, actor: o.actor }, `Approval ${o.requestId} resolved (${o.resolvedBy}); continuing.`)];
+      return [
+        working(
+          ids,
+          { event: event.type, requestId: o.requestId, resolvedBy: o.resolvedBy, actor: o.actor },
+          `Approval ${o.requestId} resolved (${o.resolvedBy}); continuing.`,
+        ),
+      ];
     }
     case 'verify.result':
-      return progress({ event: event.type, round: event.round, score: event.score, next: event.next, failedStepIds: event.failedStepIds });
+      return progress({
+        event: event.type,
+        round: event.round,
+        score: event.score,
+        next: event.next,
+        failedStepIds: event.failedStepIds,
+      });
     case 'council.stage': {
       const out = progress({ event: event.type, stage: event.stage, detail: event.detail });
       if (event.verdict) {
         out.push(
           AgentEvent.artifactUpdate({
             ...ids,
-            artifact: artifact('council-verdict', 'council verdict', event.verdict.recommendation, [dataPart(event.verdict)]),
+            artifact: artifact('council-verdict', 'council verdict', event.verdict.recommendation, [
+              dataPart(event.verdict),
+            ]),
             append: false,
             lastChunk: true,
             metadata: undefined,
@@ -165,10 +205,22 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
   }
 }
 
-function finished(event: Extract<GraphEvent, { type: 'run.finished' }>, ids: TaskIds, state: Projection): AgentExecutionEvent[] {
+function finished(
+  event: Extract<GraphEvent, { type: 'run.finished' }>,
+  ids: TaskIds,
+  state: Projection,
+): AgentExecutionEvent[] {
   state.pending.clear();
   const out: AgentExecutionEvent[] = [];
-  const meta = { parley: { event: event.type, runId: event.runId, status: event.status, usage: event.usage, durationMs: event.durationMs } };
+  const meta = {
+    parley: {
+      event: event.type,
+      runId: event.runId,
+      status: event.status,
+      usage: event.usage,
+      durationMs: event.durationMs,
+    },
+  };
   if (event.status === 'completed') {
     const answer = event.answer ?? '';
     out.push(
@@ -180,10 +232,22 @@ function finished(event: Extract<GraphEvent, { type: 'run.finished' }>, ids: Tas
         metadata: undefined,
       }),
     );
-    out.push(AgentEvent.statusUpdate({ ...ids, status: status(TaskState.TASK_STATE_COMPLETED, agentMessage(ids.taskId, ids.contextId, [textPart(answer)])), metadata: meta }));
+    out.push(
+      AgentEvent.statusUpdate({
+        ...ids,
+        status: status(TaskState.TASK_STATE_COMPLETED, agentMessage(ids.taskId, ids.contextId, [textPart(answer)])),
+        metadata: meta,
+      }),
+    );
     return out;
   }
   const reason = event.error ?? `run ${event.status}`;
-  out.push(AgentEvent.statusUpdate({ ...ids, status: status(TERMINAL[event.status], agentMessage(ids.taskId, ids.contextId, [textPart(reason)])), metadata: meta }));
+  out.push(
+    AgentEvent.statusUpdate({
+      ...ids,
+      status: status(TERMINAL[event.status], agentMessage(ids.taskId, ids.contextId, [textPart(reason)])),
+      metadata: meta,
+    }),
+  );
   return out;
 }

@@ -43,7 +43,8 @@ export class ParleyRequestHandler implements A2ARequestHandler {
     const badMode = modeError(params);
     if (badMode) throw new RequestMalformedError(badMode);
     if (!message.taskId) {
-      if (!textOf(message)) throw new RequestMalformedError('the message needs a non-empty text part: the question for Parley');
+      if (!textOf(message))
+        throw new RequestMalformedError('the message needs a non-empty text part: the question for Parley');
       return;
     }
     const task = await this.taskStore.load(message.taskId, context);

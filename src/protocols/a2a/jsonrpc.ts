@@ -8,11 +8,30 @@
  */
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
-import { A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER, SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent, type AgentCard } from '@a2a-js/sdk';
+import {
+  A2A_VERSION_HEADER,
+  Extensions,
+  HTTP_EXTENSION_HEADER,
+  SSE_HEADERS,
+  formatSSEErrorEvent,
+  formatSSEEvent,
+  type AgentCard,
+} from '@a2a-js/sdk';
 import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedError, RequestMalformedError } from '@a2a-js/sdk/errors';
-import { JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
+import {
+  A2A_ERROR_CODE,
+  ContentTypeNotSupportedError,
+  JsonRpcRequestMalformedError,
+  RequestMalformedError,
+} from '@a2a-js/sdk/errors';
+import {
+  JsonRpcTransportHandler,
+  defaultServerCallContextBuilder,
+  validateVersion,
+  type A2ARequestHandler,
+  type User,
+} from '@a2a-js/sdk/server';
 import type { Logger } from '../../log.ts';
 import { paramsProblem } from './params.ts';
 
@@ -25,7 +44,12 @@ export interface JsonRpcRouteOptions {
   heartbeatMs: number;
 }
 
-type Envelope = { jsonrpc: '2.0'; id: string | number | null; result?: unknown; error?: { code: number } & Record<string, unknown> };
+type Envelope = {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  result?: unknown;
+  error?: { code: number } & Record<string, unknown>;
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -36,31 +60,51 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
   return async (c) => {
     const requested = c.req.header(A2A_VERSION_HEADER);
     const legacy = (requested || '0.3') === '0.3';
-    const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+    const mapError = legacy
+      ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+      : JsonRpcTransportHandler.mapToJSONRPCError;
     const reply = (id: Envelope['id'], error: unknown, httpStatus: 200 | 500 = 200) =>
       c.json({ jsonrpc: '2.0', id, error: mapError(error) }, httpStatus);
 
     const contentType = c.req.header('content-type');
     if (contentType && contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {
-      return reply(null, new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; expected application/json.`));
+      return reply(
+        null,
+        new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; expected application/json.`),
+      );
     }
     let body: unknown;
     try {
       body = JSON.parse(await c.req.text());
     } catch {
-      return c.json({ jsonrpc: '2.0', id: null, error: { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' } });
+      return c.json({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' },
+      });
     }
     const id = isObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
     // JSON-RPC 2.0 names a malformed envelope "Invalid Request" (-32600); the v1.0 handler reports it
     // as invalid params, so the envelope is checked here and the SDK builds the error.
-    if (!legacy && !(isObject(body) && body.jsonrpc === '2.0' && typeof body.method === 'string' && body.method !== '')) {
-      return reply(id, new JsonRpcRequestMalformedError({ message: 'Invalid JSON-RPC Request.', envelopeCode: A2A_ERROR_CODE.INVALID_REQUEST }));
+    if (
+      !legacy &&
+      !(isObject(body) && body.jsonrpc === '2.0' && typeof body.method === 'string' && body.method !== '')
+    ) {
+      return reply(
+        id,
+        new JsonRpcRequestMalformedError({
+          message: 'Invalid JSON-RPC Request.',
+          envelopeCode: A2A_ERROR_CODE.INVALID_REQUEST,
+        }),
+      );
     }
 
     try {
       const context = defaultServerCallContextBuilder({
         extensions: Extensions.parseServiceParameter(
-          legacy ? (c.req.header(LEGACY_HTTP_EXTENSION_HEADER) ?? c.req.header(HTTP_EXTENSION_HEADER)) : c.req.header(HTTP_EXTENSION_HEADER),
+          legacy
+            ? (c.req.header(LEGACY_HTTP_EXTENSION_HEADER) ?? c.req.header(HTTP_EXTENSION_HEADER))
+            : c.req.header(HTTP_EXTENSION_HEADER),
         ),
         user: options.userOf(c),
         headers: Object.fromEntries(c.req.raw.headers),
@@ -75,7 +119,10 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
       }
       const result = await (legacy ? v03 : v1).handle(body as Record<string, unknown>, context);
       if (context.activatedExtensions) {
-        c.header(legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, Extensions.toServiceParameter(context.activatedExtensions));
+        c.header(
+          legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER,
+          Extensions.toServiceParameter(context.activatedExtensions),
+        );
       }
       if (!(Symbol.asyncIterator in result)) return c.json(result, 200);
 
@@ -91,7 +138,10 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
         // A client that goes away detaches its queue from the task's bus; the run goes on.
         out.onAbort(() => void events.return?.(undefined));
         // A comment line: SSE clients (the SDK's parser included) skip it.
-        const heartbeat = setInterval(() => void out.write(': keep-alive\n\n').catch(() => undefined), options.heartbeatMs);
+        const heartbeat = setInterval(
+          () => void out.write(': keep-alive\n\n').catch(() => undefined),
+          options.heartbeatMs,
+        );
         try {
           if (!first.done) await out.write(formatSSEEvent(first.value));
           for (let next = await events.next(); !next.done && !out.aborted; next = await events.next()) {
@@ -107,7 +157,8 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
       });
     } catch (err) {
       const mapped = mapError(err) as { code: number };
-      if (mapped.code === A2A_ERROR_CODE.INTERNAL_ERROR) options.logger.error('a2a: request failed', { error: (err as Error).message });
+      if (mapped.code === A2A_ERROR_CODE.INTERNAL_ERROR)
+        options.logger.error('a2a: request failed', { error: (err as Error).message });
       return reply(id, err, mapped.code === A2A_ERROR_CODE.INTERNAL_ERROR ? 500 : 200);
     }
   };

@@ -11,7 +11,8 @@ function rawMode(request: SendMessageRequest): unknown {
 
 /** The metadata object that carries the model choice, and its name for error messages. */
 function modelSource(request: SendMessageRequest): { raw: Record<string, unknown>; where: string } | undefined {
-  const has = (m: Record<string, unknown> | undefined) => m !== undefined && (m.model !== undefined || m.models !== undefined);
+  const has = (m: Record<string, unknown> | undefined) =>
+    m !== undefined && (m.model !== undefined || m.models !== undefined);
   if (has(request.metadata)) return { raw: request.metadata!, where: 'metadata' };
   if (has(request.message?.metadata)) return { raw: request.message!.metadata!, where: 'message.metadata' };
   return undefined;

@@ -14,9 +14,12 @@ const metadata = object.nullish();
 const NOT_A_COUNT = 'must be a non-negative integer';
 const count = z.number(NOT_A_COUNT).int(NOT_A_COUNT).nonnegative(NOT_A_COUNT).nullish();
 
-const file = z.union([z.object({ bytes: z.string(), mimeType: str, name: str }), z.object({ uri: z.string(), mimeType: str, name: str })], {
-  error: 'must carry bytes (base64) or uri',
-});
+const file = z.union(
+  [z.object({ bytes: z.string(), mimeType: str, name: str }), z.object({ uri: z.string(), mimeType: str, name: str })],
+  {
+    error: 'must carry bytes (base64) or uri',
+  },
+);
 const part = z.discriminatedUnion(
   'kind',
   [
@@ -49,7 +52,12 @@ const pushConfig = z.object({
 const sendMessage = z.object({
   message,
   configuration: z
-    .object({ acceptedOutputModes: strings, historyLength: count, pushNotificationConfig: pushConfig.nullish(), blocking: z.boolean().nullish() })
+    .object({
+      acceptedOutputModes: strings,
+      historyLength: count,
+      pushNotificationConfig: pushConfig.nullish(),
+      blocking: z.boolean().nullish(),
+    })
     .nullish(),
   metadata,
 });

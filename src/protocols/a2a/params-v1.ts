@@ -14,10 +14,14 @@ const struct = z.record(z.string(), z.unknown(), { error: 'must be a JSON object
 /** ProtoJSON int32: a JSON number or a string of digits. */
 const NOT_A_COUNT = 'must be a non-negative integer';
 const count = z
-  .union([z.number().int(NOT_A_COUNT).nonnegative(NOT_A_COUNT), z.string().regex(/^\d+$/, NOT_A_COUNT)], { error: NOT_A_COUNT })
+  .union([z.number().int(NOT_A_COUNT).nonnegative(NOT_A_COUNT), z.string().regex(/^\d+$/, NOT_A_COUNT)], {
+    error: NOT_A_COUNT,
+  })
   .nullish();
 
-const role = z.union([z.enum(['ROLE_USER', 'ROLE_AGENT']), z.literal(1), z.literal(2)], { error: 'must be "ROLE_USER" or "ROLE_AGENT"' });
+const role = z.union([z.enum(['ROLE_USER', 'ROLE_AGENT']), z.literal(1), z.literal(2)], {
+  error: 'must be "ROLE_USER" or "ROLE_AGENT"',
+});
 
 const TASK_STATES = [
   'TASK_STATE_UNSPECIFIED',
@@ -30,14 +34,34 @@ const TASK_STATES = [
   'TASK_STATE_REJECTED',
   'TASK_STATE_AUTH_REQUIRED',
 ] as const;
-const taskState = z.union([z.enum(TASK_STATES), z.number().int().min(0).max(TASK_STATES.length - 1)], {
-  error: `must be one of ${TASK_STATES.join(', ')}`,
-});
+const taskState = z.union(
+  [
+    z.enum(TASK_STATES),
+    z
+      .number()
+      .int()
+      .min(0)
+      .max(TASK_STATES.length - 1),
+  ],
+  {
+    error: `must be one of ${TASK_STATES.join(', ')}`,
+  },
+);
 
 const CONTENT = ['text', 'raw', 'url', 'data'] as const;
 const part = z
-  .object({ text: str, raw: str, url: str, data: z.unknown().optional(), metadata: struct, filename: str, mediaType: str })
-  .refine((p) => CONTENT.filter((k) => p[k] !== undefined && p[k] !== null).length === 1, { error: 'a part needs exactly one of text, raw, url, data' });
+  .object({
+    text: str,
+    raw: str,
+    url: str,
+    data: z.unknown().optional(),
+    metadata: struct,
+    filename: str,
+    mediaType: str,
+  })
+  .refine((p) => CONTENT.filter((k) => p[k] !== undefined && p[k] !== null).length === 1, {
+    error: 'a part needs exactly one of text, raw, url, data',
+  });
 
 const message = z.object({
   messageId: id,

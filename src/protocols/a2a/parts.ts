@@ -36,7 +36,13 @@ export function status(state: TaskState, message?: Message): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };
 }
 
-export function artifact(artifactId: string, name: string, description: string, parts: Part[], metadata?: Record<string, unknown>): Artifact {
+export function artifact(
+  artifactId: string,
+  name: string,
+  description: string,
+  parts: Part[],
+  metadata?: Record<string, unknown>,
+): Artifact {
   return { artifactId, name, description, parts, metadata, extensions: [] };
 }
 

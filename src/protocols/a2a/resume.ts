@@ -10,7 +10,11 @@ import type { ApprovalDecision, ApprovalRequest, ToolDecision } from '../../hitl
 import { checkDecision } from '../../hitl/decision-check.ts';
 import { dataOf } from './parts.ts';
 
-const toolChoice = z.union([z.literal('accept'), z.literal('deny'), z.object({ edit: z.record(z.string(), z.unknown()) }).strict()]);
+const toolChoice = z.union([
+  z.literal('accept'),
+  z.literal('deny'),
+  z.object({ edit: z.record(z.string(), z.unknown()) }).strict(),
+]);
 
 export const ResumeDataSchema = z
   .object({
@@ -29,9 +33,11 @@ type ResumeData = z.infer<typeof ResumeDataSchema>;
 export type ResumeCheck = { ok: true; requestId: string; decision: ApprovalDecision } | { ok: false; message: string };
 
 function toDecision(body: ResumeData): ApprovalDecision {
-  if (body.action !== undefined) return { kind: 'elicitation', action: body.action, ...(body.content ? { content: body.content } : {}) };
+  if (body.action !== undefined)
+    return { kind: 'elicitation', action: body.action, ...(body.content ? { content: body.content } : {}) };
   const decisions: Record<string, ToolDecision> = {};
-  for (const [id, d] of Object.entries(body.decisions ?? {})) decisions[id] = typeof d === 'string' ? { type: d } : { type: 'edit', args: d.edit };
+  for (const [id, d] of Object.entries(body.decisions ?? {}))
+    decisions[id] = typeof d === 'string' ? { type: d } : { type: 'edit', args: d.edit };
   return { kind: 'tool', decisions, ...(body.feedback !== undefined ? { feedback: body.feedback } : {}) };
 }
 
@@ -49,10 +55,17 @@ export function readResume(message: Message | undefined, pending: ApprovalReques
   const parsed = ResumeDataSchema.safeParse(candidates[0]);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { ok: false, message: `approval data part: ${issue.path.map(String).join('.') || 'body'}: ${issue.message}` };
+    return {
+      ok: false,
+      message: `approval data part: ${issue.path.map(String).join('.') || 'body'}: ${issue.message}`,
+    };
   }
   const requestId = parsed.data.request_id ?? (pending.length === 1 ? pending[0]!.id : undefined);
-  if (requestId === undefined) return { ok: false, message: `request_id is required: ${pending.length} approvals are pending (${pending.map((r) => r.id).join(', ')})` };
+  if (requestId === undefined)
+    return {
+      ok: false,
+      message: `request_id is required: ${pending.length} approvals are pending (${pending.map((r) => r.id).join(', ')})`,
+    };
   const request = pending.find((r) => r.id === requestId);
   if (!request) return { ok: false, message: `approval ${requestId} is not pending for this task` };
   const checked = checkDecision(request, toDecision(parsed.data));

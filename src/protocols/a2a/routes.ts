@@ -52,7 +52,10 @@ class KeyUser implements User {
 }
 
 export function a2aRoutes(deps: A2ADeps): Hono {
-  const card = buildAgentCard({ version: deps.version ?? '0.1.0', bearerAuth: authEnabled(deps.config.server.apiKeys, deps.config.server.adminKeys) });
+  const card = buildAgentCard({
+    version: deps.version ?? '0.1.0',
+    bearerAuth: authEnabled(deps.config.server.apiKeys, deps.config.server.adminKeys),
+  });
   // Finished tasks beyond the cap are dropped, oldest first (the SDK's InMemoryTaskStore kept every task forever).
   const taskStore = new BoundedTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax });
   const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });
@@ -68,7 +71,8 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   app.get('/.well-known/agent-card.json', etag(), async (c) => {
     try {
       await refreshSkills(card, deps.store);
-      const base = typeof deps.publicUrl === 'function' ? deps.publicUrl() : (deps.publicUrl ?? new URL(c.req.url).origin);
+      const base =
+        typeof deps.publicUrl === 'function' ? deps.publicUrl() : (deps.publicUrl ?? new URL(c.req.url).origin);
       // A per-request view: the shared card (the SDK handler's) keeps no request's URL.
       const view: AgentCard = { ...card, supportedInterfaces: interfacesAt(base) };
       const requested = c.req.header(A2A_VERSION_HEADER) || '0.3';
@@ -80,7 +84,13 @@ export function a2aRoutes(deps: A2ADeps): Hono {
       return c.json({ error: 'Failed to retrieve agent card' }, 500);
     }
   });
-  const rpc = jsonRpcRoute({ handler, card, userOf, logger: deps.logger, heartbeatMs: deps.config.protocols.sseHeartbeatMs });
+  const rpc = jsonRpcRoute({
+    handler,
+    card,
+    userOf,
+    logger: deps.logger,
+    heartbeatMs: deps.config.protocols.sseHeartbeatMs,
+  });
   // httpx-based clients (the Python SDK) post to the card's URL with a trailing slash.
   app.post('/a2a', rpc);
   app.post('/a2a/', rpc);

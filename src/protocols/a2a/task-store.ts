@@ -13,7 +13,12 @@ import { resolveUserScope, type OwnerResolver, type ServerCallContext, type Task
 /** The SDK's default ListTasks page size (DefaultRequestHandler passes its own, validated, in practice). */
 const DEFAULT_PAGE_SIZE = 50;
 
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 export const isTerminal = (task: Task): boolean => task.status?.state !== undefined && TERMINAL.has(task.status.state);
 
@@ -47,7 +52,8 @@ export class BoundedTaskStore implements TaskStore {
   readonly #finished = new Map<string, Scope & { id: string }>();
 
   constructor(options: BoundedTaskStoreOptions) {
-    if (!Number.isInteger(options.maxFinished) || options.maxFinished < 1) throw new Error('BoundedTaskStore: maxFinished must be a positive integer');
+    if (!Number.isInteger(options.maxFinished) || options.maxFinished < 1)
+      throw new Error('BoundedTaskStore: maxFinished must be a positive integer');
     this.#maxFinished = options.maxFinished;
     this.#ownerOf = options.ownerResolver ?? resolveUserScope;
   }
@@ -93,10 +99,18 @@ export class BoundedTaskStore implements TaskStore {
 
   /** ListTasks as the SDK's InMemoryTaskStore answers it: newest status first, cursor page tokens. */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    const { contextId, status, pageSize = DEFAULT_PAGE_SIZE, pageToken, statusTimestampAfter, includeArtifacts = false } = params;
+    const {
+      contextId,
+      status,
+      pageSize = DEFAULT_PAGE_SIZE,
+      pageToken,
+      statusTimestampAfter,
+      includeArtifacts = false,
+    } = params;
     let tasks = [...(this.#bucket(this.#scope(context))?.values() ?? [])];
     if (contextId) tasks = tasks.filter((t) => t.contextId === contextId);
-    if (status !== undefined && status !== TaskState.TASK_STATE_UNSPECIFIED) tasks = tasks.filter((t) => t.status?.state === status);
+    if (status !== undefined && status !== TaskState.TASK_STATE_UNSPECIFIED)
+      tasks = tasks.filter((t) => t.status?.state === status);
     if (statusTimestampAfter) {
       const after = new Date(statusTimestampAfter).getTime();
       tasks = tasks.filter((t) => t.status?.timestamp && new Date(t.status.timestamp).getTime() > after);

@@ -5,7 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
-import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type ClientCapabilities } from '@agentclientprotocol/sdk';
+import {
+  agent,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentApp,
+  type ClientCapabilities,
+} from '@agentclientprotocol/sdk';
 import { type Caller, LOCAL_CALLER, readModelChoice, type RunEngine } from '../../graph/contract.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import { silentLogger, type Logger } from '../../log.ts';
@@ -58,12 +65,20 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
       };
     })
     .onRequest(methods.agent.session.new, ({ params }) => {
-      if (!isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
+      if (!isAbsolute(params.cwd))
+        throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
       const parley = isObject(params._meta) ? params._meta.parley : undefined;
-      const chosen = readModelChoice(isObject(parley) ? { model: parley.model, models: parley.models } : parley, '_meta.parley');
+      const chosen = readModelChoice(
+        isObject(parley) ? { model: parley.model, models: parley.models } : parley,
+        '_meta.parley',
+      );
       if (!chosen.ok) throw RequestError.invalidParams({ field: chosen.field }, chosen.message);
       const reasoning = isObject(parley) ? parley.reasoning : undefined;
-      if (reasoning !== undefined && typeof reasoning !== 'boolean') throw RequestError.invalidParams({ field: '_meta.parley.reasoning' }, '_meta.parley.reasoning must be true or false');
+      if (reasoning !== undefined && typeof reasoning !== 'boolean')
+        throw RequestError.invalidParams(
+          { field: '_meta.parley.reasoning' },
+          '_meta.parley.reasoning must be true or false',
+        );
       const session: AcpSession = {
         id: randomUUID(),
         cwd: params.cwd,
@@ -75,23 +90,37 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
       };
       sessions.set(session.id, session);
       if (params.mcpServers.length) {
-        logger.info('acp: client-offered MCP servers are not attached', { sessionId: session.id, servers: params.mcpServers.map((s) => s.name) });
+        logger.info('acp: client-offered MCP servers are not attached', {
+          sessionId: session.id,
+          servers: params.mcpServers.map((s) => s.name),
+        });
       }
       return { sessionId: session.id, modes: modeState(session) };
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
       const session = sessionOf(params.sessionId);
       if (!isRunMode(params.modeId)) {
-        throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode "${params.modeId}"; use auto, direct, orchestrate or council`);
+        throw RequestError.invalidParams(
+          { modeId: params.modeId },
+          `unknown mode "${params.modeId}"; use auto, direct, orchestrate or council`,
+        );
       }
       session.mode = params.modeId;
       return {};
     })
     .onRequest(methods.agent.session.prompt, ({ params, client, signal }) => {
       const session = sessionOf(params.sessionId);
-      if (session.active) throw RequestError.invalidRequest({ sessionId: session.id }, 'a prompt turn is already running in this session');
+      if (session.active)
+        throw RequestError.invalidRequest(
+          { sessionId: session.id },
+          'a prompt turn is already running in this session',
+        );
       const input = promptToQuery(params.prompt);
-      return runTurn({ engine: deps.engine, approvals: deps.approvals, logger, session, client, clientCapabilities, caller }, input, signal);
+      return runTurn(
+        { engine: deps.engine, approvals: deps.approvals, logger, session, client, clientCapabilities, caller },
+        input,
+        signal,
+      );
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       const session = sessions.get(params.sessionId);

@@ -21,7 +21,14 @@ import { Hono, type Context } from 'hono';
 import { type Caller, LOCAL_CALLER } from '../../graph/contract.ts';
 import { createAcpAgent, type AcpDeps } from './agent.ts';
 import { peekJson } from '../../http/body.ts';
-import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient, type ClientCaps } from '../shared/client-caps.ts';
+import {
+  capClients,
+  DEFAULT_CLIENT_CAPS,
+  refusalOf,
+  RETRY_AFTER_SECONDS,
+  type CappedClient,
+  type ClientCaps,
+} from '../shared/client-caps.ts';
 import { sweepIdleClients, trackBody } from '../shared/tracked-body.ts';
 
 export interface AcpHttpDeps extends AcpDeps {
@@ -51,7 +58,11 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const idleMs = deps.connectionIdleMs ?? 30 * 60_000;
   // The SDK closes a connection on DELETE only; ask it the way a client would.
   const closeConnection = (id: string) =>
-    void server.handleRequest(new Request(`http://parley.local${ACP_PATH}`, { method: 'DELETE', headers: { [CONNECTION_HEADER]: id } })).catch(() => undefined);
+    void server
+      .handleRequest(
+        new Request(`http://parley.local${ACP_PATH}`, { method: 'DELETE', headers: { [CONNECTION_HEADER]: id } }),
+      )
+      .catch(() => undefined);
   const sweep = sweepIdleClients(connections, idleMs, (_id, connection) => connection.close());
   const cap = capClients(connections, deps.caps ?? DEFAULT_CLIENT_CAPS);
 
@@ -64,17 +75,22 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
     if (owner !== undefined && owner !== callerId) return server.handleRequest(asUnknownConnection(c.req.raw));
     // Only an initialize request opens a connection, and it must first find room under the caps.
     const body = c.req.method === 'POST' && sent === undefined ? await peekJson(c) : undefined;
-    const initialize = typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
+    const initialize =
+      typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
     const admission = initialize ? cap.admit(callerId) : undefined;
     if (admission && !admission.ok) {
       const { status, message } = refusalOf(admission.scope, 'ACP connections');
       const id = (body as { id?: unknown }).id ?? null;
-      return c.json({ jsonrpc: '2.0', id, error: { code: -32000, message } }, status, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+      return c.json({ jsonrpc: '2.0', id, error: { code: -32000, message } }, status, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
     }
     let response: Response;
     try {
       // The factory is ignored for every request but initialize.
-      response = await server.handleRequest(c.req.raw, { createAgent: () => createAcpAgent({ ...deps, ...(caller ? { caller } : {}) }) });
+      response = await server.handleRequest(c.req.raw, {
+        createAgent: () => createAcpAgent({ ...deps, ...(caller ? { caller } : {}) }),
+      });
     } catch (err) {
       if (admission?.ok) admission.release();
       throw err;

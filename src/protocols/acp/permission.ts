@@ -14,7 +14,14 @@ import {
   type RequestPermissionResponse,
   type ToolKind,
 } from '@agentclientprotocol/sdk';
-import type { ApprovalDecision, ApprovalPort, ApprovalRequest, PendingToolCall, ToolAnnotations, ToolDecision } from '../../hitl/types.ts';
+import type {
+  ApprovalDecision,
+  ApprovalPort,
+  ApprovalRequest,
+  PendingToolCall,
+  ToolAnnotations,
+  ToolDecision,
+} from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import type { AcpSession } from './session.ts';
 
@@ -40,11 +47,16 @@ export interface PermissionDeps {
  * withdrawn with $/cancel_request.
  */
 export async function askClient(request: ApprovalRequest, deps: PermissionDeps, signal: AbortSignal): Promise<void> {
-  const decision = request.kind === 'tool' ? await askTools(request, deps, signal) : await askElicitation(request, deps, signal);
+  const decision =
+    request.kind === 'tool' ? await askTools(request, deps, signal) : await askElicitation(request, deps, signal);
   if (!decision || signal.aborted) return;
   const answer = deps.approvals.resolve(request.id, decision, ACP_ACTOR);
   if (!answer.ok && answer.code !== 'already_resolved') {
-    deps.logger.warn('acp: approval answer rejected', { requestId: request.id, code: answer.code, message: answer.message });
+    deps.logger.warn('acp: approval answer rejected', {
+      requestId: request.id,
+      code: answer.code,
+      message: answer.message,
+    });
   }
 }
 
@@ -69,7 +81,13 @@ async function askTools(
       methods.client.session.requestPermission,
       {
         sessionId: deps.session.id,
-        toolCall: { toolCallId, title: toolTitle(call.tool), kind: toolKind(call.annotations), status: 'pending', rawInput: call.args },
+        toolCall: {
+          toolCallId,
+          title: toolTitle(call.tool),
+          kind: toolKind(call.annotations),
+          status: 'pending',
+          rawInput: call.args,
+        },
         options: permissionOptions(call),
         _meta: { parley: { approvalRequestId: request.id, reason: call.reason } },
       },
@@ -83,7 +101,9 @@ async function askTools(
       continue;
     }
     if (outcome.optionId === OPTION.allowAlways) deps.session.alwaysAllowed.add(call.tool);
-    decisions[call.toolCallId] = { type: outcome.optionId === OPTION.allowOnce || outcome.optionId === OPTION.allowAlways ? 'accept' : 'deny' };
+    decisions[call.toolCallId] = {
+      type: outcome.optionId === OPTION.allowOnce || outcome.optionId === OPTION.allowAlways ? 'accept' : 'deny',
+    };
   }
   return { kind: 'tool', decisions, ...(feedback ? { feedback } : {}) };
 }
@@ -110,7 +130,8 @@ async function askElicitation(
     { cancellationSignal: signal, stopWaitingOnCancel: true },
   );
   if (response.action === 'accept') {
-    const content = 'content' in response && response.content ? (response.content as Record<string, unknown>) : undefined;
+    const content =
+      'content' in response && response.content ? (response.content as Record<string, unknown>) : undefined;
     return { kind: 'elicitation', action: 'accept', ...(content ? { content } : {}) };
   }
   return { kind: 'elicitation', action: response.action === 'decline' ? 'decline' : 'cancel' };
@@ -120,7 +141,11 @@ async function askElicitation(
 export function permissionOptions(call: PendingToolCall): PermissionOption[] {
   const options: PermissionOption[] = [{ optionId: OPTION.allowOnce, name: 'Allow once', kind: 'allow_once' }];
   if (call.annotations?.destructiveHint !== true) {
-    options.push({ optionId: OPTION.allowAlways, name: `Always allow ${call.tool} in this session`, kind: 'allow_always' });
+    options.push({
+      optionId: OPTION.allowAlways,
+      name: `Always allow ${call.tool} in this session`,
+      kind: 'allow_always',
+    });
   }
   options.push({ optionId: OPTION.rejectOnce, name: 'Reject', kind: 'reject_once' });
   return options;

@@ -27,14 +27,20 @@ export function promptToQuery(blocks: ContentBlock[]): PromptInput {
         if ('text' in block.resource) {
           texts.push(`${block.resource.uri}\n\`\`\`\n${block.resource.text}\n\`\`\``);
         } else {
-          throw RequestError.invalidParams({ uri: block.resource.uri }, 'binary embedded resources are not supported; send text or a resource_link');
+          throw RequestError.invalidParams(
+            { uri: block.resource.uri },
+            'binary embedded resources are not supported; send text or a resource_link',
+          );
         }
         break;
       case 'image':
         parts.push({ type: 'image', url: `data:${block.mimeType};base64,${block.data}`, mimeType: block.mimeType });
         break;
       default:
-        throw RequestError.invalidParams({ type: block.type }, `content blocks of type "${block.type}" are not supported`);
+        throw RequestError.invalidParams(
+          { type: block.type },
+          `content blocks of type "${block.type}" are not supported`,
+        );
     }
   }
   const query = texts.join('\n\n').trim();

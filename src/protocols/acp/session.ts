@@ -23,7 +23,10 @@ export interface AcpSession {
 const MODE_TEXT: Record<RunMode, { name: string; description: string }> = {
   auto: { name: 'Auto', description: 'The router decides: a direct answer, a plan of specialists, or a council.' },
   direct: { name: 'Direct', description: 'One model call answers; no plan, no specialists.' },
-  orchestrate: { name: 'Orchestrate', description: 'Always plan: specialists run as a DAG, verified, then synthesized.' },
+  orchestrate: {
+    name: 'Orchestrate',
+    description: 'Always plan: specialists run as a DAG, verified, then synthesized.',
+  },
   council: { name: 'Council', description: 'Five advisors answer, three reviewers rank, a chairman writes a verdict.' },
 };
 

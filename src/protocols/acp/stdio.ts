@@ -15,6 +15,9 @@ export interface AcpStdio {
 export function serveAcpStdio(deps: AcpDeps, io: AcpStdio = {}): AgentConnection {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
-  const stream = ndJsonStream(Writable.toWeb(output) as WritableStream<Uint8Array>, Readable.toWeb(input) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(
+    Writable.toWeb(output) as WritableStream<Uint8Array>,
+    Readable.toWeb(input) as ReadableStream<Uint8Array>,
+  );
   return createAcpAgent(deps).connect(stream);
 }

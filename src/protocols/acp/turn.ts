@@ -4,7 +4,14 @@
  * sends approvals to the client as a sideband task (the event stream keeps flowing while the user decides),
  * and ends with the stop reason ACP prescribes for how the run ended.
  */
-import { methods, RequestError, type AgentContext, type ClientCapabilities, type PromptResponse, type SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  methods,
+  RequestError,
+  type AgentContext,
+  type ClientCapabilities,
+  type PromptResponse,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import type { Caller, GraphEvent, RunEngine, RunResult } from '../../graph/contract.ts';
 import type { ApprovalPort, PendingToolCall } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
@@ -69,21 +76,39 @@ export async function runTurn(deps: TurnDeps, input: PromptInput, requestSignal:
   return finish(deps, view, result, input.query, active.cancelRequested);
 }
 
-async function finish(deps: TurnDeps, view: TurnView, result: RunResult, query: string, cancelRequested: boolean): Promise<PromptResponse> {
-  const meta = { parley: { runId: result.runId, status: result.status, usage: result.usage, durationMs: result.durationMs } };
+async function finish(
+  deps: TurnDeps,
+  view: TurnView,
+  result: RunResult,
+  query: string,
+  cancelRequested: boolean,
+): Promise<PromptResponse> {
+  const meta = {
+    parley: { runId: result.runId, status: result.status, usage: result.usage, durationMs: result.durationMs },
+  };
   // ACP: after session/cancel the prompt MUST end with "cancelled", whatever the run did meanwhile.
   if (cancelRequested || result.status === 'cancelled') return { stopReason: 'cancelled', _meta: meta };
   switch (result.status) {
     case 'completed':
-      if (!view.answerStreamed && result.answer) await view.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: result.answer } });
+      if (!view.answerStreamed && result.answer)
+        await view.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: result.answer } });
       remember(deps.session, query, result.answer);
       return { stopReason: 'end_turn', _meta: meta };
     case 'blocked':
       // A budget or rate limit stopped the run: the agent declines to go on, and says why.
-      await view.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `Parley stopped: ${result.error ?? 'a usage limit was reached'}` } });
-      return { stopReason: 'refusal', _meta: { parley: { ...meta.parley, error: result.error, retryAfterMs: result.retryAfterMs } } };
+      await view.send({
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: `Parley stopped: ${result.error ?? 'a usage limit was reached'}` },
+      });
+      return {
+        stopReason: 'refusal',
+        _meta: { parley: { ...meta.parley, error: result.error, retryAfterMs: result.retryAfterMs } },
+      };
     default:
-      throw RequestError.internalError({ runId: result.runId, error: result.error }, `the run failed: ${result.error ?? 'unknown error'}`);
+      throw RequestError.internalError(
+        { runId: result.runId, error: result.error },
+        `the run failed: ${result.error ?? 'unknown error'}`,
+      );
   }
 }
 
@@ -145,7 +170,8 @@ class TurnView {
         });
       }
       case 'tool.finished': {
-        const text = event.status === 'ok' ? event.result : (event.error ?? (event.status === 'denied' ? 'Denied.' : 'Failed.'));
+        const text =
+          event.status === 'ok' ? event.result : (event.error ?? (event.status === 'denied' ? 'Denied.' : 'Failed.'));
         const outcome = {
           status: event.status === 'ok' ? ('completed' as const) : ('failed' as const),
           ...(text ? { content: [{ type: 'content' as const, content: { type: 'text' as const, text } }] } : {}),
@@ -156,7 +182,13 @@ class TurnView {
         // A call the client never saw start (e.g. refused before it ran): announce it with its outcome.
         const toolCallId = this.#acpId(event.toolCallId);
         this.#announced.set(event.toolCallId, toolCallId);
-        return this.send({ sessionUpdate: 'tool_call', toolCallId, title: toolTitle(event.tool), kind: 'other', ...outcome });
+        return this.send({
+          sessionUpdate: 'tool_call',
+          toolCallId,
+          title: toolTitle(event.tool),
+          kind: 'other',
+          ...outcome,
+        });
       }
       case 'approval.requested':
         return this.#ask(event.request);
@@ -167,7 +199,8 @@ class TurnView {
         // Accepted calls run now; denied ones end with their tool.finished (status denied).
         for (const [toolCallId, d] of Object.entries(decision.decisions)) {
           const known = this.#announced.get(toolCallId);
-          if (known && d.type !== 'deny') await this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, status: 'in_progress' });
+          if (known && d.type !== 'deny')
+            await this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, status: 'in_progress' });
         }
         return;
       }
@@ -177,11 +210,19 @@ class TurnView {
         return this.#thought(`Council ${event.stage}: ${event.detail}`);
       case 'model.thought':
         // The model's own reasoning, as it streams: no line of ours around it.
-        return this.send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.text }, _meta: { parley: { role: event.role } } });
+        return this.send({
+          sessionUpdate: 'agent_thought_chunk',
+          content: { type: 'text', text: event.text },
+          _meta: { parley: { role: event.role } },
+        });
       case 'answer.delta':
         if (!event.text) return;
         this.answerStreamed = true;
-        return this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text }, messageId: this.#runId });
+        return this.send({
+          sessionUpdate: 'agent_message_chunk',
+          content: { type: 'text', text: event.text },
+          messageId: this.#runId,
+        });
       default:
         return;
     }
@@ -208,7 +249,8 @@ class TurnView {
     )
       .catch((err: unknown) => {
         // Withdrawn (settled elsewhere, turn over) is normal; anything else leaves the request to its timeout.
-        if (!signal.aborted) deps.logger.warn('acp: permission request failed', { requestId: request.id, error: String(err) });
+        if (!signal.aborted)
+          deps.logger.warn('acp: permission request failed', { requestId: request.id, error: String(err) });
       })
       .finally(() => this.#asking.delete(request.id));
   }
@@ -217,7 +259,12 @@ class TurnView {
     const known = this.#announced.get(call.toolCallId);
     if (known) {
       // The engine reports a call as started before it asks about it: it is waiting, not running.
-      await this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, status: 'pending', kind: toolKind(call.annotations) });
+      await this.send({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: known,
+        status: 'pending',
+        kind: toolKind(call.annotations),
+      });
       return known;
     }
     const toolCallId = this.#acpId(call.toolCallId);

@@ -22,7 +22,14 @@ import { leadingRequestId, parseJsonText } from '../../http/json-text.ts';
 import { refuseUpgrade } from '../../http/upgrade.ts';
 import { createAcpAgent, type AcpDeps } from './agent.ts';
 import { ACP_PATH } from './http.ts';
-import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient, type ClientCaps } from '../shared/client-caps.ts';
+import {
+  capClients,
+  DEFAULT_CLIENT_CAPS,
+  refusalOf,
+  RETRY_AFTER_SECONDS,
+  type CappedClient,
+  type ClientCaps,
+} from '../shared/client-caps.ts';
 
 export interface AcpWebSocketDeps extends AcpDeps {
   /** The caller of an upgrade request's Authorization header; undefined refuses it with 401. */
@@ -54,11 +61,15 @@ function screenedWebSocket(maxDepth: number): typeof WebSocket {
       if (parsed.ok) {
         const problem = envelopeProblem(parsed.value);
         if (!problem) return super.emit(event, ...args);
-        this.send(JSON.stringify({ jsonrpc: '2.0', id: answerableId(parsed.value), error: { code: -32600, message: problem } }));
+        this.send(
+          JSON.stringify({ jsonrpc: '2.0', id: answerableId(parsed.value), error: { code: -32600, message: problem } }),
+        );
         return true;
       }
       const code = parsed.kind === 'syntax' ? -32700 : -32600;
-      this.send(JSON.stringify({ jsonrpc: '2.0', id: leadingRequestId(text), error: { code, message: parsed.message } }));
+      this.send(
+        JSON.stringify({ jsonrpc: '2.0', id: leadingRequestId(text), error: { code, message: parsed.message } }),
+      );
       return true;
     }
   };
@@ -78,7 +89,11 @@ export function acpWebSocket(deps: AcpWebSocketDeps): AcpWebSocket {
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== ACP_PATH) return false;
       const caller = deps.authenticate(req.headers.authorization);
       if (!caller) {
-        refuseUpgrade(socket, 401, req.headers.authorization ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.');
+        refuseUpgrade(
+          socket,
+          401,
+          req.headers.authorization ? 'Invalid API key.' : 'Missing API key: send Authorization: Bearer <key>.',
+        );
         return true;
       }
       const admission = cap.admit(caller.id);

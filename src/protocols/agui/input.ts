@@ -8,7 +8,13 @@
 import { contentToText, type ContentPart as AguiPart, type Message, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
-import { type Caller, type ContentPart, type PriorMessage, resolveModelChoice, type RunRequest } from '../../graph/contract.ts';
+import {
+  type Caller,
+  type ContentPart,
+  type PriorMessage,
+  resolveModelChoice,
+  type RunRequest,
+} from '../../graph/contract.ts';
 import { describeIssue, RunOptionsSchema } from '../shared/run-options.ts';
 
 export const ParleyPropsSchema = RunOptionsSchema.extend({
@@ -22,7 +28,8 @@ export const ParleyPropsSchema = RunOptionsSchema.extend({
 }).strict();
 export type ParleyProps = z.infer<typeof ParleyPropsSchema>;
 
-export type ParsedInput = { ok: true; input: RunAgentInput; parley: ParleyProps } | { ok: false; field: string; message: string };
+export type ParsedInput =
+  { ok: true; input: RunAgentInput; parley: ParleyProps } | { ok: false; field: string; message: string };
 
 export function parseRunAgentInput(body: unknown): ParsedInput {
   const parsed = RunAgentInputSchema.safeParse(body);
@@ -38,12 +45,21 @@ export type BuiltRequest = { ok: true; request: RunRequest } | { ok: false; fiel
 
 export function toRunRequest(input: RunAgentInput, parley: ParleyProps, caller: Caller): BuiltRequest {
   const lastUser = input.messages.findLastIndex((m) => m.role === 'user');
-  if (lastUser === -1) return { ok: false, field: 'messages', message: 'messages: no user message to answer (the run answers the latest user message)' };
+  if (lastUser === -1)
+    return {
+      ok: false,
+      field: 'messages',
+      message: 'messages: no user message to answer (the run answers the latest user message)',
+    };
   const user = input.messages[lastUser] as Extract<Message, { role: 'user' }>;
   const query = contentToText(user.content).trim();
   const parts = typeof user.content === 'string' ? [] : imageParts(user.content);
   if (!query && parts.length === 0) {
-    return { ok: false, field: `messages.${lastUser}.content`, message: `messages.${lastUser}.content: the latest user message has no text or image` };
+    return {
+      ok: false,
+      field: `messages.${lastUser}.content`,
+      message: `messages.${lastUser}.content: the latest user message has no text or image`,
+    };
   }
   const prior: PriorMessage[] = [
     ...input.context.map((c): PriorMessage => ({ role: 'system', content: `${c.description}: ${c.value}` })),
@@ -78,8 +94,12 @@ function toPrior(m: Message): PriorMessage[] {
 function imageParts(content: AguiPart[]): ContentPart[] {
   return content.flatMap((p): ContentPart[] => {
     if (p.type !== 'image') return [];
-    if (p.source.type === 'url') return [{ type: 'image', url: p.source.value, ...(p.source.mimeType ? { mimeType: p.source.mimeType } : {}) }];
-    if (p.source.type === 'data') return [{ type: 'image', url: `data:${p.source.mimeType};base64,${p.source.value}`, mimeType: p.source.mimeType }];
+    if (p.source.type === 'url')
+      return [{ type: 'image', url: p.source.value, ...(p.source.mimeType ? { mimeType: p.source.mimeType } : {}) }];
+    if (p.source.type === 'data')
+      return [
+        { type: 'image', url: `data:${p.source.mimeType};base64,${p.source.value}`, mimeType: p.source.mimeType },
+      ];
     return [];
   });
 }

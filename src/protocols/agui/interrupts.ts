@@ -68,8 +68,7 @@ export interface Resolution {
 }
 
 export type ResumePlan =
-  | { ok: true; resolutions: Resolution[] }
-  | { ok: false; field: string; message: string; foreign?: true };
+  { ok: true; resolutions: Resolution[] } | { ok: false; field: string; message: string; foreign?: true };
 
 /** The run whose interrupts the entries name: the run of the first one still pending, if any. */
 export function runNamedBy(entries: ResumeEntry[], approvals: ApprovalPort): string | undefined {
@@ -88,7 +87,10 @@ export function runNamedBy(entries: ResumeEntry[], approvals: ApprovalPort): str
  * so a bad entry changes nothing.
  */
 export function planResume(entries: ResumeEntry[], approvals: ApprovalPort, runId: string): ResumePlan {
-  const tool = new Map<string, { request: Extract<ApprovalRequest, { kind: 'tool' }>; decisions: Record<string, ToolDecision>; feedback: string[] }>();
+  const tool = new Map<
+    string,
+    { request: Extract<ApprovalRequest, { kind: 'tool' }>; decisions: Record<string, ToolDecision>; feedback: string[] }
+  >();
   const resolutions: Resolution[] = [];
   for (const [i, entry] of entries.entries()) {
     const field = `resume.${i}`;
@@ -96,21 +98,38 @@ export function planResume(entries: ResumeEntry[], approvals: ApprovalPort, runI
     const request = approvals.get(requestId);
     if (!request) continue;
     if (request.runId !== runId) {
-      return { ok: false, foreign: true, field: `${field}.interruptId`, message: `${field}.interruptId: ${entry.interruptId} is not an interrupt of this thread's suspended run; nothing was resolved` };
+      return {
+        ok: false,
+        foreign: true,
+        field: `${field}.interruptId`,
+        message: `${field}.interruptId: ${entry.interruptId} is not an interrupt of this thread's suspended run; nothing was resolved`,
+      };
     }
     if (request.kind === 'elicitation') {
-      if (entry.status === 'cancelled') resolutions.push({ requestId, decision: { kind: 'elicitation', action: 'cancel' } });
+      if (entry.status === 'cancelled')
+        resolutions.push({ requestId, decision: { kind: 'elicitation', action: 'cancel' } });
       else {
         const content: unknown = entry.payload ?? {};
         if (typeof content !== 'object' || content === null || Array.isArray(content)) {
-          return { ok: false, field: `${field}.payload`, message: `${field}.payload: an elicitation answer is a JSON object` };
+          return {
+            ok: false,
+            field: `${field}.payload`,
+            message: `${field}.payload: an elicitation answer is a JSON object`,
+          };
         }
-        resolutions.push({ requestId, decision: { kind: 'elicitation', action: 'accept', content: content as Record<string, unknown> } });
+        resolutions.push({
+          requestId,
+          decision: { kind: 'elicitation', action: 'accept', content: content as Record<string, unknown> },
+        });
       }
       continue;
     }
     if (!toolCallId || !request.toolCalls.some((c) => c.toolCallId === toolCallId)) {
-      return { ok: false, field: `${field}.interruptId`, message: `${field}.interruptId: ${entry.interruptId} names no tool call of approval ${requestId}` };
+      return {
+        ok: false,
+        field: `${field}.interruptId`,
+        message: `${field}.interruptId: ${entry.interruptId} names no tool call of approval ${requestId}`,
+      };
     }
     const group = tool.get(requestId) ?? { request, decisions: {}, feedback: [] };
     tool.set(requestId, group);
@@ -120,19 +139,36 @@ export function planResume(entries: ResumeEntry[], approvals: ApprovalPort, runI
     }
     const payload = ToolPayloadSchema.safeParse(entry.payload);
     if (!payload.success) {
-      return { ok: false, field: `${field}.payload`, message: `${field}.payload: expected { "decision": "accept" | "deny" | "edit", "args"?, "feedback"? }` };
+      return {
+        ok: false,
+        field: `${field}.payload`,
+        message: `${field}.payload: expected { "decision": "accept" | "deny" | "edit", "args"?, "feedback"? }`,
+      };
     }
     const { decision, args, feedback } = payload.data;
-    if (decision === 'edit' && !args) return { ok: false, field: `${field}.payload.args`, message: `${field}.payload.args: an edit needs the replacement args` };
+    if (decision === 'edit' && !args)
+      return {
+        ok: false,
+        field: `${field}.payload.args`,
+        message: `${field}.payload.args: an edit needs the replacement args`,
+      };
     group.decisions[toolCallId] = decision === 'edit' ? { type: 'edit', args: args! } : { type: decision };
     if (feedback) group.feedback.push(feedback);
   }
   for (const [requestId, group] of tool) {
     const missing = group.request.toolCalls.filter((c) => !(c.toolCallId in group.decisions));
     if (missing.length) {
-      return { ok: false, field: 'resume', message: `resume: no answer for interrupt ${requestId}${SEPARATOR}${missing[0]!.toolCallId}` };
+      return {
+        ok: false,
+        field: 'resume',
+        message: `resume: no answer for interrupt ${requestId}${SEPARATOR}${missing[0]!.toolCallId}`,
+      };
     }
-    const decision: ApprovalDecision = { kind: 'tool', decisions: group.decisions, ...(group.feedback.length ? { feedback: group.feedback.join('\n') } : {}) };
+    const decision: ApprovalDecision = {
+      kind: 'tool',
+      decisions: group.decisions,
+      ...(group.feedback.length ? { feedback: group.feedback.join('\n') } : {}),
+    };
     resolutions.push({ requestId, decision });
   }
   for (const r of resolutions) {

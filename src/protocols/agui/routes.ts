@@ -37,12 +37,21 @@ export function aguiRoutes(deps: AguiDeps): Hono {
   const suspended = new SuspendedThreads();
   const heartbeatMs = deps.config.protocols.sseHeartbeatMs;
 
-  const open = (c: Context, input: RunAgentInput, parley: ParleyProps, handle: RunHandle, events: AsyncIterator<GraphEvent>, translator: AguiTranslator) => {
+  const open = (
+    c: Context,
+    input: RunAgentInput,
+    parley: ParleyProps,
+    handle: RunHandle,
+    events: AsyncIterator<GraphEvent>,
+    translator: AguiTranslator,
+  ) => {
     c.header('X-Parley-Run-Id', handle.id);
     return streamAgui(c, encoderFor(c.req.header('accept')), translator, events, {
       heartbeatMs,
       logger: deps.logger,
-      onDisconnect: parley.continueOnDisconnect ? undefined : () => deps.engine.cancel(handle.id, 'the AG-UI client disconnected'),
+      onDisconnect: parley.continueOnDisconnect
+        ? undefined
+        : () => deps.engine.cancel(handle.id, 'the AG-UI client disconnected'),
       onInterrupt: (lastSeq) => {
         suspended.suspend(input.threadId, handle.id, lastSeq);
         releaseAfter(suspended, input.threadId, handle, deps.config.engine.runRetentionMs);
@@ -58,11 +67,18 @@ export function aguiRoutes(deps: AguiDeps): Hono {
 
     const built = toRunRequest(input, parley, callerOf(c));
     if (!built.ok) return invalid(c, built);
-    if (deps.engine.get(input.runId)) return invalid(c, { field: 'runId', message: `runId: run ${input.runId} already exists; send a fresh runId` }, 409);
+    if (deps.engine.get(input.runId))
+      return invalid(
+        c,
+        { field: 'runId', message: `runId: run ${input.runId} already exists; send a fresh runId` },
+        409,
+      );
     const handle = deps.engine.start(built.request);
     const admission = await admit(handle);
     if (!admission.admitted) {
-      return jsonError(c, 429, admission.error, 'rate_limited', { 'Retry-After': retryAfterSeconds(admission.retryAfterMs) });
+      return jsonError(c, 429, admission.error, 'rate_limited', {
+        'Retry-After': retryAfterSeconds(admission.retryAfterMs),
+      });
     }
     const translator = new AguiTranslator({
       threadId: input.threadId,
@@ -88,18 +104,29 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     // Another caller's run answers exactly like no run at all.
     const handle = runId ? deps.engine.get(runId, caller) : undefined;
     if (!handle || handle.threadId !== input.threadId) {
-      return invalid(c, { field: 'resume', message: `resume: thread ${input.threadId} has no interrupted run to continue (it may have expired)` }, 409);
+      return invalid(
+        c,
+        {
+          field: 'resume',
+          message: `resume: thread ${input.threadId} has no interrupted run to continue (it may have expired)`,
+        },
+        409,
+      );
     }
     const plan = planResume(entries, approvals, handle.id);
     if (!plan.ok && plan.foreign) {
-      return streamAguiError(c, encoderFor(c.req.header('accept')), input, { code: 'invalid_resume', message: plan.message });
+      return streamAguiError(c, encoderFor(c.req.header('accept')), input, {
+        code: 'invalid_resume',
+        message: plan.message,
+      });
     }
     if (!plan.ok) return invalid(c, plan);
     const afterSeq = entry?.runId === handle.id ? entry.afterSeq : 0;
     suspended.release(input.threadId, handle.id);
     for (const r of plan.resolutions) {
       const answer = approvals.resolve(r.requestId, r.decision, caller.id);
-      if (!answer.ok && answer.code === 'invalid') return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
+      if (!answer.ok && answer.code === 'invalid')
+        return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
     }
 
     const translator = new AguiTranslator({
@@ -141,5 +168,8 @@ function encoderFor(accept: string | undefined): EventEncoder {
 }
 
 function invalid(c: Context, issue: { field: string; message: string }, status: 400 | 409 = 400): Response {
-  return c.json({ error: { code: status === 400 ? 'invalid_request' : 'conflict', message: issue.message, field: issue.field } }, status);
+  return c.json(
+    { error: { code: status === 400 ? 'invalid_request' : 'conflict', message: issue.message, field: issue.field } },
+    status,
+  );
 }

@@ -88,7 +88,10 @@ export function reduceState(state: AguiState, e: GraphEvent): AguiState {
       v.approvals.push({
         requestId: r.id,
         kind: r.kind,
-        toolCalls: r.kind === 'tool' ? r.toolCalls.map((t) => ({ toolCallId: t.toolCallId, tool: t.tool, reason: t.reason })) : [],
+        toolCalls:
+          r.kind === 'tool'
+            ? r.toolCalls.map((t) => ({ toolCallId: t.toolCallId, tool: t.tool, reason: t.reason }))
+            : [],
         ...(r.kind === 'elicitation' ? { message: r.message } : {}),
         expiresAt: r.expiresAt,
       });

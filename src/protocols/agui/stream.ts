@@ -42,11 +42,14 @@ export function streamAgui(
       for (const e of batch) await s.write(encoder.encodeBinary(e));
     };
     const heartbeat = sse
-      ? setInterval(() => {
-          if (Date.now() - lastWrite < hooks.heartbeatMs) return;
-          lastWrite = Date.now();
-          void s.write(': heartbeat\n\n');
-        }, Math.max(10, Math.floor(hooks.heartbeatMs / 2)))
+      ? setInterval(
+          () => {
+            if (Date.now() - lastWrite < hooks.heartbeatMs) return;
+            lastWrite = Date.now();
+            void s.write(': heartbeat\n\n');
+          },
+          Math.max(10, Math.floor(hooks.heartbeatMs / 2)),
+        )
       : undefined;
     try {
       await write(translator.begin());
@@ -87,7 +90,12 @@ export function streamAgui(
  * A request refused after it was understood as a run (e.g. a resume naming another run's
  * interrupt): AG-UI's own error shape, RUN_STARTED then RUN_ERROR, so the client's run ends at once.
  */
-export function streamAguiError(c: Context, encoder: EventEncoder, ids: { threadId: string; runId: string }, error: { code: string; message: string }): Response {
+export function streamAguiError(
+  c: Context,
+  encoder: EventEncoder,
+  ids: { threadId: string; runId: string },
+  error: { code: string; message: string },
+): Response {
   c.header('Content-Type', encoder.getContentType());
   c.header('Cache-Control', 'no-cache');
   const at = Date.now();

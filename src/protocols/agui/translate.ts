@@ -121,10 +121,16 @@ export class AguiTranslator {
         out.push(this.#stepStarted(e.node, at));
         break;
       case 'node.finished':
-        if (this.#announced.delete(e.node)) out.push({ type: EventType.STEP_FINISHED, stepName: e.node, timestamp: at });
+        if (this.#announced.delete(e.node))
+          out.push({ type: EventType.STEP_FINISHED, stepName: e.node, timestamp: at });
         break;
       case 'route.decided':
-        custom(CUSTOM_EVENTS.route, { stage: e.stage, reason: e.reason, candidates: e.candidates ?? [], teamConfigId: e.teamConfigId });
+        custom(CUSTOM_EVENTS.route, {
+          stage: e.stage,
+          reason: e.reason,
+          candidates: e.candidates ?? [],
+          teamConfigId: e.teamConfigId,
+        });
         break;
       case 'step.delta':
         custom(CUSTOM_EVENTS.stepProgress, { stepId: e.stepId, text: e.text });
@@ -132,7 +138,12 @@ export class AguiTranslator {
       case 'tool.started':
         out.push(
           { type: EventType.TOOL_CALL_START, toolCallId: e.toolCallId, toolCallName: e.tool, timestamp: at },
-          { type: EventType.TOOL_CALL_ARGS, toolCallId: e.toolCallId, delta: JSON.stringify(e.args ?? {}), timestamp: at },
+          {
+            type: EventType.TOOL_CALL_ARGS,
+            toolCallId: e.toolCallId,
+            delta: JSON.stringify(e.args ?? {}),
+            timestamp: at,
+          },
           { type: EventType.TOOL_CALL_END, toolCallId: e.toolCallId, timestamp: at },
         );
         break;
@@ -152,10 +163,20 @@ export class AguiTranslator {
         custom(CUSTOM_EVENTS.approvalResolved, e.outcome);
         break;
       case 'verify.result':
-        custom(CUSTOM_EVENTS.verification, { round: e.round, score: e.score, feedback: e.feedback, failedStepIds: e.failedStepIds, next: e.next });
+        custom(CUSTOM_EVENTS.verification, {
+          round: e.round,
+          score: e.score,
+          feedback: e.feedback,
+          failedStepIds: e.failedStepIds,
+          next: e.next,
+        });
         break;
       case 'council.stage':
-        custom(CUSTOM_EVENTS.council, { stage: e.stage, detail: e.detail, ...(e.verdict ? { verdict: e.verdict } : {}) });
+        custom(CUSTOM_EVENTS.council, {
+          stage: e.stage,
+          detail: e.detail,
+          ...(e.verdict ? { verdict: e.verdict } : {}),
+        });
         break;
       case 'usage':
         custom(CUSTOM_EVENTS.usage, e.usage);
@@ -209,7 +230,10 @@ export class AguiTranslator {
 
   /** Ends a stream the engine did not end (it failed underneath us): RUN_ERROR with nothing open. */
   abort(message: string): BaseEvent[] {
-    return [...this.#close(Date.now()), { type: EventType.RUN_ERROR, message, code: 'stream_failed', timestamp: Date.now() }];
+    return [
+      ...this.#close(Date.now()),
+      { type: EventType.RUN_ERROR, message, code: 'stream_failed', timestamp: Date.now() },
+    ];
   }
 
   #track(e: GraphEvent): void {
@@ -280,22 +304,48 @@ export class AguiTranslator {
         type: EventType.RUN_FINISHED,
         threadId: this.#o.threadId,
         runId: this.#o.runId,
-        result: { status: e.status, ...(e.answer !== undefined ? { answer: e.answer } : {}), ...(e.error ? { error: e.error } : {}) },
+        result: {
+          status: e.status,
+          ...(e.answer !== undefined ? { answer: e.answer } : {}),
+          ...(e.error ? { error: e.error } : {}),
+        },
         outcome: e.status === 'completed' ? { type: 'success' } : { type: 'cancelled' },
         usage,
         timestamp: at,
       });
     } else {
-      out.push({ type: EventType.RUN_ERROR, message: e.error ?? `the run ended ${e.status}`, code: e.status, usage, timestamp: at });
+      out.push({
+        type: EventType.RUN_ERROR,
+        message: e.error ?? `the run ended ${e.status}`,
+        code: e.status,
+        usage,
+        timestamp: at,
+      });
     }
     return out;
   }
 }
 
 function approvalValue(r: ApprovalRequest) {
-  const common = { requestId: r.id, runId: r.runId, kind: r.kind, stepId: r.stepId, expiresAt: r.expiresAt, resolveWith: 'POST /api/approve' };
+  const common = {
+    requestId: r.id,
+    runId: r.runId,
+    kind: r.kind,
+    stepId: r.stepId,
+    expiresAt: r.expiresAt,
+    resolveWith: 'POST /api/approve',
+  };
   return r.kind === 'tool'
-    ? { ...common, toolCalls: r.toolCalls.map((t) => ({ toolCallId: t.toolCallId, tool: t.tool, args: t.args, reason: t.reason, annotations: t.annotations })) }
+    ? {
+        ...common,
+        toolCalls: r.toolCalls.map((t) => ({
+          toolCallId: t.toolCallId,
+          tool: t.tool,
+          args: t.args,
+          reason: t.reason,
+          annotations: t.annotations,
+        })),
+      }
     : { ...common, source: r.source, message: r.message, requestedSchema: r.requestedSchema };
 }
 
@@ -310,5 +360,10 @@ function since(total: UsageTotals, before: UsageTotals | undefined): UsageTotals
 }
 
 function tokenUsage(u: UsageTotals): TokenUsage {
-  return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.inputTokens + u.outputTokens, cachedInputTokens: u.cachedTokens };
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    totalTokens: u.inputTokens + u.outputTokens,
+    cachedInputTokens: u.cachedTokens,
+  };
 }

@@ -15,13 +15,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMcpHonoApp } from '@modelcontextprotocol/hono';
-import { isInitializeRequest, WebStandardStreamableHTTPServerTransport, type McpServer } from '@modelcontextprotocol/server';
+import {
+  isInitializeRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpServer,
+} from '@modelcontextprotocol/server';
 import type { Config } from '../../config.ts';
 import { isLoopback, LOOPBACK_NAMES } from '../../http/request-origin.ts';
 import { type Caller, LOCAL_CALLER } from '../../graph/contract.ts';
 import { createParleyMcpServer, type McpServerDeps } from './server.ts';
 import { checkParams } from './params.ts';
-import { capClients, DEFAULT_CLIENT_CAPS, refusalOf, RETRY_AFTER_SECONDS, type CappedClient } from '../shared/client-caps.ts';
+import {
+  capClients,
+  DEFAULT_CLIENT_CAPS,
+  refusalOf,
+  RETRY_AFTER_SECONDS,
+  type CappedClient,
+} from '../shared/client-caps.ts';
 import { sweepIdleClients, trackBody } from '../shared/tracked-body.ts';
 
 export interface McpRoutesDeps extends McpServerDeps {
@@ -63,20 +73,26 @@ export function mcpRoutes(deps: McpRoutesDeps) {
   const app = createMcpHonoApp({
     host: deps.config.server.host,
     allowedHosts: checked ? [...LOOPBACK_NAMES, ...extraHosts] : undefined,
-    allowedOrigins: checked ? [...LOOPBACK_NAMES, ...extraHosts, ...deps.config.server.allowedOrigins.map((o) => new URL(o).hostname)] : undefined,
+    allowedOrigins: checked
+      ? [...LOOPBACK_NAMES, ...extraHosts, ...deps.config.server.allowedOrigins.map((o) => new URL(o).hostname)]
+      : undefined,
     maxRequestBodySize: deps.config.server.bodyLimitBytes,
   });
 
   app.all('/', async (c) => {
     const id = c.req.header('mcp-session-id');
     const caller = deps.callerOf?.(c) ?? LOCAL_CALLER;
-    const options = { parsedBody: c.get('parsedBody' as never) as unknown, authInfo: { token: '', clientId: caller.id, scopes: [] } };
+    const options = {
+      parsedBody: c.get('parsedBody' as never) as unknown,
+      authInfo: { token: '', clientId: caller.id, scopes: [] },
+    };
     if (id !== undefined) {
       const found = sessions.get(id);
       // Bound to its key: even an admin cannot speak in another caller's session.
       const session = found?.caller === caller.id ? found : undefined;
       // Same answer the SDK transport gives for a closed session, so clients re-initialize.
-      if (!session) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
+      if (!session)
+        return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
       session.lastSeen = Date.now();
       return tracked(session, await session.transport.handleRequest(c.req.raw, options));
     }
@@ -86,14 +102,23 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     if (admission && !admission.ok) {
       const { status, message } = refusalOf(admission.scope, 'MCP sessions');
       const id = (options.parsedBody as { id: string | number }).id;
-      return c.json({ jsonrpc: '2.0', id, error: { code: -32000, message } }, status, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+      return c.json({ jsonrpc: '2.0', id, error: { code: -32000, message } }, status, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
     }
     try {
       const server = createParleyMcpServer({ ...deps, caller });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) =>
-          void sessions.set(sid, { transport, server, caller: caller.id, open: 0, lastSeen: Date.now(), close: () => void server.close().catch(() => undefined) }),
+          void sessions.set(sid, {
+            transport,
+            server,
+            caller: caller.id,
+            open: 0,
+            lastSeen: Date.now(),
+            close: () => void server.close().catch(() => undefined),
+          }),
         onsessionclosed: (sid) => void sessions.delete(sid),
       });
       transport.onclose = () => {

@@ -6,7 +6,13 @@
  * ("params.cursor: Invalid input: expected string, received array"), and the session goes on.
  * Methods Parley does not answer are left to the SDK (-32601), notifications too (no answer is sent).
  */
-import { INVALID_PARAMS, isJSONRPCRequest, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import {
+  INVALID_PARAMS,
+  isJSONRPCRequest,
+  specTypeSchemas,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { issuesSentence } from '../shared/schema-issues.ts';
 
 /** The requests McpServer answers for the capabilities Parley declares (tools, resources, logging). */
@@ -24,7 +30,10 @@ const REQUESTS = {
 /** What is wrong with a request's params, in one sentence, or undefined when they are fine (or not Parley's to check). */
 export function paramsProblem(method: string, params: unknown): string | undefined {
   if (!Object.hasOwn(REQUESTS, method)) return undefined;
-  const checked = REQUESTS[method as keyof typeof REQUESTS]['~standard'].validate({ method, ...(params === undefined ? {} : { params }) });
+  const checked = REQUESTS[method as keyof typeof REQUESTS]['~standard'].validate({
+    method,
+    ...(params === undefined ? {} : { params }),
+  });
   if (checked instanceof Promise) return undefined;
   return checked.issues ? `Invalid params: ${issuesSentence(checked.issues)}` : undefined;
 }

@@ -48,7 +48,10 @@ export function progressText(e: GraphEvent): string | undefined {
 
 /** The flat form an elicitation may carry: one accept/deny choice per pending tool call. */
 export function toolApprovalSchema(request: Extract<ApprovalRequest, { kind: 'tool' }>) {
-  const properties: Record<string, { type: 'string'; title: string; description: string; enum: string[]; default: string }> = {};
+  const properties: Record<
+    string,
+    { type: 'string'; title: string; description: string; enum: string[]; default: string }
+  > = {};
   for (const call of request.toolCalls) {
     properties[call.toolCallId] = {
       type: 'string',
@@ -61,18 +64,41 @@ export function toolApprovalSchema(request: Extract<ApprovalRequest, { kind: 'to
   return { type: 'object' as const, properties, required: Object.keys(properties) };
 }
 
-function decisionFrom(request: ApprovalRequest, action: 'accept' | 'decline' | 'cancel', content: Record<string, unknown> | undefined): ApprovalDecision {
-  if (request.kind === 'elicitation') return { kind: 'elicitation', action, ...(action === 'accept' && content ? { content } : {}) };
+function decisionFrom(
+  request: ApprovalRequest,
+  action: 'accept' | 'decline' | 'cancel',
+  content: Record<string, unknown> | undefined,
+): ApprovalDecision {
+  if (request.kind === 'elicitation')
+    return { kind: 'elicitation', action, ...(action === 'accept' && content ? { content } : {}) };
   const decisions = Object.fromEntries(
-    request.toolCalls.map((c) => [c.toolCallId, { type: action === 'accept' && content?.[c.toolCallId] === 'accept' ? 'accept' : 'deny' } as const]),
+    request.toolCalls.map((c) => [
+      c.toolCallId,
+      { type: action === 'accept' && content?.[c.toolCallId] === 'accept' ? 'accept' : 'deny' } as const,
+    ]),
   );
-  return { kind: 'tool', decisions, ...(action === 'accept' ? {} : { feedback: `the user chose ${action} in the MCP client` }) };
+  return {
+    kind: 'tool',
+    decisions,
+    ...(action === 'accept' ? {} : { feedback: `the user chose ${action} in the MCP client` }),
+  };
 }
 
-async function askHuman(request: ApprovalRequest, ctx: ServerContext, deps: FollowDeps, signal: AbortSignal): Promise<void> {
+async function askHuman(
+  request: ApprovalRequest,
+  ctx: ServerContext,
+  deps: FollowDeps,
+  signal: AbortSignal,
+): Promise<void> {
   if (!deps.canElicit()) {
     // No elicitation: the request id travels as a progress message (above) and a log line; another channel decides.
-    await ctx.mcpReq.log('warning', { approvalNeeded: request.id, runId: request.runId, how: 'call the approve tool or POST /api/approve' }).catch(() => undefined);
+    await ctx.mcpReq
+      .log('warning', {
+        approvalNeeded: request.id,
+        runId: request.runId,
+        how: 'call the approve tool or POST /api/approve',
+      })
+      .catch(() => undefined);
     return;
   }
   const params =
@@ -89,11 +115,17 @@ async function askHuman(request: ApprovalRequest, ctx: ServerContext, deps: Foll
         };
   try {
     const answer = await ctx.mcpReq.elicitInput(params, { signal });
-    const resolved = deps.approvals.resolve(request.id, decisionFrom(request, answer.action, answer.content as Record<string, unknown> | undefined), 'mcp-elicitation');
-    if (!resolved.ok) deps.logger.info('mcp: elicitation answer not applied', { requestId: request.id, reason: resolved.message });
+    const resolved = deps.approvals.resolve(
+      request.id,
+      decisionFrom(request, answer.action, answer.content as Record<string, unknown> | undefined),
+      'mcp-elicitation',
+    );
+    if (!resolved.ok)
+      deps.logger.info('mcp: elicitation answer not applied', { requestId: request.id, reason: resolved.message });
   } catch (err) {
     // Aborted (decided elsewhere, or the run ended) or the client failed: the request stays with the broker.
-    if (!signal.aborted) deps.logger.warn('mcp: elicitation failed', { requestId: request.id, error: (err as Error).message });
+    if (!signal.aborted)
+      deps.logger.warn('mcp: elicitation failed', { requestId: request.id, error: (err as Error).message });
   }
 }
 
@@ -110,7 +142,9 @@ export async function followRun(handle: RunHandle, ctx: ServerContext, deps: Fol
       const text = progressText(event);
       if (text !== undefined && token !== undefined) {
         progress += 1;
-        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, message: text } }).catch(() => undefined);
+        await ctx.mcpReq
+          .notify({ method: 'notifications/progress', params: { progressToken: token, progress, message: text } })
+          .catch(() => undefined);
       }
       if (event.type === 'council.stage' && event.verdict) verdict = event.verdict;
       if (event.type === 'approval.requested') {

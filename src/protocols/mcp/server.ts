@@ -8,7 +8,20 @@
  * and the run resources see only that caller's runs and approvals (an admin's: every caller's), and
  * another caller's id gets the same not-found answer as an unknown one.
  */
-import { type Caller, canSee, CouncilVerdictSchema, type KnowledgeReads, LOCAL_CALLER, MODEL_ROLES, ModelNameSchema, ownerFilter, resolveModelChoice, RoleModelsSchema, RUN_MODES, type RunEngine } from '../../graph/contract.ts';
+import {
+  type Caller,
+  canSee,
+  CouncilVerdictSchema,
+  type KnowledgeReads,
+  LOCAL_CALLER,
+  MODEL_ROLES,
+  ModelNameSchema,
+  ownerFilter,
+  resolveModelChoice,
+  RoleModelsSchema,
+  RUN_MODES,
+  type RunEngine,
+} from '../../graph/contract.ts';
 import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../../hitl/types.ts';
@@ -46,7 +59,10 @@ const askOutput = z.object({
 
 const verdictOutput = CouncilVerdictSchema.extend({ runId: z.string() });
 
-const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> });
+const json = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+  structuredContent: value as Record<string, unknown>,
+});
 const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
 export function createParleyMcpServer(deps: McpServerDeps): McpServer {
@@ -86,19 +102,45 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         'Long runs may pause for a human approval of a tool call.',
       inputSchema: z.object({
         query: z.string().min(1).max(20_000).describe('The question or task, in plain language.'),
-        mode: z.enum(RUN_MODES).optional().describe('auto (default: the router decides), direct (one model call), orchestrate (always plan), council.'),
-        threadId: z.string().min(1).max(200).optional().describe('Conversation id to continue; runs with the same id share context.'),
-        model: ModelNameSchema.optional().describe('A model id for every role of this run that `models` does not name (it needs a price in Parley\'s catalog).'),
-        models: RoleModelsSchema.optional().describe(`Model ids by role for this run, e.g. {"synthesizer": "gpt-4o"}; roles: ${MODEL_ROLES.join(', ')}.`),
+        mode: z
+          .enum(RUN_MODES)
+          .optional()
+          .describe('auto (default: the router decides), direct (one model call), orchestrate (always plan), council.'),
+        threadId: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Conversation id to continue; runs with the same id share context.'),
+        model: ModelNameSchema.optional().describe(
+          "A model id for every role of this run that `models` does not name (it needs a price in Parley's catalog).",
+        ),
+        models: RoleModelsSchema.optional().describe(
+          `Model ids by role for this run, e.g. {"synthesizer": "gpt-4o"}; roles: ${MODEL_ROLES.join(', ')}.`,
+        ),
       }),
       outputSchema: askOutput,
     },
     async ({ query, mode, threadId, model, models }, ctx) => {
       const chosen = resolveModelChoice({ model, models });
-      const handle = deps.engine.start({ query, mode, threadId, ...(chosen ? { models: chosen } : {}), caller: callerOf(), protocol: 'mcp' });
+      const handle = deps.engine.start({
+        query,
+        mode,
+        threadId,
+        ...(chosen ? { models: chosen } : {}),
+        caller: callerOf(),
+        protocol: 'mcp',
+      });
       const { result } = await followRun(handle, ctx, follow);
-      const text = result.status === 'completed' ? (result.answer ?? '') : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
-      return { content: [{ type: 'text', text }], structuredContent: { ...result }, isError: result.status !== 'completed' };
+      const text =
+        result.status === 'completed'
+          ? (result.answer ?? '')
+          : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
+      return {
+        content: [{ type: 'text', text }],
+        structuredContent: { ...result },
+        isError: result.status !== 'completed',
+      };
     },
   );
 
@@ -107,17 +149,32 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Convene the council',
       description:
-        'Put a decision to Parley\'s council: five advisors with different thinking styles answer, three reviewers rank them anonymously, ' +
+        "Put a decision to Parley's council: five advisors with different thinking styles answer, three reviewers rank them anonymously, " +
         'a chairman writes the verdict. Returns the verdict as structured content (recommendation, insights, blind spots, confidence).',
-      inputSchema: z.object({ question: z.string().min(1).max(20_000).describe('The decision or question to deliberate, with the context that matters.') }),
+      inputSchema: z.object({
+        question: z
+          .string()
+          .min(1)
+          .max(20_000)
+          .describe('The decision or question to deliberate, with the context that matters.'),
+      }),
       outputSchema: verdictOutput,
     },
     async ({ question }, ctx) => {
       const handle = deps.engine.start({ query: question, mode: 'council', caller: callerOf(), protocol: 'mcp' });
       const { result, verdict } = await followRun(handle, ctx, follow);
-      if (result.status !== 'completed' || !verdict) return toolError(`Council run ${result.runId} ${result.status}: ${result.error ?? 'no verdict was reached'}`);
+      if (result.status !== 'completed' || !verdict)
+        return toolError(`Council run ${result.runId} ${result.status}: ${result.error ?? 'no verdict was reached'}`);
       const structured = { runId: result.runId, ...verdict };
-      return { content: [{ type: 'text', text: `${verdict.recommendation}\n\nNext step: ${verdict.nextStep} (confidence ${verdict.confidence})` }], structuredContent: structured };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `${verdict.recommendation}\n\nNext step: ${verdict.nextStep} (confidence ${verdict.confidence})`,
+          },
+        ],
+        structuredContent: structured,
+      };
     },
   );
 
@@ -125,11 +182,15 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     'list_specialists',
     {
       title: 'List specialists',
-      description: 'The specialists in Parley\'s registry (prompt agents, MCP servers, A2A peers), optionally filtered.',
+      description: "The specialists in Parley's registry (prompt agents, MCP servers, A2A peers), optionally filtered.",
       inputSchema: z.object({
         kind: z.enum(['prompt', 'mcp', 'a2a']).optional(),
         domain: z.string().min(1).optional().describe('Only specialists with this domain.'),
-        text: z.string().min(1).optional().describe('Only specialists whose id, name or description contain this text.'),
+        text: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Only specialists whose id, name or description contain this text.'),
         available: z.boolean().optional().describe('Only available (true) or unavailable (false) ones.'),
       }),
       annotations: { readOnlyHint: true },
@@ -137,7 +198,15 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     async (filter) => {
       const specialists = await deps.store.listSpecialists(filter);
       return json({
-        specialists: specialists.map((s) => ({ id: s.id, name: s.name, description: s.description, kind: s.kind, domains: s.domains, tools: s.tools, available: s.available })),
+        specialists: specialists.map((s) => ({
+          id: s.id,
+          name: s.name,
+          description: s.description,
+          kind: s.kind,
+          domains: s.domains,
+          tools: s.tools,
+          available: s.available,
+        })),
       });
     },
   );
@@ -146,7 +215,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     'get_run',
     {
       title: 'Get a run',
-      description: 'A recorded run: query, status, answer, plan, steps with their results, tokens and cost. Also as resource parley://runs/{id}.',
+      description:
+        'A recorded run: query, status, answer, plan, steps with their results, tokens and cost. Also as resource parley://runs/{id}.',
       inputSchema: z.object({ run_id: z.string().min(1).describe('The run id (returned by ask).') }),
       annotations: { readOnlyHint: true },
     },
@@ -177,24 +247,33 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Answer an approval',
       description:
-        'Accept or deny the tool calls of a pending approval request (its id is announced in ask\'s progress or by GET /api/approvals), ' +
+        "Accept or deny the tool calls of a pending approval request (its id is announced in ask's progress or by GET /api/approvals), " +
         'or answer a forwarded elicitation with action/content.',
       inputSchema: z.object({
         request_id: z.string().min(1),
-        decisions: z.record(z.string().min(1), z.enum(['accept', 'deny'])).optional().describe('One decision per tool call id.'),
+        decisions: z
+          .record(z.string().min(1), z.enum(['accept', 'deny']))
+          .optional()
+          .describe('One decision per tool call id.'),
         feedback: z.string().max(10_000).optional(),
-        action: z.enum(['accept', 'decline', 'cancel']).optional().describe('For an elicitation request instead of decisions.'),
+        action: z
+          .enum(['accept', 'decline', 'cancel'])
+          .optional()
+          .describe('For an elicitation request instead of decisions.'),
         content: z.record(z.string(), z.unknown()).optional(),
       }),
     },
     async ({ request_id, decisions, feedback, action, content }) => {
-      if ((decisions === undefined) === (action === undefined)) return toolError('Send decisions (tool approval) or action (elicitation), exactly one of them.');
+      if ((decisions === undefined) === (action === undefined))
+        return toolError('Send decisions (tool approval) or action (elicitation), exactly one of them.');
       const decision: ApprovalDecision =
         action !== undefined
           ? { kind: 'elicitation', action, ...(content ? { content } : {}) }
           : {
               kind: 'tool',
-              decisions: Object.fromEntries(Object.entries(decisions ?? {}).map(([id, d]) => [id, { type: d } as ToolDecision])),
+              decisions: Object.fromEntries(
+                Object.entries(decisions ?? {}).map(([id, d]) => [id, { type: d } as ToolDecision]),
+              ),
               ...(feedback ? { feedback } : {}),
             };
       const answer = deps.approvals.resolve(request_id, decision, `mcp:${caller.id}`, caller);
@@ -214,7 +293,11 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         })),
       }),
     }),
-    { title: 'Run transcript', description: 'A recorded run: query, plan, steps with outputs and lineage, answer, usage.', mimeType: 'application/json' },
+    {
+      title: 'Run transcript',
+      description: 'A recorded run: query, plan, steps with outputs and lineage, answer, usage.',
+      mimeType: 'application/json',
+    },
     async (uri, variables) => {
       const id = String(variables.id);
       const run = await deps.store.getRun(id);

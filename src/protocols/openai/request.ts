@@ -3,7 +3,14 @@
  * kept for the passthrough), the routing mode chosen, and messages turned into a RunRequest.
  */
 import { z } from 'zod';
-import { type Caller, type ContentPart, type PriorMessage, readModelChoice, type RunMode, type RunRequest } from '../../graph/contract.ts';
+import {
+  type Caller,
+  type ContentPart,
+  type PriorMessage,
+  readModelChoice,
+  type RunMode,
+  type RunRequest,
+} from '../../graph/contract.ts';
 import type { Config } from '../../config.ts';
 
 export const ROUTING_MODES = ['passthrough', 'orchestration', 'council', 'auto'] as const;
@@ -16,7 +23,11 @@ export const PARLEY_MODELS: Record<string, RoutingMode | undefined> = {
   'parley-council': 'council',
 };
 
-const Part = z.looseObject({ type: z.string(), text: z.string().optional(), image_url: z.looseObject({ url: z.string() }).optional() });
+const Part = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  image_url: z.looseObject({ url: z.string() }).optional(),
+});
 const Message = z.looseObject({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
   content: z.union([z.string(), z.array(Part), z.null()]).optional(),
@@ -38,33 +49,53 @@ export const ChatRequestSchema = z.looseObject({
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
 /** The mode for a request, or an error message for a bad X-Routing-Mode. */
-export function routingModeOf(header: string | undefined, body: ChatRequest, config: Config): RoutingMode | { error: string } {
+export function routingModeOf(
+  header: string | undefined,
+  body: ChatRequest,
+  config: Config,
+): RoutingMode | { error: string } {
   // The client does its own function calling / structured output: Parley must not interfere.
   if ((body.tools && body.tools.length > 0) || body.response_format) return 'passthrough';
   if (header !== undefined && header !== '') {
     const mode = header.trim().toLowerCase();
-    if (!(ROUTING_MODES as readonly string[]).includes(mode)) return { error: `X-Routing-Mode must be one of ${ROUTING_MODES.join(', ')}; got ${JSON.stringify(header)}` };
+    if (!(ROUTING_MODES as readonly string[]).includes(mode))
+      return { error: `X-Routing-Mode must be one of ${ROUTING_MODES.join(', ')}; got ${JSON.stringify(header)}` };
     return mode as RoutingMode;
   }
   if (body.model in PARLEY_MODELS) return PARLEY_MODELS[body.model] ?? config.protocols.openaiRouting;
   return config.protocols.openaiRouting;
 }
 
-const RUN_MODE: Record<Exclude<RoutingMode, 'passthrough'>, RunMode> = { orchestration: 'orchestrate', council: 'council', auto: 'auto' };
+const RUN_MODE: Record<Exclude<RoutingMode, 'passthrough'>, RunMode> = {
+  orchestration: 'orchestrate',
+  council: 'council',
+  auto: 'auto',
+};
 
 type Built = { ok: true; request: RunRequest } | { ok: false; param: string; message: string };
 
-export function toRunRequest(body: ChatRequest, mode: Exclude<RoutingMode, 'passthrough'>, caller: Caller, threadId?: string): Built {
+export function toRunRequest(
+  body: ChatRequest,
+  mode: Exclude<RoutingMode, 'passthrough'>,
+  caller: Caller,
+  threadId?: string,
+): Built {
   const last = body.messages.findLastIndex((m) => m.role === 'user');
   if (last === -1) return { ok: false, param: 'messages', message: 'messages must contain a user message' };
   const user = body.messages[last]!;
   const query = textOf(user.content).trim();
   const parts: ContentPart[] = Array.isArray(user.content)
-    ? user.content.flatMap((p) => (p.type === 'image_url' && p.image_url ? [{ type: 'image' as const, url: p.image_url.url }] : []))
+    ? user.content.flatMap((p) =>
+        p.type === 'image_url' && p.image_url ? [{ type: 'image' as const, url: p.image_url.url }] : [],
+      )
     : [];
-  if (!query && parts.length === 0) return { ok: false, param: `messages.${last}.content`, message: 'the last user message is empty' };
+  if (!query && parts.length === 0)
+    return { ok: false, param: `messages.${last}.content`, message: 'the last user message is empty' };
   // A model that is not one of Parley's names is the run's model for every role (docs/protocols/openai.md).
-  const chosen = readModelChoice({ model: body.model in PARLEY_MODELS ? undefined : body.model, models: body.parley?.models });
+  const chosen = readModelChoice({
+    model: body.model in PARLEY_MODELS ? undefined : body.model,
+    models: body.parley?.models,
+  });
   if (!chosen.ok) {
     const param = chosen.field.startsWith('models') ? `parley.${chosen.field}` : chosen.field;
     return { ok: false, param, message: chosen.message.slice(chosen.field.length + 2) };

@@ -13,12 +13,27 @@ import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import OpenAI from 'openai';
 import type { Config, RoleModelConfig } from '../../config.ts';
-import { createPassthrough, type GraphEvent, type Passthrough, passthroughUsage, type RunEngine, type RunHandle, type RunResult } from '../../graph/contract.ts';
+import {
+  createPassthrough,
+  type GraphEvent,
+  type Passthrough,
+  passthroughUsage,
+  type RunEngine,
+  type RunHandle,
+  type RunResult,
+} from '../../graph/contract.ts';
 import { callerOf } from '../../http/auth.ts';
 import { readJson } from '../../http/body.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Logger } from '../../log.ts';
-import { ChatRequestSchema, messageTexts, PARLEY_MODELS, routingModeOf, toRunRequest, type ChatRequest } from './request.ts';
+import {
+  ChatRequestSchema,
+  messageTexts,
+  PARLEY_MODELS,
+  routingModeOf,
+  toRunRequest,
+  type ChatRequest,
+} from './request.ts';
 import { chunk, completion, openaiError, sendError, usageChunk, type ChunkFields } from './wire.ts';
 import { admit, retryAfterSeconds } from '../shared/admission.ts';
 
@@ -38,7 +53,9 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return sendError(c, err.status, err.message, { code: err.code, headers: err.headers });
-    deps.logger.error('openai: unhandled error', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    deps.logger.error('openai: unhandled error', {
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
     return sendError(c, 500, 'Internal error; see the server log.');
   });
 
@@ -60,11 +77,13 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
     }
     const body = parsed.data;
     const mode = routingModeOf(c.req.header('x-routing-mode'), body, deps.config);
-    if (typeof mode === 'object') return sendError(c, 400, mode.error, { param: 'X-Routing-Mode', code: 'invalid_routing_mode' });
+    if (typeof mode === 'object')
+      return sendError(c, 400, mode.error, { param: 'X-Routing-Mode', code: 'invalid_routing_mode' });
     if (mode === 'passthrough') return forward(c, body);
 
     const built = toRunRequest(body, mode, callerOf(c), c.req.header('x-parley-thread-id'));
-    if (!built.ok) return sendError(c, 400, `${built.param}: ${built.message}`, { param: built.param, code: 'invalid_request' });
+    if (!built.ok)
+      return sendError(c, 400, `${built.param}: ${built.message}`, { param: built.param, code: 'invalid_request' });
     const handle = deps.engine.start(built.request);
     const admission = await admit(handle);
     if (!admission.admitted) {
@@ -77,7 +96,8 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
     c.header('X-Routing-Mode', mode);
     const cancelOnDisconnect = () => deps.engine.cancel(handle.id, 'the OpenAI client disconnected');
     const fields: ChunkFields = { runId: handle.id, model: body.model, created: Math.floor(Date.now() / 1000) };
-    if (body.stream) return streamRun(c, admission.events, fields, body.stream_options?.include_usage === true, cancelOnDisconnect);
+    if (body.stream)
+      return streamRun(c, admission.events, fields, body.stream_options?.include_usage === true, cancelOnDisconnect);
 
     await admission.events.return?.();
     c.req.raw.signal.addEventListener('abort', cancelOnDisconnect, { once: true });
@@ -93,7 +113,12 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
    */
   const forward = async (c: Context, body: ChatRequest) => {
     const model = body.model in PARLEY_MODELS ? upstream.model : body.model;
-    const asked = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : undefined;
+    const asked =
+      typeof body.max_completion_tokens === 'number'
+        ? body.max_completion_tokens
+        : typeof body.max_tokens === 'number'
+          ? body.max_tokens
+          : undefined;
     const call = deps.engine.admitDirectCall({
       callerId: callerOf(c).id,
       threadId: c.req.header('x-parley-thread-id') || undefined,
@@ -102,11 +127,19 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
       ...(asked !== undefined ? { maxTokens: asked } : {}),
     });
     if (!call.ok) {
-      if (call.reason === 'unpriced') return sendError(c, 400, call.error, { param: 'model', code: 'model_not_priced' });
-      const headers: Record<string, string> = call.retryAfterMs !== undefined ? { 'Retry-After': retryAfterSeconds(call.retryAfterMs) } : {};
-      return sendError(c, 429, call.error, { code: call.error.startsWith('rate limit') ? 'rate_limit_exceeded' : 'budget_exceeded', headers });
+      if (call.reason === 'unpriced')
+        return sendError(c, 400, call.error, { param: 'model', code: 'model_not_priced' });
+      const headers: Record<string, string> =
+        call.retryAfterMs !== undefined ? { 'Retry-After': retryAfterSeconds(call.retryAfterMs) } : {};
+      return sendError(c, 429, call.error, {
+        code: call.error.startsWith('rate limit') ? 'rate_limit_exceeded' : 'budget_exceeded',
+        headers,
+      });
     }
-    const request = passthrough.bounded({ ...body, model } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParams, call.maxTokens);
+    const request = passthrough.bounded(
+      { ...body, model } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParams,
+      call.maxTokens,
+    );
     c.header('X-Routing-Mode', 'passthrough');
     const signal = c.req.raw.signal;
     try {
@@ -144,7 +177,13 @@ export function openaiRoutes(deps: OpenAIDeps): Hono {
 }
 
 /** A streamed orchestrated run: role chunk, progress chunks, content deltas, stop, usage, [DONE]. */
-function streamRun(c: Context, events: AsyncIterator<GraphEvent>, f: ChunkFields, includeUsage: boolean, onDisconnect: () => void): Response {
+function streamRun(
+  c: Context,
+  events: AsyncIterator<GraphEvent>,
+  f: ChunkFields,
+  includeUsage: boolean,
+  onDisconnect: () => void,
+): Response {
   return streamSSE(c, async (s) => {
     let ended = false;
     s.onAbort(() => {
@@ -177,7 +216,14 @@ function streamRun(c: Context, events: AsyncIterator<GraphEvent>, f: ChunkFields
         }
         ended = true;
         if (e.status !== 'completed') {
-          await send(openaiError(e.error ?? `the run ended ${e.status}`, e.status === 'blocked' ? 'rate_limit_error' : 'server_error', null, `run_${e.status}`));
+          await send(
+            openaiError(
+              e.error ?? `the run ended ${e.status}`,
+              e.status === 'blocked' ? 'rate_limit_error' : 'server_error',
+              null,
+              `run_${e.status}`,
+            ),
+          );
           return;
         }
         if (!streamedAnswer && e.answer) await send(chunk(f, { content: e.answer }));
@@ -204,9 +250,20 @@ function runError(c: Context, handle: RunHandle, result: RunResult): Response {
 function upstreamErrorBody(err: unknown, logger: Logger): { status: ContentfulStatusCode; body: object } {
   if (err instanceof OpenAI.APIError && err.status) {
     const upstream = err.error as { message?: string } | undefined;
-    const body = upstream && typeof upstream === 'object' && 'message' in upstream ? { error: upstream } : openaiError(err.message, 'upstream_error', null, null);
+    const body =
+      upstream && typeof upstream === 'object' && 'message' in upstream
+        ? { error: upstream }
+        : openaiError(err.message, 'upstream_error', null, null);
     return { status: err.status as ContentfulStatusCode, body };
   }
   logger.warn('openai passthrough: upstream unreachable', { error: err instanceof Error ? err.message : String(err) });
-  return { status: 502, body: openaiError(`The upstream model endpoint could not be reached: ${err instanceof Error ? err.message : String(err)}`, 'server_error', null, 'upstream_unreachable') };
+  return {
+    status: 502,
+    body: openaiError(
+      `The upstream model endpoint could not be reached: ${err instanceof Error ? err.message : String(err)}`,
+      'server_error',
+      null,
+      'upstream_unreachable',
+    ),
+  };
 }

@@ -11,7 +11,12 @@ export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-export const openaiError = (message: string, type: string, param: string | null = null, code: string | null = null): OpenAIErrorBody => ({
+export const openaiError = (
+  message: string,
+  type: string,
+  param: string | null = null,
+  code: string | null = null,
+): OpenAIErrorBody => ({
   error: { message, type, param, code },
 });
 
@@ -34,7 +39,11 @@ export function sendError(
   message: string,
   options: { param?: string | null; code?: string | null; headers?: Record<string, string> } = {},
 ): Response {
-  return c.json(openaiError(message, TYPE_OF_STATUS[status] ?? 'server_error', options.param ?? null, options.code ?? null), status, options.headers);
+  return c.json(
+    openaiError(message, TYPE_OF_STATUS[status] ?? 'server_error', options.param ?? null, options.code ?? null),
+    status,
+    options.headers,
+  );
 }
 
 export const usageOf = (u: UsageTotals) => ({
@@ -52,9 +61,22 @@ export function completion(result: RunResult, model: string, created: number) {
     object: 'chat.completion' as const,
     created,
     model,
-    choices: [{ index: 0, message: { role: 'assistant' as const, content: result.answer ?? '', refusal: null }, finish_reason: 'stop' as const, logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant' as const, content: result.answer ?? '', refusal: null },
+        finish_reason: 'stop' as const,
+        logprobs: null,
+      },
+    ],
     usage: usageOf(result.usage),
-    parley: { runId: result.runId, threadId: result.threadId, status: result.status, costUsd: result.usage.costUsd, durationMs: result.durationMs },
+    parley: {
+      runId: result.runId,
+      threadId: result.threadId,
+      status: result.status,
+      costUsd: result.usage.costUsd,
+      durationMs: result.durationMs,
+    },
   };
 }
 
@@ -64,7 +86,12 @@ export interface ChunkFields {
   created: number;
 }
 
-export function chunk(f: ChunkFields, delta: { role?: 'assistant'; content?: string; reasoning_content?: string }, finish: 'stop' | null = null, parley?: GraphEvent | { runId: string }) {
+export function chunk(
+  f: ChunkFields,
+  delta: { role?: 'assistant'; content?: string; reasoning_content?: string },
+  finish: 'stop' | null = null,
+  parley?: GraphEvent | { runId: string },
+) {
   return {
     id: completionId(f.runId),
     object: 'chat.completion.chunk' as const,
@@ -76,5 +103,12 @@ export function chunk(f: ChunkFields, delta: { role?: 'assistant'; content?: str
 }
 
 export function usageChunk(f: ChunkFields, usage: UsageTotals) {
-  return { id: completionId(f.runId), object: 'chat.completion.chunk' as const, created: f.created, model: f.model, choices: [], usage: usageOf(usage) };
+  return {
+    id: completionId(f.runId),
+    object: 'chat.completion.chunk' as const,
+    created: f.created,
+    model: f.model,
+    choices: [],
+    usage: usageOf(usage),
+  };
 }

@@ -7,8 +7,7 @@
 import type { GraphEvent, RunHandle } from '../../graph/contract.ts';
 
 export type Admitted =
-  | { admitted: false; error: string; retryAfterMs: number }
-  | { admitted: true; events: AsyncIterator<GraphEvent> };
+  { admitted: false; error: string; retryAfterMs: number } | { admitted: true; events: AsyncIterator<GraphEvent> };
 
 export async function admit(handle: RunHandle): Promise<Admitted> {
   const admission = await handle.admission;

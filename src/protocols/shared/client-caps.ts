@@ -38,13 +38,16 @@ export interface ClientCap {
 export function capClients<T extends CappedClient>(clients: Map<string, T>, caps: ClientCaps): ClientCap {
   const held = new Map<string, number>();
   const heldBy = (caller: string) => held.get(caller) ?? 0;
-  const hold = (caller: string, n: number) => (heldBy(caller) + n === 0 ? held.delete(caller) : held.set(caller, heldBy(caller) + n));
+  const hold = (caller: string, n: number) =>
+    heldBy(caller) + n === 0 ? held.delete(caller) : held.set(caller, heldBy(caller) + n);
   const heldInAll = () => [...held.values()].reduce((a, b) => a + b, 0);
   return {
     admit(caller) {
       const own = [...clients.entries()].filter(([, c]) => c.caller === caller);
-      if (own.length + heldBy(caller) >= caps.perCaller && !closeLeastRecentIdle(clients, own)) return { ok: false, scope: 'caller' };
-      if (clients.size + heldInAll() >= caps.total && !closeLeastRecentIdle(clients, [...clients.entries()])) return { ok: false, scope: 'total' };
+      if (own.length + heldBy(caller) >= caps.perCaller && !closeLeastRecentIdle(clients, own))
+        return { ok: false, scope: 'caller' };
+      if (clients.size + heldInAll() >= caps.total && !closeLeastRecentIdle(clients, [...clients.entries()]))
+        return { ok: false, scope: 'total' };
       hold(caller, 1);
       let released = false;
       return {

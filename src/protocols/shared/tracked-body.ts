@@ -51,14 +51,17 @@ export function sweepIdleClients<T extends ClientActivity>(
   idleMs: number,
   close: (id: string, client: T) => void,
 ): ReturnType<typeof setInterval> {
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, client] of clients) {
-      if (client.open > 0 || now - client.lastSeen < idleMs) continue;
-      clients.delete(id);
-      close(id, client);
-    }
-  }, Math.min(idleMs, 60_000));
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, client] of clients) {
+        if (client.open > 0 || now - client.lastSeen < idleMs) continue;
+        clients.delete(id);
+        close(id, client);
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
   sweep.unref();
   return sweep;
 }

@@ -103,7 +103,8 @@ function unknownRun(c: Context, config: Config): Response {
 function afterSeqOf(c: Context): number | string {
   const raw = c.req.header('last-event-id') ?? c.req.query('after');
   if (raw === undefined || raw === '') return 0;
-  if (!/^\d+$/.test(raw.trim())) return `Last-Event-ID / after must be a non-negative integer event seq, got ${JSON.stringify(raw)}.`;
+  if (!/^\d+$/.test(raw.trim()))
+    return `Last-Event-ID / after must be a non-negative integer event seq, got ${JSON.stringify(raw)}.`;
   return Number(raw.trim());
 }
 
@@ -124,7 +125,10 @@ async function retainedEvents(handle: RunHandle, afterSeq: number): Promise<Grap
   const events: GraphEvent[] = [];
   try {
     for (;;) {
-      const next = await Promise.race([iterator.next(), new Promise<'idle'>((resolve) => setImmediate(() => resolve('idle')))]);
+      const next = await Promise.race([
+        iterator.next(),
+        new Promise<'idle'>((resolve) => setImmediate(() => resolve('idle'))),
+      ]);
       if (next === 'idle' || next.done) break;
       events.push(next.value);
     }

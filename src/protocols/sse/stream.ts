@@ -22,11 +22,14 @@ export function streamGraphEvents(c: Context, events: AsyncIterator<GraphEvent>,
       if (!finished) options.onDisconnect?.();
     });
     let lastWrite = Date.now();
-    const heartbeat = setInterval(() => {
-      if (Date.now() - lastWrite < options.heartbeatMs) return;
-      lastWrite = Date.now();
-      void stream.write(': heartbeat\n\n');
-    }, Math.max(10, Math.floor(options.heartbeatMs / 2)));
+    const heartbeat = setInterval(
+      () => {
+        if (Date.now() - lastWrite < options.heartbeatMs) return;
+        lastWrite = Date.now();
+        void stream.write(': heartbeat\n\n');
+      },
+      Math.max(10, Math.floor(options.heartbeatMs / 2)),
+    );
     try {
       for (;;) {
         const next = await events.next();

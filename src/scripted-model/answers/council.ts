@@ -8,8 +8,15 @@ export function councilReviewAnswer(ctx: RequestContext) {
   const labels = labelsOf(ctx);
   const answers = ctx.answers ?? {};
   // Longer answers rank higher (ties by label), so the ranking is deterministic yet depends on the input.
-  const ranking = [...labels].sort((a, b) => (answers[b]?.length ?? 0) - (answers[a]?.length ?? 0) || a.localeCompare(b));
-  const critiques = Object.fromEntries(labels.map((l) => [l, `Answer ${l}: ${answers[l]?.length ?? 0} characters; ${answers[l] ? 'addresses the question' : 'empty'}.`]));
+  const ranking = [...labels].sort(
+    (a, b) => (answers[b]?.length ?? 0) - (answers[a]?.length ?? 0) || a.localeCompare(b),
+  );
+  const critiques = Object.fromEntries(
+    labels.map((l) => [
+      l,
+      `Answer ${l}: ${answers[l]?.length ?? 0} characters; ${answers[l] ? 'addresses the question' : 'empty'}.`,
+    ]),
+  );
   return {
     ranking,
     critique: ranking.length ? `Ranked ${ranking.join(' > ')} by depth of reasoning.` : 'No answers to review.',
@@ -27,7 +34,8 @@ export function councilVerdictAnswer(ctx: RequestContext) {
     recommendation: best ? `Follow answer ${best}: ${firstSentence(answers[best] ?? '')}` : `Decide on: ${ctx.query}`,
     keyInsights: insights.length ? insights : [`The question: ${ctx.query}`],
     blindSpots: ['Costs and risks were not measured (scripted council).'],
-    consensus: labels.length > 1 ? `${labels.length} advisors answered the question.` : 'Too few advisors for a consensus.',
+    consensus:
+      labels.length > 1 ? `${labels.length} advisors answered the question.` : 'Too few advisors for a consensus.',
     dissent: labels.length > 1 ? `Answer ${labels.at(-1)} differs in emphasis.` : 'None recorded.',
     nextStep: `Validate the recommendation for: ${ctx.query}`,
     confidence: labels.length ? 0.7 : 0.3,

@@ -5,7 +5,11 @@
  */
 import { words, type RequestContext, type SpecialistCandidate } from '../context.ts';
 
-const STOP = new Set('a an and are as at be by can do does for from how i in is it me my of on or our please the this to we what when where which who why will with you your'.split(' '));
+const STOP = new Set(
+  'a an and are as at be by can do does for from how i in is it me my of on or our please the this to we what when where which who why will with you your'.split(
+    ' ',
+  ),
+);
 
 function ranked(ctx: RequestContext): { specialist: SpecialistCandidate; score: number }[] {
   const query = new Set(words(ctx.query).filter((w) => !STOP.has(w)));
@@ -15,19 +19,30 @@ function ranked(ctx: RequestContext): { specialist: SpecialistCandidate; score: 
     for (const w of query) if (own.has(w) || own.has(w.replace(/s$/, ''))) n++;
     return n;
   };
-  return (ctx.specialists ?? []).map((specialist) => ({ specialist, score: overlap(specialist) })).sort((a, b) => b.score - a.score);
+  return (ctx.specialists ?? [])
+    .map((specialist) => ({ specialist, score: overlap(specialist) }))
+    .sort((a, b) => b.score - a.score);
 }
 
 export interface ScriptedPlan {
   rationale: string;
-  steps: { id: string; specialist: string; objective: string; dependsOn: string[]; phase: 'research' | 'execution'; model?: string }[];
+  steps: {
+    id: string;
+    specialist: string;
+    objective: string;
+    dependsOn: string[];
+    phase: 'research' | 'execution';
+    model?: string;
+  }[];
 }
 
 export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
   const candidates = ranked(ctx);
   const matching = candidates.filter((c) => c.score > 0).slice(0, 4);
   const count = ctx.directives.steps ?? Math.max(1, matching.length);
-  const pool = (ctx.directives.steps ? candidates : matching.length ? matching : candidates.slice(0, 1)).map((c) => c.specialist);
+  const pool = (ctx.directives.steps ? candidates : matching.length ? matching : candidates.slice(0, 1)).map(
+    (c) => c.specialist,
+  );
   const fallback: SpecialistCandidate = { id: 'default', description: '', domains: [] };
   const steps: ScriptedPlan['steps'] = [];
   for (let i = 0; i < count; i++) {
@@ -38,12 +53,17 @@ export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
     steps.push({
       id,
       specialist: specialist.id,
-      objective: chained ? `${ctx.query} (${specialist.id}, building on {{${prev.id}.result}})` : `${ctx.query} (${specialist.id})`,
+      objective: chained
+        ? `${ctx.query} (${specialist.id}, building on {{${prev.id}.result}})`
+        : `${ctx.query} (${specialist.id})`,
       dependsOn: chained ? [prev.id] : [],
       phase: specialist.domains.some((d) => d.toLowerCase() === 'research') ? 'research' : 'execution',
       ...(ctx.directives.stepModel ? { model: ctx.directives.stepModel } : {}),
     });
   }
   const names = [...new Set(steps.map((s) => s.specialist))].join(', ');
-  return { rationale: `Scripted plan: ${names} ${ctx.directives.steps ? `(${count} steps requested)` : 'share the most words with the query'}.`, steps };
+  return {
+    rationale: `Scripted plan: ${names} ${ctx.directives.steps ? `(${count} steps requested)` : 'share the most words with the query'}.`,
+    steps,
+  };
 }

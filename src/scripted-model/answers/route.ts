@@ -5,7 +5,8 @@ const GREETING = /^(hi|hello|hey|howdy|thanks|thank you|good (morning|afternoon|
 const DECISION = /\b(should (we|i|you|our|the)|which is better|decide between|trade-?offs? between|pros and cons)\b/i;
 
 export function routeAnswer(ctx: RequestContext): { route: 'direct' | 'plan' | 'council'; reason: string } {
-  if (ctx.directives.route) return { route: ctx.directives.route, reason: `forced by [[route:${ctx.directives.route}]]` };
+  if (ctx.directives.route)
+    return { route: ctx.directives.route, reason: `forced by [[route:${ctx.directives.route}]]` };
   const q = ctx.query.trim();
   if (GREETING.test(q)) return { route: 'direct', reason: 'a greeting needs no plan' };
   if (DECISION.test(q)) return { route: 'council', reason: 'a decision benefits from several perspectives' };

@@ -15,6 +15,7 @@ export function textAnswer(ctx: RequestContext, role: string, messages: Scripted
     const lines = steps.map((s) => `- ${s.specialist || s.id} (${s.status || 'unknown'}): ${clip(s.output, 300)}`);
     return `Answer to "${ctx.query}", synthesized from ${steps.length} step result${steps.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
   }
-  if (role === 'specialist') return `Scripted specialist result for "${ctx.query}": the objective was analysed and the key points are listed here.`;
+  if (role === 'specialist')
+    return `Scripted specialist result for "${ctx.query}": the objective was analysed and the key points are listed here.`;
   return `Scripted answer to "${ctx.query}": this reply comes from Parley's built-in scripted model, so it repeats what was asked.`;
 }

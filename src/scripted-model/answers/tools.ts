@@ -29,10 +29,17 @@ function findTool(names: string[], wanted: string): string | undefined {
   );
 }
 
-export function toolCalls(ctx: RequestContext, messages: ScriptedMessage[], tools: OfferedTool[], callIdPrefix: string): ScriptedToolCall[] {
+export function toolCalls(
+  ctx: RequestContext,
+  messages: ScriptedMessage[],
+  tools: OfferedTool[],
+  callIdPrefix: string,
+): ScriptedToolCall[] {
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
   if (lastUser < 0 || messages.slice(lastUser + 1).some((m) => m.role === 'tool')) return [];
-  const offered = tools.filter((t) => t.function?.name).map((t) => ({ name: t.function!.name!, parameters: t.function!.parameters }));
+  const offered = tools
+    .filter((t) => t.function?.name)
+    .map((t) => ({ name: t.function!.name!, parameters: t.function!.parameters }));
   const names = offered.map((t) => t.name);
   const already = new Set(
     messages.flatMap((m) => (m.tool_calls ?? []).map((c) => `${c.function?.name}|${c.function?.arguments ?? ''}`)),
@@ -46,7 +53,8 @@ export function toolCalls(ctx: RequestContext, messages: ScriptedMessage[], tool
     const text = contentText(messages[lastUser]!.content).toLowerCase();
     for (const t of offered) {
       const escaped = t.name.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      if (new RegExp(`(^|[^a-z0-9_])${escaped}($|[^a-z0-9_])`).test(text)) wanted.push({ name: t.name, args: shape(t.parameters ?? {}, undefined) });
+      if (new RegExp(`(^|[^a-z0-9_])${escaped}($|[^a-z0-9_])`).test(text))
+        wanted.push({ name: t.name, args: shape(t.parameters ?? {}, undefined) });
     }
   }
   return wanted

@@ -14,7 +14,9 @@ export function verificationAnswer(ctx: RequestContext): { score: number; feedba
     const ids = score < 0.7 ? (failed.length ? failed : steps.map((s) => s.id)) : [];
     return { score, feedback: `Scripted verification for round ${round}: score ${score}.`, failedStepIds: ids };
   }
-  if (steps.length > 0 && failed.length === 0) return { score: 0.9, feedback: 'Every step succeeded and the results address the query.', failedStepIds: [] };
-  if (failed.length < steps.length) return { score: 0.5, feedback: `Steps ${failed.join(', ')} failed; retry them.`, failedStepIds: failed };
+  if (steps.length > 0 && failed.length === 0)
+    return { score: 0.9, feedback: 'Every step succeeded and the results address the query.', failedStepIds: [] };
+  if (failed.length < steps.length)
+    return { score: 0.5, feedback: `Steps ${failed.join(', ')} failed; retry them.`, failedStepIds: failed };
   return { score: 0.2, feedback: 'No step succeeded; the plan needs rethinking.', failedStepIds: failed };
 }

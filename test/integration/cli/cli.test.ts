@@ -17,7 +17,11 @@ beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 
 /** The environment minus every model/Parley setting, so the scripted model is the default. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_'),
+    ),
+  );
   return { ...env, ...extra };
 }
 
@@ -33,13 +37,17 @@ function tempDataDir(): string {
 }
 // A failed assertion must not leave a server running.
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 /** Each child gets its own data folder: Kuzu allows one process per database file. */
 function parley(args: string[], env: Record<string, string> = {}) {
   const dataDir = tempDataDir();
-  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ PARLEY_DATA_DIR: dataDir, ...env }), cwd: ROOT });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: cleanEnv({ PARLEY_DATA_DIR: dataDir, ...env }),
+    cwd: ROOT,
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -61,7 +69,9 @@ describe('parley run', () => {
     expect(err).toMatch(/plan \(round 1\):\n {2}s1 \[/);
     expect(err).toMatch(/✓ s1 succeeded/);
     expect(err).toMatch(/verify round 1: score 0\.90 → synthesize/);
-    expect(err).toMatch(/— completed · [\d.]+ s · [1-9]\d* in \/ [1-9]\d* out tokens · \$0\.0000 · [1-9]\d* model calls/);
+    expect(err).toMatch(
+      /— completed · [\d.]+ s · [1-9]\d* in \/ [1-9]\d* out tokens · \$0\.0000 · [1-9]\d* model calls/,
+    );
   });
 
   it('asks for a question when none is given', async () => {
@@ -75,7 +85,11 @@ describe('parley ingest', () => {
   it('ingests the roster and the shipped MCP servers and prints the report', async () => {
     const p = parley(['ingest']);
     expect(await p.exit).toBe(0);
-    const report = JSON.parse(p.out()) as { specialists: number; tools: number; sources: { id: string; outcome: string }[] };
+    const report = JSON.parse(p.out()) as {
+      specialists: number;
+      tools: number;
+      sources: { id: string; outcome: string }[];
+    };
     expect(report.specialists).toBeGreaterThanOrEqual(10);
     expect(report.tools).toBeGreaterThan(0);
     expect(report.sources.map((s) => s.id)).toEqual(expect.arrayContaining(['mcp:filesystem', 'mcp:memory']));
@@ -89,15 +103,24 @@ describe('parley mcp', () => {
       command: process.execPath,
       args: [BIN, 'mcp'],
       cwd: ROOT,
-      env: cleanEnv({ PARLEY_DATA_DIR: dataDir, PARLEY_MCP_CONFIG: 'test/fixtures/mcp-empty.json', PARLEY_LOG_LEVEL: 'warn' }) as Record<string, string>,
+      env: cleanEnv({
+        PARLEY_DATA_DIR: dataDir,
+        PARLEY_MCP_CONFIG: 'test/fixtures/mcp-empty.json',
+        PARLEY_LOG_LEVEL: 'warn',
+      }) as Record<string, string>,
       stderr: 'pipe',
     });
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['ask', 'council', 'list_specialists', 'approve']));
-      const result = await client.callTool({ name: 'ask', arguments: { query: 'Review the security of our login flow' } });
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['ask', 'council', 'list_specialists', 'approve']),
+      );
+      const result = await client.callTool({
+        name: 'ask',
+        arguments: { query: 'Review the security of our login flow' },
+      });
       expect(result.isError).toBeFalsy();
       const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
       expect(text).toContain('Review the security of our login flow');
@@ -125,7 +148,9 @@ describe('parley', () => {
   it('stops before starting anything when the price catalog is missing', async () => {
     const p = parley(['run', 'hi'], { PARLEY_PRICES_FILE: 'no-such-prices.json' });
     expect(await p.exit).toBe(2);
-    expect(p.err().trim()).toBe('parley: configuration error: PARLEY_PRICES_FILE="no-such-prices.json" is invalid: no such file');
+    expect(p.err().trim()).toBe(
+      'parley: configuration error: PARLEY_PRICES_FILE="no-such-prices.json" is invalid: no such file',
+    );
   });
 
   it('serves, answers /health, and exits 0 on SIGTERM', async () => {

@@ -15,7 +15,10 @@ describe('terminal rendering of a run', () => {
     const progress: string[] = [];
     let answer = '';
     const render = createTerminalRenderer({ progress: (l) => progress.push(l), answer: (t) => (answer += t) });
-    const { result, events } = await p.run({ query: 'Write the documentation for the build [[steps:2]]', mode: 'orchestrate' });
+    const { result, events } = await p.run({
+      query: 'Write the documentation for the build [[steps:2]]',
+      mode: 'orchestrate',
+    });
     events.forEach(render);
     expect(answer).toBe(`${result.answer}\n`);
     expect(progress[0]).toMatch(/^route: (llm_plan|self_model) — /);
@@ -23,6 +26,8 @@ describe('terminal rendering of a run', () => {
     expect(progress.filter((l) => l.startsWith('▶ s'))).toHaveLength(2);
     expect(progress.filter((l) => /^✓ s\d succeeded \(\d+\.\d s\)$/.test(l))).toHaveLength(2);
     expect(progress).toContain('verify round 1: score 0.90 → synthesize');
-    expect(progress.at(-1)).toMatch(/^— completed · \d+\.\d s · \d+ in \/ \d+ out tokens · (\$\d+\.\d{4}|cost unknown) · 5 model calls · 0 tool calls$/);
+    expect(progress.at(-1)).toMatch(
+      /^— completed · \d+\.\d s · \d+ in \/ \d+ out tokens · (\$\d+\.\d{4}|cost unknown) · 5 model calls · 0 tool calls$/,
+    );
   });
 });

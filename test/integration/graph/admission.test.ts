@@ -22,11 +22,19 @@ it('admits a run within its caller limit, and refuses the next one with the limi
 
   const second = p.engine.start({ query: 'hello again', protocol: 'test', caller: { id: 'admission-a' } });
   const refused = await second.admission;
-  expect(refused).toEqual({ admitted: false, error: expect.stringMatching(/^rate limit: caller "admission-a" may start 1 runs per minute/), retryAfterMs: expect.any(Number) });
+  expect(refused).toEqual({
+    admitted: false,
+    error: expect.stringMatching(/^rate limit: caller "admission-a" may start 1 runs per minute/),
+    retryAfterMs: expect.any(Number),
+  });
   if (refused.admitted) throw new Error('unreachable: checked above');
   expect(refused.retryAfterMs).toBeGreaterThan(0);
   expect(refused.retryAfterMs).toBeLessThanOrEqual(60_000);
-  expect(await second.result).toMatchObject({ status: 'blocked', error: refused.error, retryAfterMs: refused.retryAfterMs });
+  expect(await second.result).toMatchObject({
+    status: 'blocked',
+    error: refused.error,
+    retryAfterMs: refused.retryAfterMs,
+  });
   expect(requestsOf(second.id)).toHaveLength(0);
 
   // Another caller has its own limit.

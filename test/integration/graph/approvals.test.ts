@@ -44,7 +44,11 @@ async function runWithDecision(query: string, decide: (toolCallId: string) => To
     if (e.type === 'approval.requested' && e.request.kind === 'tool') {
       writesWhenAsked = mcp.state.writes.length;
       const call = e.request.toolCalls[0]!;
-      const answer = p.approvals.resolve(e.request.id, { kind: 'tool', decisions: { [call.toolCallId]: decide(call.toolCallId) }, feedback }, 'tester');
+      const answer = p.approvals.resolve(
+        e.request.id,
+        { kind: 'tool', decisions: { [call.toolCallId]: decide(call.toolCallId) }, feedback },
+        'tester',
+      );
       expect(answer.ok).toBe(true);
     }
   }
@@ -66,11 +70,22 @@ describe('approval inside a step (real MCP server)', () => {
     expect(types).toEqual(['tool.started', 'approval.requested', 'approval.resolved', 'tool.finished']);
     const requested = ofType(events, 'approval.requested')[0]!.request;
     expect(requested).toMatchObject({ kind: 'tool', runId: result.runId, stepId: 's1' });
-    if (requested.kind === 'tool') expect(requested.toolCalls[0]).toMatchObject({ tool: 'notes/write_note', reason: 'annotations: destructiveHint', args: { path: 'standup.md', content: 'ship it' } });
+    if (requested.kind === 'tool')
+      expect(requested.toolCalls[0]).toMatchObject({
+        tool: 'notes/write_note',
+        reason: 'annotations: destructiveHint',
+        args: { path: 'standup.md', content: 'ship it' },
+      });
     expect(ofType(events, 'approval.resolved')[0]!.outcome).toMatchObject({ resolvedBy: 'human', actor: 'tester' });
     expect(ofType(events, 'tool.finished')[0]).toMatchObject({ status: 'ok', tool: 'notes/write_note' });
     const step = ofType(events, 'step.finished')[0]!;
-    expect(step.lineage!.toolCalls).toEqual([{ toolCallId: requested.kind === 'tool' ? requested.toolCalls[0]!.toolCallId : '', tool: 'notes/write_note', status: 'ok' }]);
+    expect(step.lineage!.toolCalls).toEqual([
+      {
+        toolCallId: requested.kind === 'tool' ? requested.toolCalls[0]!.toolCallId : '',
+        tool: 'notes/write_note',
+        status: 'ok',
+      },
+    ]);
     expect(step.output).toContain('wrote 7 chars to standup.md');
     expect(result.usage.toolCalls).toBe(1);
     // The broker audited the request and its decision in the knowledge graph.
@@ -102,7 +117,10 @@ describe('approval inside a step (real MCP server)', () => {
   });
 
   it('a read-only tool needs no approval', async () => {
-    const { result, events } = await p.run({ query: 'Read the meeting notes [[tool:notes/read_note {"path":"standup.md"}]]', mode: 'orchestrate' });
+    const { result, events } = await p.run({
+      query: 'Read the meeting notes [[tool:notes/read_note {"path":"standup.md"}]]',
+      mode: 'orchestrate',
+    });
     expect(result.status).toBe('completed');
     expect(ofType(events, 'approval.requested')).toHaveLength(0);
     expect(ofType(events, 'tool.finished')[0]).toMatchObject({ status: 'ok', result: 'note at standup.md: hello' });
@@ -119,7 +137,10 @@ describe('approval timeouts and cancellation', () => {
     });
     try {
       const before = mcp.state.writes.length;
-      const { result, events } = await quick.run({ query: 'Save the notes [[tool:notes/write_note {"path":"t.md","content":"x"}]]', mode: 'orchestrate' });
+      const { result, events } = await quick.run({
+        query: 'Save the notes [[tool:notes/write_note {"path":"t.md","content":"x"}]]',
+        mode: 'orchestrate',
+      });
       expect(result.status).toBe('completed');
       expect(ofType(events, 'approval.resolved')[0]!.outcome).toMatchObject({ resolvedBy: 'timeout' });
       const finished = ofType(events, 'tool.finished')[0]!;
@@ -132,7 +153,11 @@ describe('approval timeouts and cancellation', () => {
   });
 
   it('cancelling a run that waits on an approval settles the approval and ends the run cancelled', async () => {
-    const handle = p.engine.start({ query: 'Save the notes [[tool:notes/write_note {"path":"c.md","content":"x"}]]', mode: 'orchestrate', protocol: 'test' });
+    const handle = p.engine.start({
+      query: 'Save the notes [[tool:notes/write_note {"path":"c.md","content":"x"}]]',
+      mode: 'orchestrate',
+      protocol: 'test',
+    });
     const events: GraphEvent[] = [];
     for await (const e of handle.events()) {
       events.push(e);

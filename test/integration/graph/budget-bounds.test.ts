@@ -20,9 +20,17 @@ describe('a reservation covers the maximum output', () => {
   it('concurrent steps against a small token budget end within it plus at most one reserved call; each call is sent with the max output it reserved', async () => {
     const budget = 5_000;
     const maxOutput = 1_500;
-    const pad = ' Cover origins, trade routes, preparation, chemistry, health, culture, economics and rituals in detail.'.repeat(8);
+    const pad =
+      ' Cover origins, trade routes, preparation, chemistry, health, culture, economics and rituals in detail.'.repeat(
+        8,
+      );
     const query = `Write a thorough report on tea, coffee, cocoa and mate.${pad} [[steps:4]] [[latency:150]]`;
-    const { result, events } = await wide.run({ query, mode: 'orchestrate', budget: { tokens: budget }, caller: { id: 'bounds-a' } });
+    const { result, events } = await wide.run({
+      query,
+      mode: 'orchestrate',
+      budget: { tokens: budget },
+      caller: { id: 'bounds-a' },
+    });
     expect(result.status).toBe('blocked');
     expect(result.error).toMatch(/^token budget: run has used \d+ of 5000 tokens/);
     // (Before reservations covered the output, this run used 6,750 of 5,000 tokens.)
@@ -53,10 +61,17 @@ async function threadRuns(p: TestParley): Promise<void> {
     const threadId = 'bounds-thread-1';
     const seen: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const { result } = await p.run({ query: `Tell me about tea, part ${i} [[steps:2]]`, mode: 'orchestrate', threadId, caller: { id: 'bounds-c' } });
+      const { result } = await p.run({
+        query: `Tell me about tea, part ${i} [[steps:2]]`,
+        mode: 'orchestrate',
+        threadId,
+        caller: { id: 'bounds-c' },
+      });
       seen.push(result.status);
       if (result.status === 'blocked') {
-        expect(result.error).toMatch(/^thread token budget: thread "bounds-thread-1" has used \d+ of 4000 tokens in this window$/);
+        expect(result.error).toMatch(
+          /^thread token budget: thread "bounds-thread-1" has used \d+ of 4000 tokens in this window$/,
+        );
         break;
       }
     }
@@ -73,7 +88,11 @@ async function threadRuns(p: TestParley): Promise<void> {
 
 describe('prices', () => {
   it('a model without a price is refused before its call is sent, naming the model and the fix', async () => {
-    const { result } = await p.run({ query: 'hello', models: { default: 'mystery-model-9000', router: 'mystery-model-9000' }, caller: { id: 'bounds-e' } });
+    const { result } = await p.run({
+      query: 'hello',
+      models: { default: 'mystery-model-9000', router: 'mystery-model-9000' },
+      caller: { id: 'bounds-e' },
+    });
     expect(result.status).toBe('blocked');
     expect(result.error).toMatch(/model "mystery-model-9000" has no price .*prices\.json.*PARLEY_FREE_MODELS/);
     expect(callsOf(p.scripted.requests, result.runId)).toHaveLength(0);

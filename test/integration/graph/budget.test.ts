@@ -8,7 +8,11 @@ const p = useTestParley({ config: { budget: { caller: { runsPerMinute: 3 } } } }
 describe('usage guard', () => {
   it('blocks before the model call that would exceed the call budget (the server never sees it)', async () => {
     // route, graph_plan, 2 specialist calls, verification = 5; the synthesizer would be the 6th.
-    const { result, events } = await p.run({ query: 'Write a report on coffee [[steps:2]]', budget: { modelCalls: 5 }, caller: { id: 'budget-a' } });
+    const { result, events } = await p.run({
+      query: 'Write a report on coffee [[steps:2]]',
+      budget: { modelCalls: 5 },
+      caller: { id: 'budget-a' },
+    });
     expect(result.status).toBe('blocked');
     expect(result.error).toBe('model call budget: run has made 5 of 5 model calls');
     const calls = callsOf(p.scripted.requests, result.runId);
@@ -20,7 +24,11 @@ describe('usage guard', () => {
   });
 
   it('blocks on the token budget by reservation, before sending the call', async () => {
-    const { result } = await p.run({ query: 'Write a report on tea [[steps:2]]', budget: { tokens: 50 }, caller: { id: 'budget-b' } });
+    const { result } = await p.run({
+      query: 'Write a report on tea [[steps:2]]',
+      budget: { tokens: 50 },
+      caller: { id: 'budget-b' },
+    });
     expect(result.status).toBe('blocked');
     expect(result.error).toMatch(/^token budget: run has used 0 of 50 tokens and the next call needs about \d+$/);
     expect(callsOf(p.scripted.requests, result.runId)).toHaveLength(0);
@@ -28,9 +36,17 @@ describe('usage guard', () => {
 
   it('reserves the estimated cost of the next call (priced model) and blocks before sending it', async () => {
     const models = Object.fromEntries(MODEL_ROLES.map((r) => [r, 'gpt-4o']));
-    const { result } = await p.run({ query: 'Write a report on cheese [[steps:2]]', mode: 'orchestrate', models, budget: { costUsd: 0.004 }, caller: { id: 'budget-e' } });
+    const { result } = await p.run({
+      query: 'Write a report on cheese [[steps:2]]',
+      mode: 'orchestrate',
+      models,
+      budget: { costUsd: 0.004 },
+      caller: { id: 'budget-e' },
+    });
     expect(result.status).toBe('blocked');
-    expect(result.error).toMatch(/^cost budget: run has spent \$0\.00\d+ of \$0\.004 and the next call needs about \$0\.000\d+$/);
+    expect(result.error).toMatch(
+      /^cost budget: run has spent \$0\.00\d+ of \$0\.004 and the next call needs about \$0\.000\d+$/,
+    );
     expect(result.usage.costUsd).toBeGreaterThan(0);
     // Every call the server saw was counted and paid for; the refused one never went out.
     expect(callsOf(p.scripted.requests, result.runId)).toHaveLength(result.usage.modelCalls);
@@ -38,14 +54,22 @@ describe('usage guard', () => {
   });
 
   it('ignores overrides that would raise a budget', async () => {
-    const { result } = await p.run({ query: 'hello', budget: { modelCalls: 10_000, tokens: 1 }, caller: { id: 'budget-c' } });
+    const { result } = await p.run({
+      query: 'hello',
+      budget: { modelCalls: 10_000, tokens: 1 },
+      caller: { id: 'budget-c' },
+    });
     expect(result.status).toBe('blocked');
     expect(result.error).toMatch(/token budget/);
   });
 
   it('ends the whole run blocked when a parallel step cannot reserve its call', async () => {
     // route + plan settle; two of three parallel steps reserve the last two calls; the third is refused.
-    const { result, events } = await p.run({ query: 'Write a report on cocoa [[steps:3]]', budget: { modelCalls: 4 }, caller: { id: 'budget-d' } });
+    const { result, events } = await p.run({
+      query: 'Write a report on cocoa [[steps:3]]',
+      budget: { modelCalls: 4 },
+      caller: { id: 'budget-d' },
+    });
     expect(result.status).toBe('blocked');
     expect(result.error).toBe('model call budget: run has made 4 of 4 model calls (2 still in flight)');
     const calls = callsOf(p.scripted.requests, result.runId);

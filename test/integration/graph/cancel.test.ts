@@ -7,14 +7,20 @@ const p = useTestParley({ latencyMs: 1500 });
 
 describe('cancel', () => {
   it('aborts in-flight model HTTP requests and ends the run cancelled', async () => {
-    const handle = p.engine.start({ query: 'Write a report on bread [[steps:2]]', mode: 'orchestrate', protocol: 'test' });
+    const handle = p.engine.start({
+      query: 'Write a report on bread [[steps:2]]',
+      mode: 'orchestrate',
+      protocol: 'test',
+    });
     const events: GraphEvent[] = [];
     let cancelled = false;
     for await (const e of handle.events()) {
       events.push(e);
       if (e.type === 'step.started' && ofType(events, 'step.started').length === 2 && !cancelled) {
         // Let both step calls reach the server, then cancel.
-        await vi.waitFor(() => expect(p.scripted.requests.filter((r) => r.runId === handle.id && r.role === 'specialist')).toHaveLength(2));
+        await vi.waitFor(() =>
+          expect(p.scripted.requests.filter((r) => r.runId === handle.id && r.role === 'specialist')).toHaveLength(2),
+        );
         cancelled = p.engine.cancel(handle.id, 'user pressed stop');
       }
     }

@@ -20,7 +20,9 @@ describe('council', () => {
     expect(advisors).toHaveLength(5);
     // Each advisor got its own thinking style.
     const styles = advisors.map((c) => JSON.stringify(c.body).match(/You are the ([A-Za-z-]+)[. ]/)?.[1]);
-    expect(new Set(styles)).toEqual(new Set(['Contrarian', 'First-Principles', 'Expansionist', 'Outsider', 'Executor']));
+    expect(new Set(styles)).toEqual(
+      new Set(['Contrarian', 'First-Principles', 'Expansionist', 'Outsider', 'Executor']),
+    );
     // Reviewers saw labels A–E, not advisor names.
     const reviews = calls.filter((c) => c.schemaName === 'council_review');
     expect(reviews).toHaveLength(3);
@@ -73,7 +75,9 @@ describe('council models', () => {
     try {
       const advisorModels = ['model-a', 'model-b', 'model-c', 'model-d', 'model-e'];
       // Every model a run calls needs a price (issue #12 §5); these stand-ins are free.
-      const prices = createPriceCatalog(Object.fromEntries(['scripted', ...advisorModels].map((m) => [m, { input: 0, output: 0 }])));
+      const prices = createPriceCatalog(
+        Object.fromEntries(['scripted', ...advisorModels].map((m) => [m, { input: 0, output: 0 }])),
+      );
       const engine = new Engine({ ...q.deps, prices, councilAdvisorModels: advisorModels });
       const handle = engine.start({ query: 'Should we open a second office?', mode: 'council', protocol: 'test' });
       expect((await handle.result).status).toBe('completed');

@@ -33,13 +33,17 @@ describe('a failed step', () => {
 
     // The verifier was shown the failure and named the failed and skipped steps.
     const verifyCalls = callsOf(p.scripted.requests, result.runId, 'verification');
-    expect(JSON.stringify(verifyCalls[0]!.body)).toMatch(/\\"id\\":\\"a\\",\\"specialist\\":\\"writer\\",\\"status\\":\\"failed\\"/);
+    expect(JSON.stringify(verifyCalls[0]!.body)).toMatch(
+      /\\"id\\":\\"a\\",\\"specialist\\":\\"writer\\",\\"status\\":\\"failed\\"/,
+    );
     const verdicts = ofType(events, 'verify.result');
     expect(verdicts[0]).toMatchObject({ round: 1, score: 0.5, next: 'retry_failed' });
     expect(verdicts[0]!.failedStepIds.sort()).toEqual(['a', 'b']);
 
     // Round 2 re-ran only a (and b behind it), never c; then the bound was reached.
-    const secondRound = ofType(events, 'step.started').filter((e) => e.attempt === 2).map((e) => e.stepId);
+    const secondRound = ofType(events, 'step.started')
+      .filter((e) => e.attempt === 2)
+      .map((e) => e.stepId);
     expect(secondRound).toEqual(['a']);
     expect(ofType(events, 'step.started').filter((e) => e.stepId === 'c')).toHaveLength(1);
     expect(verdicts.at(-1)).toMatchObject({ round: 2, next: 'exhausted' });

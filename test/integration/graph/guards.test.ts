@@ -14,21 +14,32 @@ describe('engine guards', () => {
   it('the watchdog fails a run that makes too many node transitions, with the reason', async () => {
     p = await createTestParley({ config: { engine: { maxTransitions: 4 } } });
     const { result, events } = await p.run({ query: 'Write a report on tides [[steps:1]]', mode: 'orchestrate' });
-    expect(result).toMatchObject({ status: 'failed', error: 'watchdog: the run made more than 4 node transitions (last node: dispatcher)' });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: 'watchdog: the run made more than 4 node transitions (last node: dispatcher)',
+    });
     expect(ofType(events, 'node.started')).toHaveLength(4);
     expect(ofType(events, 'run.finished')).toHaveLength(1);
   });
 
   it('the wall-time budget ends a slow run blocked', async () => {
     p = await createTestParley({ latencyMs: 400 });
-    const { result } = await p.run({ query: 'Write a report on rivers [[steps:1]]', mode: 'orchestrate', budget: { wallTimeMs: 250 } });
+    const { result } = await p.run({
+      query: 'Write a report on rivers [[steps:1]]',
+      mode: 'orchestrate',
+      budget: { wallTimeMs: 250 },
+    });
     expect(result.status).toBe('blocked');
     expect(result.error).toBe('wall time budget: the run took longer than 250 ms');
   });
 
   it('a slow consumer is detached with an error while the run and other consumers go on', async () => {
     p = await createTestParley({ config: { engine: { eventBuffer: 5 } } });
-    const handle = p.engine.start({ query: 'Write a report on bridges [[steps:2]]', mode: 'orchestrate', protocol: 'test' });
+    const handle = p.engine.start({
+      query: 'Write a report on bridges [[steps:2]]',
+      mode: 'orchestrate',
+      protocol: 'test',
+    });
     const slow = handle.events()[Symbol.asyncIterator]();
     const first = await slow.next(); // reads run.started, then stops reading
     expect(first.value).toMatchObject({ type: 'run.started' });

@@ -26,10 +26,28 @@ describe('what a run teaches', () => {
     const plan: GraphPlan = {
       rationale: 'seeded',
       steps: [
-        { id: 'facts', specialist: 'researcher', objective: 'Gather the release facts FAILS-HERE', dependsOn: [], phase: 'research' },
-        { id: 'notes', specialist: 'writer', objective: 'Write release notes from {{facts.result}}', dependsOn: ['facts'], phase: 'execution' },
+        {
+          id: 'facts',
+          specialist: 'researcher',
+          objective: 'Gather the release facts FAILS-HERE',
+          dependsOn: [],
+          phase: 'research',
+        },
+        {
+          id: 'notes',
+          specialist: 'writer',
+          objective: 'Write release notes from {{facts.result}}',
+          dependsOn: ['facts'],
+          phase: 'execution',
+        },
         // An independent step that succeeds: the verifier retries the failed step instead of re-planning.
-        { id: 'risks', specialist: 'architect', objective: 'List the release risks', dependsOn: [], phase: 'execution' },
+        {
+          id: 'risks',
+          specialist: 'architect',
+          objective: 'List the release risks',
+          dependsOn: [],
+          phase: 'execution',
+        },
       ],
     };
     await provenTeam(p.store, query, plan);
@@ -54,7 +72,10 @@ describe('what a run teaches', () => {
 
   it('a run blocked by its budget after verification teaches nothing (no team use, no proficiency)', async () => {
     const query = 'Summarise the changelog for the quarterly report';
-    await provenTeam(p.store, query, { rationale: 'seeded', steps: [{ id: 's1', specialist: 'writer', objective: query, dependsOn: [], phase: 'execution' }] });
+    await provenTeam(p.store, query, {
+      rationale: 'seeded',
+      steps: [{ id: 's1', specialist: 'writer', objective: query, dependsOn: [], phase: 'execution' }],
+    });
     const teamBefore = await p.store.findTeamConfig(query);
     expect(teamBefore).toMatchObject({ uses: 1 });
     const writerBefore = await runsOf('writer');
@@ -69,7 +90,10 @@ describe('what a run teaches', () => {
 
   it('a run cancelled after verification teaches nothing', async () => {
     const query = 'Write the onboarding guide for new reviewers [[latency:300]]';
-    await provenTeam(p.store, query, { rationale: 'seeded', steps: [{ id: 's1', specialist: 'writer', objective: query, dependsOn: [], phase: 'execution' }] });
+    await provenTeam(p.store, query, {
+      rationale: 'seeded',
+      steps: [{ id: 's1', specialist: 'writer', objective: query, dependsOn: [], phase: 'execution' }],
+    });
     const writerBefore = await runsOf('writer');
     const handle = p.engine.start({ query, mode: 'orchestrate', protocol: 'test' });
     const events: GraphEvent[] = [];

@@ -15,17 +15,33 @@ describe('plan validation', () => {
     const ctx = createEngineContext(p.deps);
     const id = 'plan-validation-run';
     const query = 'ghost hunting tips for old castles';
-    const run = createRunState({ id, threadId: id, request: { query, protocol: 'test' }, startedAt: Date.now(), log: new RunEventLog(id, { buffer: 100 }) }, ctx);
+    const run = createRunState(
+      {
+        id,
+        threadId: id,
+        request: { query, protocol: 'test' },
+        startedAt: Date.now(),
+        log: new RunEventLog(id, { buffer: 100 }),
+      },
+      ctx,
+    );
     await loadSpecialists(run, ctx);
     // The planner is shown a candidate the registry does not know (as if it vanished after retrieval).
-    const ghost = { ...(await p.store.getSpecialist('writer'))!, id: 'ghost-hunter', description: 'ghost hunting in old castles', domains: ['ghost'] };
+    const ghost = {
+      ...(await p.store.getSpecialist('writer'))!,
+      id: 'ghost-hunter',
+      description: 'ghost hunting in old castles',
+      domains: ['ghost'],
+    };
     run.candidates = [{ specialist: ghost, relevance: 1, score: 1 }];
 
     const attempt = await planWithModel(run, ctx);
     expect(attempt).toEqual({ ok: false, errors: ['step "s1" uses unknown specialist "ghost-hunter"'] });
     const plans = callsOf(p.scripted.requests, id, 'graph_plan');
     expect(plans).toHaveLength(2);
-    expect(JSON.stringify(plans[1]!.body)).toContain('The previous plan was invalid:\\n- step \\"s1\\" uses unknown specialist \\"ghost-hunter\\"');
+    expect(JSON.stringify(plans[1]!.body)).toContain(
+      'The previous plan was invalid:\\n- step \\"s1\\" uses unknown specialist \\"ghost-hunter\\"',
+    );
   });
 
   it('does not reuse a proven team whose plan is no longer valid (a cycle), and plans instead', async () => {

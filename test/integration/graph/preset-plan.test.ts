@@ -17,17 +17,28 @@ describe('a preset plan', () => {
       rationale: 'given by the test',
       steps: [
         { id: 'log', specialist: 'writer', objective: 'Write the changelog' },
-        { id: 'guide', specialist: 'writer', objective: 'Write the upgrade guide from {{log.result}}', dependsOn: ['log'] },
+        {
+          id: 'guide',
+          specialist: 'writer',
+          objective: 'Write the upgrade guide from {{log.result}}',
+          dependsOn: ['log'],
+        },
       ],
     });
     // A proven team for the same query with another plan: the preset plan comes first.
-    await provenTeam(p.store, query, GraphPlanSchema.parse({ steps: [{ id: 'other', specialist: 'researcher', objective: 'Something else' }] }));
+    await provenTeam(
+      p.store,
+      query,
+      GraphPlanSchema.parse({ steps: [{ id: 'other', specialist: 'researcher', objective: 'Something else' }] }),
+    );
     expect(await p.store.findTeamConfig(query)).toBeDefined();
     p.givePlan(query, plan);
     const { result, events } = await p.run({ query, mode: 'auto' });
 
     expect(result.status).toBe('completed');
-    expect(ofType(events, 'route.decided')).toEqual([expect.objectContaining({ stage: 'preset_plan', candidates: ['writer'] })]);
+    expect(ofType(events, 'route.decided')).toEqual([
+      expect.objectContaining({ stage: 'preset_plan', candidates: ['writer'] }),
+    ]);
     expect(ofType(events, 'plan.ready')[0]!.plan.steps.map((s) => [s.id, s.specialist, s.dependsOn])).toEqual([
       ['log', 'writer', []],
       ['guide', 'writer', ['log']],

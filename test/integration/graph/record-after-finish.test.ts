@@ -9,7 +9,11 @@ const p = useTestParley({}, { each: true });
 
 describe('recording a run after run.finished', () => {
   it('result settles only once the run is recorded', async () => {
-    const handle = p.engine.start({ query: 'Write a report on the sales data [[steps:2]]', mode: 'orchestrate', protocol: 'test' });
+    const handle = p.engine.start({
+      query: 'Write a report on the sales data [[steps:2]]',
+      mode: 'orchestrate',
+      protocol: 'test',
+    });
     const types: string[] = [];
     for await (const e of handle.events()) types.push(e.type);
     expect(types.at(-1)).toBe('run.finished');
@@ -27,7 +31,11 @@ describe('recording a run after run.finished', () => {
       await recordRun(record);
       recorded++;
     };
-    const handle = p.engine.start({ query: 'Write a report on the weather data [[steps:2]]', mode: 'orchestrate', protocol: 'test' });
+    const handle = p.engine.start({
+      query: 'Write a report on the weather data [[steps:2]]',
+      mode: 'orchestrate',
+      protocol: 'test',
+    });
     for await (const e of handle.events()) if (e.type === 'run.finished') break;
     expect(recorded).toBe(0);
     await p.engine.close();

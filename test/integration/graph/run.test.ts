@@ -16,7 +16,17 @@ describe('a full run', () => {
 
     // The L0 path, in order.
     const nodes = ofType(events, 'node.started').map((e) => e.node);
-    expect(nodes).toEqual(['usage_guard', 'router', 'dispatcher', 'memory', 'dispatcher', 'execution_joiner', 'dispatcher', 'verifier', 'synthesizer']);
+    expect(nodes).toEqual([
+      'usage_guard',
+      'router',
+      'dispatcher',
+      'memory',
+      'dispatcher',
+      'execution_joiner',
+      'dispatcher',
+      'verifier',
+      'synthesizer',
+    ]);
     const order = (type: string) => events.findIndex((e) => e.type === type);
     expect(order('route.decided')).toBeLessThan(order('plan.ready'));
     expect(order('plan.ready')).toBeLessThan(order('step.started'));
@@ -34,7 +44,9 @@ describe('a full run', () => {
     expect(ofType(events, 'verify.result')[0]).toMatchObject({ round: 1, score: 0.9, next: 'synthesize' });
 
     // The answer is the concatenated deltas and cites the steps.
-    const answer = ofType(events, 'answer.delta').map((e) => e.text).join('');
+    const answer = ofType(events, 'answer.delta')
+      .map((e) => e.text)
+      .join('');
     expect(result.answer).toBe(answer);
     for (const s of plan.steps) expect(answer).toContain(`[${s.id}]`);
     const end = ofType(events, 'run.finished')[0]!;
@@ -72,7 +84,11 @@ describe('a full run', () => {
   });
 
   it('replays retained history to late and resuming consumers, and refuses a duplicate run id', async () => {
-    const handle = p.engine.start({ query: 'Write a short summary about coffee', protocol: 'test', mode: 'orchestrate' });
+    const handle = p.engine.start({
+      query: 'Write a short summary about coffee',
+      protocol: 'test',
+      mode: 'orchestrate',
+    });
     const result = await handle.result;
     const all: number[] = [];
     for await (const e of p.engine.get(handle.id)!.events()) all.push(e.seq);

@@ -12,7 +12,11 @@ describe('scheduling over the scripted model (100 ms per call)', () => {
     p.givePlan(
       query,
       GraphPlanSchema.parse({
-        steps: ['writer', 'typescript-programmer', 'qa', 'devops'].map((specialist, i) => ({ id: `p${i + 1}`, specialist, objective: `Part ${i + 1} of the release` })),
+        steps: ['writer', 'typescript-programmer', 'qa', 'devops'].map((specialist, i) => ({
+          id: `p${i + 1}`,
+          specialist,
+          objective: `Part ${i + 1} of the release`,
+        })),
       }),
     );
     const { result, events } = await p.run({ query, mode: 'orchestrate' });
@@ -25,11 +29,16 @@ describe('scheduling over the scripted model (100 ms per call)', () => {
     // Each step's own model call overlaps the others at the server too.
     const stepCalls = p.scripted.requests.filter((r) => r.runId === result.runId && r.role === 'specialist');
     expect(stepCalls).toHaveLength(4);
-    expect(Math.max(...stepCalls.map((c) => c.arrivedAt))).toBeLessThan(Math.min(...stepCalls.map((c) => c.finishedAt!)));
+    expect(Math.max(...stepCalls.map((c) => c.arrivedAt))).toBeLessThan(
+      Math.min(...stepCalls.map((c) => c.finishedAt!)),
+    );
   });
 
   it('runs a dependency chain in order and substitutes {{prev.result}} from the dependency', async () => {
-    const { result, events } = await p.run({ query: 'Write code then a report [[steps:3]] [[chain]]', mode: 'orchestrate' });
+    const { result, events } = await p.run({
+      query: 'Write code then a report [[steps:3]] [[chain]]',
+      mode: 'orchestrate',
+    });
     expect(result.status).toBe('completed');
     const plan = ofType(events, 'plan.ready')[0]!.plan;
     expect(plan.steps.map((s) => s.dependsOn)).toEqual([[], ['s1'], ['s2']]);
@@ -66,9 +75,20 @@ describe('phases', () => {
     const { result, events } = await p.run({ query, mode: 'orchestrate' });
     expect(result.status).toBe('completed');
     expect(ofType(events, 'node.started').map((e) => e.node)).toEqual([
-      'usage_guard', 'router', 'dispatcher', 'memory', 'dispatcher', 'research_joiner', 'dispatcher', 'execution_joiner', 'dispatcher', 'verifier', 'synthesizer',
+      'usage_guard',
+      'router',
+      'dispatcher',
+      'memory',
+      'dispatcher',
+      'research_joiner',
+      'dispatcher',
+      'execution_joiner',
+      'dispatcher',
+      'verifier',
+      'synthesizer',
     ]);
-    const idx = (type: string, id: string) => events.findIndex((e) => e.type === type && 'stepId' in e && e.stepId === id);
+    const idx = (type: string, id: string) =>
+      events.findIndex((e) => e.type === type && 'stepId' in e && e.stepId === id);
     expect(idx('step.started', 'w')).toBeGreaterThan(idx('step.finished', 'r1'));
     expect(idx('step.started', 'w')).toBeGreaterThan(idx('step.finished', 'r2'));
   });

@@ -10,7 +10,15 @@ import { silentLogger } from '../../../src/log.ts';
 import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
 import { ofType } from '../../support/run-events.ts';
 
-const base = { name: 'x', prompt: '', modelRole: 'specialist' as const, tools: [], sourceId: 'skills:specialists-test', available: true, domains: [] };
+const base = {
+  name: 'x',
+  prompt: '',
+  modelRole: 'specialist' as const,
+  tools: [],
+  sourceId: 'skills:specialists-test',
+  available: true,
+  domains: [],
+};
 
 let mcp: FixtureHttpServer;
 let peerServer: TestServer;
@@ -25,22 +33,49 @@ const peer = useTestParley();
 beforeAll(async () => {
   const app = new Hono();
   peerServer = await listen(app);
-  app.route('/', a2aRoutes({ engine: peer.engine, approvals: peer.approvals, store: peer.store, config: peer.config, logger: silentLogger, publicUrl: peerServer.url }));
+  app.route(
+    '/',
+    a2aRoutes({
+      engine: peer.engine,
+      approvals: peer.approvals,
+      store: peer.store,
+      config: peer.config,
+      logger: silentLogger,
+      publicUrl: peerServer.url,
+    }),
+  );
 });
 afterAll(async () => {
   await peerServer.close();
 });
 const p = useTestParley(() => {
   const specialists: SpecialistRecord[] = [
-    { ...base, id: 'notes-server', kind: 'mcp', endpoint: 'notes', description: 'The notes MCP server: reads and writes notes', domains: ['notes'] },
-    { ...base, id: 'remote-parley', kind: 'a2a', endpoint: peerServer.url, description: 'A remote agent that answers questions about tides', domains: ['tides'] },
+    {
+      ...base,
+      id: 'notes-server',
+      kind: 'mcp',
+      endpoint: 'notes',
+      description: 'The notes MCP server: reads and writes notes',
+      domains: ['notes'],
+    },
+    {
+      ...base,
+      id: 'remote-parley',
+      kind: 'a2a',
+      endpoint: peerServer.url,
+      description: 'A remote agent that answers questions about tides',
+      domains: ['tides'],
+    },
   ];
   return { roster: false, specialists, mcpServers: { notes: { url: mcp.mcpUrl } }, peers: new A2aPeerHost() };
 });
 
 describe('specialist kinds', () => {
-  it('mcp: the server\'s tools as a specialist, offered only that server\'s tools', async () => {
-    const { result, events } = await p.run({ query: 'Read the notes [[tool:notes/read_note {"path":"x.md"}]]', mode: 'orchestrate' });
+  it("mcp: the server's tools as a specialist, offered only that server's tools", async () => {
+    const { result, events } = await p.run({
+      query: 'Read the notes [[tool:notes/read_note {"path":"x.md"}]]',
+      mode: 'orchestrate',
+    });
     expect(result.status).toBe('completed');
     const step = ofType(events, 'step.finished')[0]!;
     expect(step).toMatchObject({ specialist: 'notes-server', status: 'succeeded', lineage: { kind: 'mcp' } });

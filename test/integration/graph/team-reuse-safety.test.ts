@@ -66,7 +66,11 @@ describe('router stage 1 reuses a team, never another task', () => {
     ['the direction reversed', 'Port our billing service from TypeScript to Python', /another order/],
     ['a negation', 'Never port our billing service from Python to TypeScript', /negation differs \("never" added\)/],
     ["a negation (don't)", "Don't port our billing service from Python to TypeScript", null],
-    ['a question instead of an instruction', 'Should we port our billing service from Python to TypeScript?', /a question where the team was taught by an instruction/],
+    [
+      'a question instead of an instruction',
+      'Should we port our billing service from Python to TypeScript?',
+      /a question where the team was taught by an instruction/,
+    ],
     ['another stack', 'Port our billing service from Python to Rust', null],
     ['another entity', 'Port our payroll service from Python to TypeScript', null],
   ];
@@ -94,7 +98,11 @@ describe('router stage 1 reuses a team, never another task', () => {
   it('route.decided names the team it refused, its similarity and the pattern, for the reversed direction', async () => {
     const caller = await taughtCaller();
     const { route } = await ask('Port our billing service from TypeScript to Python', caller);
-    expect(route.teamMatch).toMatchObject({ reused: false, similarity: 1, pattern: 'bill port python service typescript' });
+    expect(route.teamMatch).toMatchObject({
+      reused: false,
+      similarity: 1,
+      pattern: 'bill port python service typescript',
+    });
     expect(route.teamMatch!.teamConfigId).toMatch(/^team:/);
     expect(route.reason).toMatch(/not reused/);
   });
@@ -107,7 +115,9 @@ describe('router stage 1 reuses a team, never another task', () => {
     expect(team!.plan.taughtBy).toBe(TAUGHT);
     // So the taught query is still reused, and the reversed one still plans.
     expect((await ask(TAUGHT, caller)).route.stage).toBe('team_config');
-    expect((await ask('Port our billing service from TypeScript to Python', caller)).route.stage).not.toBe('team_config');
+    expect((await ask('Port our billing service from TypeScript to Python', caller)).route.stage).not.toBe(
+      'team_config',
+    );
   });
 });
 

@@ -21,7 +21,9 @@ describe('router stage 1: TeamConfig reuse', () => {
     // No routing and no planning call: stage 1 needs no model.
     expect(callsOf(p.scripted.requests, second.result.runId, 'graph_plan')).toHaveLength(0);
     expect(callsOf(p.scripted.requests, second.result.runId, 'route')).toHaveLength(0);
-    expect(ofType(second.events, 'plan.ready')[0]!.plan.steps.map((s) => s.specialist)).toEqual(firstPlan.steps.map((s) => s.specialist));
+    expect(ofType(second.events, 'plan.ready')[0]!.plan.steps.map((s) => s.specialist)).toEqual(
+      firstPlan.steps.map((s) => s.specialist),
+    );
 
     // The reuse is recorded: the run points at the team and the team's use count grew.
     const stored = await p.store.getRun(second.result.runId);

@@ -41,10 +41,20 @@ const p = useTestParley(() => ({
 describe('telemetry', () => {
   it('nests run → node → step → model call and tool call', async () => {
     exporter.reset();
-    const { result } = await p.run({ query: 'Read the meeting notes [[tool:notes/read_note {"path":"a.md"}]]', mode: 'orchestrate' });
+    const { result } = await p.run({
+      query: 'Read the meeting notes [[tool:notes/read_note {"path":"a.md"}]]',
+      mode: 'orchestrate',
+    });
     expect(result.status).toBe('completed');
     await processor.forceFlush();
-    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === exporter.getFinishedSpans().find((x) => x.name === 'run')!.spanContext().traceId);
+    const spans = exporter.getFinishedSpans().filter(
+      (s) =>
+        s.spanContext().traceId ===
+        exporter
+          .getFinishedSpans()
+          .find((x) => x.name === 'run')!
+          .spanContext().traceId,
+    );
     const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
     const parentOf = (s: (typeof spans)[number]) => byId.get(s.parentSpanContext?.spanId ?? '');
     const ancestors = (s: (typeof spans)[number]) => {
@@ -54,9 +64,15 @@ describe('telemetry', () => {
     };
 
     const run = spans.find((s) => s.name === 'run')!;
-    expect(run.attributes).toMatchObject({ 'parley.run_id': result.runId, 'parley.protocol': 'test', 'parley.mode': 'orchestrate' });
+    expect(run.attributes).toMatchObject({
+      'parley.run_id': result.runId,
+      'parley.protocol': 'test',
+      'parley.mode': 'orchestrate',
+    });
     const nodes = spans.filter((s) => s.name.startsWith('node '));
-    expect(nodes.map((s) => s.name)).toEqual(expect.arrayContaining(['node router', 'node dispatcher', 'node verifier', 'node synthesizer']));
+    expect(nodes.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['node router', 'node dispatcher', 'node verifier', 'node synthesizer']),
+    );
     for (const n of nodes) expect(parentOf(n)?.name).toBe('run');
 
     const step = spans.find((s) => s.name === 'step')!;

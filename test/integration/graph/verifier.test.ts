@@ -6,7 +6,8 @@ import { callsOf, ofType } from '../../support/run-events.ts';
 const p = useTestParley({ config: { engine: { maxVerifyRounds: 3 } } });
 
 // Distinct topics per test, so no test reuses a team an earlier one proved (stage 1).
-const run = (topic: string, directive: string) => p.run({ query: `Write a report on ${topic} [[steps:2]] ${directive}`, mode: 'orchestrate' });
+const run = (topic: string, directive: string) =>
+  p.run({ query: `Write a report on ${topic} [[steps:2]] ${directive}`, mode: 'orchestrate' });
 
 describe('verifier bands', () => {
   it('≥ 0.7 synthesizes at once', async () => {
@@ -25,7 +26,8 @@ describe('verifier bands', () => {
     ]);
     const retried = ofType(events, 'step.started').filter((e) => e.attempt === 2);
     expect(retried.map((e) => e.stepId).sort()).toEqual(verdicts[0]!.failedStepIds.sort());
-    for (const s of retried) expect(s.objective).toContain(`Feedback from verification of the previous attempt: ${verdicts[0]!.feedback}`);
+    for (const s of retried)
+      expect(s.objective).toContain(`Feedback from verification of the previous attempt: ${verdicts[0]!.feedback}`);
     expect(callsOf(p.scripted.requests, result.runId, 'graph_plan')).toHaveLength(1);
     expect(result.status).toBe('completed');
   });
@@ -56,7 +58,10 @@ describe('a verifier that cannot answer', () => {
   it('costs only the verification: the run answers unverified and says so', async () => {
     const q = await createTestParley({ faults: [{ role: 'verifier', fault: '500', times: 10 }] });
     try {
-      const { result, events } = await q.run({ query: 'Write a report on kelp forests [[steps:1]]', mode: 'orchestrate' });
+      const { result, events } = await q.run({
+        query: 'Write a report on kelp forests [[steps:1]]',
+        mode: 'orchestrate',
+      });
       expect(result.status).toBe('completed');
       expect(ofType(events, 'verify.result')).toHaveLength(0);
       expect(result.answer).toMatch(/^Note: verification could not run \(.*\)\. This is the best result\./);

@@ -22,7 +22,11 @@ let mcp: FixtureHttpServer;
 let api: TestServer;
 let host: McpToolHost;
 const records: ApprovalRecord[] = [];
-const broker = new ApprovalBroker({ timeoutMs: 30_000, defaultDecision: 'deny', recordApproval: async (r) => void records.push(r) });
+const broker = new ApprovalBroker({
+  timeoutMs: 30_000,
+  defaultDecision: 'deny',
+  recordApproval: async (r) => void records.push(r),
+});
 
 beforeAll(async () => {
   mcp = await startFixtureHttpServer();
@@ -32,7 +36,13 @@ beforeAll(async () => {
   api = await listen(app);
   host = new McpToolHost({
     servers: { fs: { url: mcp.mcpUrl } },
-    settings: { connect: 'lazy', timeoutMs: 10_000, breakerThreshold: 5, breakerCooldownMs: 30_000, resultMaxChars: 20_000 },
+    settings: {
+      connect: 'lazy',
+      timeoutMs: 10_000,
+      breakerThreshold: 5,
+      breakerCooldownMs: 30_000,
+      resultMaxChars: 20_000,
+    },
   });
 });
 afterAll(async () => {
@@ -46,14 +56,33 @@ afterAll(async () => {
 async function gatedCall(
   toolId: string,
   args: Record<string, unknown>,
-  opts: { runId: string; toolCallId: string; signal?: AbortSignal; timeoutMs?: number; onRequested?: (r: ApprovalRequest) => void },
+  opts: {
+    runId: string;
+    toolCallId: string;
+    signal?: AbortSignal;
+    timeoutMs?: number;
+    onRequested?: (r: ApprovalRequest) => void;
+  },
 ): Promise<{ ran: boolean; result?: ToolCallResult; feedback?: string; resolvedBy?: string }> {
   const signal = opts.signal ?? new AbortController().signal;
   const tool = (await host.getTool(toolId))!;
   const verdict = needsApproval(tool, 'annotations');
   if (verdict.required) {
     const { request, outcome } = broker.request(
-      { kind: 'tool', runId: opts.runId, toolCalls: [{ toolCallId: opts.toolCallId, tool: toolId, args, reason: verdict.reason, annotations: tool.annotations, inputSchema: tool.inputSchema }] },
+      {
+        kind: 'tool',
+        runId: opts.runId,
+        toolCalls: [
+          {
+            toolCallId: opts.toolCallId,
+            tool: toolId,
+            args,
+            reason: verdict.reason,
+            annotations: tool.annotations,
+            inputSchema: tool.inputSchema,
+          },
+        ],
+      },
       { signal, timeoutMs: opts.timeoutMs },
     );
     opts.onRequested?.(request);
@@ -63,7 +92,12 @@ async function gatedCall(
     if (d.type === 'deny') return { ran: false, feedback: decision.feedback, resolvedBy };
     if (d.type === 'edit') args = d.args;
   }
-  const result = await host.callTool(toolId, args, { runId: opts.runId, stepId: 's', toolCallId: opts.toolCallId, signal });
+  const result = await host.callTool(toolId, args, {
+    runId: opts.runId,
+    stepId: 's',
+    toolCallId: opts.toolCallId,
+    signal,
+  });
   return { ran: true, result };
 }
 
@@ -71,7 +105,8 @@ async function waitPending(runId: string): Promise<ApprovalRequest> {
   await expect.poll(() => broker.listPending(runId).length).toBe(1);
   return broker.listPending(runId)[0]!;
 }
-const approve = (body: unknown) => fetch(`${api.url}/api/approve`, { method: 'POST', headers, body: JSON.stringify(body) });
+const approve = (body: unknown) =>
+  fetch(`${api.url}/api/approve`, { method: 'POST', headers, body: JSON.stringify(body) });
 const writesTo = (path: string) => mcp.state.writes.filter((w) => w.path === path);
 
 describe('a destructive MCP tool call waits for a human', () => {
@@ -83,13 +118,20 @@ describe('a destructive MCP tool call waits for a human', () => {
 
   it('accept: the request is announced before the tool runs, then the tool runs', async () => {
     let writesAtRequest = -1;
-    const flow = gatedCall('fs/write_note', { path: 'accept.txt', content: 'v1' }, {
-      runId: 'r1',
-      toolCallId: 't1',
-      onRequested: () => (writesAtRequest = writesTo('accept.txt').length),
-    });
+    const flow = gatedCall(
+      'fs/write_note',
+      { path: 'accept.txt', content: 'v1' },
+      {
+        runId: 'r1',
+        toolCallId: 't1',
+        onRequested: () => (writesAtRequest = writesTo('accept.txt').length),
+      },
+    );
     const request = await waitPending('r1');
-    expect(request).toMatchObject({ kind: 'tool', toolCalls: [{ tool: 'fs/write_note', reason: 'annotations: destructiveHint' }] });
+    expect(request).toMatchObject({
+      kind: 'tool',
+      toolCalls: [{ tool: 'fs/write_note', reason: 'annotations: destructiveHint' }],
+    });
     expect(writesAtRequest).toBe(0);
     expect(writesTo('accept.txt')).toEqual([]);
     expect((await approve({ request_id: request.id, decisions: { t1: 'accept' } })).status).toBe(200);
@@ -121,7 +163,9 @@ describe('a destructive MCP tool call waits for a human', () => {
     const a = gatedCall('fs/write_note', { path: 'pa.txt', content: 'a' }, { runId: 'r4', toolCallId: 'ta' });
     const b = gatedCall('fs/write_note', { path: 'pb.txt', content: 'b' }, { runId: 'r4', toolCallId: 'tb' });
     await expect.poll(() => broker.listPending('r4').length).toBe(2);
-    const [ra, rb] = ['ta', 'tb'].map((id) => broker.listPending('r4').find((r) => r.kind === 'tool' && r.toolCalls[0]!.toolCallId === id)!);
+    const [ra, rb] = ['ta', 'tb'].map((id) =>
+      broker.listPending('r4').find((r) => r.kind === 'tool' && r.toolCalls[0]!.toolCallId === id)!,
+    );
     await approve({ request_id: rb!.id, decisions: { tb: 'accept' } });
     expect(await b).toMatchObject({ ran: true });
     expect(writesTo('pb.txt')).toHaveLength(1);
@@ -134,7 +178,11 @@ describe('a destructive MCP tool call waits for a human', () => {
 
   it('cancel while waiting: the approval is cancelled and no tool call is made', async () => {
     const controller = new AbortController();
-    const flow = gatedCall('fs/write_note', { path: 'cancel.txt', content: 'x' }, { runId: 'r5', toolCallId: 't5', signal: controller.signal });
+    const flow = gatedCall(
+      'fs/write_note',
+      { path: 'cancel.txt', content: 'x' },
+      { runId: 'r5', toolCallId: 't5', signal: controller.signal },
+    );
     const request = await waitPending('r5');
     controller.abort();
     expect(await flow).toMatchObject({ ran: false, resolvedBy: 'cancelled' });
@@ -142,12 +190,23 @@ describe('a destructive MCP tool call waits for a human', () => {
     const late = await approve({ request_id: request.id, decisions: { t5: 'accept' } });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { error: { code: string } }).error.code).toBe('already_resolved');
-    expect(records.find((r) => r.id === request.id && r.resolvedBy)).toMatchObject({ resolvedBy: 'cancelled', actor: 'system' });
+    expect(records.find((r) => r.id === request.id && r.resolvedBy)).toMatchObject({
+      resolvedBy: 'cancelled',
+      actor: 'system',
+    });
   });
 
   it('timeout: the default (deny) applies, is recorded, and the tool does not run', async () => {
-    const out = await gatedCall('fs/write_note', { path: 'timeout.txt', content: 'x' }, { runId: 'r6', toolCallId: 't6', timeoutMs: 50 });
-    expect(out).toMatchObject({ ran: false, resolvedBy: 'timeout', feedback: expect.stringMatching(/default \(deny\)/) });
+    const out = await gatedCall(
+      'fs/write_note',
+      { path: 'timeout.txt', content: 'x' },
+      { runId: 'r6', toolCallId: 't6', timeoutMs: 50 },
+    );
+    expect(out).toMatchObject({
+      ran: false,
+      resolvedBy: 'timeout',
+      feedback: expect.stringMatching(/default \(deny\)/),
+    });
     expect(writesTo('timeout.txt')).toEqual([]);
     const recorded = records.filter((r) => r.runId === 'r6');
     expect(recorded.at(-1)).toMatchObject({ resolvedBy: 'timeout', decision: { decisions: { t6: { type: 'deny' } } } });

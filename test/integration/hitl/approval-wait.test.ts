@@ -38,10 +38,15 @@ async function runToEnd(r: Rig, query: string): Promise<{ events: GraphEvent[]; 
   return { events, status: (await handle.result).status };
 }
 
-const of = <T extends GraphEvent['type']>(events: GraphEvent[], type: T) => events.filter((e) => e.type === type) as GraphEventOf<T>[];
+const of = <T extends GraphEvent['type']>(events: GraphEvent[], type: T) =>
+  events.filter((e) => e.type === type) as GraphEventOf<T>[];
 
 function lateAnswer(r: Rig, requestId: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${r.url}/api/approve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ request_id: requestId, ...body }) });
+  return fetch(`${r.url}/api/approve`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ request_id: requestId, ...body }),
+  });
 }
 
 describe('an unanswered approval outlives the step timeout', () => {
@@ -54,7 +59,11 @@ describe('an unanswered approval outlives the step timeout', () => {
     expect(asked).toHaveLength(1);
     const resolved = of(events, 'approval.resolved');
     expect(resolved).toHaveLength(1);
-    expect(resolved[0]!.outcome).toMatchObject({ requestId: asked[0]!.request.id, resolvedBy: 'timeout', actor: 'system' });
+    expect(resolved[0]!.outcome).toMatchObject({
+      requestId: asked[0]!.request.id,
+      resolvedBy: 'timeout',
+      actor: 'system',
+    });
     const waited = Date.parse(resolved[0]!.at) - Date.parse(asked[0]!.at);
     expect(waited).toBeGreaterThanOrEqual(APPROVAL_TIMEOUT_MS - 20);
 
@@ -66,7 +75,9 @@ describe('an unanswered approval outlives the step timeout', () => {
     expect(tool.error).toMatch(/denied by timeout/);
     expect(r.fixture.state.writes.some((w) => w.path === 'wait-deny.txt')).toBe(false);
 
-    const late = await lateAnswer(r, asked[0]!.request.id, { decisions: { [asked[0]!.request.kind === 'tool' ? asked[0]!.request.toolCalls[0]!.toolCallId : 'x']: 'accept' } });
+    const late = await lateAnswer(r, asked[0]!.request.id, {
+      decisions: { [asked[0]!.request.kind === 'tool' ? asked[0]!.request.toolCalls[0]!.toolCallId : 'x']: 'accept' },
+    });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { error: { code: string } }).error.code).toBe('already_resolved');
   });
@@ -88,7 +99,10 @@ describe('an unanswered approval outlives the step timeout', () => {
     const asked = of(events, 'approval.requested');
     expect(asked).toHaveLength(1);
     expect(asked[0]!.request.kind).toBe('elicitation');
-    expect(of(events, 'approval.resolved')[0]!.outcome).toMatchObject({ resolvedBy: 'timeout', decision: { kind: 'elicitation', action: 'cancel' } });
+    expect(of(events, 'approval.resolved')[0]!.outcome).toMatchObject({
+      resolvedBy: 'timeout',
+      decision: { kind: 'elicitation', action: 'cancel' },
+    });
     expect(of(events, 'step.started')).toHaveLength(1);
     expect(of(events, 'step.finished').map((s) => s.status)).toEqual(['succeeded']);
   });

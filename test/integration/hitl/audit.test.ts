@@ -9,7 +9,11 @@ let broker: ApprovalBroker;
 
 beforeAll(async () => {
   store = await openKuzuStore({ path: ':memory:' });
-  broker = new ApprovalBroker({ timeoutMs: 60_000, defaultDecision: 'deny', recordApproval: (r) => store.recordApproval(r) });
+  broker = new ApprovalBroker({
+    timeoutMs: 60_000,
+    defaultDecision: 'deny',
+    recordApproval: (r) => store.recordApproval(r),
+  });
 });
 afterAll(async () => {
   await broker.close();
@@ -18,7 +22,13 @@ afterAll(async () => {
 
 const ask = (runId: string, timeoutMs?: number) =>
   broker.request(
-    { kind: 'tool', runId, toolCalls: [{ toolCallId: 'c1', tool: 'fs/write_file', args: { path: 'a' }, reason: 'annotations: destructiveHint' }] },
+    {
+      kind: 'tool',
+      runId,
+      toolCalls: [
+        { toolCallId: 'c1', tool: 'fs/write_file', args: { path: 'a' }, reason: 'annotations: destructiveHint' },
+      ],
+    },
     { timeoutMs },
   );
 
@@ -44,6 +54,10 @@ describe('approval audit in the knowledge store', () => {
     await outcome;
     const records = await store.listApprovals('audit-2');
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ resolvedBy: 'human', actor: 'key-abc', decision: { decisions: { c1: { type: 'accept' } } } });
+    expect(records[0]).toMatchObject({
+      resolvedBy: 'human',
+      actor: 'key-abc',
+      decision: { decisions: { c1: { type: 'accept' } } },
+    });
   });
 });

@@ -64,7 +64,11 @@ function askWrite(runId = 'run-1', toolCallId = 'call-1') {
         tool: 'fs/write_file',
         args: { path: 'a.txt', content: 'x' },
         reason: 'annotations: destructiveHint',
-        inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+        inputSchema: {
+          type: 'object',
+          properties: { path: { type: 'string' }, content: { type: 'string' } },
+          required: ['path', 'content'],
+        },
       },
     ],
   });
@@ -95,13 +99,25 @@ describe('POST /api/approve and GET /api/approvals', () => {
 
   it('deny with feedback and edit with valid args', async () => {
     const denied = askWrite('run-2', 'd1');
-    expect((await post({ request_id: denied.request.id, decisions: { d1: 'deny' }, feedback: 'not there' })).status).toBe(200);
-    expect((await denied.outcome).decision).toEqual({ kind: 'tool', decisions: { d1: { type: 'deny' } }, feedback: 'not there' });
+    expect(
+      (await post({ request_id: denied.request.id, decisions: { d1: 'deny' }, feedback: 'not there' })).status,
+    ).toBe(200);
+    expect((await denied.outcome).decision).toEqual({
+      kind: 'tool',
+      decisions: { d1: { type: 'deny' } },
+      feedback: 'not there',
+    });
 
     const edited = askWrite('run-2', 'e1');
-    const res = await post({ request_id: edited.request.id, decisions: { e1: { edit: { path: 'b.txt', content: 'y' } } } });
+    const res = await post({
+      request_id: edited.request.id,
+      decisions: { e1: { edit: { path: 'b.txt', content: 'y' } } },
+    });
     expect(res.status).toBe(200);
-    expect((await edited.outcome).decision).toEqual({ kind: 'tool', decisions: { e1: { type: 'edit', args: { path: 'b.txt', content: 'y' } } } });
+    expect((await edited.outcome).decision).toEqual({
+      kind: 'tool',
+      decisions: { e1: { type: 'edit', args: { path: 'b.txt', content: 'y' } } },
+    });
   });
 
   it('400 naming the field for bad bodies and invalid edits; the request stays pending', async () => {
@@ -122,7 +138,9 @@ describe('POST /api/approve and GET /api/approvals', () => {
     }
     const badEdit = await post({ request_id: request.id, decisions: { c1: { edit: { path: 3 } } } });
     expect(badEdit.status).toBe(400);
-    expect(await json(badEdit)).toMatchObject({ error: { code: 'invalid_decision', message: expect.stringMatching(/input schema/) } });
+    expect(await json(badEdit)).toMatchObject({
+      error: { code: 'invalid_decision', message: expect.stringMatching(/input schema/) },
+    });
     const missing = await post({ request_id: request.id, decisions: {} });
     expect(missing.status).toBe(400);
     expect(broker.get(request.id)).toBeDefined();
@@ -140,7 +158,9 @@ describe('POST /api/approve and GET /api/approvals', () => {
     const b = askWrite('run-b');
     const auth = { authorization: `Bearer ${KEY}` };
     const all = await json(await fetch(`${server.url}/api/approvals`, { headers: auth }));
-    expect(all.approvals.map((r: ApprovalRequest) => r.id)).toEqual(expect.arrayContaining([a.request.id, b.request.id]));
+    expect(all.approvals.map((r: ApprovalRequest) => r.id)).toEqual(
+      expect.arrayContaining([a.request.id, b.request.id]),
+    );
     const onlyA = await json(await fetch(`${server.url}/api/approvals?runId=run-a`, { headers: auth }));
     expect(onlyA.approvals.map((r: ApprovalRequest) => r.id)).toEqual([a.request.id]);
     const one = await fetch(`${server.url}/api/approvals/${b.request.id}`, { headers: auth });

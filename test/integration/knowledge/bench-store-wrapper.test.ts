@@ -41,7 +41,13 @@ describe("the benchmark's store wrapper (withoutWrites)", () => {
     expect(ranked).toEqual(await store.retrieveSpecialists(query, 3));
 
     await wrapped.recordRun(benchRun('dropped'));
-    await wrapped.recordApproval({ id: 'a-1', runId: 'dropped', kind: 'tool', request: {}, requestedAt: '2026-01-01T00:00:00.000Z' });
+    await wrapped.recordApproval({
+      id: 'a-1',
+      runId: 'dropped',
+      kind: 'tool',
+      request: {},
+      requestedAt: '2026-01-01T00:00:00.000Z',
+    });
     expect(await store.getRun('dropped')).toBeUndefined();
     expect(await wrapped.listApprovals('dropped')).toEqual([]);
 

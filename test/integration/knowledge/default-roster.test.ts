@@ -18,13 +18,22 @@ describe('the shipped roster and MCP servers', () => {
     const store = await openKuzuStore({ path: ':memory:' });
     try {
       const mcpConfig = loadMcpConfig('mcp_config.json', { PARLEY_DATA_DIR: dataDir });
-      const report = await ingestAll({ store, mcpConfig, skillsDirs: ['specialists'], a2aPeers: [], discoveryTimeoutMs: 30_000 });
+      const report = await ingestAll({
+        store,
+        mcpConfig,
+        skillsDirs: ['specialists'],
+        a2aPeers: [],
+        discoveryTimeoutMs: 30_000,
+      });
       expect(report.unavailable).toEqual([]);
       expect(report.skippedFiles).toEqual([]);
 
       const write = await store.getTool('filesystem/write_file');
       expect(write?.annotations.destructiveHint).toBe(true);
-      expect(write?.inputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['path', 'content']) });
+      expect(write?.inputSchema).toMatchObject({
+        type: 'object',
+        required: expect.arrayContaining(['path', 'content']),
+      });
       const fs = mcpConfig.servers.find((s) => s.name === 'filesystem')!;
       expect(configRequiresApproval(fs, 'write_file')).toBe(true);
       expect((await store.listTools('memory')).map((t) => t.name)).toContain('search_nodes');
@@ -32,7 +41,9 @@ describe('the shipped roster and MCP servers', () => {
       // Roster tool patterns resolved against the live tools.
       const ts = await store.getSpecialist('typescript-programmer');
       expect(ts?.tools).toContain('filesystem/write_file');
-      expect((await store.getSpecialist('researcher'))?.tools).toEqual(expect.arrayContaining(['memory/search_nodes', 'filesystem/read_text_file']));
+      expect((await store.getSpecialist('researcher'))?.tools).toEqual(
+        expect.arrayContaining(['memory/search_nodes', 'filesystem/read_text_file']),
+      );
       for (const s of await store.listSpecialists({ kind: 'prompt' })) {
         for (const t of s.tools) expect(await store.getTool(t), `${s.id} uses ${t}`).toBeDefined();
       }

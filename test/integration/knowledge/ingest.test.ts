@@ -44,12 +44,19 @@ function mcpConfig(extra: { invoicesTools?: string; remoteUrl?: string } = {}) {
         command: process.execPath,
         args: ['--import', 'tsx', STDIO_FIXTURE],
         cwd: process.cwd(),
-        env: { FIXTURE_GREETING: '${GREETING}', FIXTURE_TOOLS: extra.invoicesTools ?? 'lookup_invoice,delete_invoice,greet' },
+        env: {
+          FIXTURE_GREETING: '${GREETING}',
+          FIXTURE_TOOLS: extra.invoicesTools ?? 'lookup_invoice,delete_invoice,greet',
+        },
         disabledTools: ['delete_invoice'],
         domains: ['finance'],
         requireApproval: ['delete_invoice'],
       },
-      remote: { url: '${REMOTE_URL}', transport: 'streamable-http', headers: { Authorization: 'Bearer ${REMOTE_TOKEN}' } },
+      remote: {
+        url: '${REMOTE_URL}',
+        transport: 'streamable-http',
+        headers: { Authorization: 'Bearer ${REMOTE_TOKEN}' },
+      },
       crashes: { command: process.execPath, args: ['-e', 'console.error("fixture: cannot start"); process.exit(3)'] },
       refused: { url: 'http://127.0.0.1:1/mcp' },
       off: { url: '${NOT_SET_ANYWHERE}', disabled: true },
@@ -103,13 +110,23 @@ describe('ingestion', () => {
 
     // stdio server: env expanded into the child process, disabled tool left out, annotations kept.
     const invoices = await store.getSpecialist('invoices');
-    expect(invoices).toMatchObject({ kind: 'mcp', endpoint: 'invoices', available: true, domains: ['finance'], sourceId: 'mcp:invoices' });
+    expect(invoices).toMatchObject({
+      kind: 'mcp',
+      endpoint: 'invoices',
+      available: true,
+      domains: ['finance'],
+      sourceId: 'mcp:invoices',
+    });
     expect(invoices?.tools).toEqual(['invoices/greet', 'invoices/lookup_invoice']);
     expect(invoices?.description).toContain('Looks up and manages invoices.');
     expect((await store.getTool('invoices/greet'))?.description).toBe('Says bonjour.');
     const lookup = await store.getTool('invoices/lookup_invoice');
     expect(lookup?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false, title: 'Look up invoice' });
-    expect(lookup?.inputSchema).toMatchObject({ type: 'object', properties: { number: { type: 'string', description: 'invoice number' } }, required: ['number'] });
+    expect(lookup?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { number: { type: 'string', description: 'invoice number' } },
+      required: ['number'],
+    });
     expect(await store.getTool('invoices/delete_invoice')).toBeUndefined();
 
     // HTTP server: reached with the expanded bearer header.
@@ -128,36 +145,74 @@ describe('ingestion', () => {
 
     // SKILL.md folder: good file in, `invoices/*` expanded; bad files reported with path and reason.
     const clerk = await store.getSpecialist('invoice-clerk');
-    expect(clerk).toMatchObject({ kind: 'prompt', prompt: 'You are an invoice clerk.', tools: ['invoices/greet', 'invoices/lookup_invoice'] });
+    expect(clerk).toMatchObject({
+      kind: 'prompt',
+      prompt: 'You are an invoice clerk.',
+      tools: ['invoices/greet', 'invoices/lookup_invoice'],
+    });
     expect(report.skippedFiles.map((s) => s.path.split('/').pop()).sort()).toEqual(['broken.md', 'vague.md']);
     expect(report.skippedFiles.find((s) => s.path.endsWith('broken.md'))?.reason).toMatch(/not valid YAML/);
     expect(report.skippedFiles.find((s) => s.path.endsWith('vague.md'))?.reason).toMatch(/description/);
 
     // A2A cards, both shapes.
     const weather = await store.getSpecialist('a2a-weather-oracle');
-    expect(weather).toMatchObject({ kind: 'a2a', endpoint: `${cards.url}/weather`, domains: ['weather', 'forecast'], available: true });
+    expect(weather).toMatchObject({
+      kind: 'a2a',
+      endpoint: `${cards.url}/weather`,
+      domains: ['weather', 'forecast'],
+      available: true,
+    });
     expect(weather?.description).toContain('Daily weather forecast');
     const currency = await store.getSpecialist('a2a-currency-agent');
-    expect(currency).toMatchObject({ kind: 'a2a', endpoint: `${cards.url}/currency`, domains: ['finance', 'currency'] });
+    expect(currency).toMatchObject({
+      kind: 'a2a',
+      endpoint: `${cards.url}/currency`,
+      domains: ['finance', 'currency'],
+    });
 
     // What was ingested is retrievable.
-    expect((await store.retrieveSpecialists('what is the rain forecast for Paris tomorrow', 3))[0]?.specialist.id).toBe('a2a-weather-oracle');
-    expect((await store.retrieveSpecialists('convert 100 USD to EUR currency', 3))[0]?.specialist.id).toBe('a2a-currency-agent');
+    expect((await store.retrieveSpecialists('what is the rain forecast for Paris tomorrow', 3))[0]?.specialist.id).toBe(
+      'a2a-weather-oracle',
+    );
+    expect((await store.retrieveSpecialists('convert 100 USD to EUR currency', 3))[0]?.specialist.id).toBe(
+      'a2a-currency-agent',
+    );
     expect(report.specialists).toBe(5); // invoices, remote, invoice-clerk, 2 peers
     expect(report.tools).toBe(3);
   });
 
   it('re-ingesting unchanged sources changes nothing', async () => {
     await ingestAll(deps);
-    const before = { specialists: await store.listSpecialists(), tools: await store.listTools(), sources: await Promise.all(['mcp:invoices', 'skills:' + deps.skillsDirs[0], `a2a:${cards.url}/weather`].map((id) => store.getSource(id))) };
+    const before = {
+      specialists: await store.listSpecialists(),
+      tools: await store.listTools(),
+      sources: await Promise.all(
+        ['mcp:invoices', 'skills:' + deps.skillsDirs[0], `a2a:${cards.url}/weather`].map((id) => store.getSource(id)),
+      ),
+    };
     const again = await ingestAll(deps);
-    expect(again.sources.filter((s) => s.outcome === 'unchanged').map((s) => s.id).sort()).toEqual(
-      ['mcp:invoices', 'mcp:remote', `skills:${deps.skillsDirs[0]}`, `a2a:${cards.url}/weather`, `a2a:${cards.url}/currency`].sort(),
+    expect(
+      again.sources
+        .filter((s) => s.outcome === 'unchanged')
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(
+      [
+        'mcp:invoices',
+        'mcp:remote',
+        `skills:${deps.skillsDirs[0]}`,
+        `a2a:${cards.url}/weather`,
+        `a2a:${cards.url}/currency`,
+      ].sort(),
     );
     expect(again.specialists).toBe(0);
     expect(await store.listSpecialists()).toEqual(before.specialists);
     expect(await store.listTools()).toEqual(before.tools);
-    expect(await Promise.all(['mcp:invoices', 'skills:' + deps.skillsDirs[0], `a2a:${cards.url}/weather`].map((id) => store.getSource(id)))).toEqual(before.sources);
+    expect(
+      await Promise.all(
+        ['mcp:invoices', 'skills:' + deps.skillsDirs[0], `a2a:${cards.url}/weather`].map((id) => store.getSource(id)),
+      ),
+    ).toEqual(before.sources);
   });
 
   it('marks what a source no longer lists as gone, and brings it back when it returns', async () => {
@@ -173,7 +228,9 @@ describe('ingestion', () => {
     expect((await store.getSpecialist('invoice-clerk'))?.available).toBe(false);
     expect((await store.getSpecialist('a2a-currency-agent'))?.available).toBe(false);
     expect(report.sources).toContainEqual({ id: `a2a:${peers[1]}`, kind: 'a2a', outcome: 'removed' });
-    expect((await store.retrieveSpecialists('convert currency', 5)).map((c) => c.specialist.id)).not.toContain('a2a-currency-agent');
+    expect((await store.retrieveSpecialists('convert currency', 5)).map((c) => c.specialist.id)).not.toContain(
+      'a2a-currency-agent',
+    );
 
     await ingestAll(deps); // the peer is configured again
     expect((await store.getSpecialist('a2a-currency-agent'))?.available).toBe(true);
@@ -183,15 +240,21 @@ describe('ingestion', () => {
     const env = { ...deps.env, REMOTE_TOKEN: undefined };
     const attempt = ingestAll({ ...deps, env });
     await expect(attempt).rejects.toBeInstanceOf(McpConfigError);
-    await expect(ingestAll({ ...deps, env })).rejects.toThrow(/mcpServers\.remote\.headers\.Authorization uses \$\{REMOTE_TOKEN\}, but the environment variable REMOTE_TOKEN is not set/);
+    await expect(ingestAll({ ...deps, env })).rejects.toThrow(
+      /mcpServers\.remote\.headers\.Authorization uses \$\{REMOTE_TOKEN\}, but the environment variable REMOTE_TOKEN is not set/,
+    );
     expect(await store.listSpecialists()).toEqual([]);
   });
 
   it('an A2A peer that does not answer is recorded unavailable', async () => {
-    const report = await ingestAll({ ...deps, mcpConfigPath: undefined, skillsDirs: [], a2aPeers: [`${cards.url}/nobody`] });
+    const report = await ingestAll({
+      ...deps,
+      mcpConfigPath: undefined,
+      skillsDirs: [],
+      a2aPeers: [`${cards.url}/nobody`],
+    });
     expect(report.unavailable).toHaveLength(1);
     expect(report.unavailable[0]?.source).toBe(`a2a:${cards.url}/nobody`);
     expect((await store.getSource(`a2a:${cards.url}/nobody`))?.status).toBe('unavailable');
   });
 });
-

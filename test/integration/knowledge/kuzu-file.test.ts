@@ -76,12 +76,17 @@ describe('Kuzu store on a file', () => {
       await old.ddl("CALL CREATE_FTS_INDEX('Specialist', 'specialist_text', ['searchText'])");
       await old.ddl("CALL CREATE_FTS_INDEX('Run', 'run_text', ['searchText'])");
     });
-    expect(await old.query("CALL SHOW_INDEXES() RETURN index_name AS i ORDER BY i")).toEqual([{ i: 'run_text' }, { i: 'specialist_text' }]);
+    expect(await old.query('CALL SHOW_INDEXES() RETURN index_name AS i ORDER BY i')).toEqual([
+      { i: 'run_text' },
+      { i: 'specialist_text' },
+    ]);
     // What the previous version wrote: a proven team and a decision with no caller, a run with one.
     await old.query(
-      "CREATE (:TeamConfig {id: 'team:old', pattern: 'design invoic postgr schema', specialists: '[\"database\"]', plan: '{\"rationale\":\"\",\"steps\":[]}', uses: 5, successes: 5, avgScore: 0.9})",
+      'CREATE (:TeamConfig {id: \'team:old\', pattern: \'design invoic postgr schema\', specialists: \'["database"]\', plan: \'{"rationale":"","steps":[]}\', uses: 5, successes: 5, avgScore: 0.9})',
     );
-    await old.query("CREATE (:Decision {id: 'd-old', runId: 'run-old', question: 'Ship?', verdict: '{}', decidedAt: '2026-01-01T00:00:00.000Z'})");
+    await old.query(
+      "CREATE (:Decision {id: 'd-old', runId: 'run-old', question: 'Ship?', verdict: '{}', decidedAt: '2026-01-01T00:00:00.000Z'})",
+    );
     await old.query(
       "CREATE (:Run {id: 'run-old', threadId: 't', query: 'postgres vacuum tuning', protocol: 'test', callerId: 'tester', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1.0, status: 'completed', answer: 'tune autovacuum', tokens: 1.0, costUsd: 0.0, score: 0.9, searchText: 'postgres vacuum tuning'})",
     );
@@ -90,24 +95,45 @@ describe('Kuzu store on a file', () => {
     const store = await openKuzuStore({ path });
     open.push(store);
     // The old team is read (an unscoped look-up finds it) but belongs to nobody: no caller reuses it.
-    expect(await store.findTeamConfig('design a postgres schema for invoices')).toMatchObject({ id: 'team:old', callerId: '' });
+    expect(await store.findTeamConfig('design a postgres schema for invoices')).toMatchObject({
+      id: 'team:old',
+      callerId: '',
+    });
     expect(await store.findTeamConfig('design a postgres schema for invoices', { callerId: 'tester' })).toBeUndefined();
-    expect((await store.listDecisions(10)).map((d) => ({ id: d.id, callerId: d.callerId }))).toEqual([{ id: 'd-old', callerId: undefined }]);
-    expect((await store.searchMemory('postgres vacuum', 5, { callerId: 'tester' })).map((h) => h.runId)).toEqual(['run-old']);
+    expect((await store.listDecisions(10)).map((d) => ({ id: d.id, callerId: d.callerId }))).toEqual([
+      { id: 'd-old', callerId: undefined },
+    ]);
+    expect((await store.searchMemory('postgres vacuum', 5, { callerId: 'tester' })).map((h) => h.runId)).toEqual([
+      'run-old',
+    ]);
     expect(await store.searchMemory('postgres vacuum', 5, { callerId: 'someone-else' })).toEqual([]);
 
     // New records carry their caller, and are found by it only.
     await store.upsertSpecialists(ROSTER);
     await store.recordRun(run('Design a Postgres schema for invoices', [step('s1', 'database')], { score: 0.9 }));
-    await store.recordDecision({ id: 'd-new', runId: 'run-new', callerId: 'tester', question: 'Ship now?', verdict: {} as never, decidedAt: '2026-01-02T00:00:00.000Z' });
-    expect(await store.findTeamConfig('design a postgres schema for invoices', { callerId: 'tester' })).toMatchObject({ callerId: 'tester', uses: 1 });
-    expect(await store.findTeamConfig('design a postgres schema for invoices', { callerId: 'someone-else' })).toBeUndefined();
+    await store.recordDecision({
+      id: 'd-new',
+      runId: 'run-new',
+      callerId: 'tester',
+      question: 'Ship now?',
+      verdict: {} as never,
+      decidedAt: '2026-01-02T00:00:00.000Z',
+    });
+    expect(await store.findTeamConfig('design a postgres schema for invoices', { callerId: 'tester' })).toMatchObject({
+      callerId: 'tester',
+      uses: 1,
+    });
+    expect(
+      await store.findTeamConfig('design a postgres schema for invoices', { callerId: 'someone-else' }),
+    ).toBeUndefined();
     expect((await store.listDecisions(10, { callerId: 'tester' })).map((d) => d.id)).toEqual(['d-new']);
     await store.close();
     open.length = 0;
 
     const raw = await KuzuSession.open(path);
-    expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([{ v: String(SCHEMA_VERSION) }]);
+    expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([
+      { v: String(SCHEMA_VERSION) },
+    ]);
     expect(await raw.query('CALL SHOW_INDEXES() RETURN index_name AS i')).toEqual([]);
     await raw.close();
     expect(SCHEMA_VERSION).toBe(3);
@@ -117,7 +143,9 @@ describe('Kuzu store on a file', () => {
     const path = tempDb();
     await (await openKuzuStore({ path })).close();
     const raw = await KuzuSession.open(path);
-    expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([{ v: String(SCHEMA_VERSION) }]);
+    expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([
+      { v: String(SCHEMA_VERSION) },
+    ]);
     await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) SET m.value = '99'");
     await raw.close();
     await expect(openKuzuStore({ path })).rejects.toThrow(/schema version 99, newer than this Parley understands/);

@@ -10,7 +10,15 @@ import { KuzuSession } from '../../../src/knowledge/kuzu/session.ts';
 import { migrate } from '../../../src/knowledge/kuzu/schema.ts';
 import { Q } from '../../../src/knowledge/kuzu/queries.ts';
 import { kuzuExecutor } from '../../../src/knowledge/kuzu/store.ts';
-import { applyObservation, applyTeamRun, DEFAULT_REGISTRY_OPTIONS, emptyProficiency, observationsOf, queryPattern, type ProficiencyTotals } from '../../../src/knowledge/registry.ts';
+import {
+  applyObservation,
+  applyTeamRun,
+  DEFAULT_REGISTRY_OPTIONS,
+  emptyProficiency,
+  observationsOf,
+  queryPattern,
+  type ProficiencyTotals,
+} from '../../../src/knowledge/registry.ts';
 import type { RunRecord, TeamConfig } from '../../../src/knowledge/store.ts';
 import { ROSTER, run, step } from '../../support/records.ts';
 
@@ -32,7 +40,8 @@ function countingExecutor() {
         if (stats.failAll) throw new Error('the disk is full');
         return await inner.write((run) =>
           fn((statement, params) => {
-            if (stats.poison && JSON.stringify(params ?? {}).includes(stats.poison)) throw new Error(`the database refuses ${stats.poison}`);
+            if (stats.poison && JSON.stringify(params ?? {}).includes(stats.poison))
+              throw new Error(`the database refuses ${stats.poison}`);
             return run(statement, params);
           }),
         );
@@ -50,7 +59,11 @@ const storeOn = (exec: CypherExecutor) => new CypherStore(exec, Q, DEFAULT_REGIS
 /** Another process's view of the same database: everything it answers was read from the database. */
 const reader = () => storeOn(kuzuExecutor(session));
 
-const QUERIES = ['tune the invoices database schema', 'deploy the billing service to kubernetes', 'document the release notes'];
+const QUERIES = [
+  'tune the invoices database schema',
+  'deploy the billing service to kubernetes',
+  'document the release notes',
+];
 const SPECIALISTS = ROSTER.map((s) => s.id);
 
 /** Run i: a few steps by rotating specialists, scores and costs that vary (whole and fractional numbers, unknown costs). */
@@ -69,7 +82,11 @@ function workloadRun(i: number): RunRecord {
 function expectedLearning(runs: RunRecord[]) {
   const domains = new Map(ROSTER.map((s) => [s.id, s.domains] as const));
   const profs = new Map<string, ProficiencyTotals>();
-  const bump = (kind: 'specialist' | 'domain', subject: string, o: ReturnType<typeof observationsOf>[number]['observation']) => {
+  const bump = (
+    kind: 'specialist' | 'domain',
+    subject: string,
+    o: ReturnType<typeof observationsOf>[number]['observation'],
+  ) => {
     const key = `${kind}:${subject}`;
     profs.set(key, applyObservation(profs.get(key) ?? emptyProficiency(subject, kind), o));
   };
@@ -80,7 +97,9 @@ function expectedLearning(runs: RunRecord[]) {
       for (const d of domains.get(specialistId) ?? []) bump('domain', d, observation);
     }
     const key = r.query;
-    const team = teams.get(key) ?? ({ id: key, pattern: key, specialists: [], plan: r.plan!, uses: 0, successes: 0, avgScore: 0 } as TeamConfig);
+    const team =
+      teams.get(key) ??
+      ({ id: key, pattern: key, specialists: [], plan: r.plan!, uses: 0, successes: 0, avgScore: 0 } as TeamConfig);
     teams.set(key, applyTeamRun(team, r));
   }
   return { profs, teams };
@@ -113,7 +132,9 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
     expect(await other.listRuns({ limit: 1000 })).toHaveLength(runs.length);
     for (const r of runs.slice(0, 20)) {
       const stored = await other.getRun(r.id);
-      expect(stored?.steps.map((s) => [s.id, s.status, s.durationMs, s.costUsd])).toEqual(r.steps.map((s) => [s.id, s.status, s.durationMs, s.costUsd]));
+      expect(stored?.steps.map((s) => [s.id, s.status, s.durationMs, s.costUsd])).toEqual(
+        r.steps.map((s) => [s.id, s.status, s.durationMs, s.costUsd]),
+      );
       expect(stored?.score).toBe(r.score);
     }
 
@@ -135,8 +156,12 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
       const key = `${queryPattern(r.query)}|${JSON.stringify([...new Set(r.steps.map((s) => s.specialist))].sort())}`;
       uses.set(key, (uses.get(key) ?? 0) + 1);
     }
-    const teamRows = await session.query('MATCH (t:TeamConfig) RETURN t.pattern AS pattern, t.specialists AS specialists, t.uses AS uses');
-    expect(new Map(teamRows.map((row) => [`${String(row.pattern)}|${String(row.specialists)}`, Number(row.uses)]))).toEqual(uses);
+    const teamRows = await session.query(
+      'MATCH (t:TeamConfig) RETURN t.pattern AS pattern, t.specialists AS specialists, t.uses AS uses',
+    );
+    expect(
+      new Map(teamRows.map((row) => [`${String(row.pattern)}|${String(row.specialists)}`, Number(row.uses)])),
+    ).toEqual(uses);
     const links = await session.query('MATCH (:Run)-[:REUSED]->(t:TeamConfig) RETURN count(*) AS n');
     expect(Number(links[0]!.n)).toBe(runs.length);
   });
@@ -146,7 +171,9 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
     const store = storeOn(exec);
     await store.upsertSpecialists(ROSTER);
     const scores = [0.9, 0.2, 0.75, 1, 0.5, 0.95, 0.85, 0.1, 0.7, 0.8, 0.65, 0.99];
-    const runs = scores.map((score) => run('migrate the orders table to postgres', [step('a', 'database'), step('b', 'writer')], { score }));
+    const runs = scores.map((score) =>
+      run('migrate the orders table to postgres', [step('a', 'database'), step('b', 'writer')], { score }),
+    );
     const before = stats.writes;
     await Promise.all(runs.map((r) => store.recordRun(r)));
     expect(stats.writes - before).toBeLessThan(runs.length);
@@ -161,8 +188,18 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
     // The next near-identical query reuses it, and a run that says so adds to it.
     const team = (await store.findTeamConfig('migrate the orders table to postgres'))!;
     await Promise.all([
-      store.recordRun(run('migrate orders table postgres', [step('a', 'database'), step('b', 'writer')], { score: 0.9, teamConfigId: team.id })),
-      store.recordRun(run('migrate orders table postgres', [step('a', 'database'), step('b', 'writer')], { score: 0.9, teamConfigId: team.id })),
+      store.recordRun(
+        run('migrate orders table postgres', [step('a', 'database'), step('b', 'writer')], {
+          score: 0.9,
+          teamConfigId: team.id,
+        }),
+      ),
+      store.recordRun(
+        run('migrate orders table postgres', [step('a', 'database'), step('b', 'writer')], {
+          score: 0.9,
+          teamConfigId: team.id,
+        }),
+      ),
     ]);
     expect((await reader().findTeamConfig('migrate the orders table to postgres'))?.uses).toBe(runs.length + 2);
   });
@@ -170,7 +207,9 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
   it('a run recorded twice at once is stored once and teaches once', async () => {
     const store = storeOn(countingExecutor().exec);
     await store.upsertSpecialists(ROSTER);
-    const first = run('write the changelog for the release', [step('a', 'writer'), step('b', 'writer')], { score: 0.9 });
+    const first = run('write the changelog for the release', [step('a', 'writer'), step('b', 'writer')], {
+      score: 0.9,
+    });
     const again = { ...first, answer: 'a better answer', steps: [step('a', 'writer')] };
     await Promise.all([store.recordRun(first), store.recordRun(again), store.recordRun(workloadRun(1))]);
 
@@ -199,9 +238,14 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
     const outcomes = await Promise.allSettled(all.map((r) => store.recordRun(r)));
 
     const rejected = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [[i, String(o.reason)] as const] : []));
-    expect(rejected.map(([i]) => i), rejected.map(([, m]) => m).join('\n')).toEqual([15, 16, 17]);
+    expect(
+      rejected.map(([i]) => i),
+      rejected.map(([, m]) => m).join('\n'),
+    ).toEqual([15, 16, 17]);
     expect(rejected[0]![1]).toBe('Error: the database refuses run-the-database-refuses');
-    expect(rejected[1]![1]).toMatch(/^TypeError: recordRun: run "run-.*", step "y": durationMs must be a finite number$/);
+    expect(rejected[1]![1]).toMatch(
+      /^TypeError: recordRun: run "run-.*", step "y": durationMs must be a finite number$/,
+    );
     expect(rejected[2]![1]).toMatch(/^TypeError: recordRun: run "run-.*", step "z": two steps have this id$/);
     // The refused record's batch failed as a whole, then the record failed again on its own.
     expect(stats.failed).toBe(2);
@@ -213,9 +257,15 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
     for (const [key, want] of profs) {
       const [kind, subject] = key.split(':') as ['specialist' | 'domain', string];
       // Neither the failed batch nor the bad records taught anything, in the view or the database.
-      for (const s of [store, other]) expect(await s.getProficiency(subject, kind), key).toMatchObject({ runs: want.runs, successes: want.successes });
+      for (const s of [store, other])
+        expect(await s.getProficiency(subject, kind), key).toMatchObject({
+          runs: want.runs,
+          successes: want.successes,
+        });
     }
-    expect(await store.searchMemory('invoices database schema', 100)).toHaveLength(good.filter((r) => r.query === QUERIES[0]).length);
+    expect(await store.searchMemory('invoices database schema', 100)).toHaveLength(
+      good.filter((r) => r.query === QUERIES[0]).length,
+    );
   });
 
   it('when the database fails every write, every caller of the batch gets the error', async () => {
@@ -224,7 +274,9 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
     await store.upsertSpecialists(ROSTER);
     stats.failAll = true;
     const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => store.recordRun(workloadRun(i))));
-    expect(outcomes.map((o) => o.status === 'rejected' && String(o.reason))).toEqual(Array(12).fill('Error: the disk is full'));
+    expect(outcomes.map((o) => o.status === 'rejected' && String(o.reason))).toEqual(
+      Array(12).fill('Error: the disk is full'),
+    );
 
     stats.failAll = false;
     const later = workloadRun(99);
@@ -249,11 +301,15 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
   it('stores whole and fractional numbers of one list exactly (Kuzu types a list by its first element)', async () => {
     const store = storeOn(countingExecutor().exec);
     await store.upsertSpecialists(ROSTER);
-    const r = run('profile the api', [
-      step('a', 'database', { durationMs: 100, costUsd: 0, tokens: 10 }),
-      step('b', 'writer', { durationMs: 100.5, costUsd: 0.0031, tokens: 10.5 }),
-      step('c', 'devops', { durationMs: 7, costUsd: null, tokens: 0 }),
-    ], { score: 0.9, costUsd: null });
+    const r = run(
+      'profile the api',
+      [
+        step('a', 'database', { durationMs: 100, costUsd: 0, tokens: 10 }),
+        step('b', 'writer', { durationMs: 100.5, costUsd: 0.0031, tokens: 10.5 }),
+        step('c', 'devops', { durationMs: 7, costUsd: null, tokens: 0 }),
+      ],
+      { score: 0.9, costUsd: null },
+    );
     await store.recordRun(r);
 
     const other = reader();
@@ -264,7 +320,17 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
       [7, null, 0],
     ]);
     expect(stored?.costUsd).toBeNull();
-    expect(await other.getProficiency('writer', 'specialist')).toMatchObject({ runs: 1, meanScore: 0.9, meanLatencyMs: 100.5, meanCostUsd: 0.0031 });
-    expect(await other.getProficiency('database', 'specialist')).toMatchObject({ runs: 1, meanScore: 0.9, meanLatencyMs: 100, meanCostUsd: 0 });
+    expect(await other.getProficiency('writer', 'specialist')).toMatchObject({
+      runs: 1,
+      meanScore: 0.9,
+      meanLatencyMs: 100.5,
+      meanCostUsd: 0.0031,
+    });
+    expect(await other.getProficiency('database', 'specialist')).toMatchObject({
+      runs: 1,
+      meanScore: 0.9,
+      meanLatencyMs: 100,
+      meanCostUsd: 0,
+    });
   });
 });

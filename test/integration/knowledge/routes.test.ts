@@ -21,9 +21,13 @@ describe('knowledge routes', () => {
   let server: TestServer;
   let configPath: string;
   // The routes are served without auth here, so every request is the one local caller: its run.
-  const recorded = run('Design a Postgres schema', [step('s1', 'database'), step('s2', 'writer')], { score: 0.9, callerId: 'anonymous' });
+  const recorded = run('Design a Postgres schema', [step('s1', 'database'), step('s2', 'writer')], {
+    score: 0.9,
+    callerId: 'anonymous',
+  });
 
-  const writeConfig = (servers: Record<string, unknown>) => writeFileSync(configPath, JSON.stringify({ mcpServers: servers }));
+  const writeConfig = (servers: Record<string, unknown>) =>
+    writeFileSync(configPath, JSON.stringify({ mcpServers: servers }));
   const invoices = (tools: string) => ({
     command: process.execPath,
     args: ['--import', 'tsx', STDIO_FIXTURE],
@@ -37,12 +41,25 @@ describe('knowledge routes', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-routes-'));
     configPath = join(dir, 'mcp_config.json');
     mkdirSync(join(dir, 'skills'));
-    writeConfig({ invoices: invoices('lookup_invoice,delete_invoice'), api: { url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, disabled: true } });
+    writeConfig({
+      invoices: invoices('lookup_invoice,delete_invoice'),
+      api: { url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, disabled: true },
+    });
     store = await openKuzuStore({ path: ':memory:' });
     await store.upsertSpecialists(ROSTER);
     await store.recordRun(recorded);
-    await store.recordApproval({ id: 'ap1', runId: recorded.id, kind: 'tool', request: { tool: 'fs/write_file' }, requestedAt: '2026-01-01T00:00:00.000Z' });
-    const ingestion = createIngestion({ store, knowledge: { mcpConfigPath: configPath, skillsDirs: [join(dir, 'skills')], a2aPeers: [] }, env: { TOKEN: 'very-secret' } });
+    await store.recordApproval({
+      id: 'ap1',
+      runId: recorded.id,
+      kind: 'tool',
+      request: { tool: 'fs/write_file' },
+      requestedAt: '2026-01-01T00:00:00.000Z',
+    });
+    const ingestion = createIngestion({
+      store,
+      knowledge: { mcpConfigPath: configPath, skillsDirs: [join(dir, 'skills')], a2aPeers: [] },
+      env: { TOKEN: 'very-secret' },
+    });
     await ingestion.ingest();
     const app = new Hono();
     app.onError(errorHandler(silentLogger));
@@ -65,7 +82,10 @@ describe('knowledge routes', () => {
   it('lists specialists with kind, domain, availability and text filters', async () => {
     expect(ids((await get('/api/specialists')).body)).toEqual([...ROSTER.map((s) => s.id), 'invoices'].sort());
     expect(ids((await get('/api/specialists?kind=mcp')).body)).toEqual(['invoices']);
-    expect(ids((await get('/api/specialists?domain=programming')).body)).toEqual(['python-programmer', 'typescript-programmer']);
+    expect(ids((await get('/api/specialists?domain=programming')).body)).toEqual([
+      'python-programmer',
+      'typescript-programmer',
+    ]);
     // The fixture roster's source (skills:test) is not configured here, so ingestion marked it gone.
     expect(ids((await get('/api/specialists?available=false')).body)).toEqual(ROSTER.map((s) => s.id).sort());
     expect(ids((await get('/api/specialists?available=true')).body)).toEqual(['invoices']);
@@ -77,16 +97,34 @@ describe('knowledge routes', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: { code: 'bad_request', message: expect.stringContaining('"kind"') } });
     expect((await get('/api/specialists?available=maybe')).status).toBe(400);
-    expect((await get('/api/specialists?colour=red')).body).toEqual({ error: { code: 'bad_request', message: 'Unknown query parameter: colour.' } });
+    expect((await get('/api/specialists?colour=red')).body).toEqual({
+      error: { code: 'bad_request', message: 'Unknown query parameter: colour.' },
+    });
     expect((await get('/api/runs?limit=0')).status).toBe(400);
   });
 
   it('lists runs and returns one with steps and approvals; 404 JSON for an unknown id', async () => {
     const runs = await get('/api/runs?limit=5&status=completed');
-    expect(runs.body.runs).toEqual([{ id: recorded.id, query: recorded.query, status: 'completed', startedAt: recorded.startedAt, durationMs: recorded.durationMs, score: 0.9 }]);
+    expect(runs.body.runs).toEqual([
+      {
+        id: recorded.id,
+        query: recorded.query,
+        status: 'completed',
+        startedAt: recorded.startedAt,
+        durationMs: recorded.durationMs,
+        score: 0.9,
+      },
+    ]);
     const one = await get(`/api/runs/${recorded.id}`);
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ id: recorded.id, steps: [{ id: 's1', specialist: 'database' }, { id: 's2', specialist: 'writer' }], approvals: [{ id: 'ap1' }] });
+    expect(one.body).toMatchObject({
+      id: recorded.id,
+      steps: [
+        { id: 's1', specialist: 'database' },
+        { id: 's2', specialist: 'writer' },
+      ],
+      approvals: [{ id: 'ap1' }],
+    });
     const missing = await get('/api/runs/nope');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: { code: 'not_found', message: 'No run with id "nope".' } });
@@ -97,13 +135,21 @@ describe('knowledge routes', () => {
     const text = JSON.stringify(body);
     expect(text).not.toContain('very-secret');
     const servers = body.servers as { name: string; env?: Record<string, string>; headers?: Record<string, string> }[];
-    expect(servers.find((s) => s.name === 'invoices')?.env).toEqual({ FIXTURE_TOOLS: '[redacted]', SECRET_TOKEN: '[redacted]' });
+    expect(servers.find((s) => s.name === 'invoices')?.env).toEqual({
+      FIXTURE_TOOLS: '[redacted]',
+      SECRET_TOKEN: '[redacted]',
+    });
     expect(servers.find((s) => s.name === 'api')?.headers).toEqual({ Authorization: '[redacted]' });
   });
 
-  it('lists tools with annotations and the config\'s approval and timeout', async () => {
+  it("lists tools with annotations and the config's approval and timeout", async () => {
     const { body } = await get('/mcp/tools?server=invoices');
-    const tools = body.tools as { id: string; annotations: Record<string, unknown>; requireApproval?: boolean; timeoutMs?: number }[];
+    const tools = body.tools as {
+      id: string;
+      annotations: Record<string, unknown>;
+      requireApproval?: boolean;
+      timeoutMs?: number;
+    }[];
     expect(tools.map((t) => t.id)).toEqual(['invoices/delete_invoice', 'invoices/lookup_invoice']);
     expect(tools[0]).toMatchObject({ requireApproval: true, timeoutMs: 1234, annotations: { destructiveHint: true } });
     expect(tools[1]?.requireApproval).toBeUndefined();

@@ -23,11 +23,40 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
 
   describe('registry', () => {
     it('round-trips sources, including an unavailable one with its error', async () => {
-      await store.upsertSource({ id: 'mcp:fs', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h1', ingestedAt: '2026-01-01T00:00:00.000Z', status: 'ok' });
-      await store.upsertSource({ id: 'mcp:down', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h2', ingestedAt: '2026-01-01T00:00:00.000Z', status: 'unavailable', error: 'connect ECONNREFUSED' });
-      expect(await store.getSource('mcp:fs')).toEqual({ id: 'mcp:fs', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h1', ingestedAt: '2026-01-01T00:00:00.000Z', status: 'ok' });
+      await store.upsertSource({
+        id: 'mcp:fs',
+        kind: 'mcp',
+        location: 'mcp_config.json',
+        contentHash: 'h1',
+        ingestedAt: '2026-01-01T00:00:00.000Z',
+        status: 'ok',
+      });
+      await store.upsertSource({
+        id: 'mcp:down',
+        kind: 'mcp',
+        location: 'mcp_config.json',
+        contentHash: 'h2',
+        ingestedAt: '2026-01-01T00:00:00.000Z',
+        status: 'unavailable',
+        error: 'connect ECONNREFUSED',
+      });
+      expect(await store.getSource('mcp:fs')).toEqual({
+        id: 'mcp:fs',
+        kind: 'mcp',
+        location: 'mcp_config.json',
+        contentHash: 'h1',
+        ingestedAt: '2026-01-01T00:00:00.000Z',
+        status: 'ok',
+      });
       expect((await store.getSource('mcp:down'))?.error).toBe('connect ECONNREFUSED');
-      await store.upsertSource({ id: 'mcp:fs', kind: 'mcp', location: 'mcp_config.json', contentHash: 'h3', ingestedAt: '2026-01-02T00:00:00.000Z', status: 'ok' });
+      await store.upsertSource({
+        id: 'mcp:fs',
+        kind: 'mcp',
+        location: 'mcp_config.json',
+        contentHash: 'h3',
+        ingestedAt: '2026-01-02T00:00:00.000Z',
+        status: 'ok',
+      });
       expect((await store.getSource('mcp:fs'))?.contentHash).toBe('h3');
       expect(await store.getSource('nope')).toBeUndefined();
     });
@@ -35,12 +64,23 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
     it('upserts specialists idempotently and filters them by kind, domain, availability and text', async () => {
       await store.upsertSpecialists(ROSTER);
       await store.upsertSpecialists(ROSTER);
-      await store.upsertSpecialists([specialist('fs', 'Reads and writes files in the workspace.', { kind: 'mcp', endpoint: 'fs', sourceId: 'mcp:fs', available: false, unavailableReason: 'spawn ENOENT' })]);
+      await store.upsertSpecialists([
+        specialist('fs', 'Reads and writes files in the workspace.', {
+          kind: 'mcp',
+          endpoint: 'fs',
+          sourceId: 'mcp:fs',
+          available: false,
+          unavailableReason: 'spawn ENOENT',
+        }),
+      ]);
       const all = await store.listSpecialists();
       expect(all.map((s) => s.id).sort()).toEqual([...ROSTER.map((s) => s.id), 'fs'].sort());
       expect(await store.getSpecialist('database')).toEqual(ROSTER[2]);
       expect((await store.listSpecialists({ kind: 'mcp' })).map((s) => s.id)).toEqual(['fs']);
-      expect((await store.listSpecialists({ domain: 'programming' })).map((s) => s.id).sort()).toEqual(['python-programmer', 'typescript-programmer']);
+      expect((await store.listSpecialists({ domain: 'programming' })).map((s) => s.id).sort()).toEqual([
+        'python-programmer',
+        'typescript-programmer',
+      ]);
       expect((await store.listSpecialists({ available: false })).map((s) => s.id)).toEqual(['fs']);
       expect((await store.listSpecialists({ text: 'kubernetes' })).map((s) => s.id)).toEqual(['devops']);
       expect((await store.getSpecialist('fs'))?.unavailableReason).toBe('spawn ENOENT');
@@ -48,7 +88,14 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
     });
 
     it('round-trips tools with schemas and annotations, per server', async () => {
-      const write = tool('fs', 'write_file', { annotations: { destructiveHint: true, readOnlyHint: false }, inputSchema: { type: 'object', required: ['path', 'content'], properties: { path: { type: 'string' }, content: { type: 'string' } } } });
+      const write = tool('fs', 'write_file', {
+        annotations: { destructiveHint: true, readOnlyHint: false },
+        inputSchema: {
+          type: 'object',
+          required: ['path', 'content'],
+          properties: { path: { type: 'string' }, content: { type: 'string' } },
+        },
+      });
       await store.upsertTools([tool('fs', 'read_file'), write, tool('mem', 'read_graph')]);
       await store.upsertTools([write]);
       expect((await store.listTools()).map((t) => t.id)).toEqual(['fs/read_file', 'fs/write_file', 'mem/read_graph']);
@@ -80,7 +127,10 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
 
   describe('retrieval', () => {
     it('returns the relevant specialists for a query, best first, at most k, never unavailable ones', async () => {
-      await store.upsertSpecialists([...ROSTER, specialist('old-sql', 'SQL schemas and migrations for Postgres databases.', { available: false })]);
+      await store.upsertSpecialists([
+        ...ROSTER,
+        specialist('old-sql', 'SQL schemas and migrations for Postgres databases.', { available: false }),
+      ]);
       const sql = await store.retrieveSpecialists('Design a Postgres schema with indexes for invoices', 3);
       expect(sql[0]?.specialist.id).toBe('database');
       expect(sql.length).toBeLessThanOrEqual(3);
@@ -120,10 +170,14 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
     it('records a run with its steps and tool calls and reads it back', async () => {
       await store.upsertSpecialists(ROSTER);
       await store.upsertTools([tool('fs', 'write_file')]);
-      const r = run('write the schema docs', [
-        step('research', 'database', { toolCalls: [{ tool: 'fs/write_file', status: 'denied' }] }),
-        step('write', 'writer', { costUsd: null, status: 'failed', error: 'model timeout', output: undefined }),
-      ], { teamConfigId: undefined });
+      const r = run(
+        'write the schema docs',
+        [
+          step('research', 'database', { toolCalls: [{ tool: 'fs/write_file', status: 'denied' }] }),
+          step('write', 'writer', { costUsd: null, status: 'failed', error: 'model timeout', output: undefined }),
+        ],
+        { teamConfigId: undefined },
+      );
       await store.recordRun(r);
       const back = await store.getRun(r.id);
       expect(back).toEqual(r);
@@ -132,26 +186,43 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
 
     it('lists runs newest first with status/thread filters and a limit', async () => {
       const a = run('first question', [], { status: 'completed', plan: undefined, score: null });
-      const b = run('second question', [], { status: 'failed', plan: undefined, score: null, error: 'boom', threadId: 'thread-2' });
+      const b = run('second question', [], {
+        status: 'failed',
+        plan: undefined,
+        score: null,
+        error: 'boom',
+        threadId: 'thread-2',
+      });
       const c = run('third question', [], { status: 'completed', plan: undefined, score: null });
       for (const r of [a, b, c]) await store.recordRun(r);
       expect((await store.listRuns()).map((s) => s.id)).toEqual([c.id, b.id, a.id]);
       expect((await store.listRuns({ status: 'failed' })).map((s) => s.id)).toEqual([b.id]);
       expect((await store.listRuns({ threadId: 'thread-2' })).map((s) => s.id)).toEqual([b.id]);
       expect((await store.listRuns({ limit: 1 })).map((s) => s.id)).toEqual([c.id]);
-      expect((await store.listRuns({ limit: 1 }))[0]).toEqual({ id: c.id, query: c.query, status: 'completed', startedAt: c.startedAt, durationMs: c.durationMs, score: null });
+      expect((await store.listRuns({ limit: 1 }))[0]).toEqual({
+        id: c.id,
+        query: c.query,
+        status: 'completed',
+        startedAt: c.startedAt,
+        durationMs: c.durationMs,
+        score: null,
+      });
     });
 
     it('learns proficiency from the verifier score, not from the absence of errors, and only once per run', async () => {
       await store.upsertSpecialists(ROSTER);
-      const low = run('tune the slow SQL query', [step('s1', 'database', { durationMs: 1000, costUsd: 0.01 })], { score: 0.5 });
+      const low = run('tune the slow SQL query', [step('s1', 'database', { durationMs: 1000, costUsd: 0.01 })], {
+        score: 0.5,
+      });
       await store.recordRun(low);
       await store.recordRun(low); // recorded again: replaces, does not count twice
       let p = await store.getProficiency('database', 'specialist');
       expect(p).toMatchObject({ subject: 'database', kind: 'specialist', runs: 1, successes: 0 });
       expect(p?.meanScore).toBeCloseTo(0.5);
 
-      await store.recordRun(run('add an index', [step('s1', 'database', { durationMs: 3000, costUsd: 0.03 })], { score: 0.9 }));
+      await store.recordRun(
+        run('add an index', [step('s1', 'database', { durationMs: 3000, costUsd: 0.03 })], { score: 0.9 }),
+      );
       p = await store.getProficiency('database', 'specialist');
       expect(p).toMatchObject({ runs: 2, successes: 1 });
       expect(p?.meanScore).toBeCloseTo(0.7);
@@ -169,8 +240,14 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
     it('keeps every update when runs are recorded concurrently', async () => {
       await store.upsertSpecialists(ROSTER);
       const steps = [step('a', 'database'), step('b', 'writer')];
-      const runs = Array.from({ length: 12 }, (_, i) => run('tune the invoices database', steps, { score: i % 3 ? 0.9 : 0.5 }));
-      await Promise.all([...runs.map((r) => store.recordRun(r)), store.retrieveSpecialists('database', 3), store.findTeamConfig('tune the invoices database')]);
+      const runs = Array.from({ length: 12 }, (_, i) =>
+        run('tune the invoices database', steps, { score: i % 3 ? 0.9 : 0.5 }),
+      );
+      await Promise.all([
+        ...runs.map((r) => store.recordRun(r)),
+        store.retrieveSpecialists('database', 3),
+        store.findTeamConfig('tune the invoices database'),
+      ]);
       expect(await store.getProficiency('database', 'specialist')).toMatchObject({ runs: 12, successes: 8 });
       expect(await store.getProficiency('sql', 'domain')).toMatchObject({ runs: 12, successes: 8 });
       expect(await store.findTeamConfig('tune the invoices database')).toMatchObject({ uses: 12, successes: 8 });
@@ -194,13 +271,17 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
 
       // Reusing it with a poor verifier score lowers its record until it is no longer reused.
       for (let i = 0; i < 3; i++) {
-        await store.recordRun(run('design a postgres schema for the invoices service', steps, { score: 0.2, teamConfigId: team!.id }));
+        await store.recordRun(
+          run('design a postgres schema for the invoices service', steps, { score: 0.2, teamConfigId: team!.id }),
+        );
       }
       expect(await store.findTeamConfig('design a postgres schema for the invoices service')).toBeUndefined();
     });
 
     it('searches memory for past runs relevant to a query', async () => {
-      await store.recordRun(run('How do I rotate the Postgres password?', [], { answer: 'Use ALTER ROLE ... PASSWORD', plan: undefined }));
+      await store.recordRun(
+        run('How do I rotate the Postgres password?', [], { answer: 'Use ALTER ROLE ... PASSWORD', plan: undefined }),
+      );
       await store.recordRun(run('Write a haiku about autumn', [], { answer: 'Leaves fall softly', plan: undefined }));
       const hits = await store.searchMemory('postgres password rotation', 5);
       expect(hits[0]?.query).toBe('How do I rotate the Postgres password?');
@@ -212,15 +293,32 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
     it('finds a run in memory as soon as recordRun returns, and a re-recorded run by its new text', async () => {
       // Read first, so the store's in-memory state exists before the run is written.
       expect(await store.searchMemory('terraform drift remediation', 5)).toEqual([]);
-      const first = run('Fix terraform drift in staging', [], { answer: 'Run terraform plan, then import the bucket', score: 0.7, plan: undefined });
+      const first = run('Fix terraform drift in staging', [], {
+        answer: 'Run terraform plan, then import the bucket',
+        score: 0.7,
+        plan: undefined,
+      });
       await store.recordRun(first);
       expect(await store.searchMemory('terraform drift remediation', 5)).toEqual([
-        { runId: first.id, query: first.query, answer: 'Run terraform plan, then import the bucket', score: 0.7, relevance: 1 },
+        {
+          runId: first.id,
+          query: first.query,
+          answer: 'Run terraform plan, then import the bucket',
+          score: 0.7,
+          relevance: 1,
+        },
       ]);
       // A run without an answer or score is still found by its query.
-      const failed = run('Rotate kafka certificates', [], { status: 'failed', answer: undefined, score: null, plan: undefined });
+      const failed = run('Rotate kafka certificates', [], {
+        status: 'failed',
+        answer: undefined,
+        score: null,
+        plan: undefined,
+      });
       await store.recordRun(failed);
-      expect(await store.searchMemory('kafka certificates', 5)).toEqual([{ runId: failed.id, query: failed.query, answer: '', score: null, relevance: 1 }]);
+      expect(await store.searchMemory('kafka certificates', 5)).toEqual([
+        { runId: failed.id, query: failed.query, answer: '', score: null, relevance: 1 },
+      ]);
       // Recorded again (same id): found by its new answer, no longer by the old one, and once only.
       await store.recordRun({ ...first, answer: 'Rebuilt the staging VPC', score: 0.9 });
       expect((await store.searchMemory('import bucket', 5)).map((h) => h.runId)).not.toContain(first.id);
@@ -234,7 +332,9 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       await store.close();
       store = await open({ memoryWindow: 3 });
       const at = (second: number) => new Date(Date.UTC(2026, 2, 1, 0, 0, second)).toISOString();
-      const runs = [1, 2, 3, 4, 5].map((n) => run(`Tune postgres vacuum settings, attempt ${n}`, [], { startedAt: at(n), plan: undefined }));
+      const runs = [1, 2, 3, 4, 5].map((n) =>
+        run(`Tune postgres vacuum settings, attempt ${n}`, [], { startedAt: at(n), plan: undefined }),
+      );
       // Recorded out of order: the oldest two come last and must not displace newer ones.
       for (const r of [runs[2]!, runs[3]!, runs[4]!, runs[0]!, runs[1]!]) await store.recordRun(r);
       const hits = await store.searchMemory('postgres vacuum settings', 10);
@@ -245,17 +345,49 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
     });
 
     it('records approvals (requested, then decided) and council decisions', async () => {
-      const requested = { id: 'ap-1', runId: 'run-x', kind: 'tool' as const, request: { toolCalls: [{ tool: 'fs/write_file', args: { path: 'a.txt' } }] }, requestedAt: '2026-01-01T00:00:00.000Z' };
+      const requested = {
+        id: 'ap-1',
+        runId: 'run-x',
+        kind: 'tool' as const,
+        request: { toolCalls: [{ tool: 'fs/write_file', args: { path: 'a.txt' } }] },
+        requestedAt: '2026-01-01T00:00:00.000Z',
+      };
       await store.recordApproval(requested);
       expect(await store.listApprovals('run-x')).toEqual([requested]);
-      const decided = { ...requested, decision: { kind: 'tool', decisions: { c1: { type: 'accept' } } }, resolvedBy: 'human' as const, actor: 'key-1', resolvedAt: '2026-01-01T00:00:05.000Z' };
+      const decided = {
+        ...requested,
+        decision: { kind: 'tool', decisions: { c1: { type: 'accept' } } },
+        resolvedBy: 'human' as const,
+        actor: 'key-1',
+        resolvedAt: '2026-01-01T00:00:05.000Z',
+      };
       await store.recordApproval(decided);
       expect(await store.listApprovals('run-x')).toEqual([decided]);
       expect(await store.listApprovals('run-y')).toEqual([]);
 
-      const verdict = { recommendation: 'Ship it', keyInsights: ['a'], blindSpots: [], consensus: 'yes', dissent: '', nextStep: 'deploy', confidence: 0.8 };
-      await store.recordDecision({ id: 'd1', runId: 'run-x', question: 'Ship?', verdict, decidedAt: '2026-01-01T00:00:00.000Z' });
-      await store.recordDecision({ id: 'd2', runId: 'run-x', question: 'Ship again?', verdict, decidedAt: '2026-01-02T00:00:00.000Z' });
+      const verdict = {
+        recommendation: 'Ship it',
+        keyInsights: ['a'],
+        blindSpots: [],
+        consensus: 'yes',
+        dissent: '',
+        nextStep: 'deploy',
+        confidence: 0.8,
+      };
+      await store.recordDecision({
+        id: 'd1',
+        runId: 'run-x',
+        question: 'Ship?',
+        verdict,
+        decidedAt: '2026-01-01T00:00:00.000Z',
+      });
+      await store.recordDecision({
+        id: 'd2',
+        runId: 'run-x',
+        question: 'Ship again?',
+        verdict,
+        decidedAt: '2026-01-02T00:00:00.000Z',
+      });
       expect((await store.listDecisions()).map((d) => d.id)).toEqual(['d2', 'd1']);
       expect((await store.listDecisions(1))[0]?.verdict).toEqual(verdict);
     });
@@ -266,14 +398,18 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       const query = 'Design a Postgres schema for the billing ledger';
       const mine = run(query, steps, { callerId: 'alice', answer: 'ledger answer for alice', threadId: 'shared' });
       await store.recordRun(mine);
-      await store.recordRun(run('Write a haiku about the sea', [], { callerId: 'bob', plan: undefined, threadId: 'shared' }));
+      await store.recordRun(
+        run('Write a haiku about the sea', [], { callerId: 'bob', plan: undefined, threadId: 'shared' }),
+      );
 
       expect((await store.listRuns({ callerId: 'alice' })).map((r) => r.id)).toEqual([mine.id]);
       expect((await store.listRuns({ callerId: 'bob', threadId: 'shared' })).map((r) => r.id)).not.toContain(mine.id);
       expect((await store.listRuns()).length).toBe(2);
       expect((await store.getRun(mine.id))?.callerId).toBe('alice');
 
-      expect((await store.searchMemory('postgres billing ledger', 5, { callerId: 'alice' })).map((h) => h.runId)).toEqual([mine.id]);
+      expect(
+        (await store.searchMemory('postgres billing ledger', 5, { callerId: 'alice' })).map((h) => h.runId),
+      ).toEqual([mine.id]);
       expect(await store.searchMemory('postgres billing ledger', 5, { callerId: 'bob' })).toEqual([]);
 
       expect(await store.findTeamConfig(query, { callerId: 'alice' })).toMatchObject({ callerId: 'alice', uses: 1 });
@@ -286,10 +422,34 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       // Statistics without content stay shared: the specialist learnt from both callers' runs.
       expect((await store.getProficiency('database', 'specialist'))?.runs).toBe(2);
 
-      const verdict = { recommendation: 'Ship it', keyInsights: [], blindSpots: [], consensus: '', dissent: '', nextStep: 'deploy', confidence: 0.8 };
-      await store.recordDecision({ id: 'da', runId: mine.id, callerId: 'alice', question: 'Ship?', verdict, decidedAt: '2026-01-01T00:00:00.000Z' });
-      await store.recordDecision({ id: 'db', runId: 'run-b', callerId: 'bob', question: 'Ship?', verdict, decidedAt: '2026-01-02T00:00:00.000Z' });
-      expect((await store.listDecisions(10, { callerId: 'alice' })).map((d) => [d.id, d.callerId])).toEqual([['da', 'alice']]);
+      const verdict = {
+        recommendation: 'Ship it',
+        keyInsights: [],
+        blindSpots: [],
+        consensus: '',
+        dissent: '',
+        nextStep: 'deploy',
+        confidence: 0.8,
+      };
+      await store.recordDecision({
+        id: 'da',
+        runId: mine.id,
+        callerId: 'alice',
+        question: 'Ship?',
+        verdict,
+        decidedAt: '2026-01-01T00:00:00.000Z',
+      });
+      await store.recordDecision({
+        id: 'db',
+        runId: 'run-b',
+        callerId: 'bob',
+        question: 'Ship?',
+        verdict,
+        decidedAt: '2026-01-02T00:00:00.000Z',
+      });
+      expect((await store.listDecisions(10, { callerId: 'alice' })).map((d) => [d.id, d.callerId])).toEqual([
+        ['da', 'alice'],
+      ]);
       expect((await store.listDecisions(10)).map((d) => d.id)).toEqual(['db', 'da']);
     });
   });

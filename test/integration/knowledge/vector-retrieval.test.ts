@@ -7,7 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestAll } from '../../../src/knowledge/ingest/ingest.ts';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
-import { blendRelevance, withVectorRetrieval, type VectorKnowledgeStore, type VectorRetrievalOptions } from '../../../src/knowledge/vector-retrieval.ts';
+import {
+  blendRelevance,
+  withVectorRetrieval,
+  type VectorKnowledgeStore,
+  type VectorRetrievalOptions,
+} from '../../../src/knowledge/vector-retrieval.ts';
 import { createEmbedder } from '../../../src/llm/embeddings.ts';
 import { createLogger } from '../../../src/log.ts';
 import { startScriptedModel, type ScriptedModel } from '../../../src/scripted-model/index.ts';
@@ -30,11 +35,16 @@ afterEach(async () => {
 const embeddingCalls = () => scripted.requests.filter((r) => r.endpoint === 'embeddings');
 
 function vectors(options: VectorRetrievalOptions = {}): VectorKnowledgeStore {
-  const embedder = createEmbedder({ model: 'scripted', baseUrl: `${scripted.url}/v1`, apiKey: 'none', timeoutMs: 5000 }, 'scripted-embed', { retry: { maxRetries: 0, baseMs: 5 } });
+  const embedder = createEmbedder(
+    { model: 'scripted', baseUrl: `${scripted.url}/v1`, apiKey: 'none', timeoutMs: 5000 },
+    'scripted-embed',
+    { retry: { maxRetries: 0, baseMs: 5 } },
+  );
   return withVectorRetrieval(inner, embedder, { logger: createLogger('debug', (l) => lines.push(l)), ...options });
 }
 
-const ingestRoster = (store: KnowledgeStore) => ingestAll({ store, skillsDirs: [REPO_SPECIALISTS_DIR], a2aPeers: [], logger: createLogger('silent') });
+const ingestRoster = (store: KnowledgeStore) =>
+  ingestAll({ store, skillsDirs: [REPO_SPECIALISTS_DIR], a2aPeers: [], logger: createLogger('silent') });
 
 describe('retrieval with vectors', () => {
   it('finds a specialist by word parts full-text search misses ("dockerize" ~ "Dockerfiles")', async () => {
@@ -65,14 +75,43 @@ describe('retrieval with vectors', () => {
 
   it('prefers the specialist with the better record when relevance ties', async () => {
     const store = vectors();
-    await inner.upsertSource({ id: 'skills:test', kind: 'skills', location: 'test', contentHash: 'x', ingestedAt: new Date().toISOString(), status: 'ok' });
+    await inner.upsertSource({
+      id: 'skills:test',
+      kind: 'skills',
+      location: 'test',
+      contentHash: 'x',
+      ingestedAt: new Date().toISOString(),
+      status: 'ok',
+    });
     // Same search text (name, description), so the same relevance both ways; ids sort alpha first.
     const same = { name: 'Cassandra migrator' };
-    await store.upsertSpecialists([specialist('alpha', 'Migrates Cassandra keyspaces', same), specialist('omega', 'Migrates Cassandra keyspaces', same)]);
-    const step = (id: string, who: string) => ({ id, specialist: who, objective: 'o', status: 'succeeded' as const, durationMs: 10, tokens: 1, costUsd: 0, toolCalls: [] });
+    await store.upsertSpecialists([
+      specialist('alpha', 'Migrates Cassandra keyspaces', same),
+      specialist('omega', 'Migrates Cassandra keyspaces', same),
+    ]);
+    const step = (id: string, who: string) => ({
+      id,
+      specialist: who,
+      objective: 'o',
+      status: 'succeeded' as const,
+      durationMs: 10,
+      tokens: 1,
+      costUsd: 0,
+      toolCalls: [],
+    });
     await inner.recordRun({
-      id: 'run-1', threadId: 't', query: 'q', protocol: 'test', callerId: 'c', startedAt: new Date().toISOString(), durationMs: 10,
-      status: 'completed', tokens: 1, costUsd: 0, score: 0.95, steps: [step('s1', 'omega')],
+      id: 'run-1',
+      threadId: 't',
+      query: 'q',
+      protocol: 'test',
+      callerId: 'c',
+      startedAt: new Date().toISOString(),
+      durationMs: 10,
+      status: 'completed',
+      tokens: 1,
+      costUsd: 0,
+      score: 0.95,
+      steps: [step('s1', 'omega')],
     });
     const found = await store.retrieveSpecialists('cassandra keyspace migration', 2);
     expect(found.map((c) => c.specialist.id)).toEqual(['omega', 'alpha']);
@@ -89,7 +128,9 @@ describe('retrieval with vectors', () => {
 
     await ingestRoster(store); // unchanged source: skipped
     const all = await inner.listSpecialists();
-    const edited = all.map((s) => (s.id === 'writer' ? { ...s, description: s.description + ' Also translates changelogs.' } : s));
+    const edited = all.map((s) =>
+      s.id === 'writer' ? { ...s, description: s.description + ' Also translates changelogs.' } : s,
+    );
     await store.upsertSpecialists(edited); // nine unchanged, one changed
     const after = embeddingCalls().slice(atStart.length);
     expect(after.map((r) => r.inputs)).toEqual([1]);
@@ -114,7 +155,11 @@ describe('retrieval with vectors', () => {
     expect((await store.retrieveSpecialists('dockerize the service', 1))[0]?.specialist.id).toBe('devops');
     const ids = (await inner.listSpecialists()).map((s) => s.id).filter((id) => id !== 'devops');
     const sourceId = (await inner.getSpecialist('devops'))!.sourceId;
-    await store.markGone(sourceId, ids, (await inner.listTools()).map((t) => t.id));
+    await store.markGone(
+      sourceId,
+      ids,
+      (await inner.listTools()).map((t) => t.id),
+    );
     const found = await store.retrieveSpecialists('dockerize the service', 7);
     expect(found.map((c) => c.specialist.id)).not.toContain('devops');
   });

@@ -34,7 +34,9 @@ describe('in-memory view of the knowledge store', () => {
     expect((await store.retrieveSpecialists('postgres schema indexes', 3))[0]?.specialist.id).toBe('database');
 
     await store.upsertSpecialists([specialist('database', 'Bakes sourdough bread.', { domains: ['baking'] })]);
-    expect((await store.retrieveSpecialists('postgres schema indexes', 3)).map((c) => c.specialist.id)).not.toContain('database');
+    expect((await store.retrieveSpecialists('postgres schema indexes', 3)).map((c) => c.specialist.id)).not.toContain(
+      'database',
+    );
     expect((await store.getSpecialist('database'))?.description).toBe('Bakes sourdough bread.');
 
     await store.markGone('skills:test', ['writer'], []);
@@ -43,7 +45,10 @@ describe('in-memory view of the knowledge store', () => {
 
     await store.recordRun(run('tune the invoices database', [step('a', 'writer')], { score: 0.9 }));
     expect(await store.findTeamConfig('tune the invoices database')).toMatchObject({ uses: 1, successes: 1 });
-    expect((await store.retrieveSpecialists('documentation readme', 1))[0]?.proficiency).toMatchObject({ runs: 1, successes: 1 });
+    expect((await store.retrieveSpecialists('documentation readme', 1))[0]?.proficiency).toMatchObject({
+      runs: 1,
+      successes: 1,
+    });
   });
 
   it("sees another process's writes only after its refresh interval", async () => {
@@ -62,7 +67,9 @@ describe('in-memory view of the knowledge store', () => {
 
     clock += 5_000;
     await b.listSpecialists(); // past the interval: starts a background refresh, answers from the current view
-    await expect.poll(async () => (await b.getSpecialist('data-viz'))?.description).toBe('Draws charts and dashboards.');
+    await expect
+      .poll(async () => (await b.getSpecialist('data-viz'))?.description)
+      .toBe('Draws charts and dashboards.');
     expect(await b.findTeamConfig('chart the monthly revenue')).toMatchObject({ uses: 2, successes: 2 });
     expect((await b.retrieveSpecialists('documentation readme', 1))[0]?.proficiency).toMatchObject({ runs: 2 });
   });
@@ -70,12 +77,19 @@ describe('in-memory view of the knowledge store', () => {
   it("loads the most recent runs for memory search from the database, and another process's runs at its refresh", async () => {
     const a = open(5_000);
     const at = (second: number) => new Date(Date.UTC(2026, 3, 1, 0, 0, second)).toISOString();
-    const recorded = [1, 2, 3, 4, 5].map((n) => run(`Shard the invoices table, take ${n}`, [], { startedAt: at(n), plan: undefined }));
+    const recorded = [1, 2, 3, 4, 5].map((n) =>
+      run(`Shard the invoices table, take ${n}`, [], { startedAt: at(n), plan: undefined }),
+    );
     for (const r of recorded) await a.recordRun(r);
 
     const b = open(5_000, 3); // its view is loaded now, from the database: the 3 newest runs
     const ids = async () => (await b.searchMemory('shard invoices table', 10)).map((h) => h.runId).sort();
-    expect(await ids()).toEqual(recorded.slice(2).map((r) => r.id).sort());
+    expect(await ids()).toEqual(
+      recorded
+        .slice(2)
+        .map((r) => r.id)
+        .sort(),
+    );
 
     const newest = run('Shard the invoices table, take 6', [], { startedAt: at(6), plan: undefined });
     await a.recordRun(newest);
@@ -91,24 +105,50 @@ describe('in-memory view of the knowledge store', () => {
       proficiencies: [],
       teams: [{ id: 't1', pattern: 'invoic tune', uses: 5, successes: 5, avgScore: 0.9 }],
     });
-    view.merge({ specialists: [], proficiencies: [], teams: [{ id: 't1', pattern: 'invoic tune', uses: 3, successes: 1, avgScore: 0.2 }] }, { specialists: false });
+    view.merge(
+      {
+        specialists: [],
+        proficiencies: [],
+        teams: [{ id: 't1', pattern: 'invoic tune', uses: 3, successes: 1, avgScore: 0.2 }],
+      },
+      { specialists: false },
+    );
     expect(view.pickTeam('tune invoices', DEFAULT_REGISTRY_OPTIONS)).toMatchObject({ id: 't1', uses: 5 });
     expect(view.listSpecialists()).toHaveLength(ROSTER.length);
   });
 
   it('picks the same team as the registry rule it mirrors', () => {
-    const words = ['invoice', 'schema', 'postgres', 'deploy', 'kubernetes', 'report', 'sales', 'tune', 'docs', 'python'];
+    const words = [
+      'invoice',
+      'schema',
+      'postgres',
+      'deploy',
+      'kubernetes',
+      'report',
+      'sales',
+      'tune',
+      'docs',
+      'python',
+    ];
     let seed = 7;
     const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     const sample = () => words.filter(() => rand() < 0.4).join(' ');
     const teams = Array.from({ length: 300 }, (_, i) => {
       const uses = 1 + Math.floor(rand() * 5);
-      return { id: `t${i}`, pattern: [...new Set(sample().split(' ').filter(Boolean))].sort().join(' '), uses, successes: Math.floor(rand() * (uses + 1)), avgScore: rand() };
+      return {
+        id: `t${i}`,
+        pattern: [...new Set(sample().split(' ').filter(Boolean))].sort().join(' '),
+        uses,
+        successes: Math.floor(rand() * (uses + 1)),
+        avgScore: rand(),
+      };
     });
     const view = new KnowledgeView({ specialists: [], proficiencies: [], teams });
     for (let i = 0; i < 200; i++) {
       const query = sample();
-      expect(view.pickTeam(query, DEFAULT_REGISTRY_OPTIONS)?.id).toBe(pickTeam(query, teams, DEFAULT_REGISTRY_OPTIONS)?.id);
+      expect(view.pickTeam(query, DEFAULT_REGISTRY_OPTIONS)?.id).toBe(
+        pickTeam(query, teams, DEFAULT_REGISTRY_OPTIONS)?.id,
+      );
     }
   });
 });

@@ -33,10 +33,15 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-
 describe('structured output', () => {
   it('parses a json_schema answer into the zod type and sends role and run id headers', async () => {
-    const result = await client().structured({ role: 'router', runId: 'run-1', schema: RouteSchema, schemaName: 'route', messages: user('<parley:query>hello</parley:query>') });
+    const result = await client().structured({
+      role: 'router',
+      runId: 'run-1',
+      schema: RouteSchema,
+      schemaName: 'route',
+      messages: user('<parley:query>hello</parley:query>'),
+    });
     expect(result.value).toEqual({ route: 'direct', reason: expect.any(String) });
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(scripted.requests).toHaveLength(1);
@@ -56,7 +61,10 @@ describe('structured output', () => {
       schema: GraphPlanSchema,
       schemaName: 'graph_plan',
       messages: [
-        { role: 'system', content: `Candidates: <parley:specialists>${JSON.stringify(specialists)}</parley:specialists>` },
+        {
+          role: 'system',
+          content: `Candidates: <parley:specialists>${JSON.stringify(specialists)}</parley:specialists>`,
+        },
         { role: 'user', content: '<parley:query>Design a database schema for an orders table</parley:query>' },
       ],
     });
@@ -66,7 +74,12 @@ describe('structured output', () => {
 
   it('repairs malformed JSON once: the second call carries the error back', async () => {
     scripted.setFaults([{ fault: 'malformed', times: 1 }]);
-    const result = await client().structured({ role: 'router', schema: RouteSchema, schemaName: 'route', messages: user('<parley:query>Please plan a migration of the billing service</parley:query>') });
+    const result = await client().structured({
+      role: 'router',
+      schema: RouteSchema,
+      schemaName: 'route',
+      messages: user('<parley:query>Please plan a migration of the billing service</parley:query>'),
+    });
     expect(result.value.route).toBe('plan');
     expect(scripted.requests.map((r) => r.fault)).toEqual(['malformed', undefined]);
     expect(scripted.requests[1]!.lastUserMessage).toMatch(/not valid JSON/);
@@ -76,7 +89,12 @@ describe('structured output', () => {
 
   it('repairs schema-violating JSON once', async () => {
     scripted.setFaults([{ fault: 'schema', times: 1 }]);
-    const result = await client().structured({ role: 'router', schema: RouteSchema, schemaName: 'route', messages: user('<parley:query>hello</parley:query>') });
+    const result = await client().structured({
+      role: 'router',
+      schema: RouteSchema,
+      schemaName: 'route',
+      messages: user('<parley:query>hello</parley:query>'),
+    });
     expect(result.value.route).toBe('direct');
     expect(scripted.requests[1]!.lastUserMessage).toMatch(/does not match the schema/);
   });
@@ -87,7 +105,11 @@ describe('structured output', () => {
       .structured({ role: 'verifier', schema: RouteSchema, schemaName: 'route', messages: user('hello') })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ kind: 'invalid_output', role: 'verifier', raw: expect.stringContaining('truncated') });
+    expect(error).toMatchObject({
+      kind: 'invalid_output',
+      role: 'verifier',
+      raw: expect.stringContaining('truncated'),
+    });
     // The tokens of both rejected answers are still reported, for budgets.
     expect((error as ModelError).usage!.outputTokens).toBeGreaterThan(0);
     expect(scripted.requests).toHaveLength(2);
@@ -139,7 +161,10 @@ describe('retries and timeouts', () => {
 
   it('a timeout is retried: the hang once, then an answer', async () => {
     scripted.setFaults([{ fault: 'hang', times: 1 }]);
-    const result = await client({ PARLEY_MODEL_TIMEOUT_MS: '300' }).chat({ role: 'specialist', messages: user('second time lucky') });
+    const result = await client({ PARLEY_MODEL_TIMEOUT_MS: '300' }).chat({
+      role: 'specialist',
+      messages: user('second time lucky'),
+    });
     expect(result.text).toContain('second time lucky');
     expect(scripted.requests.map((r) => r.aborted)).toEqual([true, false]);
   });
@@ -148,7 +173,11 @@ describe('retries and timeouts', () => {
 describe('cancellation', () => {
   it('abort cancels the in-flight HTTP request: the server sees the client go away', async () => {
     const controller = new AbortController();
-    const pending = client().chat({ role: 'specialist', signal: controller.signal, messages: user('[[fault:hang]] cancel me') });
+    const pending = client().chat({
+      role: 'specialist',
+      signal: controller.signal,
+      messages: user('[[fault:hang]] cancel me'),
+    });
     await until(() => scripted.requests.length === 1);
     controller.abort();
     await expect(pending).rejects.toMatchObject({ kind: 'aborted' });
@@ -163,7 +192,11 @@ describe('cancellation', () => {
       const controller = new AbortController();
       const seen: string[] = [];
       const consume = (async () => {
-        for await (const chunk of createModelClient(config.model).stream({ role: 'synthesizer', signal: controller.signal, messages: user('a long answer please') })) {
+        for await (const chunk of createModelClient(config.model).stream({
+          role: 'synthesizer',
+          signal: controller.signal,
+          messages: user('a long answer please'),
+        })) {
           if (chunk.type === 'delta') seen.push(chunk.text);
           if (seen.length === 2) controller.abort();
         }
@@ -180,7 +213,12 @@ describe('cancellation', () => {
 describe('streaming', () => {
   it('yields text deltas, then done with the full text and usage from the final chunk', async () => {
     const chunks = [];
-    for await (const chunk of client().stream({ role: 'synthesizer', runId: 'run-s', messages: user('Explain event sourcing') })) chunks.push(chunk);
+    for await (const chunk of client().stream({
+      role: 'synthesizer',
+      runId: 'run-s',
+      messages: user('Explain event sourcing'),
+    }))
+      chunks.push(chunk);
     const deltas = chunks.filter((c) => c.type === 'delta');
     const done = chunks.at(-1)!;
     expect(deltas.length).toBeGreaterThan(3);
@@ -198,7 +236,8 @@ describe('streaming', () => {
   it('retries a stream that fails before its first delta', async () => {
     scripted.setFaults([{ fault: '500', times: 1 }]);
     let text = '';
-    for await (const chunk of client().stream({ role: 'synthesizer', messages: user('retry me') })) if (chunk.type === 'done') text = chunk.text;
+    for await (const chunk of client().stream({ role: 'synthesizer', messages: user('retry me') }))
+      if (chunk.type === 'done') text = chunk.text;
     expect(text).toContain('retry me');
     expect(scripted.requests.map((r) => r.status)).toEqual([500, 200]);
   });
@@ -209,18 +248,34 @@ describe('tools', () => {
     const result = await client().chat({
       role: 'specialist',
       messages: user('Save it [[tool:filesystem/write_file {"path":"notes.md","content":"hi"}]]'),
-      tools: [{ type: 'function', function: { name: 'filesystem__write_file', parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'filesystem__write_file',
+            parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } },
+          },
+        },
+      ],
     });
     expect(result.finishReason).toBe('tool_calls');
-    expect(result.toolCalls).toEqual([{ id: expect.any(String), name: 'filesystem__write_file', arguments: '{"path":"notes.md","content":"hi"}' }]);
+    expect(result.toolCalls).toEqual([
+      { id: expect.any(String), name: 'filesystem__write_file', arguments: '{"path":"notes.md","content":"hi"}' },
+    ]);
   });
 });
 
 describe('cost', () => {
-  const catalog = JSON.parse(readFileSync(new URL('../../../prices.json', import.meta.url), 'utf8')) as { models: Record<string, { input: number; output: number; cached?: number }> };
+  const catalog = JSON.parse(readFileSync(new URL('../../../prices.json', import.meta.url), 'utf8')) as {
+    models: Record<string, { input: number; output: number; cached?: number }>;
+  };
 
   it('computes cost from the price catalog for a known model', async () => {
-    const { usage } = await client().chat({ role: 'specialist', model: 'gpt-4o-mini', messages: user('What does this cost?') });
+    const { usage } = await client().chat({
+      role: 'specialist',
+      model: 'gpt-4o-mini',
+      messages: user('What does this cost?'),
+    });
     const price = catalog.models['gpt-4o-mini']!;
     expect(usage.model).toBe('gpt-4o-mini');
     expect(usage.costUsd).toBeCloseTo((usage.inputTokens * price.input + usage.outputTokens * price.output) / 1e6, 12);
@@ -228,7 +283,10 @@ describe('cost', () => {
   });
 
   it('reports an unknown model cost as null, not zero', async () => {
-    const { usage } = await client({ PARLEY_MODEL_SPECIALIST: 'mystery-model-9000' }).chat({ role: 'specialist', messages: user('And this?') });
+    const { usage } = await client({ PARLEY_MODEL_SPECIALIST: 'mystery-model-9000' }).chat({
+      role: 'specialist',
+      messages: user('And this?'),
+    });
     expect(usage.model).toBe('mystery-model-9000');
     expect(usage.outputTokens).toBeGreaterThan(0);
     expect(usage.costUsd).toBeNull();

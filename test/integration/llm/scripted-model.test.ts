@@ -11,32 +11,72 @@ beforeAll(() => {
   openai = new OpenAI({ baseURL: `${scripted.url}/v1`, apiKey: 'none', maxRetries: 0 });
 });
 
-async function structured(name: string, schema: Record<string, unknown>, content: string, system = ''): Promise<unknown> {
+async function structured(
+  name: string,
+  schema: Record<string, unknown>,
+  content: string,
+  system = '',
+): Promise<unknown> {
   const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content }];
   if (system) messages.unshift({ role: 'system', content: system });
-  const r = await openai.chat.completions.create({ model: 'scripted', messages, response_format: { type: 'json_schema', json_schema: { name, schema } } });
+  const r = await openai.chat.completions.create({
+    model: 'scripted',
+    messages,
+    response_format: { type: 'json_schema', json_schema: { name, schema } },
+  });
   return JSON.parse(r.choices[0]!.message.content!);
 }
 
-const routeSchema = { type: 'object', properties: { route: { type: 'string', enum: ['direct', 'plan', 'council'] }, reason: { type: 'string' } }, required: ['route', 'reason'] };
+const routeSchema = {
+  type: 'object',
+  properties: { route: { type: 'string', enum: ['direct', 'plan', 'council'] }, reason: { type: 'string' } },
+  required: ['route', 'reason'],
+};
 const verificationSchema = {
   type: 'object',
-  properties: { score: { type: 'number', minimum: 0, maximum: 1 }, feedback: { type: 'string' }, failedStepIds: { type: 'array', items: { type: 'string' } } },
+  properties: {
+    score: { type: 'number', minimum: 0, maximum: 1 },
+    feedback: { type: 'string' },
+    failedStepIds: { type: 'array', items: { type: 'string' } },
+  },
   required: ['score', 'feedback', 'failedStepIds'],
 };
-const steps = (statuses: string[]) => `<parley:steps>${JSON.stringify(statuses.map((status, i) => ({ id: `s${i + 1}`, specialist: 'writer', status, output: `out ${i + 1}` })))}</parley:steps>`;
+const steps = (statuses: string[]) =>
+  `<parley:steps>${JSON.stringify(statuses.map((status, i) => ({ id: `s${i + 1}`, specialist: 'writer', status, output: `out ${i + 1}` })))}</parley:steps>`;
 
 describe('schema answers', () => {
   it('routes greetings direct, decisions to the council, the rest to a plan, and obeys [[route:…]]', async () => {
-    expect(await structured('route', routeSchema, '<parley:query>Hello!</parley:query>')).toMatchObject({ route: 'direct' });
-    expect(await structured('route', routeSchema, '<parley:query>Should we move our monolith to microservices this year?</parley:query>')).toMatchObject({ route: 'council' });
-    expect(await structured('route', routeSchema, '<parley:query>Write a migration plan for the orders database</parley:query>')).toMatchObject({ route: 'plan' });
-    expect(await structured('route', routeSchema, '<parley:query>hi [[route:plan]]</parley:query>')).toMatchObject({ route: 'plan' });
+    expect(await structured('route', routeSchema, '<parley:query>Hello!</parley:query>')).toMatchObject({
+      route: 'direct',
+    });
+    expect(
+      await structured(
+        'route',
+        routeSchema,
+        '<parley:query>Should we move our monolith to microservices this year?</parley:query>',
+      ),
+    ).toMatchObject({ route: 'council' });
+    expect(
+      await structured(
+        'route',
+        routeSchema,
+        '<parley:query>Write a migration plan for the orders database</parley:query>',
+      ),
+    ).toMatchObject({ route: 'plan' });
+    expect(await structured('route', routeSchema, '<parley:query>hi [[route:plan]]</parley:query>')).toMatchObject({
+      route: 'plan',
+    });
   });
 
   it('plans [[steps:N]] round-robin and [[chain]] with templated dependencies', async () => {
-    const specialists = '<parley:specialists>[{"id":"a","description":"x","domains":["research"]},{"id":"b","description":"y","domains":[]}]</parley:specialists>';
-    const plan = (await structured('graph_plan', {}, '<parley:query>do things [[steps:3]] [[chain]]</parley:query>', specialists)) as { steps: { id: string; specialist: string; dependsOn: string[]; objective: string; phase: string }[] };
+    const specialists =
+      '<parley:specialists>[{"id":"a","description":"x","domains":["research"]},{"id":"b","description":"y","domains":[]}]</parley:specialists>';
+    const plan = (await structured(
+      'graph_plan',
+      {},
+      '<parley:query>do things [[steps:3]] [[chain]]</parley:query>',
+      specialists,
+    )) as { steps: { id: string; specialist: string; dependsOn: string[]; objective: string; phase: string }[] };
     expect(plan.steps.map((s) => s.specialist)).toEqual(['a', 'b', 'a']);
     expect(plan.steps.map((s) => s.dependsOn)).toEqual([[], ['s1'], ['s2']]);
     expect(plan.steps[1]!.objective).toContain('{{s1.result}}');
@@ -44,52 +84,111 @@ describe('schema answers', () => {
   });
 
   it('scores verification from step statuses and from [[verify:…]] per round', async () => {
-    expect(await structured('verification', verificationSchema, steps(['succeeded', 'succeeded']))).toMatchObject({ score: 0.9, failedStepIds: [] });
-    expect(await structured('verification', verificationSchema, steps(['succeeded', 'failed']))).toMatchObject({ score: 0.5, failedStepIds: ['s2'] });
-    expect(await structured('verification', verificationSchema, steps(['failed', 'failed']))).toMatchObject({ score: 0.2 });
+    expect(await structured('verification', verificationSchema, steps(['succeeded', 'succeeded']))).toMatchObject({
+      score: 0.9,
+      failedStepIds: [],
+    });
+    expect(await structured('verification', verificationSchema, steps(['succeeded', 'failed']))).toMatchObject({
+      score: 0.5,
+      failedStepIds: ['s2'],
+    });
+    expect(await structured('verification', verificationSchema, steps(['failed', 'failed']))).toMatchObject({
+      score: 0.2,
+    });
     const q = '<parley:query>q [[verify:0.5,0.9]]</parley:query>';
-    expect(await structured('verification', verificationSchema, `${q}<parley:round>1</parley:round>${steps(['succeeded'])}`)).toMatchObject({ score: 0.5, failedStepIds: ['s1'] });
-    expect(await structured('verification', verificationSchema, `${q}<parley:round>3</parley:round>${steps(['succeeded'])}`)).toMatchObject({ score: 0.9 });
+    expect(
+      await structured('verification', verificationSchema, `${q}<parley:round>1</parley:round>${steps(['succeeded'])}`),
+    ).toMatchObject({ score: 0.5, failedStepIds: ['s1'] });
+    expect(
+      await structured('verification', verificationSchema, `${q}<parley:round>3</parley:round>${steps(['succeeded'])}`),
+    ).toMatchObject({ score: 0.9 });
   });
 
   it('reviews and decides a council from the anonymized answers', async () => {
-    const answers = '<parley:answers>{"A":"Short.","B":"A much longer and more careful answer. With reasons.","C":"Medium length answer."}</parley:answers>';
-    const review = (await structured('council_review', { type: 'object', properties: { ranking: { type: 'array', items: { type: 'string' } }, critique: { type: 'string' } }, required: ['ranking', 'critique'] }, answers)) as { ranking: string[] };
+    const answers =
+      '<parley:answers>{"A":"Short.","B":"A much longer and more careful answer. With reasons.","C":"Medium length answer."}</parley:answers>';
+    const review = (await structured(
+      'council_review',
+      {
+        type: 'object',
+        properties: { ranking: { type: 'array', items: { type: 'string' } }, critique: { type: 'string' } },
+        required: ['ranking', 'critique'],
+      },
+      answers,
+    )) as { ranking: string[] };
     expect(review.ranking).toEqual(['B', 'C', 'A']);
     const verdictSchema = {
       type: 'object',
       properties: {
-        ...Object.fromEntries(['recommendation', 'consensus', 'dissent', 'nextStep'].map((k) => [k, { type: 'string' }])),
+        ...Object.fromEntries(
+          ['recommendation', 'consensus', 'dissent', 'nextStep'].map((k) => [k, { type: 'string' }]),
+        ),
         keyInsights: { type: 'array', items: { type: 'string' } },
         blindSpots: { type: 'array', items: { type: 'string' } },
         confidence: { type: 'number', minimum: 0, maximum: 1 },
       },
       required: ['recommendation', 'keyInsights', 'blindSpots', 'consensus', 'dissent', 'nextStep', 'confidence'],
     };
-    const verdict = (await structured('council_verdict', verdictSchema, `<parley:query>Should we?</parley:query>${answers}`)) as { recommendation: string; keyInsights: string[]; confidence: number };
+    const verdict = (await structured(
+      'council_verdict',
+      verdictSchema,
+      `<parley:query>Should we?</parley:query>${answers}`,
+    )) as { recommendation: string; keyInsights: string[]; confidence: number };
     expect(verdict.recommendation).toContain('answer B');
     expect(verdict.keyInsights).toHaveLength(3);
     expect(verdict.confidence).toBeGreaterThan(0);
   });
 
   it('answers an unknown schema with a minimal valid instance', async () => {
-    const value = await structured('anything', { type: 'object', properties: { n: { type: 'integer', minimum: 3 }, tags: { type: 'array', minItems: 2, items: { type: 'string', minLength: 2 } }, kind: { enum: ['x', 'y'] }, opt: { type: 'string' } }, required: ['n', 'tags', 'kind'] }, 'whatever');
+    const value = await structured(
+      'anything',
+      {
+        type: 'object',
+        properties: {
+          n: { type: 'integer', minimum: 3 },
+          tags: { type: 'array', minItems: 2, items: { type: 'string', minLength: 2 } },
+          kind: { enum: ['x', 'y'] },
+          opt: { type: 'string' },
+        },
+        required: ['n', 'tags', 'kind'],
+      },
+      'whatever',
+    );
     expect(value).toEqual({ n: 3, tags: ['xx', 'xx'], kind: 'x' });
   });
 });
 
 describe('text and tools', () => {
   it('synthesizes from step results and quotes tool results, and never repeats a tool call', async () => {
-    const synth = await openai.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `<parley:query>Sum it up</parley:query>${steps(['succeeded'])}` }] });
+    const synth = await openai.chat.completions.create({
+      model: 'scripted',
+      messages: [{ role: 'user', content: `<parley:query>Sum it up</parley:query>${steps(['succeeded'])}` }],
+    });
     expect(synth.choices[0]!.message.content).toContain('out 1');
-    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'search_docs', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }];
-    const first = await openai.chat.completions.create({ model: 'scripted', tools, messages: [{ role: 'user', content: 'Use search_docs to find it' }] });
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'search_docs',
+          parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        },
+      },
+    ];
+    const first = await openai.chat.completions.create({
+      model: 'scripted',
+      tools,
+      messages: [{ role: 'user', content: 'Use search_docs to find it' }],
+    });
     const call = first.choices[0]!.message.tool_calls![0]!;
     expect(call.type === 'function' && call.function.name).toBe('search_docs');
     const second = await openai.chat.completions.create({
       model: 'scripted',
       tools,
-      messages: [{ role: 'user', content: 'Use search_docs to find it' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'found: the answer is 42' }],
+      messages: [
+        { role: 'user', content: 'Use search_docs to find it' },
+        first.choices[0]!.message,
+        { role: 'tool', tool_call_id: call.id, content: 'found: the answer is 42' },
+      ],
     });
     expect(second.choices[0]!.finish_reason).toBe('stop');
     expect(second.choices[0]!.message.content).toContain('the answer is 42');
@@ -100,16 +199,28 @@ describe('text and tools', () => {
       model: 'scripted',
       tools: [{ type: 'function', function: { name: 'memory_create_entities', parameters: {} } }],
       messages: [
-        { role: 'system', content: 'You are the writer. <parley:query>Remember this [[tool:memory/create_entities {"entities":[]}]]</parley:query>' },
+        {
+          role: 'system',
+          content:
+            'You are the writer. <parley:query>Remember this [[tool:memory/create_entities {"entities":[]}]]</parley:query>',
+        },
         { role: 'user', content: 'Objective: remember it' },
       ],
     });
     const call = r.choices[0]!.message.tool_calls![0]!;
-    expect(call.type === 'function' && [call.function.name, call.function.arguments]).toEqual(['memory_create_entities', '{"entities":[]}']);
+    expect(call.type === 'function' && [call.function.name, call.function.arguments]).toEqual([
+      'memory_create_entities',
+      '{"entities":[]}',
+    ]);
   });
 
   it('streams tool calls in OpenAI chunk format', async () => {
-    const stream = await openai.chat.completions.create({ model: 'scripted', stream: true, tools: [{ type: 'function', function: { name: 'fs__read_file', parameters: {} } }], messages: [{ role: 'user', content: '[[tool:fs/read_file {"path":"a"}]]' }] });
+    const stream = await openai.chat.completions.create({
+      model: 'scripted',
+      stream: true,
+      tools: [{ type: 'function', function: { name: 'fs__read_file', parameters: {} } }],
+      messages: [{ role: 'user', content: '[[tool:fs/read_file {"path":"a"}]]' }],
+    });
     const calls = [];
     for await (const chunk of stream) for (const c of chunk.choices[0]?.delta.tool_calls ?? []) calls.push(c);
     expect(calls).toMatchObject([{ index: 0, function: { name: 'fs__read_file', arguments: '{"path":"a"}' } }]);
@@ -118,27 +229,50 @@ describe('text and tools', () => {
 
 describe('faults and controls', () => {
   it('sends Retry-After with a 429 and a JSON error with a 500', async () => {
-    scripted.setFaults([{ fault: '429', times: 1 }, { fault: '500', times: 1 }]);
+    scripted.setFaults([
+      { fault: '429', times: 1 },
+      { fault: '500', times: 1 },
+    ]);
     const body = JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'x' }] });
-    const limited = await fetch(`${scripted.url}/v1/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const limited = await fetch(`${scripted.url}/v1/chat/completions`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');
     expect(limited.headers.get('retry-after-ms')).toBe('1500');
-    const failed = await fetch(`${scripted.url}/v1/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const failed = await fetch(`${scripted.url}/v1/chat/completions`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(failed.status).toBe(500);
     expect(await failed.json()).toMatchObject({ error: { type: 'server_error' } });
   });
 
   it('applies faults by role and text, set over HTTP, and rejects bad rules', async () => {
-    const set = await fetch(`${scripted.url}/_scripted/faults`, { method: 'POST', body: JSON.stringify({ faults: [{ role: 'verifier', contains: 'boom', fault: '500', times: 2 }] }) });
+    const set = await fetch(`${scripted.url}/_scripted/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ faults: [{ role: 'verifier', contains: 'boom', fault: '500', times: 2 }] }),
+    });
     expect(set.status).toBe(200);
-    const call = (role: string, content: string) => openai.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content }] }, { headers: { 'x-parley-role': role } }).then(() => 200, (e: { status: number }) => e.status);
+    const call = (role: string, content: string) =>
+      openai.chat.completions
+        .create({ model: 'scripted', messages: [{ role: 'user', content }] }, { headers: { 'x-parley-role': role } })
+        .then(
+          () => 200,
+          (e: { status: number }) => e.status,
+        );
     expect(await call('router', 'boom')).toBe(200);
     expect(await call('verifier', 'calm')).toBe(200);
     expect(await call('verifier', 'boom')).toBe(500);
     expect(await call('verifier', 'boom')).toBe(500);
     expect(await call('verifier', 'boom')).toBe(200);
-    const bad = await fetch(`${scripted.url}/_scripted/faults`, { method: 'POST', body: JSON.stringify([{ fault: 'explode' }]) });
+    const bad = await fetch(`${scripted.url}/_scripted/faults`, {
+      method: 'POST',
+      body: JSON.stringify([{ fault: 'explode' }]),
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { message: expect.stringContaining('fault must be one of') } });
   });
@@ -148,7 +282,13 @@ describe('faults and controls', () => {
       const m = await startScriptedModel({ faultRate: 0.5, faultKinds: ['500'], seed: 7 });
       const client = new OpenAI({ baseURL: `${m.url}/v1`, apiKey: 'x', maxRetries: 0 });
       const out = [];
-      for (let i = 0; i < 8; i++) out.push(await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'x' }] }).then(() => 'ok', () => 'fail'));
+      for (let i = 0; i < 8; i++)
+        out.push(
+          await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'x' }] }).then(
+            () => 'ok',
+            () => 'fail',
+          ),
+        );
       await m.close();
       return out;
     };
@@ -159,8 +299,16 @@ describe('faults and controls', () => {
   });
 
   it('logs requests over HTTP and answers unknown routes and bad bodies in OpenAI error shape', async () => {
-    await openai.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'logged' }] }, { headers: { 'x-parley-role': 'router', 'x-parley-run-id': 'r9' } });
-    const log = (await (await fetch(`${scripted.url}/_scripted/log`)).json()) as { role: string; runId: string; arrivedAt: number; finishedAt: number }[];
+    await openai.chat.completions.create(
+      { model: 'scripted', messages: [{ role: 'user', content: 'logged' }] },
+      { headers: { 'x-parley-role': 'router', 'x-parley-run-id': 'r9' } },
+    );
+    const log = (await (await fetch(`${scripted.url}/_scripted/log`)).json()) as {
+      role: string;
+      runId: string;
+      arrivedAt: number;
+      finishedAt: number;
+    }[];
     expect(log.at(-1)).toMatchObject({ role: 'router', runId: 'r9', aborted: false, status: 200 });
     expect(log.at(-1)!.finishedAt).toBeGreaterThanOrEqual(log.at(-1)!.arrivedAt);
     const missing = await fetch(`${scripted.url}/v1/images/generations`, { method: 'POST' });
@@ -174,7 +322,10 @@ describe('faults and controls', () => {
     const slow = await startScriptedModel({ latencyMs: 60, perTokenMs: 2 });
     try {
       const client = new OpenAI({ baseURL: `${slow.url}/v1`, apiKey: 'x', maxRetries: 0 });
-      const r = await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'time me' }] });
+      const r = await client.chat.completions.create({
+        model: 'scripted',
+        messages: [{ role: 'user', content: 'time me' }],
+      });
       const entry = slow.requests[0]!;
       expect(entry.finishedAt! - entry.arrivedAt).toBeGreaterThanOrEqual(60 + 2 * r.usage!.completion_tokens - 2);
     } finally {
@@ -186,7 +337,8 @@ describe('faults and controls', () => {
     const bounded = await startScriptedModel({ logLimit: 10 });
     try {
       const client = new OpenAI({ baseURL: `${bounded.url}/v1`, apiKey: 'x', maxRetries: 0 });
-      for (let i = 1; i <= 40; i++) await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `call ${i}` }] });
+      for (let i = 1; i <= 40; i++)
+        await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `call ${i}` }] });
       expect(bounded.requests.length).toBeGreaterThanOrEqual(10);
       expect(bounded.requests.length).toBeLessThanOrEqual(11);
       expect(bounded.requests.at(-1)!.lastUserMessage).toBe('call 40');

@@ -28,7 +28,14 @@ afterAll(async () => {
 });
 
 const model = () =>
-  createModelClient(loadConfig({ PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`, PARLEY_MODEL_API_KEY: 'k', PARLEY_MODEL: 'gpt-4o-mini', PARLEY_MODEL_MAX_RETRIES: '0' }).model);
+  createModelClient(
+    loadConfig({
+      PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`,
+      PARLEY_MODEL_API_KEY: 'k',
+      PARLEY_MODEL: 'gpt-4o-mini',
+      PARLEY_MODEL_MAX_RETRIES: '0',
+    }).model,
+  );
 
 describe('telemetry', () => {
   it('is on only when an OTLP endpoint or a traces exporter is configured', () => {
@@ -40,7 +47,9 @@ describe('telemetry', () => {
 
   it('a chat call is a span with model, tokens, cost, role and run id, nested in the caller span', async () => {
     exporter.reset();
-    const result = await withSpan('step', { 'parley.step': 's1' }, () => model().chat({ role: 'specialist', runId: 'run-t', messages: [{ role: 'user', content: 'trace me' }] }));
+    const result = await withSpan('step', { 'parley.step': 's1' }, () =>
+      model().chat({ role: 'specialist', runId: 'run-t', messages: [{ role: 'user', content: 'trace me' }] }),
+    );
     const spans = await finished();
     const chat = spans.find((s) => s.name === 'chat gpt-4o-mini')!;
     const step = spans.find((s) => s.name === 'step')!;
@@ -59,7 +68,11 @@ describe('telemetry', () => {
 
   it('a stream is one span with its usage; a failed call is a span with error status', async () => {
     exporter.reset();
-    for await (const chunk of model().stream({ role: 'synthesizer', messages: [{ role: 'user', content: 'stream me' }] })) void chunk;
+    for await (const chunk of model().stream({
+      role: 'synthesizer',
+      messages: [{ role: 'user', content: 'stream me' }],
+    }))
+      void chunk;
     await model()
       .chat({ role: 'router', messages: [] })
       .catch(() => undefined);

@@ -22,7 +22,11 @@ const norm = (a: ArrayLike<number>) => Math.sqrt(dot(a, a));
 
 describe('scripted POST /v1/embeddings', () => {
   it('answers the OpenAI shape: one unit vector per input in order, usage, the model echoed, logged', async () => {
-    const r = await openai.embeddings.create({ model: 'emb-test', input: ['Builds Dockerfiles and CI pipelines', 'Writes release notes'], encoding_format: 'float' });
+    const r = await openai.embeddings.create({
+      model: 'emb-test',
+      input: ['Builds Dockerfiles and CI pipelines', 'Writes release notes'],
+      encoding_format: 'float',
+    });
     expect(r.object).toBe('list');
     expect(r.model).toBe('emb-test');
     expect(r.data.map((d) => d.index)).toEqual([0, 1]);
@@ -34,7 +38,13 @@ describe('scripted POST /v1/embeddings', () => {
     expect(r.usage.prompt_tokens).toBeGreaterThan(0);
     expect(r.usage.total_tokens).toBe(r.usage.prompt_tokens);
     expect(scripted.requests).toHaveLength(1);
-    expect(scripted.requests[0]).toMatchObject({ endpoint: 'embeddings', model: 'emb-test', inputs: 2, status: 200, aborted: false });
+    expect(scripted.requests[0]).toMatchObject({
+      endpoint: 'embeddings',
+      model: 'emb-test',
+      inputs: 2,
+      status: 200,
+      aborted: false,
+    });
     const log = (await (await fetch(`${scripted.url}/_scripted/log`)).json()) as { endpoint: string }[];
     expect(log.map((e) => e.endpoint)).toEqual(['embeddings']);
   });
@@ -59,37 +69,70 @@ describe('scripted POST /v1/embeddings', () => {
     const r = await openai.embeddings.create({
       model: 'e',
       encoding_format: 'float',
-      input: ['dockerize the service', 'Builds and fixes CI/CD pipelines, Dockerfiles, Kubernetes manifests', 'Writes and edits clear technical documentation, READMEs, guides'],
+      input: [
+        'dockerize the service',
+        'Builds and fixes CI/CD pipelines, Dockerfiles, Kubernetes manifests',
+        'Writes and edits clear technical documentation, READMEs, guides',
+      ],
     });
     const [query, devops, writer] = r.data.map((d) => d.embedding);
     expect(dot(query!, devops!)).toBeGreaterThan(dot(query!, writer!));
-    const same = await openai.embeddings.create({ model: 'e', encoding_format: 'float', input: ['postgres query tuning', 'tunes Postgres queries', 'edits release notes'] });
+    const same = await openai.embeddings.create({
+      model: 'e',
+      encoding_format: 'float',
+      input: ['postgres query tuning', 'tunes Postgres queries', 'edits release notes'],
+    });
     const [q, db, notes] = same.data.map((d) => d.embedding);
     expect(dot(q!, db!)).toBeGreaterThan(0.3);
     expect(dot(q!, db!)).toBeGreaterThan(dot(q!, notes!) + 0.3);
   });
 
   it('rejects bad input with a 400 in OpenAI error shape and logs nothing', async () => {
-    for (const body of [{ model: 'e' }, { model: 'e', input: '' }, { model: 'e', input: [] }, { model: 'e', input: [1, 2] }, { model: 'e', input: 'x', dimensions: 0 }]) {
-      const res = await fetch(`${scripted.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    for (const body of [
+      { model: 'e' },
+      { model: 'e', input: '' },
+      { model: 'e', input: [] },
+      { model: 'e', input: [1, 2] },
+      { model: 'e', input: 'x', dimensions: 0 },
+    ]) {
+      const res = await fetch(`${scripted.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
       const err = (await res.json()) as { error: { message: string; type: string } };
       expect(err.error.type).toBe('invalid_request_error');
       expect(err.error.message).toMatch(/input|dimensions/);
     }
-    const notJson = await fetch(`${scripted.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    const notJson = await fetch(`${scripted.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(notJson.status).toBe(400);
     expect(scripted.requests).toHaveLength(0);
   });
 
   it('fails by scripted rules matching the role header or the inputs, not by directives in the text', async () => {
-    scripted.setFaults([{ role: 'embeddings', fault: '500' }, { contains: 'rate me', fault: '429' }]);
-    const sdk = (role?: string) => openai.embeddings.create({ model: 'e', input: ['rate me please'], encoding_format: 'float' }, role ? { headers: { 'x-parley-role': role } } : {});
+    scripted.setFaults([
+      { role: 'embeddings', fault: '500' },
+      { contains: 'rate me', fault: '429' },
+    ]);
+    const sdk = (role?: string) =>
+      openai.embeddings.create(
+        { model: 'e', input: ['rate me please'], encoding_format: 'float' },
+        role ? { headers: { 'x-parley-role': role } } : {},
+      );
     await expect(sdk('embeddings')).rejects.toMatchObject({ status: 500 });
     await expect(sdk()).rejects.toMatchObject({ status: 429 });
     const ok = await openai.embeddings.create({ model: 'e', input: 'hello [[fault:500]]', encoding_format: 'float' });
     expect(ok.data).toHaveLength(1);
-    expect(scripted.requests.map((r) => [r.fault, r.status])).toEqual([['500', 500], ['429', 429], [undefined, 200]]);
+    expect(scripted.requests.map((r) => [r.fault, r.status])).toEqual([
+      ['500', 500],
+      ['429', 429],
+      [undefined, 200],
+    ]);
   });
 });
 
@@ -97,7 +140,10 @@ describe('createEmbedder', () => {
   it('embeds in batches, keeps the order, and adds up usage and cost', async () => {
     const prices = createPriceCatalog({ 'emb-priced': { input: 0.02, output: 0 } });
     const embedder = createEmbedder(endpoint, 'emb-priced', { batchSize: 4, prices });
-    const texts = Array.from({ length: 10 }, (_, i) => `specialist number ${i} writes ${['sql', 'docs', 'tests'][i % 3]}`);
+    const texts = Array.from(
+      { length: 10 },
+      (_, i) => `specialist number ${i} writes ${['sql', 'docs', 'tests'][i % 3]}`,
+    );
     const vectors = await embedder.embed(texts);
     expect(vectors).toHaveLength(10);
     const batches = scripted.requests.filter((r) => r.endpoint === 'embeddings');
@@ -120,7 +166,10 @@ describe('createEmbedder', () => {
 
   it('retries a 500 like a chat call and gives up with a ModelError after its retries', async () => {
     const lines: string[] = [];
-    const embedder = createEmbedder(endpoint, 'e', { retry: { maxRetries: 2, baseMs: 5 }, logger: createLogger('warn', (l) => lines.push(l)) });
+    const embedder = createEmbedder(endpoint, 'e', {
+      retry: { maxRetries: 2, baseMs: 5 },
+      logger: createLogger('warn', (l) => lines.push(l)),
+    });
     scripted.setFaults([{ role: 'embeddings', fault: '500', times: 1 }]);
     expect(await embedder.embed(['recovers'])).toHaveLength(1);
     expect(scripted.requests.map((r) => r.status)).toEqual([500, 200]);

@@ -41,7 +41,10 @@ beforeAll(async () => {
     join(dir, 'skills', 'notes-keeper.md'),
     '---\nname: notes-keeper\ndescription: Keeps meeting notes; saves and reads notes\ndomains: [notes, meeting]\ntools: [notes/write_note, notes/read_note]\nmodel_role: specialist\n---\nYou keep meeting notes in the notes server.\n',
   );
-  writeFileSync(join(dir, 'skills', 'summarizer.md'), '---\nname: summarizer\ndescription: Writes short summaries of meeting notes\ndomains: [summary, meeting]\nmodel_role: specialist\n---\nYou write short summaries.\n');
+  writeFileSync(
+    join(dir, 'skills', 'summarizer.md'),
+    '---\nname: summarizer\ndescription: Writes short summaries of meeting notes\ndomains: [summary, meeting]\nmodel_role: specialist\n---\nYou write short summaries.\n',
+  );
 });
 afterAll(async () => {
   await mcp?.close();
@@ -62,7 +65,8 @@ async function runAccepting(url: string, body: object): Promise<GraphEvent[]> {
   }
   return events;
 }
-const ofType = <K extends GraphEvent['type']>(events: GraphEvent[], type: K) => events.filter((e): e is GraphEventOf<K> => e.type === type);
+const ofType = <K extends GraphEvent['type']>(events: GraphEvent[], type: K) =>
+  events.filter((e): e is GraphEventOf<K> => e.type === type);
 
 describe.each(CASES)('the pipeline with the scripted model as $profile $env', ({ profile, env, strategy }) => {
   it('routes, plans parallel steps with an approved tool call, verifies with a retry, synthesizes; and runs a council', async () => {
@@ -100,7 +104,9 @@ describe.each(CASES)('the pipeline with the scripted model as $profile $env', ({
         [1, 0.5, 'retry_failed'],
         [2, 0.9, 'synthesize'],
       ]);
-      const answer = ofType(events, 'answer.delta').map((e) => e.text).join('');
+      const answer = ofType(events, 'answer.delta')
+        .map((e) => e.text)
+        .join('');
       expect(answer.length).toBeGreaterThan(0);
       expect(answer).not.toMatch(/draft|<parley:|\{"route"/);
       // The strategy the structured roles ended on (preset, override or learned).
@@ -109,7 +115,11 @@ describe.each(CASES)('the pipeline with the scripted model as $profile $env', ({
       const council = await runAccepting(url, { query: 'Should we move the notes to a wiki?', mode: 'council' });
       expect(ofType(council, 'run.finished')[0]).toMatchObject({ status: 'completed' });
       expect(new Set(ofType(council, 'council.stage').map((e) => e.stage)).size).toBeGreaterThanOrEqual(3);
-      expect(ofType(council, 'answer.delta').map((e) => e.text).join('').length).toBeGreaterThan(0);
+      expect(
+        ofType(council, 'answer.delta')
+          .map((e) => e.text)
+          .join('').length,
+      ).toBeGreaterThan(0);
     } finally {
       await parley.close();
     }

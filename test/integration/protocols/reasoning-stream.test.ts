@@ -58,7 +58,13 @@ async function overAcp<T>(op: (ctx: ClientContext, rc: RecordingClient) => Promi
 function modelThoughts(rc: RecordingClient, sessionId: string, role?: string): string {
   const roleOf = (meta: unknown) => (meta as { parley?: { role?: string } } | undefined)?.parley?.role;
   return rc.notifications
-    .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_thought_chunk' && roleOf(n.update._meta) && (!role || roleOf(n.update._meta) === role))
+    .filter(
+      (n) =>
+        n.sessionId === sessionId &&
+        n.update.sessionUpdate === 'agent_thought_chunk' &&
+        roleOf(n.update._meta) &&
+        (!role || roleOf(n.update._meta) === role),
+    )
     .map((n) => (n.update as { content: { type: string; text: string } }).content.text)
     .join('');
 }
@@ -71,9 +77,11 @@ function answerText(rc: RecordingClient, sessionId: string): string {
 }
 
 describe('ACP: agent_thought_chunk', () => {
-  it('with _meta.parley.reasoning the model\'s reasoning streams as thought chunks, never in the answer', async () => {
+  it("with _meta.parley.reasoning the model's reasoning streams as thought chunks, never in the answer", async () => {
     await overAcp(async (ctx, rc) => {
-      const session = await ctx.buildSession({ cwd: '/tmp', mcpServers: [], _meta: { parley: { reasoning: true } } }).start();
+      const session = await ctx
+        .buildSession({ cwd: '/tmp', mcpServers: [], _meta: { parley: { reasoning: true } } })
+        .start();
       const response = await session.prompt(DIRECT);
       expect(response.stopReason).toBe('end_turn');
       const answer = answerText(rc, session.sessionId);
@@ -97,7 +105,9 @@ describe('ACP: agent_thought_chunk', () => {
 
   it('a reasoning flag that is not a boolean is invalid params', async () => {
     await overAcp(async (ctx) => {
-      await expect(ctx.buildSession({ cwd: '/tmp', mcpServers: [], _meta: { parley: { reasoning: 'yes' } } }).start()).rejects.toThrow(/_meta\.parley\.reasoning must be true or false/);
+      await expect(
+        ctx.buildSession({ cwd: '/tmp', mcpServers: [], _meta: { parley: { reasoning: 'yes' } } }).start(),
+      ).rejects.toThrow(/_meta\.parley\.reasoning must be true or false/);
     });
   });
 });
@@ -107,7 +117,10 @@ describe('AG-UI: REASONING_* events', () => {
     const agent = new HttpAgent({ url: `${server.url}/ag-ui` });
     agent.addMessage({ id: randomUUID(), role: 'user', content: query });
     const events: BaseEvent[] = [];
-    await agent.runAgent({ runId: randomUUID(), forwardedProps: { parley: parleyProps } }, { onEvent: ({ event }) => void events.push(event) });
+    await agent.runAgent(
+      { runId: randomUUID(), forwardedProps: { parley: parleyProps } },
+      { onEvent: ({ event }) => void events.push(event) },
+    );
     return events;
   }
 
@@ -127,7 +140,10 @@ describe('AG-UI: REASONING_* events', () => {
       .filter((e) => e.type === EventType.REASONING_MESSAGE_CONTENT)
       .map((e) => (e as unknown as { delta: string }).delta)
       .join('');
-    const answer = events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => (e as unknown as { delta: string }).delta).join('');
+    const answer = events
+      .filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)
+      .map((e) => (e as unknown as { delta: string }).delta)
+      .join('');
     expect(thought).toMatch(THINKING);
     expect(thought).toBe(reasoningText(answer));
   });
@@ -136,7 +152,9 @@ describe('AG-UI: REASONING_* events', () => {
     const events = await run({ reasoning: true }, 'compare caching strategies [[route:plan]] [[steps:2]]');
     const types = events.map((e) => e.type);
     expect(types.filter((t) => t === EventType.REASONING_START).length).toBeGreaterThan(1);
-    expect(types.filter((t) => t === EventType.REASONING_START).length).toBe(types.filter((t) => t === EventType.REASONING_END).length);
+    expect(types.filter((t) => t === EventType.REASONING_START).length).toBe(
+      types.filter((t) => t === EventType.REASONING_END).length,
+    );
     expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
   });
 
@@ -148,7 +166,11 @@ describe('AG-UI: REASONING_* events', () => {
 
 describe('SSE: model.thought', () => {
   async function stream(body: Record<string, unknown>): Promise<{ type: string; role?: string; text?: string }[]> {
-    const res = await fetch(`${server.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.url}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     return text
@@ -162,7 +184,12 @@ describe('SSE: model.thought', () => {
     const thoughts = on.filter((e) => e.type === 'model.thought');
     expect(thoughts.length).toBeGreaterThan(1);
     expect(new Set(thoughts.map((e) => e.role))).toEqual(new Set(['router', 'default']));
-    expect(thoughts.filter((e) => e.role === 'default').map((e) => e.text).join('')).toMatch(THINKING);
+    expect(
+      thoughts
+        .filter((e) => e.role === 'default')
+        .map((e) => e.text)
+        .join(''),
+    ).toMatch(THINKING);
     const off = await stream({ query: DIRECT, reasoning: false });
     expect(off.some((e) => e.type === 'model.thought')).toBe(false);
     expect(off.at(-1)?.type).toBe('run.finished');
@@ -176,7 +203,11 @@ describe('SSE: model.thought', () => {
   });
 
   it('a reasoning flag that is not a boolean is a 400', async () => {
-    const res = await fetch(`${server.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: DIRECT, reasoning: 'yes' }) });
+    const res = await fetch(`${server.url}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: DIRECT, reasoning: 'yes' }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^reasoning:/);
   });
@@ -212,7 +243,11 @@ describe('OpenAI-compatible stream: delta.reasoning_content', () => {
 
 describe('PARLEY_STREAM_REASONING', () => {
   it('on: runs stream thoughts unless the request turns them off', async () => {
-    const on = await createTestParley({ profile: 'reasoning', roster: false, config: { engine: { streamReasoning: true } } });
+    const on = await createTestParley({
+      profile: 'reasoning',
+      roster: false,
+      config: { engine: { streamReasoning: true } },
+    });
     try {
       const thoughtsOf = async (request: { reasoning?: boolean }) => {
         const handle = on.engine.start({ query: DIRECT, protocol: 'test', ...request });

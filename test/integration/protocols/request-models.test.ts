@@ -81,7 +81,11 @@ const PLANNED = 'compare caching strategies [[route:plan]] [[steps:1]]';
 
 describe('SSE /stream body', () => {
   it('models by role reach the calls of those roles; others keep the configured model', async () => {
-    const res = await fetch(`${server.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: PLANNED, models: { planner: 'gpt-4o', synthesizer: 'gpt-4o-mini' } }) });
+    const res = await fetch(`${server.url}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: PLANNED, models: { planner: 'gpt-4o', synthesizer: 'gpt-4o-mini' } }),
+    });
     expect(res.status).toBe(200);
     await res.text();
     const runId = res.headers.get('x-parley-run-id')!;
@@ -99,9 +103,15 @@ describe('SSE /stream body', () => {
       [{ query: 'hi', model: 'gpt 4o' }, 'model'],
       [{ query: 'hi', models: { router: '' } }, 'models.router'],
     ] as const) {
-      const res = await fetch(`${server.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${server.url}/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`^${field.replace('.', '\\.')}`));
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        new RegExp(`^${field.replace('.', '\\.')}`),
+      );
     }
     expect(parley.scripted.requests.length).toBe(before);
   });
@@ -123,14 +133,18 @@ describe('AG-UI forwardedProps.parley', () => {
     const agent = new HttpAgent({ url: `${server.url}/ag-ui` });
     agent.addMessage({ id: randomUUID(), role: 'user', content: DIRECT });
     const runId = randomUUID();
-    await expect(agent.runAgent({ runId, forwardedProps: { parley: { models: { chef: 'gpt-4o' } } } })).rejects.toThrow(/400.*forwardedProps\.parley\.models\.chef: unknown model role/);
+    await expect(agent.runAgent({ runId, forwardedProps: { parley: { models: { chef: 'gpt-4o' } } } })).rejects.toThrow(
+      /400.*forwardedProps\.parley\.models\.chef: unknown model role/,
+    );
     expect(parley.engine.get(runId)).toBeUndefined();
   });
 });
 
 describe('A2A message metadata', () => {
   it('metadata.models by role, through the @a2a-js/sdk client', async () => {
-    const task = (await a2a.sendMessage(send([text(DIRECT)], {}, { models: { default: 'gpt-4o-mini', router: 'gpt-4o' } }))) as Task;
+    const task = (await a2a.sendMessage(
+      send([text(DIRECT)], {}, { models: { default: 'gpt-4o-mini', router: 'gpt-4o' } }),
+    )) as Task;
     await finished(task.id);
     const byRole = modelsByRole(task.id);
     expect(byRole.router).toEqual(['gpt-4o']);
@@ -139,7 +153,9 @@ describe('A2A message metadata', () => {
 
   it('a bad model name is a JSON-RPC error naming the field, and no task is made', async () => {
     const runs = parley.engine.retainedRuns;
-    await expect(a2a.sendMessage(send([text(DIRECT)], {}, { models: { chef: 'gpt-4o' } }))).rejects.toThrow(/metadata\.models\.chef: unknown model role "chef"/);
+    await expect(a2a.sendMessage(send([text(DIRECT)], {}, { models: { chef: 'gpt-4o' } }))).rejects.toThrow(
+      /metadata\.models\.chef: unknown model role "chef"/,
+    );
     await expect(a2a.sendMessage(send([text(DIRECT)], {}, { model: 42 }))).rejects.toThrow(/metadata\.model: /);
     expect(parley.engine.retainedRuns).toBe(runs);
   });
@@ -147,7 +163,10 @@ describe('A2A message metadata', () => {
 
 describe('MCP ask arguments', () => {
   it('model and models together: models wins for the roles it names', async () => {
-    const r = await mcp.callTool({ name: 'ask', arguments: { query: DIRECT, model: 'gpt-4.1-nano', models: { default: 'gpt-4o' } } });
+    const r = await mcp.callTool({
+      name: 'ask',
+      arguments: { query: DIRECT, model: 'gpt-4.1-nano', models: { default: 'gpt-4o' } },
+    });
     const { runId } = r.structuredContent as unknown as AskResult;
     await finished(runId);
     const byRole = modelsByRole(runId);
@@ -155,9 +174,11 @@ describe('MCP ask arguments', () => {
     expect(byRole.default).toEqual(['gpt-4o']);
   });
 
-  it('an unknown role is refused by the tool\'s input validation; nothing runs', async () => {
+  it("an unknown role is refused by the tool's input validation; nothing runs", async () => {
     const before = parley.scripted.requests.length;
-    const r = await mcp.callTool({ name: 'ask', arguments: { query: DIRECT, models: { chef: 'gpt-4o' } } }).catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
+    const r = await mcp
+      .callTool({ name: 'ask', arguments: { query: DIRECT, models: { chef: 'gpt-4o' } } })
+      .catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
     expect(r.isError).toBe(true);
     expect(JSON.stringify(r.content)).toMatch(/models/);
     expect(parley.scripted.requests.length).toBe(before);
@@ -181,9 +202,15 @@ describe('ACP session/new _meta.parley', () => {
     });
   }
 
-  it('the session\'s models apply to each of its prompts', async () => {
+  it("the session's models apply to each of its prompts", async () => {
     await overAcp(async (ctx) => {
-      const session = await ctx.buildSession({ cwd: '/tmp', mcpServers: [], _meta: { parley: { models: { synthesizer: 'gpt-4o', specialist: 'gpt-4.1' } } } }).start();
+      const session = await ctx
+        .buildSession({
+          cwd: '/tmp',
+          mcpServers: [],
+          _meta: { parley: { models: { synthesizer: 'gpt-4o', specialist: 'gpt-4.1' } } },
+        })
+        .start();
       for (const prompt of [PLANNED, `and again: ${PLANNED}`]) {
         const response = await session.prompt(prompt);
         const runId = (response._meta as { parley: { runId: string } }).parley.runId;
@@ -198,7 +225,11 @@ describe('ACP session/new _meta.parley', () => {
 
   it('a bad choice is invalid params naming the field, and no session is made', async () => {
     await overAcp(async (ctx) => {
-      await expect(ctx.buildSession({ cwd: '/tmp', mcpServers: [], _meta: { parley: { models: { router: 'two words' } } } }).start()).rejects.toThrow(/_meta\.parley\.models\.router: a model name/);
+      await expect(
+        ctx
+          .buildSession({ cwd: '/tmp', mcpServers: [], _meta: { parley: { models: { router: 'two words' } } } })
+          .start(),
+      ).rejects.toThrow(/_meta\.parley\.models\.router: a model name/);
     });
   });
 });
@@ -206,7 +237,10 @@ describe('ACP session/new _meta.parley', () => {
 describe('OpenAI-compatible model field', () => {
   it('in orchestration mode a non-Parley model is the model of every role', async () => {
     const { response } = await openai.chat.completions
-      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PLANNED }] }, { headers: { 'x-routing-mode': 'orchestration' } })
+      .create(
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: PLANNED }] },
+        { headers: { 'x-routing-mode': 'orchestration' } },
+      )
       .withResponse();
     const runId = response.headers.get('x-parley-run-id')!;
     await finished(runId);
@@ -217,7 +251,11 @@ describe('OpenAI-compatible model field', () => {
 
   it('parley-orchestration keeps the configured models; parley.models picks per role; a bad role is a 400', async () => {
     const { response } = await openai.chat.completions
-      .create({ model: 'parley-orchestration', messages: [{ role: 'user', content: PLANNED }], parley: { models: { verifier: 'o3-mini' } } } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)
+      .create({
+        model: 'parley-orchestration',
+        messages: [{ role: 'user', content: PLANNED }],
+        parley: { models: { verifier: 'o3-mini' } },
+      } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)
       .withResponse();
     const runId = response.headers.get('x-parley-run-id')!;
     await finished(runId);
@@ -225,14 +263,21 @@ describe('OpenAI-compatible model field', () => {
     expect(byRole.verifier).toEqual(['o3-mini']);
     expect(byRole.synthesizer).toEqual(['scripted']);
     await expect(
-      openai.chat.completions.create({ model: 'parley-orchestration', messages: [{ role: 'user', content: PLANNED }], parley: { models: { chef: 'x' } } } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming),
+      openai.chat.completions.create({
+        model: 'parley-orchestration',
+        messages: [{ role: 'user', content: PLANNED }],
+        parley: { models: { chef: 'x' } },
+      } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming),
     ).rejects.toMatchObject({ status: 400, param: 'parley.models.chef' });
   });
 });
 
 describe('a plan step naming a model', () => {
-  it('the step\'s specialist calls use it, and its lineage says so', async () => {
-    const handle = parley.engine.start({ query: 'compare caching strategies [[route:plan]] [[steps:2]] [[stepmodel:gpt-4.1-nano]]', protocol: 'test' });
+  it("the step's specialist calls use it, and its lineage says so", async () => {
+    const handle = parley.engine.start({
+      query: 'compare caching strategies [[route:plan]] [[steps:2]] [[stepmodel:gpt-4.1-nano]]',
+      protocol: 'test',
+    });
     const result = await finished(handle.id);
     const lineageModels: (string | undefined)[] = [];
     for await (const e of handle.events()) if (e.type === 'step.finished') lineageModels.push(e.lineage?.model);
@@ -243,9 +288,17 @@ describe('a plan step naming a model', () => {
   });
 
   it('a step naming a model without a price stops the run (a budget refusal) without calling it', async () => {
-    const handle = parley.engine.start({ query: 'compare caching strategies [[route:plan]] [[steps:1]] [[stepmodel:mystery-model-9000]]', protocol: 'test' });
+    const handle = parley.engine.start({
+      query: 'compare caching strategies [[route:plan]] [[steps:1]] [[stepmodel:mystery-model-9000]]',
+      protocol: 'test',
+    });
     const result = await handle.result;
-    expect(result).toMatchObject({ status: 'blocked', error: expect.stringMatching(/"mystery-model-9000" has no price/) });
-    expect(parley.scripted.requests.filter((q) => q.runId === handle.id && q.model === 'mystery-model-9000')).toEqual([]);
+    expect(result).toMatchObject({
+      status: 'blocked',
+      error: expect.stringMatching(/"mystery-model-9000" has no price/),
+    });
+    expect(parley.scripted.requests.filter((q) => q.runId === handle.id && q.model === 'mystery-model-9000')).toEqual(
+      [],
+    );
   });
 });

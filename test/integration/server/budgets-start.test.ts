@@ -28,16 +28,31 @@ afterEach(async () => {
 describe('prices at start', () => {
   it('refuses to start with a role model that has no price, naming the model, its roles and the fix', async () => {
     // The README's Ollama example, without its PARLEY_FREE_MODELS line.
-    const config = loadConfig({ ...baseEnv(), PARLEY_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1', PARLEY_MODEL: 'llama3.2', PARLEY_MODEL_VERIFIER: 'gpt-4o-mini' });
+    const config = loadConfig({
+      ...baseEnv(),
+      PARLEY_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1',
+      PARLEY_MODEL: 'llama3.2',
+      PARLEY_MODEL_VERIFIER: 'gpt-4o-mini',
+    });
     const started = createParley(config, { telemetry: false });
     await expect(started).rejects.toBeInstanceOf(ConfigError);
-    await expect(started).rejects.toThrow(/no price for model "llama3\.2" \(roles default, router, .*\) in the price catalog "prices\.json"/);
+    await expect(started).rejects.toThrow(
+      /no price for model "llama3\.2" \(roles default, router, .*\) in the price catalog "prices\.json"/,
+    );
     await expect(started).rejects.toThrow(/PARLEY_PRICES_FILE.*PARLEY_FREE_MODELS/);
     await expect(started).rejects.not.toThrow(/gpt-4o-mini/);
   });
 
   it('starts with the model listed in PARLEY_FREE_MODELS (the README Ollama example), and the scripted model needs nothing', async () => {
-    const ollama = await createParley(loadConfig({ ...baseEnv(), PARLEY_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1', PARLEY_MODEL: 'llama3.2', PARLEY_FREE_MODELS: 'llama3.2' }), { telemetry: false, ingestAtStart: false });
+    const ollama = await createParley(
+      loadConfig({
+        ...baseEnv(),
+        PARLEY_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1',
+        PARLEY_MODEL: 'llama3.2',
+        PARLEY_FREE_MODELS: 'llama3.2',
+      }),
+      { telemetry: false, ingestAtStart: false },
+    );
     cleanups.push(() => ollama.close());
     const scripted = await createParley(loadConfig(baseEnv()), { telemetry: false, ingestAtStart: false });
     cleanups.push(() => scripted.close());
@@ -66,6 +81,8 @@ describe('caller totals survive a restart', () => {
     expect(again.status).toBe('blocked');
     expect(again.error).toMatch(/^caller token budget: "key-ledger" has used \d+ of 600 tokens in this window$/);
     // Another caller starts fresh.
-    expect((await second.engine.start({ query: 'hello', caller: { id: 'key-other' }, protocol: 'test' }).result).status).toBe('completed');
+    expect(
+      (await second.engine.start({ query: 'hello', caller: { id: 'key-other' }, protocol: 'test' }).result).status,
+    ).toBe('completed');
   });
 });

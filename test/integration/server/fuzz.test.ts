@@ -8,7 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../support/fuzz/endpoints.ts';
-import { failureReport, fuzzEndpoint, settledHeap, startFuzzTarget, tallyTable, type FuzzTarget } from '../../support/fuzz/harness.ts';
+import {
+  failureReport,
+  fuzzEndpoint,
+  settledHeap,
+  startFuzzTarget,
+  tallyTable,
+  type FuzzTarget,
+} from '../../support/fuzz/harness.ts';
 
 const BUDGET_MS = Number(process.env.FUZZ_TEST_SECONDS ?? 50) * 1000;
 const RUNS_PER_ENDPOINT = 400;
@@ -31,19 +38,30 @@ afterAll(async () => {
 describe('fuzz: malformed requests against every endpoint', () => {
   const perEndpoint = Math.floor(BUDGET_MS / ENDPOINTS.length);
   for (const [i, endpoint] of ENDPOINTS.entries()) {
-    it(`${endpoint.id}: no 5xx, no internals, no run, refused as issue 12 says`, async () => {
-      const run = await fuzzEndpoint(target, endpoint, { numRuns: RUNS_PER_ENDPOINT, timeLimitMs: perEndpoint, seed: SEED + i * 1000 });
-      expect(run.requests).toBeGreaterThan(0);
-      expect(await target.healthy()).toBe(true);
-      expect(target.parley.engine.activeRuns).toBe(0);
-      expect(failureReport(run.failures), `seed ${SEED}`).toBe('');
-    }, perEndpoint + 30_000);
+    it(
+      `${endpoint.id}: no 5xx, no internals, no run, refused as issue 12 says`,
+      async () => {
+        const run = await fuzzEndpoint(target, endpoint, {
+          numRuns: RUNS_PER_ENDPOINT,
+          timeLimitMs: perEndpoint,
+          seed: SEED + i * 1000,
+        });
+        expect(run.requests).toBeGreaterThan(0);
+        expect(await target.healthy()).toBe(true);
+        expect(target.parley.engine.activeRuns).toBe(0);
+        expect(failureReport(run.failures), `seed ${SEED}`).toBe('');
+      },
+      perEndpoint + 30_000,
+    );
   }
 
   it('no run reached the engine or the store, and the heap is back near its start', async () => {
     expect(target.parley.engine.retainedRuns).toBe(0);
     expect(await target.parley.store.listRuns({ limit: 1000 })).toEqual([]);
     const heapAtEnd = await settledHeap();
-    expect(heapAtEnd - heapAtStart, `heap ${(heapAtStart / 2 ** 20).toFixed(1)} MB → ${(heapAtEnd / 2 ** 20).toFixed(1)} MB`).toBeLessThan(HEAP_TOLERANCE_BYTES);
+    expect(
+      heapAtEnd - heapAtStart,
+      `heap ${(heapAtStart / 2 ** 20).toFixed(1)} MB → ${(heapAtEnd / 2 ** 20).toFixed(1)} MB`,
+    ).toBeLessThan(HEAP_TOLERANCE_BYTES);
   }, 30_000);
 });

@@ -30,8 +30,18 @@ function probes(): Hono {
 async function start(env: Record<string, string> = {}) {
   const lines: string[] = [];
   // The graph in memory and no MCP servers: these tests are about HTTP, and each server needs its own store.
-  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_BODY_LIMIT_BYTES: '1024', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG, ...env });
-  const parley = await createParley(config, { logger: createLogger('info', (l) => lines.push(l)), routes: [{ path: '/probe', app: probes() }], telemetry: false });
+  const config = loadConfig({
+    PARLEY_PORT: '0',
+    PARLEY_BODY_LIMIT_BYTES: '1024',
+    PARLEY_DATA_DIR: ':memory:',
+    PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG,
+    ...env,
+  });
+  const parley = await createParley(config, {
+    logger: createLogger('info', (l) => lines.push(l)),
+    routes: [{ path: '/probe', app: probes() }],
+    telemetry: false,
+  });
   open.push(parley);
   const { url } = await parley.listen();
   return { parley, url, lines };
@@ -78,7 +88,11 @@ describe('auth', () => {
     const missing = await fetch(`${url}/ready`);
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
     await expectError(missing, 401, 'unauthorized');
-    await expectError(await fetch(`${url}/ready`, { headers: { authorization: 'Bearer wrong-key' } }), 401, 'unauthorized');
+    await expectError(
+      await fetch(`${url}/ready`, { headers: { authorization: 'Bearer wrong-key' } }),
+      401,
+      'unauthorized',
+    );
     expect((await fetch(`${url}/ready`, { headers: { authorization: 'Bearer beta-key' } })).status).toBe(200);
     expect((await fetch(`${url}/health`)).status).toBe(200);
     // Unknown routes are not revealed to callers without a key.
@@ -94,9 +108,17 @@ describe('errors in one JSON shape', () => {
 
   it('a body over the limit is a 413', async () => {
     const { url } = await start();
-    const res = await fetch(`${url}/probe/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(2000) }) });
+    const res = await fetch(`${url}/probe/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(2000) }),
+    });
     await expectError(res, 413, 'payload_too_large');
-    const small = await fetch(`${url}/probe/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ a: 1 }) });
+    const small = await fetch(`${url}/probe/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ a: 1 }),
+    });
     expect(await small.json()).toEqual({ got: { a: 1 } });
   });
 
@@ -108,7 +130,12 @@ describe('errors in one JSON shape', () => {
         controller.close();
       },
     });
-    const res = await fetch(`${url}/probe/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunks, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${url}/probe/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit);
     await expectError(res, 413, 'payload_too_large');
   });
 
@@ -121,7 +148,11 @@ describe('errors in one JSON shape', () => {
 
   it('a non-JSON content type is a 415', async () => {
     const { url } = await start();
-    await expectError(await fetch(`${url}/probe/echo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' }), 415, 'unsupported_media_type');
+    await expectError(
+      await fetch(`${url}/probe/echo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('an unexpected error is a 500 without its details, which go to the log', async () => {

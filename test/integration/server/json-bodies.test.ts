@@ -17,7 +17,12 @@ let parley: Parley;
 let url: string;
 
 beforeAll(async () => {
-  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY_MCP, PARLEY_BODY_LIMIT_BYTES: String(LIMIT) });
+  const config = loadConfig({
+    PARLEY_PORT: '0',
+    PARLEY_DATA_DIR: ':memory:',
+    PARLEY_MCP_CONFIG: EMPTY_MCP,
+    PARLEY_BODY_LIMIT_BYTES: String(LIMIT),
+  });
   parley = await createParley(config, { logger: silentLogger, telemetry: false, ingestAtStart: false });
   url = (await parley.listen()).url;
 });
@@ -38,15 +43,30 @@ const BAD_TEXT: [string, (json: string) => Uint8Array][] = [
 ];
 
 const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
-  fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
 
 describe('the JSON endpoints', () => {
   it('refuse a BOM, invalid UTF-8 and lone surrogates with 400 and start no run', async () => {
     const before = parley.engine.retainedRuns;
     const bodies: Record<string, string> = {
       '/stream': JSON.stringify({ query: 'hello [[route:direct]]' }),
-      '/v1/chat/completions': JSON.stringify({ model: 'parley', messages: [{ role: 'user', content: 'hello [[route:direct]]' }] }),
-      '/ag-ui': JSON.stringify({ threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'user', content: 'hello [[route:direct]]' }], tools: [], context: [], state: {}, forwardedProps: {} }),
+      '/v1/chat/completions': JSON.stringify({
+        model: 'parley',
+        messages: [{ role: 'user', content: 'hello [[route:direct]]' }],
+      }),
+      '/ag-ui': JSON.stringify({
+        threadId: 't',
+        runId: 'r',
+        messages: [{ id: 'm', role: 'user', content: 'hello [[route:direct]]' }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
       '/api/approve': JSON.stringify({ request_id: 'x', decisions: { c: 'accept' }, feedback: 'hello' }),
     };
     for (const [path, json] of Object.entries(bodies)) {
@@ -63,7 +83,11 @@ describe('the JSON endpoints', () => {
     expect(notObject.status).toBe(400);
     expect(parley.engine.retainedRuns).toBe(before);
     // A well-formed pair (an emoji escaped as two surrogates) is fine.
-    const ok = await post('/stream', JSON.stringify({ query: 'hello \ud83d\ude00 [[route:direct]]' }).replace('\ud83d\ude00', '\\ud83d\\ude00'), { 'content-type': 'application/json; charset=utf-8' });
+    const ok = await post(
+      '/stream',
+      JSON.stringify({ query: 'hello \ud83d\ude00 [[route:direct]]' }).replace('\ud83d\ude00', '\\ud83d\\ude00'),
+      { 'content-type': 'application/json; charset=utf-8' },
+    );
     expect(ok.status).toBe(200);
     await ok.text();
   });
@@ -71,7 +95,15 @@ describe('the JSON endpoints', () => {
 
 /** An ACP connection over raw HTTP: initialize, then its GET stream read into `frames`. */
 async function acpConnection() {
-  const init = await post('/acp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+  const init = await post(
+    '/acp',
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }),
+  );
   expect(init.status).toBe(200);
   await init.text();
   const id = init.headers.get('acp-connection-id')!;
@@ -96,10 +128,17 @@ describe('ACP over HTTP', () => {
       const res = await post('/acp', body, { 'acp-connection-id': acp.id });
       expect(res.status).toBe(400);
       const reply = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
-      expect(reply).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/nested deeper/) } });
+      expect(reply).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: expect.stringMatching(/nested deeper/) },
+      });
       expect(reply.id).toBe(body.includes('"id":2') ? 2 : body.includes('"id":3') ? 3 : null);
     }
-    const next = await post('/acp', JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }), { 'acp-connection-id': acp.id });
+    const next = await post(
+      '/acp',
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }),
+      { 'acp-connection-id': acp.id },
+    );
     expect(next.status).toBe(202);
     await expect.poll(() => acp.frames.join('').includes('"id":4,"result":{"sessionId"')).toBe(true);
     await acp.close();
@@ -107,15 +146,23 @@ describe('ACP over HTTP', () => {
 });
 
 describe('MCP', () => {
-  it('a 10,000-deep request gets a JSON-RPC error with its id, and the client SDK\'s session keeps working', async () => {
+  it("a 10,000-deep request gets a JSON-RPC error with its id, and the client SDK's session keeps working", async () => {
     const client = new Client({ name: 'deep', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`));
     await client.connect(transport);
     const headers = { 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' };
-    const res = await post('/mcp', `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask","arguments":{"query":"x","deep":${deepObject(10_000)}}}}`, headers);
+    const res = await post(
+      '/mcp',
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask","arguments":{"query":"x","deep":${deepObject(10_000)}}}}`,
+      headers,
+    );
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
-    const surrogate = await post('/mcp', '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"ask","arguments":{"query":"\\udc00"}}}', headers);
+    const surrogate = await post(
+      '/mcp',
+      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"ask","arguments":{"query":"\\udc00"}}}',
+      headers,
+    );
     expect(await surrogate.json()).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32700 } });
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
@@ -138,12 +185,26 @@ async function acpSocket() {
 describe('ACP over WebSocket', () => {
   it('a deep or mangled message gets a JSON-RPC error on the same socket, which keeps serving', async () => {
     const { ws, messages } = await acpSocket();
-    ws.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"_meta":${deepObject(10_000)}}}`);
+    ws.send(
+      `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"_meta":${deepObject(10_000)}}}`,
+    );
     ws.send(`{"jsonrpc":"2.0","id":${deepArray(10_000)},"method":"initialize","params":{}}`);
-    ws.send('{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"_meta":{"x":"\\ud800"}}}');
-    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+    ws.send(
+      '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"_meta":{"x":"\\ud800"}}}',
+    );
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }),
+    );
     await expect.poll(() => messages.length).toBe(4);
-    expect(messages[0]).toMatchObject({ id: 1, error: { code: -32600, message: expect.stringMatching(/nested deeper/) } });
+    expect(messages[0]).toMatchObject({
+      id: 1,
+      error: { code: -32600, message: expect.stringMatching(/nested deeper/) },
+    });
     expect(messages[1]).toMatchObject({ id: null, error: { code: -32600 } });
     expect(messages[2]).toMatchObject({ id: 2, error: { code: -32700, message: expect.stringMatching(/surrogate/) } });
     expect(messages[3]).toMatchObject({ id: 3, result: { protocolVersion: 1 } });
@@ -152,7 +213,14 @@ describe('ACP over WebSocket', () => {
 
   it('a message over PARLEY_BODY_LIMIT_BYTES closes the socket with 1009', async () => {
     const { ws, closed } = await acpSocket();
-    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, _meta: { pad: 'x'.repeat(LIMIT) } } }));
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {}, _meta: { pad: 'x'.repeat(LIMIT) } },
+      }),
+    );
     expect(await closed).toBe(1009);
     // The server still serves.
     expect((await fetch(`${url}/health`)).status).toBe(200);
@@ -163,7 +231,10 @@ describe('JSON-RPC envelopes', () => {
   // An object id made the ACP SDK answer 500 (found by the fuzz test): every JSON-RPC endpoint holds
   // a message to the envelope rules before its SDK sees it.
   const bad: [string, Record<string, unknown>][] = [
-    ['an object id', { jsonrpc: '2.0', id: {}, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }],
+    [
+      'an object id',
+      { jsonrpc: '2.0', id: {}, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } },
+    ],
     ['a number method', { jsonrpc: '2.0', id: 5, method: 5, params: {} }],
     ['string params', { jsonrpc: '2.0', id: 6, method: 'initialize', params: 'x' }],
   ];
@@ -186,7 +257,14 @@ describe('JSON-RPC envelopes', () => {
   it('get -32600 on the /acp WebSocket, which keeps serving', async () => {
     const { ws, messages } = await acpSocket();
     for (const [, message] of bad) ws.send(JSON.stringify(message));
-    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }),
+    );
     await expect.poll(() => messages.length).toBe(bad.length + 1);
     expect(messages.slice(0, bad.length).map((m) => m.error?.code)).toEqual(bad.map(() => -32600));
     expect(messages[bad.length]).toMatchObject({ id: 7, result: { protocolVersion: 1 } });
@@ -201,10 +279,21 @@ describe('empty bodies on the JSON-RPC endpoints', () => {
     for (const path of ['/mcp', '/acp', '/a2a']) {
       const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is empty.' } });
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: the body is empty.' },
+      });
     }
     for (const method of ['OPTIONS', 'GET', 'DELETE']) {
-      const res = await fetch(`${url}/mcp`, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'unknown' } });
+      const res = await fetch(`${url}/mcp`, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': 'unknown',
+        },
+      });
       expect(res.status, method).toBe(404);
       expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
     }
@@ -213,8 +302,16 @@ describe('empty bodies on the JSON-RPC endpoints', () => {
   // A body on these methods reached the MCP helper, which answered "Invalid JSON" in plain text (found by
   // the fuzz test: OPTIONS /mcp typed JSON with the body "\u0000").
   it('a body on OPTIONS/GET typed JSON, which nothing reads, is answered as without the type', async () => {
-    for (const [method, body] of [['OPTIONS', '\u0000'], ['GET', 'not json'], ['OPTIONS', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}']] as const) {
-      const { status, type, text } = await rawRequest(method, '/mcp', body, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'unknown' });
+    for (const [method, body] of [
+      ['OPTIONS', '\u0000'],
+      ['GET', 'not json'],
+      ['OPTIONS', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'],
+    ] as const) {
+      const { status, type, text } = await rawRequest(method, '/mcp', body, {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'unknown',
+      });
       expect(status, `${method} ${body}`).toBe(404);
       expect(type).toMatch(/^application\/json/);
       expect(JSON.parse(text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
@@ -226,11 +323,26 @@ describe('empty bodies on the JSON-RPC endpoints', () => {
 function rawRequest(method: string, path: string, body: string, headers: Record<string, string>) {
   const target = new URL(`${url}${path}`);
   return new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -15,10 +15,18 @@ let url: string;
 beforeAll(async () => {
   sdk = new NodeSDK({ serviceName: 'parley-test', spanProcessors: [processor], instrumentations: [] });
   sdk.start();
-  parley = await createParley(loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG, PARLEY_LOG_LEVEL: 'silent' }), {
-    logger: silentLogger,
-    telemetry: false, // the test's own SDK is the one recording
-  });
+  parley = await createParley(
+    loadConfig({
+      PARLEY_PORT: '0',
+      PARLEY_DATA_DIR: ':memory:',
+      PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG,
+      PARLEY_LOG_LEVEL: 'silent',
+    }),
+    {
+      logger: silentLogger,
+      telemetry: false, // the test's own SDK is the one recording
+    },
+  );
   ({ url } = await parley.listen());
 });
 afterAll(async () => {

@@ -44,14 +44,23 @@ async function runOnce(parley: Parley) {
 }
 
 function planOf(events: GraphEvent[]) {
-  const route = events.find((e): e is Extract<GraphEvent, { type: 'route.decided' }> => e.type === 'route.decided' && e.candidates !== undefined);
+  const route = events.find(
+    (e): e is Extract<GraphEvent, { type: 'route.decided' }> =>
+      e.type === 'route.decided' && e.candidates !== undefined,
+  );
   const plan = events.find((e): e is Extract<GraphEvent, { type: 'plan.ready' }> => e.type === 'plan.ready');
   return { candidates: route?.candidates ?? [], specialists: plan?.plan.steps.map((s) => s.specialist) ?? [] };
 }
 
 describe('PARLEY_EMBEDDINGS_MODEL through createParley', () => {
   it('embeds the roster at start and the query per run, and the planner gets the vector-found specialist', async () => {
-    const config = loadConfig({ ...baseEnv(), PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`, PARLEY_MODEL_API_KEY: 'test', PARLEY_MODEL: 'scripted', PARLEY_EMBEDDINGS_MODEL: 'scripted-embed' });
+    const config = loadConfig({
+      ...baseEnv(),
+      PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`,
+      PARLEY_MODEL_API_KEY: 'test',
+      PARLEY_MODEL: 'scripted',
+      PARLEY_EMBEDDINGS_MODEL: 'scripted-embed',
+    });
     const lines: string[] = [];
     const parley = await createParley(config, { logger: createLogger('info', (l) => lines.push(l)), telemetry: false });
     open.push(parley);
@@ -69,14 +78,21 @@ describe('PARLEY_EMBEDDINGS_MODEL through createParley', () => {
     expect(calls.map((r) => [r.inputs, r.lastUserMessage])).toEqual([[1, QUERY]]); // the query; the roster is not embedded again
     // The planner's prompt listed devops first among the candidates.
     const planner = scripted.requests.find((r) => r.schemaName === 'graph_plan');
-    const listed = /<parley:specialists>([\s\S]*?)<\/parley:specialists>/.exec(JSON.stringify(planner?.body).replace(/\\"/g, '"').replace(/\\n/g, '\n'));
+    const listed = /<parley:specialists>([\s\S]*?)<\/parley:specialists>/.exec(
+      JSON.stringify(planner?.body).replace(/\\"/g, '"').replace(/\\n/g, '\n'),
+    );
     expect(listed?.[1]).toMatch(/^\[\{"id":"devops"/);
     // Embedding calls happened before the planner's call that used them.
     expect(calls[0]!.finishedAt!).toBeLessThanOrEqual(planner!.arrivedAt);
   });
 
   it('without it, retrieval is full-text only: no embeddings calls, and the planner falls back to the first specialists', async () => {
-    const config = loadConfig({ ...baseEnv(), PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`, PARLEY_MODEL_API_KEY: 'test', PARLEY_MODEL: 'scripted' });
+    const config = loadConfig({
+      ...baseEnv(),
+      PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`,
+      PARLEY_MODEL_API_KEY: 'test',
+      PARLEY_MODEL: 'scripted',
+    });
     const parley = await createParley(config, { logger: createLogger('silent'), telemetry: false });
     open.push(parley);
     const { result, events } = await runOnce(parley);
@@ -117,8 +133,15 @@ describe('createCore with the built-in scripted model', () => {
     expect(scripted.requests.some((r) => r.endpoint === 'embeddings')).toBe(true);
 
     const lines: string[] = [];
-    const textOnly = await createCore(config, model, createLogger('warn', (l) => lines.push(l)), closers);
-    expect(lines.some((l) => l.includes('PARLEY_EMBEDDINGS_MODEL is set but the scripted model address was not given'))).toBe(true);
+    const textOnly = await createCore(
+      config,
+      model,
+      createLogger('warn', (l) => lines.push(l)),
+      closers,
+    );
+    expect(
+      lines.some((l) => l.includes('PARLEY_EMBEDDINGS_MODEL is set but the scripted model address was not given')),
+    ).toBe(true);
     expect(await textOnly.store.retrieveSpecialists(QUERY, 3)).toEqual([]);
   });
 });

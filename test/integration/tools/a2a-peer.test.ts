@@ -28,7 +28,11 @@ const ctx = (runId: string, extra: { signal?: AbortSignal; onProgress?: (t: stri
 describe('A2aPeerHost', () => {
   it('streams from a streaming peer: progress text, then the artifact as output', async () => {
     const progress: string[] = [];
-    const out = await host.run(streamingPeer.url, 'echo hello peer', ctx('run-a', { onProgress: (t) => progress.push(t) }));
+    const out = await host.run(
+      streamingPeer.url,
+      'echo hello peer',
+      ctx('run-a', { onProgress: (t) => progress.push(t) }),
+    );
     expect(out).toMatchObject({ ok: true, output: 'echo: hello peer' });
     expect(progress).toContain('working on: echo hello peer');
     expect(out.sources.some((s) => s.startsWith(`a2a:${streamingPeer.url}#task=`))).toBe(true);
@@ -48,8 +52,15 @@ describe('A2aPeerHost', () => {
     const running = host.run(streamingPeer.url, 'ask me something', ctx('run-d'));
     await expect.poll(() => broker.listPending('run-d').length).toBe(1);
     const [request] = broker.listPending('run-d');
-    expect(request).toMatchObject({ kind: 'elicitation', source: `a2a:${streamingPeer.url}`, message: 'Which year?', stepId: 'step-a2a' });
-    expect(broker.resolve(request!.id, { kind: 'elicitation', action: 'accept', content: { answer: '1969' } }, 'tester').ok).toBe(true);
+    expect(request).toMatchObject({
+      kind: 'elicitation',
+      source: `a2a:${streamingPeer.url}`,
+      message: 'Which year?',
+      stepId: 'step-a2a',
+    });
+    expect(
+      broker.resolve(request!.id, { kind: 'elicitation', action: 'accept', content: { answer: '1969' } }, 'tester').ok,
+    ).toBe(true);
     const out = await running;
     expect(out).toMatchObject({ ok: true, output: 'answer was 1969' });
     expect(streamingPeer.received.slice(-2)).toEqual(['ask me something', '1969']);

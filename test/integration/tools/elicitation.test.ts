@@ -19,7 +19,11 @@ let http: FixtureHttpServer;
 let api: TestServer;
 let host: McpToolHost;
 const records: ApprovalRecord[] = [];
-const broker = new ApprovalBroker({ timeoutMs: 30_000, defaultDecision: 'deny', recordApproval: async (r) => void records.push(r) });
+const broker = new ApprovalBroker({
+  timeoutMs: 30_000,
+  defaultDecision: 'deny',
+  recordApproval: async (r) => void records.push(r),
+});
 
 beforeAll(async () => {
   http = await startFixtureHttpServer();
@@ -30,9 +34,20 @@ beforeAll(async () => {
   host = new McpToolHost({
     // As the server wires it: the loaded mcp_config.json.
     servers: parseMcpConfig(
-      JSON.stringify({ mcpServers: { web: { url: http.mcpUrl }, local: { command: process.execPath, args: ['--import', 'tsx', STDIO_SERVER] } } }),
+      JSON.stringify({
+        mcpServers: {
+          web: { url: http.mcpUrl },
+          local: { command: process.execPath, args: ['--import', 'tsx', STDIO_SERVER] },
+        },
+      }),
     ).servers,
-    settings: { connect: 'eager', timeoutMs: 10_000, breakerThreshold: 5, breakerCooldownMs: 30_000, resultMaxChars: 20_000 },
+    settings: {
+      connect: 'eager',
+      timeoutMs: 10_000,
+      breakerThreshold: 5,
+      breakerCooldownMs: 30_000,
+      resultMaxChars: 20_000,
+    },
     approvals: broker,
   });
   await host.start();
@@ -56,11 +71,16 @@ async function pendingFor(runId: string): Promise<ApprovalRequest> {
   return found!;
 }
 
-const approve = (body: unknown) => fetch(`${api.url}/api/approve`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+const approve = (body: unknown) =>
+  fetch(`${api.url}/api/approve`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
 
 describe('MCP elicitation through the approval broker', () => {
   it('Streamable HTTP: elicitation/create becomes an elicitation request; accept + content returns to the server', async () => {
-    const call = host.callTool('web/ask_city', {}, { runId: 'run-h', stepId: 'step-7', toolCallId: 'c1', signal: new AbortController().signal });
+    const call = host.callTool(
+      'web/ask_city',
+      {},
+      { runId: 'run-h', stepId: 'step-7', toolCallId: 'c1', signal: new AbortController().signal },
+    );
     const request = await pendingFor('run-h');
     expect(request).toMatchObject({
       kind: 'elicitation',
@@ -75,11 +95,18 @@ describe('MCP elicitation through the approval broker', () => {
     const res = await approve({ request_id: request.id, action: 'accept', content: { city: 'Oslo' } });
     expect(res.status).toBe(200);
     expect(await call).toMatchObject({ ok: true, text: 'city: Oslo' });
-    expect(records.filter((r) => r.id === request.id).map((r) => r.resolvedBy ?? 'requested')).toEqual(['requested', 'human']);
+    expect(records.filter((r) => r.id === request.id).map((r) => r.resolvedBy ?? 'requested')).toEqual([
+      'requested',
+      'human',
+    ]);
   });
 
   it('stdio: decline travels back to the server', async () => {
-    const call = host.callTool('local/ask_city', {}, { runId: 'run-s', stepId: 's1', toolCallId: 'c2', signal: new AbortController().signal });
+    const call = host.callTool(
+      'local/ask_city',
+      {},
+      { runId: 'run-s', stepId: 's1', toolCallId: 'c2', signal: new AbortController().signal },
+    );
     const request = await pendingFor('run-s');
     expect(request).toMatchObject({ kind: 'elicitation', source: 'mcp:local', stepId: 's1' });
     expect((await approve({ id: request.id, action: 'decline' })).status).toBe(200);
@@ -96,7 +123,11 @@ describe('MCP elicitation through the approval broker', () => {
       },
     };
     const controller = new AbortController();
-    const call = host.callTool('web/ask_city', {}, { runId: 'run-c', stepId: 's', toolCallId: 'c3', signal: controller.signal, approvals: enginePort });
+    const call = host.callTool(
+      'web/ask_city',
+      {},
+      { runId: 'run-c', stepId: 's', toolCallId: 'c3', signal: controller.signal, approvals: enginePort },
+    );
     const request = await pendingFor('run-c');
     expect(seen).toEqual([request.id]);
     controller.abort();

@@ -54,7 +54,12 @@ afterAll(async () => {
 describe('McpToolHost over Streamable HTTP and stdio', () => {
   it('lists tools namespaced server/tool with annotations and config overrides', async () => {
     const h = host({
-      web: { url: http.mcpUrl, requireApproval: ['read_note'], disabledTools: ['fail'], tools: { big: { timeoutMs: 1234 } } },
+      web: {
+        url: http.mcpUrl,
+        requireApproval: ['read_note'],
+        disabledTools: ['fail'],
+        tools: { big: { timeoutMs: 1234 } },
+      },
       local: stdioSpec(),
       off: { command: 'does-not-exist', disabled: true },
     });
@@ -88,7 +93,10 @@ describe('McpToolHost over Streamable HTTP and stdio', () => {
     expect(JSON.parse(readFileSync(log, 'utf8').trim())).toMatchObject({ path: 'b.txt', content: 'hi' });
     const failed = await h.callTool('web/fail', {}, ctx());
     expect(failed).toMatchObject({ ok: false, error: 'disk quota exceeded' });
-    expect(await h.callTool('nope/x', {}, ctx())).toMatchObject({ ok: false, error: expect.stringMatching(/unknown tool/) });
+    expect(await h.callTool('nope/x', {}, ctx())).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/unknown tool/),
+    });
     expect(h.status().find((s) => s.server === 'web')).toMatchObject({ connected: true, breaker: 'closed' });
   });
 
@@ -121,7 +129,10 @@ describe('McpToolHost over Streamable HTTP and stdio', () => {
   });
 
   it('the circuit breaker opens after N consecutive failures, fails fast, and recovers after the cooldown', async () => {
-    const h = host({ web: { url: http.mcpUrl, tools: { hang: { timeoutMs: 150 } } } }, { breakerThreshold: 2, breakerCooldownMs: 600 });
+    const h = host(
+      { web: { url: http.mcpUrl, tools: { hang: { timeoutMs: 150 } } } },
+      { breakerThreshold: 2, breakerCooldownMs: 600 },
+    );
     expect((await h.callTool('web/hang', {}, ctx())).error).toMatch(/timed out/);
     expect(h.status()[0]!.breaker).toBe('closed');
     expect((await h.callTool('web/hang', {}, ctx())).error).toMatch(/timed out/);
@@ -129,20 +140,35 @@ describe('McpToolHost over Streamable HTTP and stdio', () => {
 
     const callsBefore = http.state.calls.length;
     const fast = await h.callTool('web/read_note', { path: 'x' }, ctx());
-    expect(fast).toMatchObject({ ok: false, error: expect.stringMatching(/circuit breaker open.*timed out after 150 ms/) });
+    expect(fast).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/circuit breaker open.*timed out after 150 ms/),
+    });
     expect(http.state.calls.length).toBe(callsBefore); // never reached the server
 
     await new Promise((r) => setTimeout(r, 650));
     expect(h.status()[0]!.breaker).toBe('half-open');
-    expect(await h.callTool('web/read_note', { path: 'x' }, ctx())).toMatchObject({ ok: true, text: 'note at x: hello' });
+    expect(await h.callTool('web/read_note', { path: 'x' }, ctx())).toMatchObject({
+      ok: true,
+      text: 'note at x: hello',
+    });
     expect(h.status()[0]!.breaker).toBe('closed');
   });
 
   it('an unreachable server is a clear error and counts towards its breaker', async () => {
-    const h = host({ gone: { url: 'http://127.0.0.1:9/mcp' }, broken: { command: process.execPath, args: ['-e', 'process.exit(1)'] } }, { breakerThreshold: 2 });
+    const h = host(
+      {
+        gone: { url: 'http://127.0.0.1:9/mcp' },
+        broken: { command: process.execPath, args: ['-e', 'process.exit(1)'] },
+      },
+      { breakerThreshold: 2 },
+    );
     const first = await h.callTool('gone/anything', {}, ctx());
     expect(first).toMatchObject({ ok: false, error: expect.stringMatching(/cannot connect to MCP server 'gone'/) });
-    expect(await h.callTool('broken/anything', {}, ctx())).toMatchObject({ ok: false, error: expect.stringMatching(/cannot connect to MCP server 'broken'/) });
+    expect(await h.callTool('broken/anything', {}, ctx())).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/cannot connect to MCP server 'broken'/),
+    });
     await h.callTool('gone/anything', {}, ctx());
     expect(h.status().find((s) => s.server === 'gone')).toMatchObject({ connected: false, breaker: 'open' });
     expect(await h.listTools()).toEqual([]);
@@ -154,10 +180,16 @@ describe('McpToolHost over Streamable HTTP and stdio', () => {
     const h = host({ local: stdioSpec({ FIXTURE_LOG: log }) });
     expect((await h.callTool('local/write_note', { path: 'a', content: '1' }, ctx())).ok).toBe(true);
     const crashed = await h.callTool('local/crash', {}, ctx());
-    expect(crashed).toMatchObject({ ok: false, error: expect.stringMatching(/MCP server 'local' failed during local\/crash/) });
+    expect(crashed).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/MCP server 'local' failed during local\/crash/),
+    });
     await expect.poll(() => h.status()[0]!.connected).toBe(false);
     expect((await h.callTool('local/write_note', { path: 'b', content: '2' }, ctx())).ok).toBe(true);
-    const pids = readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { pid: number }).pid);
+    const pids = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { pid: number }).pid);
     expect(pids).toHaveLength(2);
     expect(pids[0]).not.toBe(pids[1]);
     expect(h.status()[0]).toMatchObject({ connected: true, breaker: 'closed' });

@@ -26,7 +26,13 @@ afterAll(async () => {
   await peer.close();
 });
 
-const settings = { connect: 'lazy' as const, timeoutMs: 10_000, breakerThreshold: 5, breakerCooldownMs: 30_000, resultMaxChars: 20_000 };
+const settings = {
+  connect: 'lazy' as const,
+  timeoutMs: 10_000,
+  breakerThreshold: 5,
+  breakerCooldownMs: 30_000,
+  resultMaxChars: 20_000,
+};
 const ctx = { runId: 'r', stepId: 's', toolCallId: 'c', signal: new AbortController().signal };
 
 describe('trace context propagation', () => {

@@ -23,7 +23,11 @@ export const LEAKS: { name: string; pattern: RegExp }[] = [
   { name: 'file:// URL', pattern: /file:\/\//g },
   // The server's own folder, wherever it is checked out (CI runners do not use /work/).
   { name: 'server folder path', pattern: new RegExp(process.cwd().replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') },
-  { name: 'JS internals', pattern: /is not a function|Cannot read propert(?:y|ies) of|Cannot set propert(?:y|ies) of|is not iterable|Maximum call stack size exceeded|Cannot convert undefined or null/g },
+  {
+    name: 'JS internals',
+    pattern:
+      /is not a function|Cannot read propert(?:y|ies) of|Cannot set propert(?:y|ies) of|is not iterable|Maximum call stack size exceeded|Cannot convert undefined or null/g,
+  },
 ];
 
 const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
@@ -36,9 +40,11 @@ function sentText(req: FuzzRequest, values: Placeholders): string {
   return parts.join('\n');
 }
 
-const hasValidKey = (req: FuzzRequest) => req.headers.authorization === 'Bearer <key>' || req.headers.authorization === 'Bearer <other-key>';
+const hasValidKey = (req: FuzzRequest) =>
+  req.headers.authorization === 'Bearer <key>' || req.headers.authorization === 'Bearer <other-key>';
 const foreignHost = (req: FuzzRequest) => req.headers.host !== undefined && FOREIGN_HOSTS.includes(req.headers.host);
-const foreignOrigin = (req: FuzzRequest) => req.headers.origin !== undefined && FOREIGN_ORIGINS.includes(req.headers.origin);
+const foreignOrigin = (req: FuzzRequest) =>
+  req.headers.origin !== undefined && FOREIGN_ORIGINS.includes(req.headers.origin);
 
 /** A JSON-RPC "Internal error": the protocol's 500. */
 const JSON_RPC_INTERNAL = /"code"\s*:\s*-32603\b/;
@@ -57,7 +63,8 @@ export function violations({ endpoint, request: req, outcome: out, runsCreated, 
   const status = out.status;
 
   // §6: no 5xx (nor the JSON-RPC equivalent), an answer to every request, no crash of the connection.
-  if (status === 'error' || status === 'timeout') found.push({ check: 'answered', detail: `${status}: ${out.detail ?? ''}` });
+  if (status === 'error' || status === 'timeout')
+    found.push({ check: 'answered', detail: `${status}: ${out.detail ?? ''}` });
   else if (status >= 500) found.push({ check: 'no-5xx', detail: String(status) });
   if (JSON_RPC_INTERNAL.test(out.body)) found.push({ check: 'no-5xx', detail: 'JSON-RPC -32603 internal error' });
   if (out.detail?.startsWith('closed by the server: 1006') || out.detail?.startsWith('closed by the server: 1011')) {
@@ -67,7 +74,8 @@ export function violations({ endpoint, request: req, outcome: out, runsCreated, 
   // §6: no stack trace, file path or JavaScript internals in anything sent back (unless the request carried it).
   const sent = sentText(req, values);
   for (const leak of LEAKS) {
-    if (count(out.body, leak.pattern) > count(sent, leak.pattern)) found.push({ check: 'no-internals', detail: leak.name });
+    if (count(out.body, leak.pattern) > count(sent, leak.pattern))
+      found.push({ check: 'no-internals', detail: leak.name });
   }
 
   // §6: no run created.
@@ -76,20 +84,37 @@ export function violations({ endpoint, request: req, outcome: out, runsCreated, 
   if (typeof status !== 'number') return found;
 
   // §2: a foreign Host is refused on every route (DNS rebinding); a foreign Origin gets 403.
-  if (foreignHost(req) && (status < 400 || status >= 500) && status !== 101) found.push({ check: 'host-refused', detail: `foreign Host answered ${status}` });
-  if (req.frames && foreignHost(req) && status === 101) found.push({ check: 'host-refused', detail: 'foreign Host upgraded to a WebSocket' });
-  if (foreignOrigin(req) && !foreignHost(req) && hasValidKey(req) && status !== 403) found.push({ check: 'origin-refused', detail: `foreign Origin answered ${status}` });
+  if (foreignHost(req) && (status < 400 || status >= 500) && status !== 101)
+    found.push({ check: 'host-refused', detail: `foreign Host answered ${status}` });
+  if (req.frames && foreignHost(req) && status === 101)
+    found.push({ check: 'host-refused', detail: 'foreign Host upgraded to a WebSocket' });
+  if (foreignOrigin(req) && !foreignHost(req) && hasValidKey(req) && status !== 403)
+    found.push({ check: 'origin-refused', detail: `foreign Origin answered ${status}` });
 
   // §2: a JSON route refuses the content types a page can send without a preflight.
   const simpleType = req.body && SIMPLE_CONTENT_TYPES.includes(req.headers['content-type'] ?? '');
   const cleanCaller = hasValidKey(req) && !foreignHost(req) && !foreignOrigin(req);
   if (endpoint.json && simpleType && cleanCaller && endpoint.methods.includes(req.method)) {
-    const refused = status === 415 || ((endpoint.protocol === 'a2a' || endpoint.protocol === 'mcp' || endpoint.protocol === 'acp') && status !== 413 && /"error"/.test(out.body) && status < 300);
-    if (!refused && status !== 413) found.push({ check: 'json-only', detail: `${req.headers['content-type']} answered ${status}` });
+    const refused =
+      status === 415 ||
+      ((endpoint.protocol === 'a2a' || endpoint.protocol === 'mcp' || endpoint.protocol === 'acp') &&
+        status !== 413 &&
+        /"error"/.test(out.body) &&
+        status < 300);
+    if (!refused && status !== 413)
+      found.push({ check: 'json-only', detail: `${req.headers['content-type']} answered ${status}` });
   }
 
   // §2: the OAuth discovery paths answer 404, so MCP clients fall back to the bearer header.
-  if (endpoint.id === 'no route' && isOAuthDiscovery(req.path) && req.method === 'GET' && !foreignHost(req) && !foreignOrigin(req) && (hasValidKey(req) || req.headers.authorization === undefined) && status !== 404) {
+  if (
+    endpoint.id === 'no route' &&
+    isOAuthDiscovery(req.path) &&
+    req.method === 'GET' &&
+    !foreignHost(req) &&
+    !foreignOrigin(req) &&
+    (hasValidKey(req) || req.headers.authorization === undefined) &&
+    status !== 404
+  ) {
     found.push({ check: 'oauth-404', detail: `answered ${status}` });
   }
 
@@ -111,7 +136,8 @@ export function violations({ endpoint, request: req, outcome: out, runsCreated, 
 /** Same failure, same signature: the endpoint, the property, what it saw, and why the request was invalid. */
 export function signature(endpoint: Endpoint, req: FuzzRequest, v: Violation): string {
   // What the request carried tells failures of its content apart; a header rule fails the same way whatever the body.
-  if (['answered', 'no-5xx', 'no-internals', 'no-run'].includes(v.check)) return `${endpoint.id} | ${v.check}: ${v.detail.replace(/\d{4,}/g, 'N').slice(0, 60)} | ${req.why}`;
+  if (['answered', 'no-5xx', 'no-internals', 'no-run'].includes(v.check))
+    return `${endpoint.id} | ${v.check}: ${v.detail.replace(/\d{4,}/g, 'N').slice(0, 60)} | ${req.why}`;
   if (v.check === 'error-shape') return `${endpoint.id} | ${v.check}: ${v.detail.replace(/^\d+ /, '')}`;
   return `${endpoint.id} | ${v.check}`;
 }

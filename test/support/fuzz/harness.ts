@@ -64,7 +64,11 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
 
   const mcpAlive = async () =>
     values['mcp-session'] !== undefined &&
-    (await fetch(`${url}/mcp`, { method: 'POST', headers: { ...auth, accept: MCP_ACCEPT, 'mcp-session-id': values['mcp-session'] }, body: JSON.stringify({ jsonrpc: '2.0', id: 'alive', method: 'ping' }) })
+    (await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...auth, accept: MCP_ACCEPT, 'mcp-session-id': values['mcp-session'] },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'alive', method: 'ping' }),
+    })
       .then(async (r) => (await r.text(), r.status === 200))
       .catch(() => false));
 
@@ -73,26 +77,56 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
       const init = await fetch(`${url}/mcp`, {
         method: 'POST',
         headers: { ...auth, accept: MCP_ACCEPT },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+        }),
       });
       await init.text();
       values['mcp-session'] = init.headers.get('mcp-session-id') ?? 'none';
-      const initialized = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...auth, accept: MCP_ACCEPT, 'mcp-session-id': values['mcp-session'] }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+      const initialized = await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { ...auth, accept: MCP_ACCEPT, 'mcp-session-id': values['mcp-session'] },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      });
       await initialized.text();
     }
     const probe = values['acp-connection']
-      ? await fetch(`${url}/acp`, { method: 'POST', headers: { ...auth, 'acp-connection-id': values['acp-connection'] }, body: JSON.stringify({ jsonrpc: '2.0', id: 'alive', method: 'session/cancel', params: { sessionId: values['acp-session'] } }) })
+      ? await fetch(`${url}/acp`, {
+          method: 'POST',
+          headers: { ...auth, 'acp-connection-id': values['acp-connection'] },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 'alive',
+            method: 'session/cancel',
+            params: { sessionId: values['acp-session'] },
+          }),
+        })
       : undefined;
     await probe?.text();
     if (probe && probe.status < 300) return;
     acpListener?.abort();
-    const init = await fetch(`${url}/acp`, { method: 'POST', headers: auth, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }) });
+    const init = await fetch(`${url}/acp`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }),
+    });
     await init.text();
     const connection = init.headers.get('acp-connection-id') ?? 'none';
     values['acp-connection'] = connection;
     // Answers inside a connection come on its GET stream: keep one listener reading (and dropping) them.
     acpListener = new AbortController();
-    const listener = await fetch(`${url}/acp`, { headers: { ...auth, 'acp-connection-id': connection, accept: 'text/event-stream' }, signal: acpListener.signal });
+    const listener = await fetch(`${url}/acp`, {
+      headers: { ...auth, 'acp-connection-id': connection, accept: 'text/event-stream' },
+      signal: acpListener.signal,
+    });
     const sessionId = new Promise<string>((ok) => {
       const reader = listener.body!.getReader();
       let seen = '';
@@ -107,7 +141,11 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
       })().catch(() => undefined);
       setTimeout(() => ok('none'), 5_000).unref();
     });
-    const created = await fetch(`${url}/acp`, { method: 'POST', headers: { ...auth, 'acp-connection-id': connection }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }) });
+    const created = await fetch(`${url}/acp`, {
+      method: 'POST',
+      headers: { ...auth, 'acp-connection-id': connection },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }),
+    });
     await created.text();
     values['acp-session'] = await sessionId;
   };
@@ -142,9 +180,15 @@ export interface EndpointRun {
 }
 
 /** Sends one request and checks it; counts it in the tally. */
-async function probe(target: FuzzTarget, endpoint: Endpoint, req: FuzzRequest): Promise<{ outcome: Outcome; found: Violation[] }> {
+async function probe(
+  target: FuzzTarget,
+  endpoint: Endpoint,
+  req: FuzzRequest,
+): Promise<{ outcome: Outcome; found: Violation[] }> {
   const before = target.parley.engine.retainedRuns;
-  const outcome = req.frames ? await sendWebSocket(target.url, req, target.values) : await sendHttp(target.url, req, target.values);
+  const outcome = req.frames
+    ? await sendWebSocket(target.url, req, target.values)
+    : await sendHttp(target.url, req, target.values);
   // A run an adapter starts after answering (a background task) shows up a turn later.
   await new Promise((r) => setImmediate(r));
   const runsCreated = target.parley.engine.retainedRuns - before;
@@ -158,7 +202,11 @@ async function probe(target: FuzzTarget, endpoint: Endpoint, req: FuzzRequest): 
  * Fuzzes one endpoint for up to `numRuns` requests and `timeLimitMs`. On a failure fast-check
  * shrinks it; it is recorded, its signatures become known, and fuzzing goes on looking for others.
  */
-export async function fuzzEndpoint(target: FuzzTarget, endpoint: Endpoint, opts: { numRuns: number; timeLimitMs: number; seed: number; maxFailures?: number }): Promise<EndpointRun> {
+export async function fuzzEndpoint(
+  target: FuzzTarget,
+  endpoint: Endpoint,
+  opts: { numRuns: number; timeLimitMs: number; seed: number; maxFailures?: number },
+): Promise<EndpointRun> {
   const known = new Set<string>();
   const failures: Failure[] = [];
   const failing = new Map<FuzzRequest, { outcome: Outcome; found: Violation[] }>();
@@ -237,18 +285,35 @@ export async function settledHeap(): Promise<number> {
 /** The tally as a text table: one row per endpoint, one column per status seen. */
 export function tallyTable(tally: FuzzTarget['tally']): string {
   const statuses = [...new Set([...tally.values()].flatMap((m) => [...m.keys()]))].sort();
-  const rows = [...tally.entries()].map(([ep, m]) => [ep, ...statuses.map((s) => String(m.get(s) ?? '')), String([...m.values()].reduce((a, b) => a + b, 0))]);
+  const rows = [...tally.entries()].map(([ep, m]) => [
+    ep,
+    ...statuses.map((s) => String(m.get(s) ?? '')),
+    String([...m.values()].reduce((a, b) => a + b, 0)),
+  ]);
   const head = ['endpoint', ...statuses, 'total'];
-  const totals = ['total', ...statuses.map((s) => String([...tally.values()].reduce((a, m) => a + (m.get(s) ?? 0), 0))), String([...tally.values()].reduce((a, m) => a + [...m.values()].reduce((x, y) => x + y, 0), 0))];
+  const totals = [
+    'total',
+    ...statuses.map((s) => String([...tally.values()].reduce((a, m) => a + (m.get(s) ?? 0), 0))),
+    String([...tally.values()].reduce((a, m) => a + [...m.values()].reduce((x, y) => x + y, 0), 0)),
+  ];
   const all = [head, ...rows, totals];
   const widths = head.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(head), `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line), line(totals)].join('\n');
+  const line = (r: string[]) =>
+    `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  return [
+    line(head),
+    `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
+    ...rows.map(line),
+    line(totals),
+  ].join('\n');
 }
 
 /** Failures as readable text: signature, request, response. */
 export function failureReport(failures: Failure[]): string {
   return failures
-    .map((f, i) => `${i + 1}. ${f.signature}\n   violations: ${f.violations.map((v) => `${v.check} (${v.detail})`).join('; ')}\n   request (shrunk ${f.shrinks}×, seed ${f.seed}): ${f.request}\n   response: ${f.status} ${f.response.replace(/\n/g, '\\n')}`)
+    .map(
+      (f, i) =>
+        `${i + 1}. ${f.signature}\n   violations: ${f.violations.map((v) => `${v.check} (${v.detail})`).join('; ')}\n   request (shrunk ${f.shrinks}×, seed ${f.seed}): ${f.request}\n   response: ${f.status} ${f.response.replace(/\n/g, '\\n')}`,
+    )
     .join('\n');
 }

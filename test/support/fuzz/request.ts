@@ -7,10 +7,26 @@ import fc from 'fast-check';
 import type { Endpoint, Shape } from './endpoints.ts';
 import type { Encoding, FuzzRequest } from './wire.ts';
 
-export const FOREIGN_HOSTS = ['evil.example', 'evil.example:8787', 'localhost.evil.example', '127.0.0.1.nip.io', 'attacker.test:80'];
-export const FOREIGN_ORIGINS = ['http://evil.example', 'https://attacker.test', 'null', 'http://localhost.evil.example:8787', 'chrome-extension://abcdefghijklmnop'];
+export const FOREIGN_HOSTS = [
+  'evil.example',
+  'evil.example:8787',
+  'localhost.evil.example',
+  '127.0.0.1.nip.io',
+  'attacker.test:80',
+];
+export const FOREIGN_ORIGINS = [
+  'http://evil.example',
+  'https://attacker.test',
+  'null',
+  'http://localhost.evil.example:8787',
+  'chrome-extension://abcdefghijklmnop',
+];
 /** The content types a web page can send without a CORS preflight: a JSON route must refuse them (415). */
-export const SIMPLE_CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=fuzz'];
+export const SIMPLE_CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=fuzz',
+];
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
 
@@ -20,20 +36,48 @@ const headerText = fc.stringMatching(/^[ -~\u00a0-\u00ff]{0,60}$/);
 const authorization = fc.oneof(
   { arbitrary: fc.constant('Bearer <key>'), weight: 16 },
   { arbitrary: fc.constant('Bearer <other-key>'), weight: 2 },
-  fc.constantFrom(undefined, '', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Bearer wrong-key', 'bearer <key>', 'Bearer <key> extra', 'Bearer <key>,<other-key>', 'Token <key>', `Bearer ${'k'.repeat(8192)}`),
+  fc.constantFrom(
+    undefined,
+    '',
+    'Bearer',
+    'Bearer ',
+    'Basic dXNlcjpwYXNz',
+    'Bearer wrong-key',
+    'bearer <key>',
+    'Bearer <key> extra',
+    'Bearer <key>,<other-key>',
+    'Token <key>',
+    `Bearer ${'k'.repeat(8192)}`,
+  ),
   headerText.map((t) => `Bearer ${t}`),
 );
 
 const host = fc.oneof({ arbitrary: fc.constant(undefined), weight: 18 }, fc.constantFrom(...FOREIGN_HOSTS));
-const origin = fc.oneof({ arbitrary: fc.constant(undefined), weight: 16 }, fc.constantFrom(...FOREIGN_ORIGINS), fc.constant('<own-origin>'));
+const origin = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 16 },
+  fc.constantFrom(...FOREIGN_ORIGINS),
+  fc.constant('<own-origin>'),
+);
 
 const contentType = fc.oneof(
   { arbitrary: fc.constant('application/json'), weight: 16 },
   fc.constantFrom(...SIMPLE_CONTENT_TYPES),
-  fc.constantFrom(undefined, 'application/jsonx', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'APPLICATION/JSON', 'application/merge-patch+json', '*/*', 'text/event-stream'),
+  fc.constantFrom(
+    undefined,
+    'application/jsonx',
+    'application/json; charset=utf-16',
+    'application/json; charset=latin1',
+    'APPLICATION/JSON',
+    'application/merge-patch+json',
+    '*/*',
+    'text/event-stream',
+  ),
 );
 
-const encoding = fc.oneof({ arbitrary: fc.constant<Encoding>('utf8'), weight: 12 }, fc.constantFrom<Encoding>('bom', 'wtf8', 'latin1'));
+const encoding = fc.oneof(
+  { arbitrary: fc.constant<Encoding>('utf8'), weight: 12 },
+  fc.constantFrom<Encoding>('bom', 'wtf8', 'latin1'),
+);
 
 /** Headers some routes read, with junk values now and then. */
 const extraHeaders = fc.record(
@@ -59,13 +103,23 @@ export function requestFor(endpoint: Endpoint): fc.Arbitrary<FuzzRequest> {
       encoding,
       extra: fc.oneof({ arbitrary: fc.constant({}), weight: 4 }, extraHeaders),
     })
-    .map(({ shape, method, authorization: auth, host: h, origin: o, contentType: ct, encoding: enc, extra }) => toRequest(endpoint, shape, { method, auth, host: h, origin: o, ct, enc, extra }));
+    .map(({ shape, method, authorization: auth, host: h, origin: o, contentType: ct, encoding: enc, extra }) =>
+      toRequest(endpoint, shape, { method, auth, host: h, origin: o, ct, enc, extra }),
+    );
 }
 
 function toRequest(
   endpoint: Endpoint,
   shape: Shape,
-  d: { method: string; auth?: string; host?: string; origin?: string; ct?: string; enc: Encoding; extra: Record<string, string> },
+  d: {
+    method: string;
+    auth?: string;
+    host?: string;
+    origin?: string;
+    ct?: string;
+    enc: Encoding;
+    extra: Record<string, string>;
+  },
 ): FuzzRequest {
   const headers: Record<string, string> = { ...d.extra, ...shape.headers };
   if (d.auth !== undefined) headers.authorization = d.auth;
@@ -77,7 +131,8 @@ function toRequest(
   if (shape.body && canHaveBody) {
     if (d.ct !== undefined) headers['content-type'] = d.ct;
     const enc = shape.encoding ?? d.enc;
-    request.body = 'json' in shape.body ? { json: shape.body.json, encoding: enc } : { text: shape.body.raw, encoding: enc };
+    request.body =
+      'json' in shape.body ? { json: shape.body.json, encoding: enc } : { text: shape.body.raw, encoding: enc };
   }
   return request;
 }

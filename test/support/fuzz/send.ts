@@ -41,9 +41,22 @@ export function sendHttp(baseUrl: string, req: FuzzRequest, values: Placeholders
       clearTimeout(noAnswer);
       done({ ...o, ms: Date.now() - started });
     };
-    const r = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: resolve(req.path, values), headers, agent: false, setHost: !('host' in headers) });
+    const r = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      method: req.method,
+      path: resolve(req.path, values),
+      headers,
+      agent: false,
+      setHost: !('host' in headers),
+    });
     const noAnswer = setTimeout(() => {
-      finish({ status: 'timeout', contentType: '', body: '', detail: `no response headers within ${HEADERS_TIMEOUT_MS} ms` });
+      finish({
+        status: 'timeout',
+        contentType: '',
+        body: '',
+        detail: `no response headers within ${HEADERS_TIMEOUT_MS} ms`,
+      });
       r.destroy();
     }, HEADERS_TIMEOUT_MS);
     r.on('error', (err) => finish({ status: 'error', contentType: '', body: '', detail: err.message }));
@@ -70,7 +83,12 @@ export function sendHttp(baseUrl: string, req: FuzzRequest, values: Placeholders
       res.on('error', () => {
         clearTimeout(cut);
         // A response cut by the server mid-body: what arrived is still checked.
-        finish({ status: res.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8'), detail: 'response aborted' });
+        finish({
+          status: res.statusCode ?? 0,
+          contentType,
+          body: Buffer.concat(chunks).toString('utf8'),
+          detail: 'response aborted',
+        });
       });
     });
     if (payload) r.end(payload);
@@ -107,7 +125,10 @@ export function sendWebSocket(baseUrl: string, req: FuzzRequest, values: Placeho
       done({ ...o, contentType: 'websocket', body: received.join('\n'), ms: Date.now() - started });
       ws.terminate();
     };
-    const guard = setTimeout(() => finish({ status: 'timeout', detail: 'the WebSocket case did not finish in 15 s' }), 15_000);
+    const guard = setTimeout(
+      () => finish({ status: 'timeout', detail: 'the WebSocket case did not finish in 15 s' }),
+      15_000,
+    );
     ws.on('unexpected-response', (_r, res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -117,11 +138,14 @@ export function sendWebSocket(baseUrl: string, req: FuzzRequest, values: Placeho
       });
     });
     ws.on('error', (err) => finish({ status: 'error', detail: err.message }));
-    ws.on('close', (code, reason) => finish({ status: 101, detail: `closed by the server: ${code} ${reason.toString()}` }));
+    ws.on('close', (code, reason) =>
+      finish({ status: 101, detail: `closed by the server: ${code} ${reason.toString()}` }),
+    );
     ws.on('message', (data) => received.push(data.toString()));
     ws.on('open', () => {
       void (async () => {
-        const call = (id: number, method: string, params: unknown) => ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+        const call = (id: number, method: string, params: unknown) =>
+          ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
         call(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
         call(2, 'session/new', { cwd: '/tmp', mcpServers: [] });
         const session = await new Promise<string>((ok) => {

@@ -49,7 +49,9 @@ const isHuge = (v: unknown): v is Huge => typeof v === 'object' && v !== null &&
 
 /** Replaces `<name>` placeholders in a string; `<fresh-id>` is a new UUID each time (ids a request must not reuse). */
 export function resolve(text: string, values: Placeholders): string {
-  return text.replace(/<([a-z-]+)>/g, (whole, name: string) => (name === 'fresh-id' ? randomUUID() : (values[name] ?? whole)));
+  return text.replace(/<([a-z-]+)>/g, (whole, name: string) =>
+    name === 'fresh-id' ? randomUUID() : (values[name] ?? whole),
+  );
 }
 
 /** JSON text of a body value with its stand-ins expanded (iteratively: nesting is thousands deep). */
@@ -99,12 +101,16 @@ export function encode(body: Body, values: Placeholders): Buffer {
     case 'latin1':
       return Buffer.from(text, 'latin1');
     case 'wtf8':
-      return wtf8(text.replace(/\\u(d[89a-f][0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))));
+      return wtf8(
+        text.replace(/\\u(d[89a-f][0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      );
   }
 }
 
 /** A short, printable description of a request (long strings cut), for reports. */
 export function describe(request: FuzzRequest, max = 600): string {
-  const text = JSON.stringify(request, (_k, v: unknown) => (typeof v === 'string' && v.length > 120 ? `${v.slice(0, 120)}…(${v.length} chars)` : v));
+  const text = JSON.stringify(request, (_k, v: unknown) =>
+    typeof v === 'string' && v.length > 120 ? `${v.slice(0, 120)}…(${v.length} chars)` : v,
+  );
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

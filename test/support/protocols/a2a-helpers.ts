@@ -38,18 +38,34 @@ export const NOTER = {
 };
 
 /** A query the scripted model plans onto the noter, whose tool call then needs approval. */
-export const NOTE_QUERY = 'noter: keep notes [[route:plan]] [[steps:1]] [[tool:fx/write_note {"path":"a2a.txt","content":"hello"}]]';
+export const NOTE_QUERY =
+  'noter: keep notes [[route:plan]] [[steps:1]] [[tool:fx/write_note {"path":"a2a.txt","content":"hello"}]]';
 
 export const HEARTBEAT_MS = 100;
 
 export async function startA2ARig(options: TestParleyOptions = {}): Promise<A2ARig> {
   const fixture = await startFixtureHttpServer();
-  const parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } }, ...options });
+  const parley = await createTestParley({
+    roster: false,
+    specialists: [NOTER],
+    mcpServers: { fx: { url: fixture.mcpUrl } },
+    ...options,
+  });
   const app = new Hono();
   const server = await listen(app);
   // A short heartbeat, so every streaming test also proves clients skip the comment lines.
   const config = { ...parley.config, protocols: { ...parley.config.protocols, sseHeartbeatMs: HEARTBEAT_MS } };
-  app.route('/', a2aRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config, logger: silentLogger, publicUrl: server.url }));
+  app.route(
+    '/',
+    a2aRoutes({
+      engine: parley.engine,
+      approvals: parley.approvals,
+      store: parley.store,
+      config,
+      logger: silentLogger,
+      publicUrl: server.url,
+    }),
+  );
   app.route('/', approvalRoutes({ broker: parley.approvals }));
   const client = await new ClientFactory().createFromUrl(server.url);
   return {
@@ -65,13 +81,36 @@ export async function startA2ARig(options: TestParleyOptions = {}): Promise<A2AR
   };
 }
 
-export const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-export const data = (value: unknown): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' });
+export const text = (value: string): Part => ({
+  content: { $case: 'text', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+});
+export const data = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+});
 
-export function send(parts: Part[], on: Partial<Pick<Message, 'taskId' | 'contextId'>> = {}, metadata?: Record<string, unknown>): SendMessageRequest {
+export function send(
+  parts: Part[],
+  on: Partial<Pick<Message, 'taskId' | 'contextId'>> = {},
+  metadata?: Record<string, unknown>,
+): SendMessageRequest {
   return {
     tenant: '',
-    message: { messageId: randomUUID(), role: Role.ROLE_USER, parts, contextId: on.contextId ?? '', taskId: on.taskId ?? '', metadata: undefined, extensions: [], referenceTaskIds: [] },
+    message: {
+      messageId: randomUUID(),
+      role: Role.ROLE_USER,
+      parts,
+      contextId: on.contextId ?? '',
+      taskId: on.taskId ?? '',
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
     configuration: undefined,
     metadata,
   };
@@ -97,8 +136,12 @@ export function taskIdOf(events: StreamResponse[]): string {
 }
 
 /** The `parley.approval` data part of the last INPUT_REQUIRED status in the events. */
-export function approvalPart(events: StreamResponse[]): { pending: { request_id: string; toolCalls: { toolCallId: string; tool: string }[] }[] } {
-  const last = [...events].reverse().find((e) => e.payload?.$case === 'statusUpdate' && stateOf(e) === TaskState.TASK_STATE_INPUT_REQUIRED);
+export function approvalPart(events: StreamResponse[]): {
+  pending: { request_id: string; toolCalls: { toolCallId: string; tool: string }[] }[];
+} {
+  const last = [...events]
+    .reverse()
+    .find((e) => e.payload?.$case === 'statusUpdate' && stateOf(e) === TaskState.TASK_STATE_INPUT_REQUIRED);
   if (last?.payload?.$case !== 'statusUpdate') throw new Error('no input-required status');
   const part = last.payload.value.status?.message?.parts.find((p) => p.content?.$case === 'data');
   if (part?.content?.$case !== 'data') throw new Error('input-required without a data part');
@@ -106,6 +149,11 @@ export function approvalPart(events: StreamResponse[]): { pending: { request_id:
 }
 
 export const jsonRpc = (url: string, body: string, version = '1.0') =>
-  fetch(`${url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': version }, body }).then(
-    async (r) => ({ status: r.status, body: (await r.json()) as { id: unknown; error?: { code: number; message: string }; result?: unknown } }),
-  );
+  fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': version },
+    body,
+  }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { id: unknown; error?: { code: number; message: string }; result?: unknown },
+  }));

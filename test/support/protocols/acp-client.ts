@@ -15,7 +15,9 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 
-export type PermissionAnswer = (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
+export type PermissionAnswer = (
+  request: RequestPermissionRequest,
+) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
 
 export interface RecordingClient {
   app: ClientApp;

@@ -14,15 +14,23 @@ import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/t
 import { createTestParley, type TestParley, type TestParleyOptions } from '../engine.ts';
 import { serveRoutes, type TestServer } from '../http.ts';
 
-
 /** A specialist whose only tool asks the user for a city (an MCP elicitation). */
-export const ASKER = { ...NOTER, id: 'asker', name: 'asker', description: 'Asks which city to use', domains: ['cities'], prompt: 'You ask.', tools: ['fx/ask_city'] };
+export const ASKER = {
+  ...NOTER,
+  id: 'asker',
+  name: 'asker',
+  description: 'Asks which city to use',
+  domains: ['cities'],
+  prompt: 'You ask.',
+  tools: ['fx/ask_city'],
+};
 
 /** A query planned onto the asker, whose ask_city call elicits input from the user. */
 export const ASK_QUERY = 'asker: ask which city [[route:plan]] [[steps:1]] [[tool:fx/ask_city {}]]';
 
 /** A query planned onto the noter, whose write_note call then waits for a human. */
-export const NOTE_QUERY = 'noter: keep notes [[route:plan]] [[steps:1]] [[tool:fx/write_note {"path":"agui.txt","content":"hello"}]]';
+export const NOTE_QUERY =
+  'noter: keep notes [[route:plan]] [[steps:1]] [[tool:fx/write_note {"path":"agui.txt","content":"hello"}]]';
 
 export interface Rig {
   parley: TestParley;
@@ -32,17 +40,32 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(options: TestParleyOptions & { heartbeatMs?: number; apiKeys?: string[] } = {}): Promise<Rig> {
+export async function startRig(
+  options: TestParleyOptions & { heartbeatMs?: number; apiKeys?: string[] } = {},
+): Promise<Rig> {
   const fixture = await startFixtureHttpServer();
-  const parley = await createTestParley({ specialists: [NOTER, ASKER], mcpServers: { fx: { url: fixture.mcpUrl } }, ...options });
-  const config = { ...parley.config, protocols: { ...parley.config.protocols, sseHeartbeatMs: options.heartbeatMs ?? parley.config.protocols.sseHeartbeatMs } };
+  const parley = await createTestParley({
+    specialists: [NOTER, ASKER],
+    mcpServers: { fx: { url: fixture.mcpUrl } },
+    ...options,
+  });
+  const config = {
+    ...parley.config,
+    protocols: {
+      ...parley.config.protocols,
+      sseHeartbeatMs: options.heartbeatMs ?? parley.config.protocols.sseHeartbeatMs,
+    },
+  };
   const deps = { engine: parley.engine, approvals: parley.approvals, config, logger: silentLogger };
-  const server = await serveRoutes([
-    { path: '/', app: aguiRoutes(deps) },
-    { path: '/', app: sseRoutes(deps) },
-    { path: '/', app: openaiRoutes(deps) },
-    { path: '/', app: approvalRoutes({ broker: parley.approvals }) },
-  ], { apiKeys: options.apiKeys ?? [] });
+  const server = await serveRoutes(
+    [
+      { path: '/', app: aguiRoutes(deps) },
+      { path: '/', app: sseRoutes(deps) },
+      { path: '/', app: openaiRoutes(deps) },
+      { path: '/', app: approvalRoutes({ broker: parley.approvals }) },
+    ],
+    { apiKeys: options.apiKeys ?? [] },
+  );
   return {
     parley,
     fixture,

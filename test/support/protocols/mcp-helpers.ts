@@ -63,12 +63,18 @@ export function acceptingElicitation(asked: string[]) {
   };
 }
 
-export type Elicit = (params: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> };
+export type Elicit = (params: { message: string; requestedSchema: unknown }) => {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string>;
+};
 
 /** A client of `name` that answers elicitation/create with `elicit` (and advertises elicitation) when given. */
 export function mcpClient(name: string, elicit?: Elicit): Client {
   const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
-  if (elicit) client.setRequestHandler('elicitation/create', async (req) => elicit(req.params as { message: string; requestedSchema: unknown }));
+  if (elicit)
+    client.setRequestHandler('elicitation/create', async (req) =>
+      elicit(req.params as { message: string; requestedSchema: unknown }),
+    );
   return client;
 }
 
@@ -79,11 +85,22 @@ export function mcpClient(name: string, elicit?: Elicit): Client {
  */
 export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
   const fixture = await startFixtureHttpServer();
-  const parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } } });
-  const deps = { engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger };
+  const parley = await createTestParley({
+    roster: false,
+    specialists: [NOTER],
+    mcpServers: { fx: { url: fixture.mcpUrl } },
+  });
+  const deps = {
+    engine: parley.engine,
+    approvals: parley.approvals,
+    store: parley.store,
+    config: parley.config,
+    logger: silentLogger,
+  };
   const app = new Hono();
   app.route('/mcp', mcpRoutes(deps));
-  if (options.sessionIdleMs !== undefined) app.route('/mcp-short', mcpRoutes({ ...deps, sessionIdleMs: options.sessionIdleMs }));
+  if (options.sessionIdleMs !== undefined)
+    app.route('/mcp-short', mcpRoutes({ ...deps, sessionIdleMs: options.sessionIdleMs }));
   app.route('/', approvalRoutes({ broker: parley.approvals }));
   const server = await listen(app);
   const clients: Client[] = [];
@@ -118,12 +135,23 @@ export async function startMcpStdio(options: { elicit?: Elicit } = {}) {
   const writeLog = join(mkdtempSync(join(tmpdir(), 'parley-mcp-stdio-')), 'writes.jsonl');
   const client = mcpClient('parley-stdio-test', options.elicit);
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_ENTRY], env: { ...env, FIXTURE_LOG: writeLog }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', STDIO_ENTRY],
+      env: { ...env, FIXTURE_LOG: writeLog },
+      stderr: 'ignore',
+    }),
+  );
   return {
     client,
     writesTo: (path: string) =>
       existsSync(writeLog)
-        ? readFileSync(writeLog, 'utf8').trim().split('\n').filter(Boolean).filter((l) => (JSON.parse(l) as { path?: string }).path === path).length
+        ? readFileSync(writeLog, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .filter((l) => (JSON.parse(l) as { path?: string }).path === path).length
         : 0,
     close: () => client.close(),
   };

@@ -13,9 +13,20 @@ const fixture = fileURLToPath(new URL('../../fixtures/tools/stdio-server.ts', im
 const parley = await createTestParley({
   roster: false,
   specialists: [NOTER],
-  mcpServers: { fx: { command: process.execPath, args: ['--import', 'tsx', fixture], env: { FIXTURE_LOG: process.env.FIXTURE_LOG ?? '' } } },
+  mcpServers: {
+    fx: {
+      command: process.execPath,
+      args: ['--import', 'tsx', fixture],
+      env: { FIXTURE_LOG: process.env.FIXTURE_LOG ?? '' },
+    },
+  },
 });
-const served = await serveMcpStdio({ engine: parley.engine, approvals: parley.approvals, store: parley.store, logger: silentLogger });
+const served = await serveMcpStdio({
+  engine: parley.engine,
+  approvals: parley.approvals,
+  store: parley.store,
+  logger: silentLogger,
+});
 await served.closed;
 await parley.close();
 process.exit(0);

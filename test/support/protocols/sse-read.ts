@@ -7,7 +7,10 @@ export interface SseMessage extends EventSourceMessage {
 }
 
 export async function* readSse(res: Response, onComment?: (comment: string) => void): AsyncGenerator<SseMessage> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream({ onComment })).getReader();
+  const reader = res
+    .body!.pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream({ onComment }))
+    .getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -26,4 +29,9 @@ export async function readAll(res: Response): Promise<SseMessage[]> {
 }
 
 export const postJson = (url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), signal });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal,
+  });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { GraphPlanSchema, normalizePhases, referencedSteps, substituteResults, validatePlan } from '../../../src/graph/graph-plan.ts';
+import {
+  GraphPlanSchema,
+  normalizePhases,
+  referencedSteps,
+  substituteResults,
+  validatePlan,
+} from '../../../src/graph/graph-plan.ts';
 
 const known = new Set(['researcher', 'writer']);
 const plan = (steps: unknown[]) => GraphPlanSchema.parse({ steps });

@@ -30,7 +30,10 @@ describe('RunEventLog', () => {
   it('detaches a consumer that falls more than the buffer behind, without blocking others', async () => {
     const log = new RunEventLog('r2', { buffer: 3 });
     const slow = log.events()[Symbol.asyncIterator]();
-    const first = slow.next().then(() => 'an event', (e: unknown) => e); // subscribed, never read again
+    const first = slow.next().then(
+      () => 'an event',
+      (e: unknown) => e,
+    ); // subscribed, never read again
     const fast = collect(log.events());
     for (let i = 0; i < 5; i++) {
       log.emit({ type: 'step.delta', stepId: 's', text: String(i) });

@@ -29,10 +29,20 @@ const lineage = (durationMs: number, u: UsageTotals, toolCalls: StepLineage['too
 const plan = (...ids: string[]): GraphPlan =>
   GraphPlanSchema.parse({
     rationale: 'test',
-    steps: ids.map((id, i) => ({ id, specialist: i === 0 ? 'researcher' : 'writer', objective: `objective of ${id}`, dependsOn: i ? [ids[i - 1]] : [] })),
+    steps: ids.map((id, i) => ({
+      id,
+      specialist: i === 0 ? 'researcher' : 'writer',
+      objective: `objective of ${id}`,
+      dependsOn: i ? [ids[i - 1]] : [],
+    })),
   });
 
-const verification = (round: number, score: number): Verification => ({ round, score, feedback: `round ${round}`, failedStepIds: [] });
+const verification = (round: number, score: number): Verification => ({
+  round,
+  score,
+  feedback: `round ${round}`,
+  failedStepIds: [],
+});
 
 function finishedRun(overrides: Partial<FinishedRun> = {}): FinishedRun {
   return {
@@ -53,7 +63,14 @@ describe('runRecordOf: a finished run as its execution-memory record', () => {
     const results = new Map<string, StepOutcome>([
       [
         's2',
-        { stepId: 's2', specialist: 'writer', status: 'succeeded', objective: 'write from: the facts', output: 'the docs', lineage: lineage(900, usage(30, 20, null)) },
+        {
+          stepId: 's2',
+          specialist: 'writer',
+          status: 'succeeded',
+          objective: 'write from: the facts',
+          output: 'the docs',
+          lineage: lineage(900, usage(30, 20, null)),
+        },
       ],
       [
         's1',
@@ -71,7 +88,13 @@ describe('runRecordOf: a finished run as its execution-memory record', () => {
       ],
     ]);
     const record = runRecordOf(
-      finishedRun({ plan: p, results, verification: verification(1, 0.9), answer: 'the answer', teamConfigId: 'team-7' }),
+      finishedRun({
+        plan: p,
+        results,
+        verification: verification(1, 0.9),
+        answer: 'the answer',
+        teamConfigId: 'team-7',
+      }),
       { status: 'completed' },
       1500,
     );
@@ -104,7 +127,17 @@ describe('runRecordOf: a finished run as its execution-memory record', () => {
             { tool: 'fs/write_file', status: 'denied' },
           ],
         },
-        { id: 's2', specialist: 'writer', objective: 'write from: the facts', status: 'succeeded', output: 'the docs', durationMs: 900, tokens: 50, costUsd: null, toolCalls: [] },
+        {
+          id: 's2',
+          specialist: 'writer',
+          objective: 'write from: the facts',
+          status: 'succeeded',
+          output: 'the docs',
+          durationMs: 900,
+          tokens: 50,
+          costUsd: null,
+          toolCalls: [],
+        },
       ],
       teamConfigId: 'team-7',
     });
@@ -112,14 +145,42 @@ describe('runRecordOf: a finished run as its execution-memory record', () => {
 
   it('records a step that never ran as skipped with zero figures, and a failed step with its error', () => {
     const p = plan('s1', 's2');
-    const results = new Map<string, StepOutcome>([['s1', { stepId: 's1', specialist: 'researcher', status: 'failed', objective: 'objective of s1', error: 'tool down' }]]);
-    const record = runRecordOf(finishedRun({ plan: p, results }), { status: 'failed', error: 'every step failed' }, 700);
+    const results = new Map<string, StepOutcome>([
+      [
+        's1',
+        { stepId: 's1', specialist: 'researcher', status: 'failed', objective: 'objective of s1', error: 'tool down' },
+      ],
+    ]);
+    const record = runRecordOf(
+      finishedRun({ plan: p, results }),
+      { status: 'failed', error: 'every step failed' },
+      700,
+    );
     expect(record?.status).toBe('failed');
     expect(record?.error).toBe('every step failed');
     expect(record?.score).toBeNull();
     expect(record?.steps).toEqual([
-      { id: 's1', specialist: 'researcher', objective: 'objective of s1', status: 'failed', error: 'tool down', durationMs: 0, tokens: 0, costUsd: 0, toolCalls: [] },
-      { id: 's2', specialist: 'writer', objective: 'objective of s2', status: 'skipped', durationMs: 0, tokens: 0, costUsd: 0, toolCalls: [] },
+      {
+        id: 's1',
+        specialist: 'researcher',
+        objective: 'objective of s1',
+        status: 'failed',
+        error: 'tool down',
+        durationMs: 0,
+        tokens: 0,
+        costUsd: 0,
+        toolCalls: [],
+      },
+      {
+        id: 's2',
+        specialist: 'writer',
+        objective: 'objective of s2',
+        status: 'skipped',
+        durationMs: 0,
+        tokens: 0,
+        costUsd: 0,
+        toolCalls: [],
+      },
     ]);
     expect(record).not.toHaveProperty('answer');
   });
@@ -127,7 +188,12 @@ describe('runRecordOf: a finished run as its execution-memory record', () => {
   it('records the best round (plan, results, score) when verification rounds ran out, not the last one', () => {
     const best = plan('b1');
     const last = plan('l1', 'l2');
-    const bestResults = new Map<string, StepOutcome>([['b1', { stepId: 'b1', specialist: 'researcher', status: 'succeeded', objective: 'objective of b1', output: 'good' }]]);
+    const bestResults = new Map<string, StepOutcome>([
+      [
+        'b1',
+        { stepId: 'b1', specialist: 'researcher', status: 'succeeded', objective: 'objective of b1', output: 'good' },
+      ],
+    ]);
     const record = runRecordOf(
       finishedRun({
         plan: last,
@@ -148,7 +214,11 @@ describe('runRecordOf: a finished run as its execution-memory record', () => {
   it('uses the current round while rounds remain, even with a better earlier round kept aside', () => {
     const current = plan('c1');
     const record = runRecordOf(
-      finishedRun({ plan: current, verification: verification(2, 0.8), best: { verification: verification(1, 0.9), plan: plan('b1'), results: new Map() } }),
+      finishedRun({
+        plan: current,
+        verification: verification(2, 0.8),
+        best: { verification: verification(1, 0.9), plan: plan('b1'), results: new Map() },
+      }),
       { status: 'completed' },
       10,
     );

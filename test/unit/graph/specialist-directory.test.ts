@@ -4,13 +4,30 @@ import type { KnowledgeStore, SpecialistRecord } from '../../../src/knowledge/st
 import { SpecialistDirectory } from '../../../src/graph/specialist-directory.ts';
 
 const spec = (id: string): SpecialistRecord => ({
-  id, name: id, description: `${id} things`, kind: 'prompt', domains: [], prompt: '', endpoint: '', modelRole: 'specialist', tools: [], sourceId: 'skills:dir-test', available: true,
+  id,
+  name: id,
+  description: `${id} things`,
+  kind: 'prompt',
+  domains: [],
+  prompt: '',
+  endpoint: '',
+  modelRole: 'specialist',
+  tools: [],
+  sourceId: 'skills:dir-test',
+  available: true,
 });
 
 let store: KnowledgeStore;
 beforeAll(async () => {
   store = await openKuzuStore({ path: ':memory:' });
-  await store.upsertSource({ id: 'skills:dir-test', kind: 'skills', location: 'x', contentHash: 'x', ingestedAt: new Date().toISOString(), status: 'ok' });
+  await store.upsertSource({
+    id: 'skills:dir-test',
+    kind: 'skills',
+    location: 'x',
+    contentHash: 'x',
+    ingestedAt: new Date().toISOString(),
+    status: 'ok',
+  });
   await store.upsertSpecialists([spec('a')]);
 });
 afterAll(async () => {

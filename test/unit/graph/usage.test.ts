@@ -4,7 +4,13 @@ import { BudgetExceededError, UsageMeter, effectiveBudget } from '../../../src/g
 
 const run = { tokens: 1000, costUsd: 1, modelCalls: 3, toolCalls: 2, wallTimeMs: 60_000 };
 const caller = { tokens: 5000, costUsd: 10, windowMs: 3_600_000, runsPerMinute: 2 };
-const usage = (inputTokens: number, outputTokens: number, costUsd: number | null = 0.1) => ({ model: 'm', inputTokens, outputTokens, cachedTokens: 0, costUsd });
+const usage = (inputTokens: number, outputTokens: number, costUsd: number | null = 0.1) => ({
+  model: 'm',
+  inputTokens,
+  outputTokens,
+  cachedTokens: 0,
+  costUsd,
+});
 
 describe('budgets', () => {
   it('overrides may only lower the configured budget', () => {
@@ -18,12 +24,16 @@ describe('budgets', () => {
     const a = meter.reserveModelCall(100);
     const b = meter.reserveModelCall(100);
     const c = meter.reserveModelCall(100);
-    expect(() => meter.reserveModelCall(1)).toThrow('model call budget: run has made 3 of 3 model calls (3 still in flight)');
+    expect(() => meter.reserveModelCall(1)).toThrow(
+      'model call budget: run has made 3 of 3 model calls (3 still in flight)',
+    );
     c.release();
     a.settle(usage(300, 200));
     b.settle(usage(300, 100));
     expect(meter.totals).toMatchObject({ inputTokens: 600, outputTokens: 300, modelCalls: 2 });
-    expect(() => meter.reserveModelCall(200)).toThrow('token budget: run has used 900 of 1000 tokens and the next call needs about 200');
+    expect(() => meter.reserveModelCall(200)).toThrow(
+      'token budget: run has used 900 of 1000 tokens and the next call needs about 200',
+    );
     const t1 = meter.reserveToolCall();
     meter.reserveToolCall().settle();
     expect(() => meter.reserveToolCall()).toThrow(BudgetExceededError);
@@ -36,7 +46,9 @@ describe('budgets', () => {
     const ledger = new CallerLedger(caller, () => 0);
     const meter = new UsageMeter({ budget: run, callerId: 'c', ledger, startedAt: 0, now: () => 0 });
     const a = meter.reserveModelCall(10, 0.6);
-    expect(() => meter.reserveModelCall(10, 0.5)).toThrow('cost budget: run has spent $0.600000 of $1 and the next call needs about $0.500000');
+    expect(() => meter.reserveModelCall(10, 0.5)).toThrow(
+      'cost budget: run has spent $0.600000 of $1 and the next call needs about $0.500000',
+    );
     a.settle(usage(10, 10, 0.7));
     expect(() => meter.reserveModelCall(10, 0.31)).toThrow(/^cost budget: run has spent \$0\.700000 of \$1/);
     meter.reserveModelCall(10, null).release(); // unknown price: only what was spent counts
@@ -66,7 +78,9 @@ describe('budgets', () => {
     let now = 0;
     const ledger = new CallerLedger(caller, () => now);
     ledger.charge('a', usage(4000, 900, 0));
-    expect(() => ledger.checkSpend('a', 200)).toThrow('caller token budget: "a" has used 4900 of 5000 tokens in this window');
+    expect(() => ledger.checkSpend('a', 200)).toThrow(
+      'caller token budget: "a" has used 4900 of 5000 tokens in this window',
+    );
     now = caller.windowMs;
     expect(() => ledger.checkSpend('a', 200)).not.toThrow();
   });

@@ -47,7 +47,12 @@ describe('ApprovalBroker', () => {
     expect(a.request.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(a.request.id).not.toBe(b.request.id);
     expect(new Date(a.request.expiresAt).getTime() - new Date(a.request.createdAt).getTime()).toBe(60_000);
-    expect(broker.listPending('run-1').map((r) => r.id).sort()).toEqual([a.request.id, b.request.id].sort());
+    expect(
+      broker
+        .listPending('run-1')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([a.request.id, b.request.id].sort());
     expect(broker.get(a.request.id)?.kind).toBe('tool');
     await Promise.resolve();
     expect(records.filter((r) => r.decision === undefined)).toHaveLength(2);
@@ -60,10 +65,17 @@ describe('ApprovalBroker', () => {
     const first = broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'key-1');
     expect(first.ok).toBe(true);
     const settled = await outcome;
-    expect(settled).toMatchObject({ resolvedBy: 'human', actor: 'key-1', decision: { decisions: { 'call-1': { type: 'accept' } } } });
+    expect(settled).toMatchObject({
+      resolvedBy: 'human',
+      actor: 'key-1',
+      decision: { decisions: { 'call-1': { type: 'accept' } } },
+    });
     const second = broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'deny' } } }, 'key-2');
     expect(second).toMatchObject({ ok: false, code: 'already_resolved' });
-    expect(broker.resolve('nope', { kind: 'tool', decisions: {} }, 'k')).toMatchObject({ ok: false, code: 'not_found' });
+    expect(broker.resolve('nope', { kind: 'tool', decisions: {} }, 'k')).toMatchObject({
+      ok: false,
+      code: 'not_found',
+    });
     expect(broker.listPending()).toEqual([]);
     // request recorded, then its outcome (same id, upserted)
     expect(records.map((r) => [r.id, r.resolvedBy ?? null])).toEqual([
@@ -76,14 +88,26 @@ describe('ApprovalBroker', () => {
   it('deny carries feedback to the caller', async () => {
     const { broker } = makeBroker();
     const { request, outcome } = broker.request(toolRequest());
-    broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'deny' } }, feedback: 'use a temp dir' }, 'k');
-    expect((await outcome).decision).toEqual({ kind: 'tool', decisions: { 'call-1': { type: 'deny' } }, feedback: 'use a temp dir' });
+    broker.resolve(
+      request.id,
+      { kind: 'tool', decisions: { 'call-1': { type: 'deny' } }, feedback: 'use a temp dir' },
+      'k',
+    );
+    expect((await outcome).decision).toEqual({
+      kind: 'tool',
+      decisions: { 'call-1': { type: 'deny' } },
+      feedback: 'use a temp dir',
+    });
   });
 
   it('edit is validated against the tool input schema; an invalid edit changes nothing', async () => {
     const { broker } = makeBroker();
     const { request, outcome } = broker.request(toolRequest());
-    const bad = broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'edit', args: { path: 7 } } } }, 'k');
+    const bad = broker.resolve(
+      request.id,
+      { kind: 'tool', decisions: { 'call-1': { type: 'edit', args: { path: 7 } } } },
+      'k',
+    );
     expect(bad).toMatchObject({ ok: false, code: 'invalid' });
     expect(bad.ok ? '' : bad.message).toMatch(/input schema/);
     expect(broker.get(request.id)).toBeDefined();
@@ -108,9 +132,16 @@ describe('ApprovalBroker', () => {
       message: expect.stringMatching(/missing: c2/),
     });
     expect(
-      broker.resolve(request.id, { kind: 'tool', decisions: { c1: { type: 'accept' }, c2: { type: 'accept' }, c3: { type: 'deny' } } }, 'k'),
+      broker.resolve(
+        request.id,
+        { kind: 'tool', decisions: { c1: { type: 'accept' }, c2: { type: 'accept' }, c3: { type: 'deny' } } },
+        'k',
+      ),
     ).toMatchObject({ ok: false, code: 'invalid', message: expect.stringMatching(/unknown tool calls: c3/) });
-    expect(broker.resolve(request.id, { kind: 'elicitation', action: 'accept' }, 'k')).toMatchObject({ ok: false, code: 'invalid' });
+    expect(broker.resolve(request.id, { kind: 'elicitation', action: 'accept' }, 'k')).toMatchObject({
+      ok: false,
+      code: 'invalid',
+    });
     expect(broker.listPending()).toHaveLength(1);
     await broker.close();
   });
@@ -123,11 +154,17 @@ describe('ApprovalBroker', () => {
       requestId: request.id,
       resolvedBy: 'timeout',
       actor: 'system',
-      decision: { kind: 'tool', decisions: { 'call-1': { type: 'deny' } }, feedback: expect.stringMatching(/default \(deny\)/) },
+      decision: {
+        kind: 'tool',
+        decisions: { 'call-1': { type: 'deny' } },
+        feedback: expect.stringMatching(/default \(deny\)/),
+      },
     });
     // the outcome is released only after the audit write
     expect(records.at(-1)).toMatchObject({ id: request.id, resolvedBy: 'timeout', decision: settled.decision });
-    expect(broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'late')).toMatchObject({
+    expect(
+      broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'late'),
+    ).toMatchObject({
       code: 'already_resolved',
     });
   });
@@ -191,10 +228,14 @@ describe('ApprovalBroker', () => {
       message: 'Which city?',
       requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
     });
-    expect(broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { town: 'x' } }, 'k')).toMatchObject({
+    expect(
+      broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { town: 'x' } }, 'k'),
+    ).toMatchObject({
       code: 'invalid',
     });
-    expect(broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { city: 'Oslo' } }, 'k').ok).toBe(true);
+    expect(
+      broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { city: 'Oslo' } }, 'k').ok,
+    ).toBe(true);
     expect((await outcome).decision).toEqual({ kind: 'elicitation', action: 'accept', content: { city: 'Oslo' } });
 
     const timed = broker.request({ kind: 'elicitation', runId: 'run-1', source: 'x', message: 'm' }, { timeoutMs: 10 });
@@ -218,7 +259,7 @@ describe('ApprovalBroker', () => {
   });
 });
 
-describe('ApprovalBroker: requests belong to their run\'s caller', () => {
+describe("ApprovalBroker: requests belong to their run's caller", () => {
   const alice = { id: 'key-alice' };
   const bob = { id: 'key-bob' };
   const admin = { id: 'key-admin', admin: true };
@@ -234,7 +275,10 @@ describe('ApprovalBroker: requests belong to their run\'s caller', () => {
     expect(broker.get(request.id, bob)).toBeUndefined();
     const refused = broker.resolve(request.id, accept, bob.id, bob);
     if (refused.ok || unknown.ok) throw new Error('expected both to be refused');
-    expect([refused.code, refused.message.replace(request.id, '<id>')]).toEqual([unknown.code, unknown.message.replace('no-such-id', '<id>')]);
+    expect([refused.code, refused.message.replace(request.id, '<id>')]).toEqual([
+      unknown.code,
+      unknown.message.replace('no-such-id', '<id>'),
+    ]);
     expect(broker.get(request.id)).toBeDefined(); // still pending
 
     expect(broker.listPending(undefined, alice).map((r) => r.id)).toEqual([request.id]);

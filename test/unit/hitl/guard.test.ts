@@ -8,14 +8,21 @@ describe('needsApproval', () => {
       reason: 'annotations: destructiveHint',
     });
     expect(needsApproval({ annotations: { readOnlyHint: true } }, 'annotations').required).toBe(false);
-    expect(needsApproval({ annotations: { readOnlyHint: false, destructiveHint: false } }, 'annotations').required).toBe(false);
+    expect(
+      needsApproval({ annotations: { readOnlyHint: false, destructiveHint: false } }, 'annotations').required,
+    ).toBe(false);
   });
 
   it('treats absent or contradictory annotations as destructive (MCP defaults)', () => {
-    expect(needsApproval({ annotations: {} }, 'annotations')).toMatchObject({ required: true, reason: expect.stringMatching(/absent/) });
+    expect(needsApproval({ annotations: {} }, 'annotations')).toMatchObject({
+      required: true,
+      reason: expect.stringMatching(/absent/),
+    });
     expect(needsApproval({ annotations: { readOnlyHint: false } }, 'annotations').required).toBe(true);
     expect(needsApproval({ annotations: { openWorldHint: true } }, 'annotations').required).toBe(true);
-    expect(needsApproval({ annotations: { readOnlyHint: true, destructiveHint: true } }, 'annotations').required).toBe(true);
+    expect(needsApproval({ annotations: { readOnlyHint: true, destructiveHint: true } }, 'annotations').required).toBe(
+      true,
+    );
   });
 
   it('config requireApproval beats annotations both ways', () => {
@@ -23,11 +30,17 @@ describe('needsApproval', () => {
       required: true,
       reason: 'config: requireApproval',
     });
-    expect(needsApproval({ annotations: { destructiveHint: true }, requireApproval: false }, 'annotations').required).toBe(false);
+    expect(
+      needsApproval({ annotations: { destructiveHint: true }, requireApproval: false }, 'annotations').required,
+    ).toBe(false);
   });
 
   it('always and never are absolute', () => {
-    expect(needsApproval({ annotations: { readOnlyHint: true }, requireApproval: false }, 'always').required).toBe(true);
-    expect(needsApproval({ annotations: { destructiveHint: true }, requireApproval: true }, 'never').required).toBe(false);
+    expect(needsApproval({ annotations: { readOnlyHint: true }, requireApproval: false }, 'always').required).toBe(
+      true,
+    );
+    expect(needsApproval({ annotations: { destructiveHint: true }, requireApproval: true }, 'never').required).toBe(
+      false,
+    );
   });
 });

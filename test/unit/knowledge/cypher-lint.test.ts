@@ -34,9 +34,18 @@ describe('Neo4j backend Cypher', () => {
   });
 
   it('the linter set-up does catch mistakes (so the clean results mean something)', () => {
-    const messages = (text: string) => lintCypherQuery(text, schemaFor(text)).diagnostics.map((d) => d.message).join('\n');
+    const messages = (text: string) =>
+      lintCypherQuery(text, schemaFor(text))
+        .diagnostics.map((d) => d.message)
+        .join('\n');
     expect(messages('MATCH (s:Specialist {id: $id}) RETURN t')).toMatch(/Variable `t` not defined/);
-    expect(messages("CALL db.index.fulltext.queryNode('specialist_text', $q) YIELD node RETURN node")).toMatch(/not present in the database/);
-    expect(lintCypherQuery('MATCH (s:Specialist {id: $id}) RETURN s', { procedures, functions }).diagnostics.map((d) => d.message)).toContain('Parameter $id is not defined.');
+    expect(messages("CALL db.index.fulltext.queryNode('specialist_text', $q) YIELD node RETURN node")).toMatch(
+      /not present in the database/,
+    );
+    expect(
+      lintCypherQuery('MATCH (s:Specialist {id: $id}) RETURN s', { procedures, functions }).diagnostics.map(
+        (d) => d.message,
+      ),
+    ).toContain('Parameter $id is not defined.');
   });
 });

@@ -3,17 +3,41 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SkillFileError, parseSkillFile, readSkillsFolder, skillToSpecialist } from '../../../src/knowledge/ingest/skills.ts';
+import {
+  SkillFileError,
+  parseSkillFile,
+  readSkillsFolder,
+  skillToSpecialist,
+} from '../../../src/knowledge/ingest/skills.ts';
 
 const file = (front: string, body = 'You are helpful.') => `---\n${front}\n---\n${body}\n`;
 
 describe('SKILL.md files', () => {
   it('parses front matter and uses the body as the system prompt', () => {
-    const skill = parseSkillFile(file('name: sql-tuner\ndescription: Tunes SQL.\ndomains: [sql]\ntools: [db/query, fs/*]\nmodel_role: planner', '  Tune queries.\n\nCarefully.  '), 'x.md');
-    expect(skill.frontMatter).toEqual({ name: 'sql-tuner', description: 'Tunes SQL.', domains: ['sql'], tools: ['db/query', 'fs/*'], model_role: 'planner' });
+    const skill = parseSkillFile(
+      file(
+        'name: sql-tuner\ndescription: Tunes SQL.\ndomains: [sql]\ntools: [db/query, fs/*]\nmodel_role: planner',
+        '  Tune queries.\n\nCarefully.  ',
+      ),
+      'x.md',
+    );
+    expect(skill.frontMatter).toEqual({
+      name: 'sql-tuner',
+      description: 'Tunes SQL.',
+      domains: ['sql'],
+      tools: ['db/query', 'fs/*'],
+      model_role: 'planner',
+    });
     expect(skill.prompt).toBe('Tune queries.\n\nCarefully.');
     const specialist = skillToSpecialist(skill, 'skills:/d', ['fs/read', 'fs/write', 'other/x']);
-    expect(specialist).toMatchObject({ id: 'sql-tuner', kind: 'prompt', modelRole: 'planner', tools: ['db/query', 'fs/read', 'fs/write'], sourceId: 'skills:/d', available: true });
+    expect(specialist).toMatchObject({
+      id: 'sql-tuner',
+      kind: 'prompt',
+      modelRole: 'planner',
+      tools: ['db/query', 'fs/read', 'fs/write'],
+      sourceId: 'skills:/d',
+      available: true,
+    });
   });
 
   it('rejects bad files with a reason that names the problem', () => {
@@ -30,7 +54,9 @@ describe('SKILL.md files', () => {
     expect(reason(file('name: [oops'))).toMatch(/not valid YAML/);
     expect(reason(file('name: Bad Name\ndescription: d'))).toMatch(/front matter name: lowercase letters/);
     expect(reason(file('name: ok\ndescription: d\nmodel_role: wizard'))).toMatch(/front matter model_role/);
-    expect(reason(file('name: ok\ndescription: d\ntools: [nosuchformat]'))).toMatch(/front matter tools\.0: tool ids look like server\/tool/);
+    expect(reason(file('name: ok\ndescription: d\ntools: [nosuchformat]'))).toMatch(
+      /front matter tools\.0: tool ids look like server\/tool/,
+    );
     expect(reason(file('name: ok\ndescription: d\ncolour: blue'))).toMatch(/colour/);
     expect(reason(file('name: ok\ndescription: d', '   '))).toMatch(/body \(the system prompt\) is empty/);
   });
@@ -39,7 +65,18 @@ describe('SKILL.md files', () => {
     const folder = readSkillsFolder('specialists');
     expect(folder.skipped).toEqual([]);
     const names = folder.skills.map((s) => s.frontMatter.name);
-    for (const required of ['researcher', 'architect', 'typescript-programmer', 'python-programmer', 'devops', 'database', 'security', 'qa', 'debugger', 'writer']) {
+    for (const required of [
+      'researcher',
+      'architect',
+      'typescript-programmer',
+      'python-programmer',
+      'devops',
+      'database',
+      'security',
+      'qa',
+      'debugger',
+      'writer',
+    ]) {
       expect(names).toContain(required);
     }
     for (const s of folder.skills) {
@@ -58,7 +95,9 @@ describe('SKILL.md files', () => {
       writeFileSync(join(dir, 'zeta.md'), file('name: alpha\ndescription: Same name again.'));
       const folder = readSkillsFolder(dir);
       expect(folder.skills.map((s) => s.frontMatter.name)).toEqual(['alpha', 'beta']);
-      expect(folder.skipped).toEqual([{ path: join(dir, 'zeta.md'), reason: `name "alpha" is already used by ${join(dir, 'alpha.md')}` }]);
+      expect(folder.skipped).toEqual([
+        { path: join(dir, 'zeta.md'), reason: `name "alpha" is already used by ${join(dir, 'alpha.md')}` },
+      ]);
       const again = readSkillsFolder(dir);
       expect(again.contentHash).toBe(folder.contentHash);
       writeFileSync(join(dir, 'alpha.md'), file('name: alpha\ndescription: Changed.'));

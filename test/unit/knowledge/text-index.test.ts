@@ -5,13 +5,17 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../../../src/knowledge/text-index.ts';
 
-const WORDS = 'postgres schema index invoice deploy kubernetes report sales tune docs python vacuum shard table migrate rollback'.split(' ');
+const WORDS =
+  'postgres schema index invoice deploy kubernetes report sales tune docs python vacuum shard table migrate rollback'.split(
+    ' ',
+  );
 
 describe('Bm25Index', () => {
   it('scores like a fresh index of the surviving documents after adds, replacements and removals', () => {
     let seed = 11;
     const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
-    const text = () => Array.from({ length: 3 + Math.floor(rand() * 20) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+    const text = () =>
+      Array.from({ length: 3 + Math.floor(rand() * 20) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
     const churned = new Bm25Index<string>();
     const alive = new Map<string, string>();
     for (let i = 0; i < 6000; i++) {
@@ -28,7 +32,8 @@ describe('Bm25Index', () => {
     const fresh = new Bm25Index<string>();
     for (const [key, t] of alive) fresh.set(key, t, key);
     for (const query of ['postgres vacuum', 'tune the sales report', 'kubernetes', 'nothing matches this']) {
-      const scores = (index: Bm25Index<string>) => Object.fromEntries(index.search(query).map((h) => [h.item, h.score]));
+      const scores = (index: Bm25Index<string>) =>
+        Object.fromEntries(index.search(query).map((h) => [h.item, h.score]));
       expect(scores(churned)).toEqual(scores(fresh));
     }
     expect(fresh.search('postgres').length).toBeGreaterThan(0);

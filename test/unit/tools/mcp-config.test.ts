@@ -18,7 +18,12 @@ describe('mcp_config.json', () => {
   it('reads stdio and HTTP servers with ${VAR} and ${VAR:-default} expanded everywhere', () => {
     const config = parseMcpConfig(
       text({
-        fs: { command: 'node', args: ['server.js', '${ROOT}/work'], env: { TOKEN: '${TOKEN}', MODE: '${MODE:-safe}' }, cwd: '/srv' },
+        fs: {
+          command: 'node',
+          args: ['server.js', '${ROOT}/work'],
+          env: { TOKEN: '${TOKEN}', MODE: '${MODE:-safe}' },
+          cwd: '/srv',
+        },
         api: { url: 'https://${HOST}/mcp?key=${TOKEN}', headers: { Authorization: 'Bearer ${TOKEN}' }, type: 'sse' },
         plain: { url: 'http://127.0.0.1:9000/mcp' },
       }),
@@ -26,20 +31,43 @@ describe('mcp_config.json', () => {
       '/etc/parley/mcp_config.json',
     );
     const fs = config.servers[0] as StdioServerConfig;
-    expect(fs).toMatchObject({ name: 'fs', transport: 'stdio', command: 'node', args: ['server.js', '/data/work'], env: { TOKEN: 't0k', MODE: 'safe' }, cwd: '/srv' });
+    expect(fs).toMatchObject({
+      name: 'fs',
+      transport: 'stdio',
+      command: 'node',
+      args: ['server.js', '/data/work'],
+      env: { TOKEN: 't0k', MODE: 'safe' },
+      cwd: '/srv',
+    });
     const api = config.servers[1] as HttpServerConfig;
-    expect(api).toMatchObject({ transport: 'sse', url: 'https://mcp.example.com/mcp?key=t0k', headers: { Authorization: 'Bearer t0k' } });
+    expect(api).toMatchObject({
+      transport: 'sse',
+      url: 'https://mcp.example.com/mcp?key=t0k',
+      headers: { Authorization: 'Bearer t0k' },
+    });
     expect(config.servers[2]).toMatchObject({ transport: 'streamable-http', disabled: false, disabledTools: [] });
   });
 
   it('knows the config folder as ${PARLEY_CONFIG_DIR} and resolves cwd against it', () => {
-    const config = parseMcpConfig(text({ fs: { command: 'node', args: ['${PARLEY_CONFIG_DIR}/x.js'] } }), {}, '/etc/parley/mcp_config.json');
+    const config = parseMcpConfig(
+      text({ fs: { command: 'node', args: ['${PARLEY_CONFIG_DIR}/x.js'] } }),
+      {},
+      '/etc/parley/mcp_config.json',
+    );
     expect(config.servers[0]).toMatchObject({ args: ['/etc/parley/x.js'], cwd: '/etc/parley' });
   });
 
   it('a missing variable is an error naming the variable and where it is used', () => {
-    expect(() => parseMcpConfig(text({ gh: { url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } }), {}, 'cfg.json')).toThrow(
-      new McpConfigError('cfg.json: mcpServers.gh.headers.Authorization uses ${GITHUB_TOKEN}, but the environment variable GITHUB_TOKEN is not set'),
+    expect(() =>
+      parseMcpConfig(
+        text({ gh: { url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } }),
+        {},
+        'cfg.json',
+      ),
+    ).toThrow(
+      new McpConfigError(
+        'cfg.json: mcpServers.gh.headers.Authorization uses ${GITHUB_TOKEN}, but the environment variable GITHUB_TOKEN is not set',
+      ),
     );
   });
 
@@ -50,17 +78,33 @@ describe('mcp_config.json', () => {
 
   it('rejects malformed files with the field that is wrong', () => {
     expect(() => parseMcpConfig('{ nope', {}, 'cfg.json')).toThrow(/cfg\.json is not valid JSON/);
-    expect(() => parseMcpConfig(text({ x: { args: ['a'] } }), {}, 'cfg.json')).toThrow(/mcpServers\.x: a server needs either "command" \(stdio\) or "url"/);
-    expect(() => parseMcpConfig(text({ x: { url: 'ftp://host/mcp' } }), {}, 'cfg.json')).toThrow(/mcpServers\.x\.url: "ftp:\/\/host\/mcp" is not an http\(s\) URL/);
-    expect(() => parseMcpConfig(text({ x: { command: 'n', timeoutMs: -1 } }), {}, 'cfg.json')).toThrow(/mcpServers\.x\.timeoutMs/);
-    expect(() => parseMcpConfig(text({ x: { command: 'n', tools: { t: { requireApproval: 'yes' } } } }), {}, 'cfg.json')).toThrow(/mcpServers\.x\.tools\.t\.requireApproval/);
-    expect(() => loadMcpConfig('/nonexistent/mcp_config.json')).toThrow(/Cannot read the MCP config \/nonexistent\/mcp_config\.json: ENOENT/);
+    expect(() => parseMcpConfig(text({ x: { args: ['a'] } }), {}, 'cfg.json')).toThrow(
+      /mcpServers\.x: a server needs either "command" \(stdio\) or "url"/,
+    );
+    expect(() => parseMcpConfig(text({ x: { url: 'ftp://host/mcp' } }), {}, 'cfg.json')).toThrow(
+      /mcpServers\.x\.url: "ftp:\/\/host\/mcp" is not an http\(s\) URL/,
+    );
+    expect(() => parseMcpConfig(text({ x: { command: 'n', timeoutMs: -1 } }), {}, 'cfg.json')).toThrow(
+      /mcpServers\.x\.timeoutMs/,
+    );
+    expect(() =>
+      parseMcpConfig(text({ x: { command: 'n', tools: { t: { requireApproval: 'yes' } } } }), {}, 'cfg.json'),
+    ).toThrow(/mcpServers\.x\.tools\.t\.requireApproval/);
+    expect(() => loadMcpConfig('/nonexistent/mcp_config.json')).toThrow(
+      /Cannot read the MCP config \/nonexistent\/mcp_config\.json: ENOENT/,
+    );
   });
 
   it('resolves requireApproval and timeoutMs per tool, then per server', () => {
     const [listed, all, none] = parseMcpConfig(
       text({
-        listed: { command: 'n', requireApproval: ['write'], timeoutMs: 5000, tools: { read: { timeoutMs: 100 }, move: { requireApproval: true } }, disabledTools: ['rm'] },
+        listed: {
+          command: 'n',
+          requireApproval: ['write'],
+          timeoutMs: 5000,
+          tools: { read: { timeoutMs: 100 }, move: { requireApproval: true } },
+          disabledTools: ['rm'],
+        },
         all: { command: 'n', requireApproval: true, tools: { read: { requireApproval: false } } },
         none: { command: 'n' },
       }),
@@ -81,7 +125,10 @@ describe('mcp_config.json', () => {
 
   it('redacts env values, header values and URL credentials', () => {
     const config = parseMcpConfig(
-      text({ fs: { command: 'node', env: { TOKEN: 'sekrit' } }, api: { url: 'https://user:pw@h.example/mcp?key=sekrit', headers: { Authorization: 'Bearer sekrit' } } }),
+      text({
+        fs: { command: 'node', env: { TOKEN: 'sekrit' } },
+        api: { url: 'https://user:pw@h.example/mcp?key=sekrit', headers: { Authorization: 'Bearer sekrit' } },
+      }),
       {},
     );
     const shown = JSON.stringify(redactMcpConfig(config));

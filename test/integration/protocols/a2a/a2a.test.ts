@@ -33,7 +33,12 @@ const answerOf = (task: Task) => {
   return part?.$case === 'text' ? part.value : undefined;
 };
 const getTask = (id: string) => rig.client.getTask({ tenant: '', id });
-const returnImmediately = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true };
+const returnImmediately = {
+  acceptedOutputModes: [],
+  taskPushNotificationConfig: undefined,
+  historyLength: undefined,
+  returnImmediately: true,
+};
 
 async function untilInputRequired(query: string) {
   const events = await collect(rig.client.sendMessageStream(send([text(query)])));
@@ -53,8 +58,16 @@ describe('agent card', () => {
   });
 
   it('serves the v0.3 shape to clients that send no A2A-Version', async () => {
-    const legacy = (await (await fetch(`${rig.server.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
-    expect(legacy).toMatchObject({ name: 'Parley', url: `${rig.server.url}/a2a`, protocolVersion: '0.3', preferredTransport: 'JSONRPC' });
+    const legacy = (await (await fetch(`${rig.server.url}/.well-known/agent-card.json`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(legacy).toMatchObject({
+      name: 'Parley',
+      url: `${rig.server.url}/a2a`,
+      protocolVersion: '0.3',
+      preferredTransport: 'JSONRPC',
+    });
     expect((legacy.skills as { id: string }[]).map((s) => s.id)).toEqual(['noter']);
   });
 });
@@ -70,17 +83,28 @@ describe('running tasks', () => {
   });
 
   it('SendStreamingMessage streams status updates, step artifacts and the answer, then COMPLETED', async () => {
-    const events = await collect(rig.client.sendMessageStream(send([text('noter: keep notes on two things [[route:plan]] [[steps:2]]')])));
+    const events = await collect(
+      rig.client.sendMessageStream(send([text('noter: keep notes on two things [[route:plan]] [[steps:2]]')])),
+    );
     expect(events[0]?.payload?.$case).toBe('task');
     expect(stateOf(events[0]!)).toBe(TaskState.TASK_STATE_SUBMITTED);
     const kinds = events.map((e) => e.payload?.$case);
-    const artifacts = events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? [e.payload.value.artifact!.artifactId] : []));
+    const artifacts = events.flatMap((e) =>
+      e.payload?.$case === 'artifactUpdate' ? [e.payload.value.artifact!.artifactId] : [],
+    );
     expect(artifacts.filter((id) => id.startsWith('step-'))).toHaveLength(2);
     expect(artifacts.at(-1)).toBe('answer');
     expect(kinds.filter((k) => k === 'statusUpdate').length).toBeGreaterThan(2);
     expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     // Every state between the first and the last was WORKING.
-    expect(new Set(events.slice(1, -1).map(stateOf).filter((s) => s !== undefined))).toEqual(new Set([TaskState.TASK_STATE_WORKING]));
+    expect(
+      new Set(
+        events
+          .slice(1, -1)
+          .map(stateOf)
+          .filter((s) => s !== undefined),
+      ),
+    ).toEqual(new Set([TaskState.TASK_STATE_WORKING]));
     const stored = await getTask(taskIdOf(events));
     expect(stored.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(answerOf(stored)).toBeTruthy();
@@ -88,16 +112,26 @@ describe('running tasks', () => {
 
   it('a second message in the same context is a new task on the same thread, listed with ListTasks', async () => {
     const first = (await rig.client.sendMessage(send([text('first question [[route:direct]]')]))) as Task;
-    const second = (await rig.client.sendMessage(send([text('and a follow-up [[route:direct]]')], { contextId: first.contextId }))) as Task;
+    const second = (await rig.client.sendMessage(
+      send([text('and a follow-up [[route:direct]]')], { contextId: first.contextId }),
+    )) as Task;
     expect(second.id).not.toBe(first.id);
     expect(second.contextId).toBe(first.contextId);
     expect(rig.parley.engine.get(second.id)?.threadId).toBe(first.contextId);
-    const listed = await rig.client.listTasks({ tenant: '', contextId: first.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined });
+    const listed = await rig.client.listTasks({
+      tenant: '',
+      contextId: first.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
     expect(listed.tasks.map((t) => t.id).sort()).toEqual([first.id, second.id].sort());
   });
 
   it('metadata.mode "council" convenes the council; the verdict comes as a data artifact', async () => {
-    const task = (await rig.client.sendMessage(send([text('Should we rewrite the billing service?')], {}, { mode: 'council' }))) as Task;
+    const task = (await rig.client.sendMessage(
+      send([text('Should we rewrite the billing service?')], {}, { mode: 'council' }),
+    )) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const verdict = task.artifacts.find((a) => a.artifactId === 'council-verdict')?.parts[0]?.content;
     expect(verdict?.$case).toBe('data');
@@ -121,12 +155,18 @@ describe('approvals', () => {
     expect(rig.fixture.state.writes.filter((w) => w.path === 'a2a.txt')).toHaveLength(0);
 
     // A wrong decision is refused with invalid params and changes nothing.
-    await expect(rig.client.sendMessage(send([data({ request_id: pending!.request_id, decisions: { nope: 'accept' } })], { taskId }))).rejects.toThrow(/unknown tool calls/);
+    await expect(
+      rig.client.sendMessage(
+        send([data({ request_id: pending!.request_id, decisions: { nope: 'accept' } })], { taskId }),
+      ),
+    ).rejects.toThrow(/unknown tool calls/);
     expect((await getTask(taskId)).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(rig.parley.approvals.listPending(taskId)).toHaveLength(1);
 
     const decisions = Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept']));
-    const resumed = await collect(rig.client.sendMessageStream(send([data({ request_id: pending!.request_id, decisions })], { taskId })));
+    const resumed = await collect(
+      rig.client.sendMessageStream(send([data({ request_id: pending!.request_id, decisions })], { taskId })),
+    );
     expect(taskIdOf(resumed)).toBe(taskId);
     expect(stateOf(resumed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(rig.fixture.state.writes.filter((w) => w.path === 'a2a.txt')).toHaveLength(1);
@@ -139,18 +179,26 @@ describe('approvals', () => {
     const res = await fetch(`${rig.server.url}/api/approve`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ request_id: pending!.request_id, decisions: Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'deny'])) }),
+      body: JSON.stringify({
+        request_id: pending!.request_id,
+        decisions: Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'deny'])),
+      }),
     });
     expect(res.status).toBe(200);
     // Nobody is connected to the task: the run pump keeps the stored task current.
-    await expect.poll(async () => (await getTask(taskId)).status?.state, { timeout: 15_000 }).toBe(TaskState.TASK_STATE_COMPLETED);
+    await expect
+      .poll(async () => (await getTask(taskId)).status?.state, { timeout: 15_000 })
+      .toBe(TaskState.TASK_STATE_COMPLETED);
     expect(rig.fixture.state.writes.length).toBe(before);
   });
 });
 
 describe('cancel and subscribe', () => {
   it('CancelTask aborts a running task', async () => {
-    const task = (await rig.client.sendMessage({ ...send([text('this never answers [[fault:hang]]')]), configuration: returnImmediately })) as Task;
+    const task = (await rig.client.sendMessage({
+      ...send([text('this never answers [[fault:hang]]')]),
+      configuration: returnImmediately,
+    })) as Task;
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(task.status?.state);
     const cancelled = await rig.client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
@@ -197,7 +245,10 @@ describe('cancel and subscribe', () => {
     expect(snapshot.value?.payload?.$case).toBe('task');
     expect(stateOf(snapshot.value!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const request = rig.parley.approvals.listPending(taskId)[0]!;
-    const decisions = request.kind === 'tool' ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, { type: 'accept' as const }])) : {};
+    const decisions =
+      request.kind === 'tool'
+        ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, { type: 'accept' as const }]))
+        : {};
     expect(rig.parley.approvals.resolve(request.id, { kind: 'tool', decisions }, 'test').ok).toBe(true);
     const rest: TaskState[] = [];
     for (let next = await sub.next(); !next.done; next = await sub.next()) {
@@ -211,7 +262,10 @@ describe('cancel and subscribe', () => {
 
 describe('keeping streams open', () => {
   it('an idle stream gets SSE comment heartbeats until the task ends', async () => {
-    const task = (await rig.client.sendMessage({ ...send([text('this never answers either [[fault:hang]]')]), configuration: returnImmediately })) as Task;
+    const task = (await rig.client.sendMessage({
+      ...send([text('this never answers either [[fault:hang]]')]),
+      configuration: returnImmediately,
+    })) as Task;
     const res = await fetch(`${rig.server.url}/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
@@ -231,7 +285,9 @@ describe('keeping streams open', () => {
 describe('v0.3 clients', () => {
   it('a v0.3 client (SDK compat transport, v0.3 card) sends a message and gets the completed task', async () => {
     const legacyCard = await (await fetch(`${rig.server.url}/.well-known/agent-card.json`)).json();
-    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })] });
+    const factory = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
+    });
     const client = await factory.createFromAgentCard(parseLegacyAgentCard(legacyCard));
     expect(client.protocolVersion).toBe('0.3');
     const task = (await client.sendMessage(send([text('hello from an older peer [[route:direct]]')]))) as Task;
@@ -240,8 +296,24 @@ describe('v0.3 clients', () => {
   });
 
   it('raw v0.3 JSON-RPC (message/send, tasks/get) works without an A2A-Version header', async () => {
-    const body = { jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-raw', role: 'user', parts: [{ kind: 'text', text: 'raw v0.3 [[route:direct]]' }] } } };
-    const res = await fetch(`${rig.server.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const body = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'message/send',
+      params: {
+        message: {
+          kind: 'message',
+          messageId: 'm-raw',
+          role: 'user',
+          parts: [{ kind: 'text', text: 'raw v0.3 [[route:direct]]' }],
+        },
+      },
+    };
+    const res = await fetch(`${rig.server.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const reply = (await res.json()) as { id: number; result: { kind: string; id: string; status: { state: string } } };
     expect(reply).toMatchObject({ id: 7, result: { kind: 'task', status: { state: 'completed' } } });
     const got = await fetch(`${rig.server.url}/a2a`, {
@@ -254,7 +326,17 @@ describe('v0.3 clients', () => {
 });
 
 describe('malformed JSON-RPC', () => {
-  const listAll = async () => (await rig.client.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 100, pageToken: '', statusTimestampAfter: undefined })).tasks.length;
+  const listAll = async () =>
+    (
+      await rig.client.listTasks({
+        tenant: '',
+        contextId: '',
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageSize: 100,
+        pageToken: '',
+        statusTimestampAfter: undefined,
+      })
+    ).tasks.length;
 
   it('answers parse error, invalid request, unknown method and invalid params in JSON-RPC shape, creating nothing', async () => {
     const before = await listAll();
@@ -263,25 +345,48 @@ describe('malformed JSON-RPC', () => {
     expect(parse.body.id).toBeNull();
 
     for (const version of ['1.0', '0.3']) {
-      const invalid = await jsonRpc(rig.server.url, JSON.stringify({ jsonrpc: '1.0', id: 2, method: 'GetTask' }), version);
+      const invalid = await jsonRpc(
+        rig.server.url,
+        JSON.stringify({ jsonrpc: '1.0', id: 2, method: 'GetTask' }),
+        version,
+      );
       expect(invalid.body).toMatchObject({ id: 2, error: { code: -32600 } });
       const batch = await jsonRpc(rig.server.url, '[]', version);
       expect(batch.body.error?.code).toBe(-32600);
     }
 
-    const unknown = await jsonRpc(rig.server.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'DoSomethingElse', params: {} }));
+    const unknown = await jsonRpc(
+      rig.server.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'DoSomethingElse', params: {} }),
+    );
     expect(unknown.body).toMatchObject({ id: 3, error: { code: -32601 } });
 
-    const arrayParams = await jsonRpc(rig.server.url, JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'GetTask', params: [1] }));
+    const arrayParams = await jsonRpc(
+      rig.server.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'GetTask', params: [1] }),
+    );
     expect(arrayParams.body).toMatchObject({ id: 4, error: { code: -32602 } });
     const noText = await jsonRpc(
       rig.server.url,
-      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'SendMessage', params: { message: { messageId: 'x', role: 'ROLE_USER', parts: [{ data: { a: 1 } }] } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'SendMessage',
+        params: { message: { messageId: 'x', role: 'ROLE_USER', parts: [{ data: { a: 1 } }] } },
+      }),
     );
     expect(noText.body).toMatchObject({ id: 5, error: { code: -32602 } });
     const badMode = await jsonRpc(
       rig.server.url,
-      JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'SendMessage', params: { message: { messageId: 'y', role: 'ROLE_USER', parts: [{ text: 'hi' }] }, metadata: { mode: 'turbo' } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: 'y', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+          metadata: { mode: 'turbo' },
+        },
+      }),
     );
     expect(badMode.body).toMatchObject({ id: 6, error: { code: -32602 } });
     expect(badMode.body.error?.message).toMatch(/mode/);
@@ -294,7 +399,11 @@ describe('malformed JSON-RPC', () => {
   });
 
   it('refuses a non-JSON content type', async () => {
-    const res = await fetch(`${rig.server.url}/a2a`, { method: 'POST', headers: { 'content-type': 'text/plain', 'A2A-Version': '1.0' }, body: 'hi' });
+    const res = await fetch(`${rig.server.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'A2A-Version': '1.0' },
+      body: 'hi',
+    });
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32005);
   });
 });

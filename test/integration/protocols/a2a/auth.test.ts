@@ -5,7 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { TaskState, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { createHttpApp } from '../../../../src/http/app.ts';
 import { callerOf } from '../../../../src/http/auth.ts';
 import { silentLogger } from '../../../../src/log.ts';
@@ -68,7 +74,10 @@ describe('A2A behind API-key auth', () => {
   it('the card is public and declares bearer auth', async () => {
     const res = await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
     expect(res.status).toBe(200);
-    const card = (await res.json()) as { securitySchemes: Record<string, unknown>; supportedInterfaces: { url: string }[] };
+    const card = (await res.json()) as {
+      securitySchemes: Record<string, unknown>;
+      supportedInterfaces: { url: string }[];
+    };
     expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
     expect(card.supportedInterfaces[0]?.url).toBe(`${server.url}/a2a`);
   });
@@ -77,7 +86,12 @@ describe('A2A behind API-key auth', () => {
     const res = await fetch(`${server.url}/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+      }),
     });
     expect(res.status).toBe(401);
     expect(parley.engine.activeRuns).toBe(0);
@@ -90,7 +104,13 @@ describe('A2A behind API-key auth', () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect((await alice.getTask({ tenant: '', id: task.id })).id).toBe(task.id);
     await expect(bob.getTask({ tenant: '', id: task.id })).rejects.toThrow(/not found/i);
-    const listed = await bob.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined });
+    const listed = await bob.listTasks({
+      tenant: '',
+      contextId: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
     expect(listed.tasks).toHaveLength(0);
   });
 

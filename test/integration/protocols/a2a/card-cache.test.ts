@@ -60,10 +60,15 @@ describe('agent card caching', () => {
     const before = await getCard({ 'A2A-Version': '1.0' });
     const tag = before.headers.get('etag')!;
     await before.arrayBuffer();
-    await rig.parley.store.upsertSpecialists([{ ...NOTER, id: 'archivist', name: 'archivist', description: 'Files things away' }]);
+    await rig.parley.store.upsertSpecialists([
+      { ...NOTER, id: 'archivist', name: 'archivist', description: 'Files things away' },
+    ]);
     const after = await getCard({ 'A2A-Version': '1.0', 'If-None-Match': tag });
     expect(after.status).toBe(200);
     expect(after.headers.get('etag')).not.toBe(tag);
-    expect(((await after.json()) as { skills: { id: string }[] }).skills.map((s) => s.id).sort()).toEqual(['archivist', 'noter']);
+    expect(((await after.json()) as { skills: { id: string }[] }).skills.map((s) => s.id).sort()).toEqual([
+      'archivist',
+      'noter',
+    ]);
   });
 });

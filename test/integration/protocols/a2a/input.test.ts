@@ -8,7 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, TaskState, type AgentCard, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
-import { NOTE_QUERY, collect, send, startA2ARig, stateOf, taskIdOf, text, type A2ARig } from '../../../support/protocols/a2a-helpers.ts';
+import {
+  NOTE_QUERY,
+  collect,
+  send,
+  startA2ARig,
+  stateOf,
+  taskIdOf,
+  text,
+  type A2ARig,
+} from '../../../support/protocols/a2a-helpers.ts';
 
 let rig: A2ARig;
 beforeAll(async () => {
@@ -18,18 +27,39 @@ afterAll(async () => {
   await rig?.close();
 });
 
-type Reply = { status: number; contentType: string | null; body: { id?: unknown; error?: { code: number; message: string }; result?: Record<string, unknown> } };
+type Reply = {
+  status: number;
+  contentType: string | null;
+  body: { id?: unknown; error?: { code: number; message: string }; result?: Record<string, unknown> };
+};
 
 /** One JSON-RPC call over real HTTP; v0.3 sends no A2A-Version header, as v0.3 clients do. */
 async function call(method: string, params: unknown, version: '1.0' | '0.3', path = '/a2a'): Promise<Reply> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (version === '1.0') headers['A2A-Version'] = '1.0';
-  const res = await fetch(`${rig.server.url}${path}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 41, method, params }) });
-  return { status: res.status, contentType: res.headers.get('content-type'), body: (await res.json()) as Reply['body'] };
+  const res = await fetch(`${rig.server.url}${path}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 41, method, params }),
+  });
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: (await res.json()) as Reply['body'],
+  };
 }
 
 const listAll = async () =>
-  (await rig.client.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 100, pageToken: '', statusTimestampAfter: undefined })).tasks.length;
+  (
+    await rig.client.listTasks({
+      tenant: '',
+      contextId: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 100,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    })
+  ).tasks.length;
 
 /** What a refused request must not have done: no task, no run, no model call. */
 async function nothingStarted(run: () => Promise<void>) {
@@ -45,7 +75,9 @@ async function nothingStarted(run: () => Promise<void>) {
 /** A plain message: no JavaScript internals, no stack frame, no file path. */
 function expectPlain(message: string | undefined) {
   expect(message).toBeTruthy();
-  expect(message).not.toMatch(/is not a function|undefined is not|Cannot read propert|TypeError|\bat .*:\d+|node_modules|\/src\/|\.ts\b|\.js\b/);
+  expect(message).not.toMatch(
+    /is not a function|undefined is not|Cannot read propert|TypeError|\bat .*:\d+|node_modules|\/src\/|\.ts\b|\.js\b/,
+  );
 }
 
 function expectRefused(reply: Reply, code: number, field: RegExp) {
@@ -57,8 +89,19 @@ function expectRefused(reply: Reply, code: number, field: RegExp) {
   expectPlain(reply.body.error?.message);
 }
 
-const msg03 = (over: Record<string, unknown> = {}) => ({ kind: 'message', messageId: 'm-03', role: 'user', parts: [{ kind: 'text', text: 'hello [[route:direct]]' }], ...over });
-const msg10 = (over: Record<string, unknown> = {}) => ({ messageId: 'm-10', role: 'ROLE_USER', parts: [{ text: 'hello [[route:direct]]' }], ...over });
+const msg03 = (over: Record<string, unknown> = {}) => ({
+  kind: 'message',
+  messageId: 'm-03',
+  role: 'user',
+  parts: [{ kind: 'text', text: 'hello [[route:direct]]' }],
+  ...over,
+});
+const msg10 = (over: Record<string, unknown> = {}) => ({
+  messageId: 'm-10',
+  role: 'ROLE_USER',
+  parts: [{ text: 'hello [[route:direct]]' }],
+  ...over,
+});
 
 describe('wrongly typed params get -32602 naming the field', () => {
   const v03: [string, unknown, RegExp][] = [
@@ -86,7 +129,11 @@ describe('wrongly typed params get -32602 naming the field', () => {
     ['SubscribeToTask', { id: 1 }, /\bid\b/],
     ['SendMessage', { message: msg10({ taskId: 7 }) }, /message\.taskId/],
     ['SendMessage', { message: msg10(), metadata: 'x' }, /metadata/],
-    ['SendMessage', { message: msg10(), configuration: { returnImmediately: 'no' } }, /configuration\.returnImmediately/],
+    [
+      'SendMessage',
+      { message: msg10(), configuration: { returnImmediately: 'no' } },
+      /configuration\.returnImmediately/,
+    ],
     ['SendMessage', { message: 'hello' }, /message: .*object/],
     ['SendMessage', { message: msg10({ parts: { text: 'hi' } }) }, /message\.parts/],
     ['SendStreamingMessage', { message: msg10({ messageId: 12 }) }, /message\.messageId/],
@@ -124,29 +171,63 @@ describe('roles and text parts', () => {
 
   it('an invalid role is refused in both versions, streaming included', async () => {
     await nothingStarted(async () => {
-      expectRefused(await call('SendMessage', { message: msg10({ role: 'ROLE_SYSTEM' }) }, '1.0'), -32602, /message\.role/);
+      expectRefused(
+        await call('SendMessage', { message: msg10({ role: 'ROLE_SYSTEM' }) }, '1.0'),
+        -32602,
+        /message\.role/,
+      );
       expectRefused(await call('SendMessage', { message: msg10({ role: 'user' }) }, '1.0'), -32602, /message\.role/);
       const streamed = await call('SendStreamingMessage', { message: msg10({ role: 'ROLE_SYSTEM' }) }, '1.0');
       expect(streamed.contentType).toMatch(/application\/json/);
       expectRefused(streamed, -32602, /message\.role/);
       expectRefused(await call('message/send', { message: msg03({ role: 'system' }) }, '0.3'), -32602, /message\.role/);
-      expectRefused(await call('message/stream', { message: msg03({ role: 'ROLE_USER' }) }, '0.3'), -32602, /message\.role/);
+      expectRefused(
+        await call('message/stream', { message: msg03({ role: 'ROLE_USER' }) }, '0.3'),
+        -32602,
+        /message\.role/,
+      );
     });
   });
 
   it('a non-string text part is refused in both versions', async () => {
     await nothingStarted(async () => {
-      expectRefused(await call('message/send', { message: msg03({ parts: [{ kind: 'text', text: 42 }] }) }, '0.3'), -32602, /message\.parts\[0\]\.text/);
-      expectRefused(await call('message/stream', { message: msg03({ parts: [{ kind: 'text', text: { q: 'hi' } }] }) }, '0.3'), -32602, /message\.parts\[0\]\.text/);
-      expectRefused(await call('SendMessage', { message: msg10({ parts: [{ text: 42 }] }) }, '1.0'), -32602, /message\.parts\[0\]\.text/);
-      expectRefused(await call('SendStreamingMessage', { message: msg10({ parts: [{ text: ['hi'] }] }) }, '1.0'), -32602, /message\.parts\[0\]\.text/);
+      expectRefused(
+        await call('message/send', { message: msg03({ parts: [{ kind: 'text', text: 42 }] }) }, '0.3'),
+        -32602,
+        /message\.parts\[0\]\.text/,
+      );
+      expectRefused(
+        await call('message/stream', { message: msg03({ parts: [{ kind: 'text', text: { q: 'hi' } }] }) }, '0.3'),
+        -32602,
+        /message\.parts\[0\]\.text/,
+      );
+      expectRefused(
+        await call('SendMessage', { message: msg10({ parts: [{ text: 42 }] }) }, '1.0'),
+        -32602,
+        /message\.parts\[0\]\.text/,
+      );
+      expectRefused(
+        await call('SendStreamingMessage', { message: msg10({ parts: [{ text: ['hi'] }] }) }, '1.0'),
+        -32602,
+        /message\.parts\[0\]\.text/,
+      );
     });
   });
 });
 
 describe('a message with no part Parley can read gets -32005 ContentTypeNotSupported', () => {
-  const image: Part = { content: { $case: 'url', value: 'https://example.com/cat.png' }, metadata: undefined, filename: 'cat.png', mediaType: 'image/png' };
-  const pdf: Part = { content: { $case: 'raw', value: Buffer.from('%PDF-1.7') }, metadata: undefined, filename: 'doc.pdf', mediaType: 'application/pdf' };
+  const image: Part = {
+    content: { $case: 'url', value: 'https://example.com/cat.png' },
+    metadata: undefined,
+    filename: 'cat.png',
+    mediaType: 'image/png',
+  };
+  const pdf: Part = {
+    content: { $case: 'raw', value: Buffer.from('%PDF-1.7') },
+    metadata: undefined,
+    filename: 'doc.pdf',
+    mediaType: 'application/pdf',
+  };
 
   it('v1.0 SDK client: only a file part', async () => {
     await nothingStarted(async () => {
@@ -166,7 +247,9 @@ describe('a message with no part Parley can read gets -32005 ContentTypeNotSuppo
 
   it('v0.3 SDK client (compat transport): only a file part, also streaming', async () => {
     const legacyCard = await (await fetch(`${rig.server.url}/.well-known/agent-card.json`)).json();
-    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })] });
+    const factory = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
+    });
     const client = await factory.createFromAgentCard(parseLegacyAgentCard(legacyCard));
     expect(client.protocolVersion).toBe('0.3');
     await nothingStarted(async () => {
@@ -177,7 +260,15 @@ describe('a message with no part Parley can read gets -32005 ContentTypeNotSuppo
       expect(err?.envelopeCode).toBe(-32005);
       expect(err?.message).toMatch(/text\/plain/);
       expectPlain(err?.message);
-      const streamed = await call('message/stream', { message: msg03({ parts: [{ kind: 'file', file: { uri: 'https://example.com/a.png', mimeType: 'image/png' } }] }) }, '0.3');
+      const streamed = await call(
+        'message/stream',
+        {
+          message: msg03({
+            parts: [{ kind: 'file', file: { uri: 'https://example.com/a.png', mimeType: 'image/png' } }],
+          }),
+        },
+        '0.3',
+      );
       expectRefused(streamed, -32005, /text\/plain/);
     });
   });
@@ -192,16 +283,30 @@ describe('a message with no part Parley can read gets -32005 ContentTypeNotSuppo
     );
     expect(err?.envelopeCode).toBe(-32005);
     expect(err?.message).toMatch(/application\/json/);
-    expect((await rig.client.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect((await rig.client.getTask({ tenant: '', id: taskId })).status?.state).toBe(
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+    );
     expect(rig.parley.approvals.listPending(taskId)).toHaveLength(1);
     await rig.client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
   });
 
   it('a data part with no text on a new task stays -32602 (the media type is accepted, the question is missing)', async () => {
     await nothingStarted(async () => {
-      expectRefused(await call('SendMessage', { message: msg10({ parts: [{ data: { a: 1 } }] }) }, '1.0'), -32602, /text part/);
+      expectRefused(
+        await call('SendMessage', { message: msg10({ parts: [{ data: { a: 1 } }] }) }, '1.0'),
+        -32602,
+        /text part/,
+      );
       // …but a file part next to it still makes the message unreadable: -32005.
-      expectRefused(await call('SendMessage', { message: msg10({ parts: [{ url: 'https://example.com/a.png', mediaType: 'image/png' }] }) }, '1.0'), -32005, /text\/plain/);
+      expectRefused(
+        await call(
+          'SendMessage',
+          { message: msg10({ parts: [{ url: 'https://example.com/a.png', mediaType: 'image/png' }] }) },
+          '1.0',
+        ),
+        -32005,
+        /text\/plain/,
+      );
     });
   });
 });
@@ -219,7 +324,10 @@ describe('POST /a2a/ (trailing slash) is /a2a', () => {
 
   it('the SDK client works against a card whose interface URL ends in /a2a/', async () => {
     const card = await rig.client.getAgentCard();
-    const slashed: AgentCard = { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: `${rig.server.url}/a2a/` })) };
+    const slashed: AgentCard = {
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: `${rig.server.url}/a2a/` })),
+    };
     const client = await new ClientFactory().createFromAgentCard(slashed);
     const task = (await client.sendMessage(send([text('slash please [[route:direct]]')]))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);

@@ -14,7 +14,17 @@ import { silentLogger } from '../../../../src/log.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
 import { listen, type TestServer } from '../../../support/http.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../../fixtures/tools/http-server.ts';
-import { NOTER, NOTE_QUERY, approvalPart, collect, data, send, stateOf, taskIdOf, text } from '../../../support/protocols/a2a-helpers.ts';
+import {
+  NOTER,
+  NOTE_QUERY,
+  approvalPart,
+  collect,
+  data,
+  send,
+  stateOf,
+  taskIdOf,
+  text,
+} from '../../../support/protocols/a2a-helpers.ts';
 
 let fixture: FixtureHttpServer;
 let parley: TestParley;
@@ -26,7 +36,17 @@ async function endpoint(cap: number): Promise<Client> {
   const server = await listen(app);
   servers.push(server);
   const config = { ...parley.config, protocols: { ...parley.config.protocols, a2aTaskRetentionMax: cap } };
-  app.route('/', a2aRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config, logger: silentLogger, publicUrl: server.url }));
+  app.route(
+    '/',
+    a2aRoutes({
+      engine: parley.engine,
+      approvals: parley.approvals,
+      store: parley.store,
+      config,
+      logger: silentLogger,
+      publicUrl: server.url,
+    }),
+  );
   return new ClientFactory().createFromUrl(server.url);
 }
 
@@ -41,8 +61,16 @@ afterAll(async () => {
 });
 
 const list = (client: Client, params: Partial<ListTasksRequest> = {}) =>
-  client.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined, ...params });
-const ask = async (client: Client, query: string, on: { contextId?: string } = {}) => (await client.sendMessage(send([text(`${query} [[route:direct]]`)], on))) as Task;
+  client.listTasks({
+    tenant: '',
+    contextId: '',
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: '',
+    statusTimestampAfter: undefined,
+    ...params,
+  });
+const ask = async (client: Client, query: string, on: { contextId?: string } = {}) =>
+  (await client.sendMessage(send([text(`${query} [[route:direct]]`)], on))) as Task;
 const getTask = (client: Client, id: string) => client.getTask({ tenant: '', id });
 
 describe('PARLEY_A2A_TASK_RETENTION_MAX', () => {
@@ -58,7 +86,12 @@ describe('PARLEY_A2A_TASK_RETENTION_MAX', () => {
     expect((await getTask(client, tasks[1]!.id)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const listed = await list(client);
     expect(listed.totalSize).toBe(3);
-    expect(listed.tasks.map((t) => t.id).sort()).toEqual(tasks.slice(1).map((t) => t.id).sort());
+    expect(listed.tasks.map((t) => t.id).sort()).toEqual(
+      tasks
+        .slice(1)
+        .map((t) => t.id)
+        .sort(),
+    );
   });
 
   it('never drops a task still running or waiting for input; each joins the queue when it finishes', async () => {
@@ -68,7 +101,8 @@ describe('PARLEY_A2A_TASK_RETENTION_MAX', () => {
     expect(stateOf(waiting.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const waitingId = taskIdOf(waiting);
     // Running: the model takes its time; the stream stays open while other tasks come and go.
-    const slow = client.sendMessageStream(send([text('a slow one [[route:direct]] [[latency:1500]]')]))[Symbol.asyncIterator]();
+    const slowStream = client.sendMessageStream(send([text('a slow one [[route:direct]] [[latency:1500]]')]));
+    const slow = slowStream[Symbol.asyncIterator]();
     const first = await slow.next();
     const runningId = first.value && !first.done ? taskIdOf([first.value]) : '';
     expect(runningId).not.toBe('');
@@ -76,7 +110,9 @@ describe('PARLEY_A2A_TASK_RETENTION_MAX', () => {
     const finished: Task[] = [];
     for (const q of ['a', 'b', 'c', 'd', 'e']) finished.push(await ask(client, q));
     expect((await getTask(client, waitingId)).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain((await getTask(client, runningId)).status?.state);
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(
+      (await getTask(client, runningId)).status?.state,
+    );
     await expect(getTask(client, finished[1]!.id)).rejects.toBeInstanceOf(TaskNotFoundError);
     expect((await list(client)).totalSize).toBe(5); // 3 finished + the two unfinished ones
 
@@ -88,7 +124,9 @@ describe('PARLEY_A2A_TASK_RETENTION_MAX', () => {
     // The waiting one is approved and completes; three more finished tasks later it is dropped too.
     const [pending] = approvalPart(waiting).pending;
     const decisions = Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept']));
-    const resumed = await collect(client.sendMessageStream(send([data({ request_id: pending!.request_id, decisions })], { taskId: waitingId })));
+    const resumed = await collect(
+      client.sendMessageStream(send([data({ request_id: pending!.request_id, decisions })], { taskId: waitingId })),
+    );
     expect(stateOf(resumed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     expect((await getTask(client, waitingId)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     for (const q of ['f', 'g']) await ask(client, q);
@@ -128,7 +166,9 @@ describe('ListTasks over the bounded store', () => {
     expect((await list(client, { status: TaskState.TASK_STATE_FAILED })).totalSize).toBe(0);
 
     const last = byContext.tasks[0]!;
-    expect((await list(client, { statusTimestampAfter: byContext.tasks[1]!.status!.timestamp })).tasks.map((t) => t.id)).toContain(last.id);
+    expect(
+      (await list(client, { statusTimestampAfter: byContext.tasks[1]!.status!.timestamp })).tasks.map((t) => t.id),
+    ).toContain(last.id);
   });
 
   it('pages with pageSize and pageToken through every task once, and trims history to historyLength', async () => {

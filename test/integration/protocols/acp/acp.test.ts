@@ -10,9 +10,19 @@ import type { GraphEvent } from '../../../../src/graph/events.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
 import type { FixtureHttpServer } from '../../../fixtures/tools/http-server.ts';
 import { scribePrompt, startAcpTestParley, type AcpTestParley } from '../../../fixtures/acp/test-parley.ts';
-import { messageText, recordingClient, select, statuses, updatesOf, type RecordingClient } from '../../../support/protocols/acp-client.ts';
+import {
+  messageText,
+  recordingClient,
+  select,
+  statuses,
+  updatesOf,
+  type RecordingClient,
+} from '../../../support/protocols/acp-client.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 let acp: AcpTestParley;
 let fixture: FixtureHttpServer;
@@ -27,7 +37,10 @@ afterAll(async () => {
 });
 
 /** Connects a fresh recording client to a fresh agent (one per connection), initialized. */
-async function withClient<T>(op: (ctx: ClientContext, rc: RecordingClient) => Promise<T>, rc = recordingClient()): Promise<T> {
+async function withClient<T>(
+  op: (ctx: ClientContext, rc: RecordingClient) => Promise<T>,
+  rc = recordingClient(),
+): Promise<T> {
   const agentApp = createAcpAgent({ engine: parley.engine, approvals: parley.approvals });
   return rc.app.connectWith(agentApp, async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
@@ -58,7 +71,10 @@ describe('ACP in-process against the real engine', () => {
       const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       expect(init.protocolVersion).toBe(1);
       expect(init.agentInfo).toMatchObject({ name: pkg.name, version: pkg.version });
-      expect(init.agentCapabilities).toMatchObject({ loadSession: false, promptCapabilities: { embeddedContext: true } });
+      expect(init.agentCapabilities).toMatchObject({
+        loadSession: false,
+        promptCapabilities: { embeddedContext: true },
+      });
       const session = await ctx.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
       expect(session.modes?.currentModeId).toBe('auto');
       expect(session.modes?.availableModes.map((m) => m.id)).toEqual(['auto', 'direct', 'orchestrate', 'council']);
@@ -69,14 +85,21 @@ describe('ACP in-process against the real engine', () => {
     await withClient(async (ctx, rc) => {
       const session = await ctx.buildSession('/tmp/project').start();
       await ctx.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'orchestrate' });
-      const response = await session.prompt('[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them');
+      const response = await session.prompt(
+        '[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them',
+      );
       expect(response.stopReason).toBe('end_turn');
 
       const runId = runIdOf(response);
       const result = await parley.engine.get(runId)!.result;
       expect(result.status).toBe('completed');
       const started = (await eventsOf(runId))[0]!;
-      expect(started).toMatchObject({ type: 'run.started', protocol: 'acp', threadId: session.sessionId, mode: 'orchestrate' });
+      expect(started).toMatchObject({
+        type: 'run.started',
+        protocol: 'acp',
+        threadId: session.sessionId,
+        mode: 'orchestrate',
+      });
 
       const plans = updatesOf(rc, session.sessionId, 'plan');
       expect(plans.length).toBeGreaterThanOrEqual(3);
@@ -126,7 +149,9 @@ describe('ACP permissions resolve the approval broker', () => {
       expect(asked.options.map((o) => o.optionId)).toEqual(['allow_once', 'reject_once']);
       expect(fixture.state.writes.filter((w) => w.path === 'acp-allowed')).toHaveLength(1);
 
-      const calls = updatesOf(rc, session.sessionId, 'tool_call_update').filter((u) => u.toolCallId === asked.toolCall.toolCallId);
+      const calls = updatesOf(rc, session.sessionId, 'tool_call_update').filter(
+        (u) => u.toolCallId === asked.toolCall.toolCallId,
+      );
       expect(calls.at(-1)).toMatchObject({ status: 'completed' });
       expect(JSON.stringify(calls.at(-1)!.content)).toContain('wrote 5 chars to acp-allowed');
 
@@ -144,7 +169,9 @@ describe('ACP permissions resolve the approval broker', () => {
       expect(rc.permissions).toHaveLength(1);
       expect(fixture.state.writes.filter((w) => w.path === 'acp-rejected')).toHaveLength(0);
       const id = rc.permissions[0]!.toolCall.toolCallId;
-      const last = updatesOf(rc, session.sessionId, 'tool_call_update').filter((u) => u.toolCallId === id).at(-1);
+      const last = updatesOf(rc, session.sessionId, 'tool_call_update')
+        .filter((u) => u.toolCallId === id)
+        .at(-1);
       expect(last).toMatchObject({ status: 'failed', _meta: { parley: { status: 'denied' } } });
     });
   });
@@ -178,16 +205,25 @@ describe('ACP: elicitations from MCP servers', () => {
     const rc = recordingClient();
     rc.answerElicitation = () => ({ action: 'accept', content: { city: 'Paris' } });
     await rc.app.connectWith(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }), async (ctx) => {
-      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { elicitation: { form: {} } } });
+      await ctx.request(methods.agent.initialize, {
+        protocolVersion: 1,
+        clientCapabilities: { elicitation: { form: {} } },
+      });
       const session = await ctx.buildSession('/tmp').start();
       const response = await session.prompt(scribePrompt('ask_city', {}));
       expect(response.stopReason).toBe('end_turn');
       expect(rc.elicitations).toHaveLength(1);
-      expect(rc.elicitations[0]).toMatchObject({ mode: 'form', sessionId: session.sessionId, requestedSchema: { properties: { city: { type: 'string' } } } });
+      expect(rc.elicitations[0]).toMatchObject({
+        mode: 'form',
+        sessionId: session.sessionId,
+        requestedSchema: { properties: { city: { type: 'string' } } },
+      });
       const done = updatesOf(rc, session.sessionId, 'tool_call_update').at(-1);
       expect(JSON.stringify(done?.content)).toContain('city: Paris');
       const resolved = (await eventsOf(runIdOf(response))).find((e) => e.type === 'approval.resolved');
-      expect(resolved).toMatchObject({ outcome: { actor: 'acp', decision: { kind: 'elicitation', action: 'accept' } } });
+      expect(resolved).toMatchObject({
+        outcome: { actor: 'acp', decision: { kind: 'elicitation', action: 'accept' } },
+      });
     });
   });
 
@@ -195,13 +231,26 @@ describe('ACP: elicitations from MCP servers', () => {
     await withClient(async (ctx, rc) => {
       const session = await ctx.buildSession('/tmp').start();
       const pending = session.prompt(scribePrompt('ask_city', {}));
-      await rc.waitFor((u) => u.sessionUpdate === 'agent_thought_chunk' && u.content.type === 'text' && u.content.text.includes('/api/approve'));
+      await rc.waitFor(
+        (u) =>
+          u.sessionUpdate === 'agent_thought_chunk' &&
+          u.content.type === 'text' &&
+          u.content.text.includes('/api/approve'),
+      );
       const request = parley.approvals.listPending().find((r) => r.kind === 'elicitation')!;
       expect(JSON.stringify(updatesOf(rc, session.sessionId, 'agent_thought_chunk'))).toContain(request.id);
-      expect(parley.approvals.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { city: 'Rome' } }, 'test').ok).toBe(true);
+      expect(
+        parley.approvals.resolve(
+          request.id,
+          { kind: 'elicitation', action: 'accept', content: { city: 'Rome' } },
+          'test',
+        ).ok,
+      ).toBe(true);
       expect((await pending).stopReason).toBe('end_turn');
       expect(rc.elicitations).toHaveLength(0);
-      expect(JSON.stringify(updatesOf(rc, session.sessionId, 'tool_call_update').at(-1)?.content)).toContain('city: Rome');
+      expect(JSON.stringify(updatesOf(rc, session.sessionId, 'tool_call_update').at(-1)?.content)).toContain(
+        'city: Rome',
+      );
     });
   });
 });
@@ -229,7 +278,12 @@ describe('ACP sessions and prompt content', () => {
     await withClient(async (ctx) => {
       const session = await ctx.buildSession('/tmp').start();
       await ctx.request(methods.agent.session.close, { sessionId: session.sessionId });
-      const err = await errorOf(ctx.request(methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'hi' }] }));
+      const err = await errorOf(
+        ctx.request(methods.agent.session.prompt, {
+          sessionId: session.sessionId,
+          prompt: [{ type: 'text', text: 'hi' }],
+        }),
+      );
       expect(err.code).toBe(-32002);
     });
   });
@@ -256,7 +310,12 @@ describe('ACP cancellation', () => {
       const before = parley.scripted.requests.length;
       const first = session.prompt('[[route:plan]] [[fault:hang]] still thinking');
       await expect.poll(() => parley.scripted.requests.length).toBeGreaterThan(before);
-      const second = await errorOf(ctx.request(methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'me too' }] }));
+      const second = await errorOf(
+        ctx.request(methods.agent.session.prompt, {
+          sessionId: session.sessionId,
+          prompt: [{ type: 'text', text: 'me too' }],
+        }),
+      );
       expect(second.code).toBe(-32600);
       expect(parley.engine.activeRuns).toBe(1);
       await ctx.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
@@ -270,7 +329,10 @@ describe('ACP cancellation', () => {
     await connection.agent.request(methods.agent.initialize, { protocolVersion: 1 });
     const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
     const before = parley.scripted.requests.length;
-    const prompt = connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '[[fault:hang]] hangs' }] });
+    const prompt = connection.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '[[fault:hang]] hangs' }],
+    });
     const outcome = prompt.then(
       () => 'answered',
       () => 'rejected',
@@ -319,12 +381,21 @@ describe('ACP bad requests get JSON-RPC errors and change nothing', () => {
       const runsBefore = parley.engine.retainedRuns;
       expect((await errorOf(ctx.request('session/teleport', {}))).code).toBe(-32601);
       expect((await errorOf(ctx.request('session/prompt', { sessionId: 42 }))).code).toBe(-32602);
-      const unknown = await errorOf(ctx.request(methods.agent.session.prompt, { sessionId: 'no-such-session', prompt: [{ type: 'text', text: 'hi' }] }));
+      const unknown = await errorOf(
+        ctx.request(methods.agent.session.prompt, {
+          sessionId: 'no-such-session',
+          prompt: [{ type: 'text', text: 'hi' }],
+        }),
+      );
       expect(unknown).toMatchObject({ code: -32002, data: { sessionId: 'no-such-session' } });
-      expect((await errorOf(ctx.request(methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] }))).code).toBe(-32602);
+      expect(
+        (await errorOf(ctx.request(methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] }))).code,
+      ).toBe(-32602);
 
       const session = await ctx.buildSession('/tmp').start();
-      const mode = await errorOf(ctx.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'turbo' }));
+      const mode = await errorOf(
+        ctx.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'turbo' }),
+      );
       expect(mode.code).toBe(-32602);
       expect(mode.message).toContain('auto, direct, orchestrate or council');
       const audio = await errorOf(session.prompt({ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }));

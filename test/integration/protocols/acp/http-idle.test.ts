@@ -34,14 +34,23 @@ afterAll(async () => {
 const post = (body: unknown, connectionId?: string) =>
   fetch(`${server.url}/acp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(connectionId ? { 'acp-connection-id': connectionId } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(connectionId ? { 'acp-connection-id': connectionId } : {}),
+    },
     body: JSON.stringify(body),
   });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('idle ACP connections over HTTP', () => {
   it('closes a connection whose client left without DELETE, once idle: its id is then unknown', async () => {
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    });
     expect(init.status).toBe(200);
     await init.json();
     const id = init.headers.get('acp-connection-id')!;
@@ -50,7 +59,12 @@ describe('idle ACP connections over HTTP', () => {
     expect((await post(newSession, id)).status).toBe(202);
 
     // The client never opens its stream and never comes back.
-    await expect.poll(async () => (await post({ ...newSession, id: 3 }, id)).status, { timeout: IDLE_MS * 30, interval: IDLE_MS * 3 }).toBe(404);
+    await expect
+      .poll(async () => (await post({ ...newSession, id: 3 }, id)).status, {
+        timeout: IDLE_MS * 30,
+        interval: IDLE_MS * 3,
+      })
+      .toBe(404);
   });
 
   it('keeps a connection whose client is listening on its stream, however long it stays quiet', async () => {

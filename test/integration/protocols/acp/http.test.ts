@@ -14,7 +14,14 @@ import { callerIdOf, callerOf } from '../../../../src/http/auth.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import { listen, type TestServer } from '../../../support/http.ts';
 import { scribePrompt, startAcpTestParley, type AcpTestParley } from '../../../fixtures/acp/test-parley.ts';
-import { messageText, recordingClient, select, statuses, updatesOf, type RecordingClient } from '../../../support/protocols/acp-client.ts';
+import {
+  messageText,
+  recordingClient,
+  select,
+  statuses,
+  updatesOf,
+  type RecordingClient,
+} from '../../../support/protocols/acp-client.ts';
 
 let acp: AcpTestParley;
 let routes: AcpRoutes;
@@ -42,7 +49,10 @@ afterAll(async () => {
   await acp?.close();
 });
 
-async function overHttp<T>(op: (ctx: ClientContext, rc: RecordingClient) => Promise<T>, headers: Record<string, string> = auth): Promise<T> {
+async function overHttp<T>(
+  op: (ctx: ClientContext, rc: RecordingClient) => Promise<T>,
+  headers: Record<string, string> = auth,
+): Promise<T> {
   const rc = recordingClient();
   return rc.app.connectWith(createHttpStream(`${server.url}/acp`, { headers }), async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
@@ -53,7 +63,15 @@ async function overHttp<T>(op: (ctx: ClientContext, rc: RecordingClient) => Prom
 /** Status of a WebSocket upgrade request (fetch refuses to send one). */
 function upgradeStatus(url: string): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { ...auth, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+    const req = request(url, {
+      headers: {
+        ...auth,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
     req.on('response', (res) => {
       res.resume();
       resolve(res.statusCode);
@@ -72,16 +90,18 @@ const runIdOf = (meta: unknown) => (meta as { parley: { runId: string } }).parle
 describe('ACP over Streamable HTTP (/acp)', () => {
   it('a prompt runs to completion with plan updates; the run is accounted to the API key that connected', async () => {
     await overHttp(async (ctx, rc) => {
-        const session = await ctx.buildSession('/tmp').start();
-        const response = await session.prompt('[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them');
-        expect(response.stopReason).toBe('end_turn');
-        const plans = updatesOf(rc, session.sessionId, 'plan');
-        expect(statuses(plans[0]!.entries)).toEqual(['pending', 'pending']);
-        expect(statuses(plans.at(-1)!.entries)).toEqual(['completed', 'completed']);
-        const result = await acp.parley.engine.get(runIdOf(response._meta))!.result;
-        expect(messageText(rc, session.sessionId)).toBe(result.answer);
-        const run = await acp.parley.store.getRun(result.runId);
-        expect(run).toMatchObject({ protocol: 'acp', callerId: callerIdOf(KEY) });
+      const session = await ctx.buildSession('/tmp').start();
+      const response = await session.prompt(
+        '[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them',
+      );
+      expect(response.stopReason).toBe('end_turn');
+      const plans = updatesOf(rc, session.sessionId, 'plan');
+      expect(statuses(plans[0]!.entries)).toEqual(['pending', 'pending']);
+      expect(statuses(plans.at(-1)!.entries)).toEqual(['completed', 'completed']);
+      const result = await acp.parley.engine.get(runIdOf(response._meta))!.result;
+      expect(messageText(rc, session.sessionId)).toBe(result.answer);
+      const run = await acp.parley.store.getRun(result.runId);
+      expect(run).toMatchObject({ protocol: 'acp', callerId: callerIdOf(KEY) });
     });
   });
 
@@ -124,16 +144,38 @@ describe('ACP over Streamable HTTP (/acp)', () => {
   it('bad requests: JSON-RPC errors inside a connection, HTTP errors from the transport, no crash', async () => {
     await overHttp(async (ctx) => {
       await expect(ctx.request('session/teleport', {})).rejects.toMatchObject({ code: -32601 });
-      await expect(ctx.request('session/prompt', { sessionId: 'no-such-session' })).rejects.toMatchObject({ code: -32602 });
-      await expect(ctx.request(methods.agent.session.setMode, { sessionId: 'no-such-session', modeId: 'auto' })).rejects.toMatchObject({ code: -32002 });
+      await expect(ctx.request('session/prompt', { sessionId: 'no-such-session' })).rejects.toMatchObject({
+        code: -32602,
+      });
+      await expect(
+        ctx.request(methods.agent.session.setMode, { sessionId: 'no-such-session', modeId: 'auto' }),
+      ).rejects.toMatchObject({ code: -32002 });
     });
     const post = (body: string, headers: Record<string, string> = {}) =>
-      fetch(`${server.url}/acp`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth, ...headers }, body });
+      fetch(`${server.url}/acp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth, ...headers },
+        body,
+      });
     expect((await post('{not json')).status).toBe(400);
     expect((await post('[]')).status).toBe(400);
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: {} }))).status).toBe(400);
-    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: {} }), { 'acp-connection-id': 'nope' })).status).toBe(404);
-    expect((await fetch(`${server.url}/acp`, { method: 'POST', headers: { 'content-type': 'text/plain', ...auth }, body: 'x' })).status).toBe(415);
+    expect(
+      (
+        await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: {} }), {
+          'acp-connection-id': 'nope',
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await fetch(`${server.url}/acp`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', ...auth },
+          body: 'x',
+        })
+      ).status,
+    ).toBe(415);
     expect(await upgradeStatus(`${server.url}/acp`)).toBe(426);
     // Still serving.
     await overHttp(async (ctx) => {

@@ -8,7 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { methods, ndJsonStream, type ClientContext } from '@agentclientprotocol/sdk';
 import { scribePrompt } from '../../../fixtures/acp/test-parley.ts';
-import { messageText, recordingClient, select, statuses, updatesOf, type RecordingClient } from '../../../support/protocols/acp-client.ts';
+import {
+  messageText,
+  recordingClient,
+  select,
+  statuses,
+  updatesOf,
+  type RecordingClient,
+} from '../../../support/protocols/acp-client.ts';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 
@@ -21,7 +28,10 @@ interface Agent {
 }
 
 function spawnAgent(): Agent {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/acp/stdio-agent.ts'], { cwd: root, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/acp/stdio-agent.ts'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
@@ -39,7 +49,10 @@ let clientDone: Promise<void>;
 beforeAll(async () => {
   agent = spawnAgent();
   rc = recordingClient();
-  const stream = ndJsonStream(Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(
+    Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>,
+  );
   const ready = new Promise<ClientContext>((resolve) => {
     clientDone = rc.app.connectWith(stream, async (c) => {
       resolve(c);
@@ -63,7 +76,9 @@ afterAll(async () => {
 describe('ACP over stdio (spawned process, real engine)', () => {
   it('a prompt runs to completion with plan updates and a streamed answer', async () => {
     const session = await ctx.buildSession(root).start();
-    const response = await session.prompt('[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them');
+    const response = await session.prompt(
+      '[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them',
+    );
     expect(response.stopReason).toBe('end_turn');
     const plans = updatesOf(rc, session.sessionId, 'plan');
     expect(statuses(plans[0]!.entries)).toEqual(['pending', 'pending']);
@@ -80,7 +95,9 @@ describe('ACP over stdio (spawned process, real engine)', () => {
     expect(response.stopReason).toBe('end_turn');
     expect(rc.permissions.length).toBe(before + 1);
     const id = rc.permissions.at(-1)!.toolCall.toolCallId;
-    const done = updatesOf(rc, session.sessionId, 'tool_call_update').filter((u) => u.toolCallId === id).at(-1);
+    const done = updatesOf(rc, session.sessionId, 'tool_call_update')
+      .filter((u) => u.toolCallId === id)
+      .at(-1);
     expect(done).toMatchObject({ status: 'completed' });
     expect(JSON.stringify(done!.content)).toContain('wrote 5 chars to stdio-note');
   });
@@ -98,13 +115,18 @@ describe('ACP over stdio (spawned process, real engine)', () => {
 
   it('a bad request gets a JSON-RPC error and the process keeps serving', async () => {
     await expect(ctx.request('session/teleport', {})).rejects.toMatchObject({ code: -32601 });
-    await expect(ctx.request(methods.agent.session.setMode, { sessionId: 'nope', modeId: 'auto' })).rejects.toMatchObject({ code: -32002 });
+    await expect(
+      ctx.request(methods.agent.session.setMode, { sessionId: 'nope', modeId: 'auto' }),
+    ).rejects.toMatchObject({ code: -32002 });
     const session = await ctx.buildSession(root).start();
     expect((await session.prompt('[[route:direct]] hello')).stopReason).toBe('end_turn');
   });
 
   it('stdout carries only JSON-RPC messages, one per line', () => {
-    const lines = agent.stdout().split('\n').filter((l) => l.length > 0);
+    const lines = agent
+      .stdout()
+      .split('\n')
+      .filter((l) => l.length > 0);
     expect(lines.length).toBeGreaterThan(10);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
   });

@@ -16,7 +16,13 @@ let parley: Parley;
 let wsUrl: string;
 
 beforeAll(async () => {
-  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY_MCP, PARLEY_API_KEYS: KEY, PARLEY_LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    PARLEY_PORT: '0',
+    PARLEY_DATA_DIR: ':memory:',
+    PARLEY_MCP_CONFIG: EMPTY_MCP,
+    PARLEY_API_KEYS: KEY,
+    PARLEY_LOG_LEVEL: 'silent',
+  });
   parley = await createParley(config, { logger: silentLogger, telemetry: false });
   const { url } = await parley.listen();
   wsUrl = `${url.replace(/^http/, 'ws')}/acp`;
@@ -25,7 +31,8 @@ afterAll(async () => {
   await parley?.close();
 });
 
-const connect = (headers: Record<string, string>) => createWebSocketStream(wsUrl, { WebSocket: WebSocket as never, headers });
+const connect = (headers: Record<string, string>) =>
+  createWebSocketStream(wsUrl, { WebSocket: WebSocket as never, headers });
 const runIdOf = (meta: unknown) => (meta as { parley: { runId: string } }).parley.runId;
 
 describe('ACP over WebSocket (/acp)', () => {
@@ -35,7 +42,9 @@ describe('ACP over WebSocket (/acp)', () => {
       const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       expect(init.protocolVersion).toBe(1);
       const session = await ctx.buildSession('/tmp').start();
-      const response = await session.prompt('[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them');
+      const response = await session.prompt(
+        '[[route:plan]] [[steps:2]] Compare two caching strategies and summarize them',
+      );
       expect(response.stopReason).toBe('end_turn');
       const plans = updatesOf(rc, session.sessionId, 'plan');
       expect(statuses(plans.at(-1)!.entries)).toEqual(['completed', 'completed']);

@@ -4,7 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventType, HttpAgent, parseProtoStream, runHttpRequest, type AgentSubscriber, type BaseEvent } from '@ag-ui/client';
+import {
+  EventType,
+  HttpAgent,
+  parseProtoStream,
+  runHttpRequest,
+  type AgentSubscriber,
+  type BaseEvent,
+} from '@ag-ui/client';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/encoder';
 import { lastValueFrom, toArray } from 'rxjs';
 import { ASK_QUERY, NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
@@ -29,7 +36,8 @@ function recorder(extra: AgentSubscriber = {}): { events: BaseEvent[]; subscribe
 }
 
 const types = (events: BaseEvent[]) => events.map((e) => e.type);
-const ofType = <T extends BaseEvent>(events: BaseEvent[], type: EventType) => events.filter((e) => e.type === type) as T[];
+const ofType = <T extends BaseEvent>(events: BaseEvent[], type: EventType) =>
+  events.filter((e) => e.type === type) as T[];
 
 describe('POST /ag-ui', () => {
   it('streams a full orchestrated run that HttpAgent accepts, with plan state, steps and the answer', async () => {
@@ -40,7 +48,12 @@ describe('POST /ag-ui', () => {
 
     expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, threadId: agent.threadId, runId });
     expect(events[1]!.type).toBe(EventType.STATE_SNAPSHOT);
-    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, threadId: agent.threadId, runId, outcome: { type: 'success' } });
+    expect(events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      threadId: agent.threadId,
+      runId,
+      outcome: { type: 'success' },
+    });
     expect(types(events).filter((t) => t === EventType.RUN_FINISHED || t === EventType.RUN_ERROR)).toHaveLength(1);
 
     // L0 nodes as steps, balanced, in engine order.
@@ -60,7 +73,9 @@ describe('POST /ag-ui', () => {
 
     // Plan and step status arrive as a snapshot then JSON Patch deltas the client applied.
     expect(ofType(events, EventType.STATE_DELTA).length).toBeGreaterThan(2);
-    const state = agent.state as { parley: { runId: string; status: string; plan: { steps: { status: string }[] }; verification: { score: number } } };
+    const state = agent.state as {
+      parley: { runId: string; status: string; plan: { steps: { status: string }[] }; verification: { score: number } };
+    };
     expect(state.parley.runId).toBe(runId);
     expect(state.parley.status).toBe('completed');
     expect(state.parley.plan.steps.length).toBeGreaterThan(0);
@@ -81,22 +96,37 @@ describe('POST /ag-ui', () => {
     const { events, subscriber } = recorder();
     const runId = randomUUID();
     await agent.runAgent({ runId, forwardedProps: { parley: { mode: 'council' } } }, subscriber);
-    const stages = ofType<{ name: string; value: { stage: string; verdict?: { recommendation: string } } } & BaseEvent>(events, EventType.CUSTOM)
+    const stages = ofType<{ name: string; value: { stage: string; verdict?: { recommendation: string } } } & BaseEvent>(
+      events,
+      EventType.CUSTOM,
+    )
       .filter((e) => e.name === 'council_stage')
       .map((e) => e.value);
     expect(stages.map((s) => s.stage)).toEqual(expect.arrayContaining(['advisors', 'reviews', 'verdict']));
     expect(stages.find((s) => s.stage === 'verdict')?.verdict?.recommendation).toEqual(expect.any(String));
     const result = await rig.parley.engine.get(runId)!.result;
     expect(result.status).toBe('completed');
-    expect(ofType<{ delta: string } & BaseEvent>(events, EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join('')).toBe(result.answer);
+    expect(
+      ofType<{ delta: string } & BaseEvent>(events, EventType.TEXT_MESSAGE_CONTENT)
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(result.answer);
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
   });
 
   it('encodes protobuf when the client accepts it, readable by the client SDK parser', async () => {
     const runId = randomUUID();
-    const body = { threadId: randomUUID(), runId, messages: [{ id: '1', role: 'user', content: 'hello [[route:direct]]' }] };
+    const body = {
+      threadId: randomUUID(),
+      runId,
+      messages: [{ id: '1', role: 'user', content: 'hello [[route:direct]]' }],
+    };
     const http$ = runHttpRequest(() =>
-      fetch(`${rig.url}/ag-ui`, { method: 'POST', headers: { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE }, body: JSON.stringify(body) }),
+      fetch(`${rig.url}/ag-ui`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE },
+        body: JSON.stringify(body),
+      }),
     );
     const events = await lastValueFrom(parseProtoStream(http$).pipe(toArray()));
     expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, runId });
@@ -126,7 +156,9 @@ describe('POST /ag-ui', () => {
 
     // Through the client too: a bad Parley option is named by its path.
     const agent = agentWith('hello');
-    await expect(agent.runAgent({ forwardedProps: { parley: { mode: 'sideways' } } })).rejects.toThrow(/HTTP 400.*forwardedProps\.parley\.mode/);
+    await expect(agent.runAgent({ forwardedProps: { parley: { mode: 'sideways' } } })).rejects.toThrow(
+      /HTTP 400.*forwardedProps\.parley\.mode/,
+    );
     // And a conversation with no user message.
     const empty = new HttpAgent({ url: `${rig.url}/ag-ui` });
     await expect(empty.runAgent()).rejects.toThrow(/HTTP 400.*"field":"messages"/);
@@ -145,7 +177,10 @@ describe('POST /ag-ui', () => {
         const res = await fetch(`${rig.url}/api/approve`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ request_id: value.requestId, decisions: { [value.toolCalls[0]!.toolCallId]: 'accept' } }),
+          body: JSON.stringify({
+            request_id: value.requestId,
+            decisions: { [value.toolCalls[0]!.toolCallId]: 'accept' },
+          }),
         });
         expect(res.status).toBe(200);
       },
@@ -164,7 +199,9 @@ describe('POST /ag-ui', () => {
     expect(started).toBeLessThan(asked);
     expect(asked).toBeLessThan(resolved);
     expect(resolved).toBeLessThan(result);
-    expect(ofType<{ content: string } & BaseEvent>(events, EventType.TOOL_CALL_RESULT)[0]!.content).toMatch(/wrote 5 chars to agui.txt/);
+    expect(ofType<{ content: string } & BaseEvent>(events, EventType.TOOL_CALL_RESULT)[0]!.content).toMatch(
+      /wrote 5 chars to agui.txt/,
+    );
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
     expect(rig.fixture.state.writes).toContainEqual({ path: 'agui.txt', content: 'hello' });
   });
@@ -175,39 +212,70 @@ describe('POST /ag-ui', () => {
     const first = recorder();
     await agent.runAgent({ runId: firstRunId, forwardedProps: { parley: { interrupts: true } } }, first.subscriber);
 
-    const end = first.events.at(-1) as BaseEvent & { outcome: { type: string; interrupts: { id: string; reason: string; toolCallId: string; responseSchema: object; expiresAt: string }[] } };
+    const end = first.events.at(-1) as BaseEvent & {
+      outcome: {
+        type: string;
+        interrupts: { id: string; reason: string; toolCallId: string; responseSchema: object; expiresAt: string }[];
+      };
+    };
     expect(end).toMatchObject({ type: EventType.RUN_FINISHED, runId: firstRunId, outcome: { type: 'interrupt' } });
     expect(agent.pendingInterrupts).toHaveLength(1);
     const interrupt = agent.pendingInterrupts[0]!;
     expect(interrupt).toMatchObject({ reason: 'tool_approval', responseSchema: { type: 'object' } });
     expect(Date.parse(interrupt.expiresAt!)).toBeGreaterThan(Date.now());
-    expect(first.events.some((e) => e.type === EventType.TOOL_CALL_START && e.toolCallId === interrupt.toolCallId)).toBe(true);
+    expect(
+      first.events.some((e) => e.type === EventType.TOOL_CALL_START && e.toolCallId === interrupt.toolCallId),
+    ).toBe(true);
     // The engine run is suspended on the broker request, not finished.
     expect(rig.parley.approvals.listPending(firstRunId)).toHaveLength(1);
     const handle = rig.parley.engine.get(firstRunId)!;
-    const settled = await Promise.race([handle.result.then(() => 'finished'), new Promise((r) => setTimeout(() => r('waiting'), 100))]);
+    const settled = await Promise.race([
+      handle.result.then(() => 'finished'),
+      new Promise((r) => setTimeout(() => r('waiting'), 100)),
+    ]);
     expect(settled).toBe('waiting');
     expect(rig.fixture.state.writes.some((w) => w.path === 'interrupt.txt')).toBe(false);
 
     const secondRunId = randomUUID();
     const second = recorder();
     await agent.runAgent(
-      { runId: secondRunId, resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { decision: 'accept' } }] },
+      {
+        runId: secondRunId,
+        resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { decision: 'accept' } }],
+      },
       second.subscriber,
     );
-    expect(second.events[0]).toMatchObject({ type: EventType.RUN_STARTED, runId: secondRunId, metadata: { parleyRunId: firstRunId, resumed: true } });
-    expect(second.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, runId: secondRunId, outcome: { type: 'success' } });
-    expect(second.events.some((e) => e.type === EventType.TOOL_CALL_RESULT && e.toolCallId === interrupt.toolCallId)).toBe(true);
+    expect(second.events[0]).toMatchObject({
+      type: EventType.RUN_STARTED,
+      runId: secondRunId,
+      metadata: { parleyRunId: firstRunId, resumed: true },
+    });
+    expect(second.events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      runId: secondRunId,
+      outcome: { type: 'success' },
+    });
+    expect(
+      second.events.some((e) => e.type === EventType.TOOL_CALL_RESULT && e.toolCallId === interrupt.toolCallId),
+    ).toBe(true);
     expect(agent.pendingInterrupts).toHaveLength(0);
     const result = await handle.result;
     expect(result.status).toBe('completed');
     expect(rig.fixture.state.writes).toContainEqual({ path: 'interrupt.txt', content: 'hello' });
-    expect(ofType<{ delta: string } & BaseEvent>(second.events, EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join('')).toBe(result.answer);
+    expect(
+      ofType<{ delta: string } & BaseEvent>(second.events, EventType.TEXT_MESSAGE_CONTENT)
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(result.answer);
     // Usage on the resumed stream counts only the calls made after the interrupt.
-    const firstUsage = first.events.filter((e) => e.type === EventType.CUSTOM && e.name === 'usage').at(-1) as BaseEvent & { value: { inputTokens: number } };
+    const firstUsage = first.events
+      .filter((e) => e.type === EventType.CUSTOM && e.name === 'usage')
+      .at(-1) as BaseEvent & { value: { inputTokens: number } };
     const resumedEnd = second.events.at(-1) as BaseEvent & { usage: { inputTokens: number }[] };
     expect(resumedEnd.usage[0]!.inputTokens).toBe(result.usage.inputTokens - firstUsage.value.inputTokens);
-    expect((end as unknown as { usage: { inputTokens: number }[] }).usage[0]!.inputTokens).toBe(firstUsage.value.inputTokens);
+    expect((end as unknown as { usage: { inputTokens: number }[] }).usage[0]!.inputTokens).toBe(
+      firstUsage.value.inputTokens,
+    );
     // No event of the first stream is sent again.
     expect(second.events.some((e) => e.type === EventType.CUSTOM && e.name === 'approval_required')).toBe(false);
   });
@@ -218,9 +286,16 @@ describe('POST /ag-ui', () => {
     await agent.runAgent({ runId, forwardedProps: { parley: { interrupts: true } } });
     expect(agent.pendingInterrupts).toHaveLength(1);
     const interrupt = agent.pendingInterrupts[0]!;
-    expect(interrupt).toMatchObject({ reason: 'elicitation', message: 'Which city should I use?', responseSchema: { required: ['city'] } });
+    expect(interrupt).toMatchObject({
+      reason: 'elicitation',
+      message: 'Which city should I use?',
+      responseSchema: { required: ['city'] },
+    });
     const { events, subscriber } = recorder();
-    await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { city: 'Lyon' } }] }, subscriber);
+    await agent.runAgent(
+      { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { city: 'Lyon' } }] },
+      subscriber,
+    );
     const results = ofType<{ content: string } & BaseEvent>(events, EventType.TOOL_CALL_RESULT).map((e) => e.content);
     expect(results).toContain('city: Lyon');
     expect((await rig.parley.engine.get(runId)!.result).status).toBe('completed');
@@ -233,7 +308,9 @@ describe('POST /ag-ui', () => {
     const interrupt = agent.pendingInterrupts[0]!;
     const { events, subscriber } = recorder();
     await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'cancelled' }] }, subscriber);
-    const result = ofType<{ content: string; toolCallId: string } & BaseEvent>(events, EventType.TOOL_CALL_RESULT).find((e) => e.toolCallId === interrupt.toolCallId);
+    const result = ofType<{ content: string; toolCallId: string } & BaseEvent>(events, EventType.TOOL_CALL_RESULT).find(
+      (e) => e.toolCallId === interrupt.toolCallId,
+    );
     expect(result?.content).toMatch(/not approved|denied/);
     expect((await rig.parley.engine.get(runId)!.result).status).toBe('completed');
     expect(rig.fixture.state.writes.some((w) => w.path === 'denied.txt')).toBe(false);
@@ -243,7 +320,12 @@ describe('POST /ag-ui', () => {
     const res = await fetch(`${rig.url}/ag-ui`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ threadId: randomUUID(), runId: randomUUID(), messages: [], resume: [{ interruptId: 'nope::x', status: 'resolved', payload: 'accept' }] }),
+      body: JSON.stringify({
+        threadId: randomUUID(),
+        runId: randomUUID(),
+        messages: [],
+        resume: [{ interruptId: 'nope::x', status: 'resolved', payload: 'accept' }],
+      }),
     });
     expect(res.status).toBe(409);
     expect(((await res.json()) as { error: { field: string } }).error.field).toBe('resume');
@@ -252,7 +334,10 @@ describe('POST /ag-ui', () => {
   it('a client disconnect cancels the run', async () => {
     const agent = agentWith(NOTE_QUERY.replace('agui.txt', 'gone.txt'));
     const runId = randomUUID();
-    const running = agent.runAgent({ runId }, { onCustomEvent: ({ event }) => void (event.name === 'approval_required' && agent.abortRun()) });
+    const running = agent.runAgent(
+      { runId },
+      { onCustomEvent: ({ event }) => void (event.name === 'approval_required' && agent.abortRun()) },
+    );
     await running.catch(() => undefined);
     const result = await rig.parley.engine.get(runId)!.result;
     expect(result.status).toBe('cancelled');
@@ -274,7 +359,11 @@ describe('POST /ag-ui', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(rig.parley.approvals.listPending(runId)).toHaveLength(1);
     if (pending!.kind !== 'tool') throw new Error('expected a tool approval');
-    rig.parley.approvals.resolve(pending!.id, { kind: 'tool', decisions: { [pending!.toolCalls[0]!.toolCallId]: { type: 'accept' } } }, 'test');
+    rig.parley.approvals.resolve(
+      pending!.id,
+      { kind: 'tool', decisions: { [pending!.toolCalls[0]!.toolCallId]: { type: 'accept' } } },
+      'test',
+    );
     expect((await rig.parley.engine.get(runId)!.result).status).toBe('completed');
     expect(rig.fixture.state.writes).toContainEqual({ path: 'stays.txt', content: 'hello' });
   });

@@ -16,13 +16,20 @@ afterAll(async () => {
 });
 
 function agent(key: string, threadId?: string, text?: string): HttpAgent {
-  const a = new HttpAgent({ url: `${rig.url}/ag-ui`, headers: { authorization: `Bearer ${key}` }, ...(threadId ? { threadId } : {}) });
+  const a = new HttpAgent({
+    url: `${rig.url}/ag-ui`,
+    headers: { authorization: `Bearer ${key}` },
+    ...(threadId ? { threadId } : {}),
+  });
   if (text) a.addMessage({ id: randomUUID(), role: 'user', content: text });
   return a;
 }
 
 /** Runs the agent and collects its events; a RUN_ERROR makes runAgent reject, which is kept. */
-async function collect(a: HttpAgent, params: Parameters<HttpAgent['runAgent']>[0]): Promise<{ events: BaseEvent[]; error?: unknown }> {
+async function collect(
+  a: HttpAgent,
+  params: Parameters<HttpAgent['runAgent']>[0],
+): Promise<{ events: BaseEvent[]; error?: unknown }> {
   const events: BaseEvent[] = [];
   try {
     await a.runAgent(params, { onEvent: ({ event }) => void events.push(event) });
@@ -53,7 +60,9 @@ describe('AG-UI resume is scoped to its thread and caller', () => {
     const mixed = await collect(A.a, { runId: randomUUID(), resume: [accept(A.interrupt), accept(B.interrupt)] });
     expect(mixed.events.map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
     expect(mixed.events[1]).toMatchObject({ code: 'invalid_resume' });
-    expect((mixed.events[1] as BaseEvent & { message: string }).message).toMatch(/not an interrupt of this thread's suspended run/);
+    expect((mixed.events[1] as BaseEvent & { message: string }).message).toMatch(
+      /not an interrupt of this thread's suspended run/,
+    );
 
     // A bare client on thread A naming only B's interrupt: the same answer.
     const bare = await collect(agent('key-one', A.a.threadId), { runId: randomUUID(), resume: [accept(B.interrupt)] });
@@ -84,7 +93,10 @@ describe('AG-UI resume is scoped to its thread and caller', () => {
 
   it('a resume that leaves the run still waiting ends at once with the interrupt again, never hangs', async () => {
     const A = await interrupted('key-one', 'scope-wait.txt');
-    const again = await collect(agent('key-one', A.a.threadId), { runId: randomUUID(), resume: [{ interruptId: 'gone::c1', status: 'resolved', payload: 'accept' }] });
+    const again = await collect(agent('key-one', A.a.threadId), {
+      runId: randomUUID(),
+      resume: [{ interruptId: 'gone::c1', status: 'resolved', payload: 'accept' }],
+    });
     const end = again.events.at(-1) as BaseEvent & { outcome: { type: string; interrupts: { id: string }[] } };
     expect(end).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt' } });
     expect(end.outcome.interrupts.map((i) => i.id)).toEqual([A.interrupt.id]);

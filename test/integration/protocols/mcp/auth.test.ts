@@ -19,8 +19,22 @@ let server: TestServer;
 
 beforeAll(async () => {
   parley = await createTestParley({ roster: false, specialists: [NOTER] });
-  const mcp = mcpRoutes({ engine: parley.engine, approvals: parley.approvals, store: parley.store, config: parley.config, logger: silentLogger, callerOf });
-  const app = createHttpApp({ version: 'test', apiKeys: [KEY], bodyLimitBytes: 64 * 1024, logger: silentLogger, readiness: [], routes: [{ path: '/mcp', app: mcp }] });
+  const mcp = mcpRoutes({
+    engine: parley.engine,
+    approvals: parley.approvals,
+    store: parley.store,
+    config: parley.config,
+    logger: silentLogger,
+    callerOf,
+  });
+  const app = createHttpApp({
+    version: 'test',
+    apiKeys: [KEY],
+    bodyLimitBytes: 64 * 1024,
+    logger: silentLogger,
+    readiness: [],
+    routes: [{ path: '/mcp', app: mcp }],
+  });
   server = await listen(app as unknown as Hono);
 });
 afterAll(async () => {
@@ -36,8 +50,14 @@ describe('MCP behind API-key auth', () => {
 
   it('serves a client with a key and accounts the run to that key', async () => {
     const client = new Client({ name: 'with-key', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
-    const out = structured<AskResult>(await client.callTool({ name: 'ask', arguments: { query: 'hello [[route:direct]]' } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${KEY}` } },
+      }),
+    );
+    const out = structured<AskResult>(
+      await client.callTool({ name: 'ask', arguments: { query: 'hello [[route:direct]]' } }),
+    );
     expect(out.status).toBe('completed');
     await expect.poll(async () => (await parley.store.getRun(out.runId))?.callerId).toBe(callerIdOf(KEY));
     await client.close();

@@ -7,7 +7,14 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { NOTE_QUERY, progressLog, startMcpHttp, structured, textOf, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
+import {
+  NOTE_QUERY,
+  progressLog,
+  startMcpHttp,
+  structured,
+  textOf,
+  type AskResult,
+} from '../../../support/protocols/mcp-helpers.ts';
 
 const IDLE_MS = 300;
 let served: Awaited<ReturnType<typeof startMcpHttp>>;
@@ -38,17 +45,26 @@ describe('MCP server over Streamable HTTP', () => {
     const client = await connect();
     const progress = progressLog();
     const before = writesTo('a2a.txt');
-    const asking = client.callTool({ name: 'ask', arguments: { query: NOTE_QUERY } }, { onprogress: progress.onprogress });
+    const asking = client.callTool(
+      { name: 'ask', arguments: { query: NOTE_QUERY } },
+      { onprogress: progress.onprogress },
+    );
     const [, requestId] = await progress.waitFor(/approval needed: request (\S+)/);
     const pending = parley.approvals.get(requestId!);
     expect(pending?.kind).toBe('tool');
     const callIds = pending?.kind === 'tool' ? pending.toolCalls.map((c) => c.toolCallId) : [];
 
-    const wrong = await client.callTool({ name: 'approve', arguments: { request_id: requestId, decisions: { 'not-a-call': 'accept' } } });
+    const wrong = await client.callTool({
+      name: 'approve',
+      arguments: { request_id: requestId, decisions: { 'not-a-call': 'accept' } },
+    });
     expect(wrong.isError).toBe(true);
     expect(parley.approvals.get(requestId!)).toBeDefined();
 
-    const approved = await client.callTool({ name: 'approve', arguments: { request_id: requestId, decisions: Object.fromEntries(callIds.map((id) => [id, 'accept'])) } });
+    const approved = await client.callTool({
+      name: 'approve',
+      arguments: { request_id: requestId, decisions: Object.fromEntries(callIds.map((id) => [id, 'accept'])) },
+    });
     expect(approved.isError).toBeFalsy();
     expect(structured<AskResult>(await asking).status).toBe('completed');
     expect(writesTo('a2a.txt')).toBe(before + 1);
@@ -63,18 +79,31 @@ describe('MCP server over Streamable HTTP', () => {
     expect(textOf(result)).toContain(`Run ${out.runId} failed`);
   });
 
-  it('params that do not match the request\'s schema get -32602 with one plain line naming the field, and the session goes on', async () => {
+  it("params that do not match the request's schema get -32602 with one plain line naming the field, and the session goes on", async () => {
     const client = await connect();
     const transport = client.transport as StreamableHTTPClientTransport;
     const raw = async (id: number, method: string, params: unknown) => {
       const res = await fetch(`${server.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId!,
+          'mcp-protocol-version': '2025-06-18',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
       });
       const text = await res.text();
-      const data = res.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
-      return { status: res.status, body: JSON.parse(data) as { id: unknown; error?: { code: number; message: string } } };
+      const data = res.headers.get('content-type')?.startsWith('text/event-stream')
+        ? text
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6)
+        : text;
+      return {
+        status: res.status,
+        body: JSON.parse(data) as { id: unknown; error?: { code: number; message: string } },
+      };
     };
     const cases: [string, unknown, RegExp][] = [
       ['logging/setLevel', { name: 'get_run' }, /^Invalid params: params\.level: /],
@@ -99,9 +128,14 @@ describe('MCP server over Streamable HTTP', () => {
 
   it('council returns the verdict as structured content', async () => {
     const client = await connect();
-    const result = await client.callTool({ name: 'council', arguments: { question: 'Should we move the team to a four-day week?' } });
+    const result = await client.callTool({
+      name: 'council',
+      arguments: { question: 'Should we move the team to a four-day week?' },
+    });
     expect(result.isError).toBeFalsy();
-    const verdict = structured<{ runId: string; recommendation: string; confidence: number; keyInsights: string[] }>(result);
+    const verdict = structured<{ runId: string; recommendation: string; confidence: number; keyInsights: string[] }>(
+      result,
+    );
     expect(verdict.recommendation.length).toBeGreaterThan(0);
     expect(verdict.confidence).toBeGreaterThanOrEqual(0);
     expect(Array.isArray(verdict.keyInsights)).toBe(true);
@@ -109,12 +143,18 @@ describe('MCP server over Streamable HTTP', () => {
 
   it('list_specialists, get_run and the parley://runs/{id} resource read the knowledge graph', async () => {
     const client = await connect();
-    const listed = structured<{ specialists: { id: string }[] }>(await client.callTool({ name: 'list_specialists', arguments: {} }));
+    const listed = structured<{ specialists: { id: string }[] }>(
+      await client.callTool({ name: 'list_specialists', arguments: {} }),
+    );
     expect(listed.specialists.map((s) => s.id)).toEqual(['noter']);
 
-    const out = structured<AskResult>(await client.callTool({ name: 'ask', arguments: { query: 'a question to remember [[route:direct]]' } }));
+    const out = structured<AskResult>(
+      await client.callTool({ name: 'ask', arguments: { query: 'a question to remember [[route:direct]]' } }),
+    );
     await expect.poll(async () => (await parley.store.getRun(out.runId))?.status).toBe('completed');
-    const run = structured<{ id: string; query: string; protocol: string }>(await client.callTool({ name: 'get_run', arguments: { run_id: out.runId } }));
+    const run = structured<{ id: string; query: string; protocol: string }>(
+      await client.callTool({ name: 'get_run', arguments: { run_id: out.runId } }),
+    );
     expect(run).toMatchObject({ id: out.runId, protocol: 'mcp' });
 
     const { resources } = await client.listResources();
@@ -137,11 +177,18 @@ describe('MCP server over Streamable HTTP', () => {
     const listTools = (sid: string) =>
       fetch(`${server.url}/mcp-short`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sid,
+          'mcp-protocol-version': '2025-11-25',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
     // Each probe counts as activity, so probe less often than the idle time.
-    await expect.poll(async () => (await listTools(sessionId)).status, { timeout: IDLE_MS * 30, interval: IDLE_MS * 3 }).toBe(404);
+    await expect
+      .poll(async () => (await listTools(sessionId)).status, { timeout: IDLE_MS * 30, interval: IDLE_MS * 3 })
+      .toBe(404);
     // A connected client keeps its notification stream open, so it is never idle.
     expect((await kept.listTools()).tools).toHaveLength(6);
   });
@@ -150,7 +197,17 @@ describe('MCP server over Streamable HTTP', () => {
     const url = new URL(`${server.url}/mcp`);
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            host: 'attacker.example',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -162,7 +219,11 @@ describe('MCP server over Streamable HTTP', () => {
     expect(status).toBe(403);
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'no-such-session',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(404);

@@ -7,7 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { acceptingElicitation, NOTE_QUERY, progressLog, startMcpHttp, startMcpStdio, structured, textOf, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
+import {
+  acceptingElicitation,
+  NOTE_QUERY,
+  progressLog,
+  startMcpHttp,
+  startMcpStdio,
+  structured,
+  textOf,
+  type AskResult,
+} from '../../../support/protocols/mcp-helpers.ts';
 
 interface Served {
   client: Client;
@@ -52,11 +61,14 @@ const TRANSPORTS: { name: string; start(): Promise<Served> }[] = [
         finalStatus: async (runId) => {
           let status: string | undefined;
           await expect
-            .poll(async () => {
-              const r = await client.callTool({ name: 'get_run', arguments: { run_id: runId } });
-              status = r.isError ? undefined : structured<{ status: string }>(r).status;
-              return status !== undefined && status !== 'running';
-            }, { timeout: 10_000 })
+            .poll(
+              async () => {
+                const r = await client.callTool({ name: 'get_run', arguments: { run_id: runId } });
+                status = r.isError ? undefined : structured<{ status: string }>(r).status;
+                return status !== undefined && status !== 'running';
+              },
+              { timeout: 10_000 },
+            )
             .toBe(true);
           return status;
         },
@@ -77,7 +89,14 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
 
   it('lists its tools with descriptions and input schemas', async () => {
     const { tools } = await served.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['approve', 'ask', 'council', 'get_run', 'list_specialists', 'search_memory']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'approve',
+      'ask',
+      'council',
+      'get_run',
+      'list_specialists',
+      'search_memory',
+    ]);
     for (const t of tools) expect(t.description?.length).toBeGreaterThan(20);
     const ask = tools.find((t) => t.name === 'ask')!;
     expect(ask.inputSchema).toMatchObject({ type: 'object', required: ['query'] });
@@ -86,7 +105,10 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
 
   it('ask runs the graph, sends progress per node and step, and returns the answer with run id and usage', async () => {
     const progress = progressLog();
-    const result = await served.client.callTool({ name: 'ask', arguments: { query: 'noter: keep notes on two topics [[route:plan]] [[steps:2]]' } }, { onprogress: progress.onprogress });
+    const result = await served.client.callTool(
+      { name: 'ask', arguments: { query: 'noter: keep notes on two topics [[route:plan]] [[steps:2]]' } },
+      { onprogress: progress.onprogress },
+    );
     expect(result.isError).toBeFalsy();
     const out = structured<AskResult>(result);
     expect(out.status).toBe('completed');
@@ -121,7 +143,10 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
   it('client cancellation cancels the run', async () => {
     const progress = progressLog();
     const abort = new AbortController();
-    const asking = served.client.callTool({ name: 'ask', arguments: { query: 'this never answers [[fault:hang]]' } }, { onprogress: progress.onprogress, signal: abort.signal });
+    const asking = served.client.callTool(
+      { name: 'ask', arguments: { query: 'this never answers [[fault:hang]]' } },
+      { onprogress: progress.onprogress, signal: abort.signal },
+    );
     const [, runId] = await progress.waitFor(/^run (\S+) started/);
     await progress.waitFor(/^node router/);
     abort.abort();
@@ -140,15 +165,20 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
     expect(badSearch.isError).toBe(true);
     const unknownRun = await client.callTool({ name: 'get_run', arguments: { run_id: 'no-such-run' } });
     expect(unknownRun).toMatchObject({ isError: true });
-    const unknownApproval = await client.callTool({ name: 'approve', arguments: { request_id: 'nope', decisions: {} } });
+    const unknownApproval = await client.callTool({
+      name: 'approve',
+      arguments: { request_id: 'nope', decisions: {} },
+    });
     expect(unknownApproval.isError).toBe(true);
     expect(textOf(unknownApproval)).toMatch(/not_found/);
     expect((await client.listTools()).tools.length).toBe(6);
   });
 
   // The SDK answered these with -32603 Internal error and a raw zod issue dump (found by the fuzz test on /mcp).
-  it('params that do not match the request\'s schema get -32602 naming the field, and the server keeps serving', async () => {
-    const err = await served.client.request({ method: 'logging/setLevel', params: { level: 'loud' as 'info' } }).catch((e: unknown) => e as { code?: number; message?: string });
+  it("params that do not match the request's schema get -32602 naming the field, and the server keeps serving", async () => {
+    const err = await served.client
+      .request({ method: 'logging/setLevel', params: { level: 'loud' as 'info' } })
+      .catch((e: unknown) => e as { code?: number; message?: string });
     expect(err).toMatchObject({ code: -32602 });
     expect((err as { message: string }).message).toMatch(/Invalid params: params\.level: Invalid option/);
     expect((err as { message: string }).message).not.toMatch(/\n|"code"/);

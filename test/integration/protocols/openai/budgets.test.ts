@@ -13,10 +13,16 @@ afterEach(async () => {
 });
 
 function client(r: Rig): OpenAI {
-  return new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'X-Routing-Mode': 'passthrough' } });
+  return new OpenAI({
+    baseURL: `${r.url}/v1`,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'X-Routing-Mode': 'passthrough' },
+  });
 }
 
-const ask = (c: OpenAI, text = 'Say hello.') => c.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: text }] });
+const ask = (c: OpenAI, text = 'Say hello.') =>
+  c.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: text }] });
 
 async function refusal(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
   try {
@@ -57,7 +63,11 @@ describe('passthrough budgets', () => {
     expect(sent.max_tokens).toBeLessThanOrEqual(400);
 
     // A stream that did not ask for usage is charged all the same, and its client sees no usage chunk.
-    const stream = await c.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'Tell me a long story about tea.' }], stream: true });
+    const stream = await c.chat.completions.create({
+      model: 'scripted',
+      messages: [{ role: 'user', content: 'Tell me a long story about tea.' }],
+      stream: true,
+    });
     const chunks = [];
     for await (const part of stream) chunks.push(part);
     expect(chunks.length).toBeGreaterThan(0);
@@ -75,13 +85,17 @@ describe('passthrough budgets', () => {
     expect(err?.message).toMatch(/caller token budget: "anonymous" has used \d+ of 400 tokens in this window$/);
     expect(Number(err?.headers?.get('retry-after'))).toBeGreaterThan(0);
     // The spend is the same ledger a run sees.
-    expect((await rig.parley.run({ query: 'hello', caller: { id: 'anonymous' } })).result.error).toMatch(/caller token budget/);
+    expect((await rig.parley.run({ query: 'hello', caller: { id: 'anonymous' } })).result.error).toMatch(
+      /caller token budget/,
+    );
   });
 
   it('refuses a model without a price with 400 naming it, before calling the model', async () => {
     rig = await startRig();
     const before = rig.parley.scripted.requests.length;
-    const err = await refusal(client(rig).chat.completions.create({ model: 'mystery-model-9000', messages: [{ role: 'user', content: 'hi' }] }));
+    const err = await refusal(
+      client(rig).chat.completions.create({ model: 'mystery-model-9000', messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(err.status).toBe(400);
     expect(err.code).toBe('model_not_priced');
     expect(err.message).toMatch(/model "mystery-model-9000" has no price/);

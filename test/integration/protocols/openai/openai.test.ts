@@ -28,7 +28,14 @@ describe('GET /v1/models', () => {
   it('lists the Parley models and the upstream model', async () => {
     const ids = [];
     for await (const m of client.models.list()) ids.push(m.id);
-    expect(ids).toEqual(expect.arrayContaining(['parley', 'parley-orchestration', 'parley-council', rig.parley.config.model.roles.default.model]));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'parley',
+        'parley-orchestration',
+        'parley-council',
+        rig.parley.config.model.roles.default.model,
+      ]),
+    );
   });
 });
 
@@ -39,7 +46,16 @@ describe('POST /v1/chat/completions, non-streaming', () => {
     ['council', 'Should we migrate our database to Postgres this quarter?', 'council'],
   ])('%s: answers with the run answer, usage and X-Parley-Run-Id', async (routing, question, stage) => {
     const { data, response } = await client.chat.completions
-      .create({ model: 'parley', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: question }] }, mode(routing))
+      .create(
+        {
+          model: 'parley',
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: question },
+          ],
+        },
+        mode(routing),
+      )
       .withResponse();
     const runId = response.headers.get('x-parley-run-id')!;
     const result = await rig.parley.engine.get(runId)!.result;
@@ -47,7 +63,10 @@ describe('POST /v1/chat/completions, non-streaming', () => {
     expect(data.object).toBe('chat.completion');
     expect(data.choices[0]!.message.content).toBe(result.answer);
     expect(data.choices[0]!.finish_reason).toBe('stop');
-    expect(data.usage).toMatchObject({ prompt_tokens: result.usage.inputTokens, completion_tokens: result.usage.outputTokens });
+    expect(data.usage).toMatchObject({
+      prompt_tokens: result.usage.inputTokens,
+      completion_tokens: result.usage.outputTokens,
+    });
     const events = [];
     for await (const e of rig.parley.engine.get(runId)!.events()) events.push(e);
     const route = events.find((e) => e.type === 'route.decided');
@@ -57,7 +76,10 @@ describe('POST /v1/chat/completions, non-streaming', () => {
   it('passthrough: the configured model answers directly, with no run', async () => {
     const before = rig.parley.engine.retainedRuns;
     const { data, response } = await client.chat.completions
-      .create({ model: 'parley', messages: [{ role: 'user', content: 'Say hi to the passthrough' }] }, mode('passthrough'))
+      .create(
+        { model: 'parley', messages: [{ role: 'user', content: 'Say hi to the passthrough' }] },
+        mode('passthrough'),
+      )
       .withResponse();
     expect(response.headers.get('x-routing-mode')).toBe('passthrough');
     expect(response.headers.get('x-parley-run-id')).toBeNull();
@@ -68,31 +90,53 @@ describe('POST /v1/chat/completions, non-streaming', () => {
 });
 
 describe('POST /v1/chat/completions, streaming', () => {
-  it.each(['auto', 'orchestration', 'council'])('%s: content deltas, progress in the parley field, usage last', async (routing) => {
-    const question = routing === 'council' ? 'Should we hire two more engineers?' : 'Analyse the sales data trends and write a report about them';
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'parley', messages: [{ role: 'user', content: question }], stream: true, stream_options: { include_usage: true } }, mode(routing))
-      .withResponse();
-    const runId = response.headers.get('x-parley-run-id')!;
-    const { chunks, content } = await collect(stream);
-    const result = await rig.parley.engine.get(runId)!.result;
-    expect(content).toBe(result.answer);
-    expect(chunks.every((c) => c.id === `chatcmpl-${runId}`)).toBe(true);
-    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
-    const progress = chunks.map((c) => c.parley).filter((p): p is GraphEvent => !!p && 'type' in p);
-    expect(progress.map((p) => p.type)).toContain('node.started');
-    expect(progress.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
-    const stop = chunks.find((c) => c.choices[0]?.finish_reason === 'stop');
-    expect(stop).toBeDefined();
-    const last = chunks.at(-1)!;
-    expect(last.choices).toEqual([]);
-    expect(last.usage).toMatchObject({ prompt_tokens: result.usage.inputTokens, completion_tokens: result.usage.outputTokens });
-    if (routing === 'council') expect(progress.some((p) => p.type === 'council.stage')).toBe(true);
-  });
+  it.each(['auto', 'orchestration', 'council'])(
+    '%s: content deltas, progress in the parley field, usage last',
+    async (routing) => {
+      const question =
+        routing === 'council'
+          ? 'Should we hire two more engineers?'
+          : 'Analyse the sales data trends and write a report about them';
+      const { data: stream, response } = await client.chat.completions
+        .create(
+          {
+            model: 'parley',
+            messages: [{ role: 'user', content: question }],
+            stream: true,
+            stream_options: { include_usage: true },
+          },
+          mode(routing),
+        )
+        .withResponse();
+      const runId = response.headers.get('x-parley-run-id')!;
+      const { chunks, content } = await collect(stream);
+      const result = await rig.parley.engine.get(runId)!.result;
+      expect(content).toBe(result.answer);
+      expect(chunks.every((c) => c.id === `chatcmpl-${runId}`)).toBe(true);
+      expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+      const progress = chunks.map((c) => c.parley).filter((p): p is GraphEvent => !!p && 'type' in p);
+      expect(progress.map((p) => p.type)).toContain('node.started');
+      expect(progress.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+      const stop = chunks.find((c) => c.choices[0]?.finish_reason === 'stop');
+      expect(stop).toBeDefined();
+      const last = chunks.at(-1)!;
+      expect(last.choices).toEqual([]);
+      expect(last.usage).toMatchObject({
+        prompt_tokens: result.usage.inputTokens,
+        completion_tokens: result.usage.outputTokens,
+      });
+      if (routing === 'council') expect(progress.some((p) => p.type === 'council.stage')).toBe(true);
+    },
+  );
 
   it('passthrough streams the upstream chunks unchanged', async () => {
     const stream = await client.chat.completions.create(
-      { model: 'parley', messages: [{ role: 'user', content: 'Stream through please' }], stream: true, stream_options: { include_usage: true } },
+      {
+        model: 'parley',
+        messages: [{ role: 'user', content: 'Stream through please' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      },
       mode('passthrough'),
     );
     const { chunks, content } = await collect(stream);
@@ -106,10 +150,24 @@ describe('tools and response_format always pass through', () => {
   it('a request with tools gets the upstream tool call, even when orchestration is asked for', async () => {
     const before = rig.parley.scripted.requests.length;
     const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      },
     ];
     const { data, response } = await client.chat.completions
-      .create({ model: 'parley', messages: [{ role: 'user', content: 'Use get_weather for Paris [[tool:get_weather {"city":"Paris"}]]' }], tools }, mode('orchestration'))
+      .create(
+        {
+          model: 'parley',
+          messages: [{ role: 'user', content: 'Use get_weather for Paris [[tool:get_weather {"city":"Paris"}]]' }],
+          tools,
+        },
+        mode('orchestration'),
+      )
       .withResponse();
     expect(response.headers.get('x-routing-mode')).toBe('passthrough');
     const call = data.choices[0]!.message.tool_calls?.[0];
@@ -129,7 +187,15 @@ describe('tools and response_format always pass through', () => {
       messages: [{ role: 'user', content: 'Give me a colour' }],
       response_format: {
         type: 'json_schema',
-        json_schema: { name: 'colour', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } },
+        json_schema: {
+          name: 'colour',
+          schema: {
+            type: 'object',
+            properties: { name: { type: 'string' } },
+            required: ['name'],
+            additionalProperties: false,
+          },
+        },
       },
     });
     const parsed = JSON.parse(data.choices[0]!.message.content!) as { name: unknown };
@@ -141,7 +207,9 @@ describe('tools and response_format always pass through', () => {
 
 describe('errors in OpenAI shape', () => {
   it('a bad X-Routing-Mode is a 400 BadRequestError naming the header', async () => {
-    const err = await client.chat.completions.create({ model: 'parley', messages: [{ role: 'user', content: 'hi' }] }, mode('telepathy')).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'parley', messages: [{ role: 'user', content: 'hi' }] }, mode('telepathy'))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('X-Routing-Mode');
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).type).toBe('invalid_request_error');
@@ -149,16 +217,27 @@ describe('errors in OpenAI shape', () => {
 
   it('a malformed request is a 400 naming the param, and starts no run', async () => {
     const before = rig.parley.engine.retainedRuns;
-    const res = await fetch(`${rig.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'parley', messages: [] }) });
+    const res = await fetch(`${rig.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'parley', messages: [] }),
+    });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', param: 'messages', code: 'invalid_request' } });
-    const noUser = await client.chat.completions.create({ model: 'parley', messages: [{ role: 'system', content: 'only system' }] }).catch((e: unknown) => e);
+    expect(await res.json()).toMatchObject({
+      error: { type: 'invalid_request_error', param: 'messages', code: 'invalid_request' },
+    });
+    const noUser = await client.chat.completions
+      .create({ model: 'parley', messages: [{ role: 'system', content: 'only system' }] })
+      .catch((e: unknown) => e);
     expect(noUser).toBeInstanceOf(OpenAI.BadRequestError);
     expect(rig.parley.engine.retainedRuns).toBe(before);
   });
 
   it('a failed run is a 500 server_error; streamed, the SDK raises it mid-stream', async () => {
-    const failing = { model: 'parley', messages: [{ role: 'user' as const, content: 'Analyse the numbers [[route:direct]] [[fault:500]]' }] };
+    const failing = {
+      model: 'parley',
+      messages: [{ role: 'user' as const, content: 'Analyse the numbers [[route:direct]] [[fault:500]]' }],
+    };
     const err = await client.chat.completions.create(failing, mode('auto')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('run_failed');
@@ -179,7 +258,14 @@ describe('disconnect', () => {
   it('a streaming client that goes away cancels its run', async () => {
     const abort = new AbortController();
     const { data: stream, response } = await client.chat.completions
-      .create({ model: 'parley', messages: [{ role: 'user', content: NOTE_QUERY.replace('agui.txt', 'openai.txt') }], stream: true }, { ...mode('orchestration'), signal: abort.signal })
+      .create(
+        {
+          model: 'parley',
+          messages: [{ role: 'user', content: NOTE_QUERY.replace('agui.txt', 'openai.txt') }],
+          stream: true,
+        },
+        { ...mode('orchestration'), signal: abort.signal },
+      )
       .withResponse();
     const runId = response.headers.get('x-parley-run-id')!;
     await (async () => {
@@ -195,7 +281,10 @@ describe('disconnect', () => {
     const abort = new AbortController();
     const runIdsBefore = new Set(rig.parley.scripted.requests.map((r) => r.runId));
     const pending = client.chat.completions
-      .create({ model: 'parley', messages: [{ role: 'user', content: NOTE_QUERY.replace('agui.txt', 'openai-sync.txt') }] }, { ...mode('orchestration'), signal: abort.signal })
+      .create(
+        { model: 'parley', messages: [{ role: 'user', content: NOTE_QUERY.replace('agui.txt', 'openai-sync.txt') }] },
+        { ...mode('orchestration'), signal: abort.signal },
+      )
       .catch((e: unknown) => e);
     // Wait until the run is waiting for its approval, then leave.
     const runId = await until(() => rig.parley.approvals.listPending().find((r) => !runIdsBefore.has(r.runId))?.runId);
@@ -204,4 +293,3 @@ describe('disconnect', () => {
     expect((await rig.parley.engine.get(runId)!.result).status).toBe('cancelled');
   });
 });
-

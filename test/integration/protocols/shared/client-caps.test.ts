@@ -23,7 +23,14 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string>) {
-  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: ':memory:', PARLEY_MCP_CONFIG: EMPTY_MCP, PARLEY_API_KEYS: 'k1,k2', PARLEY_SHUTDOWN_TIMEOUT_MS: '200', ...env });
+  const config = loadConfig({
+    PARLEY_PORT: '0',
+    PARLEY_DATA_DIR: ':memory:',
+    PARLEY_MCP_CONFIG: EMPTY_MCP,
+    PARLEY_API_KEYS: 'k1,k2',
+    PARLEY_SHUTDOWN_TIMEOUT_MS: '200',
+    ...env,
+  });
   const parley = await createParley(config, { logger: silentLogger, telemetry: false, ingestAtStart: false });
   opened.push(parley);
   return { parley, url: (await parley.listen()).url };
@@ -44,10 +51,19 @@ describe('MCP sessions', () => {
     fetch(`${url}/mcp`, {
       method: 'POST',
       headers: { ...ACCEPT, ...bearer(key) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cap', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cap', version: '1' } },
+      }),
     });
   const listTools = (url: string, key: string, session: string) =>
-    fetch(`${url}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...bearer(key), 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...ACCEPT, ...bearer(key), 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
 
   it('per caller: the least recently used idle session is closed; with none idle the MCP client SDK gets 429', async () => {
     const { url } = await start({ PARLEY_MCP_MAX_SESSIONS_PER_CALLER: '2' });
@@ -63,16 +79,27 @@ describe('MCP sessions', () => {
     expect((await listTools(url, 'k1', ids[2]!)).status).toBe(200);
     expect((await listTools(url, 'k1', ids[1]!)).status).toBe(200);
     // Both busy now (a listening stream each): a third cannot make room.
-    for (const id of ids.slice(1)) await listen(`${url}/mcp`, { ...bearer('k1'), 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+    for (const id of ids.slice(1))
+      await listen(`${url}/mcp`, { ...bearer('k1'), 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
     const refused = await initialize(url, 'k1');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringMatching(/Too many open MCP sessions/) } });
+    expect(await refused.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32000, message: expect.stringMatching(/Too many open MCP sessions/) },
+    });
     const client = new Client({ name: 'sdk', version: '1.0.0' });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: bearer('k1') } }))).rejects.toThrow(/429|Too many/);
+    await expect(
+      client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: bearer('k1') } }),
+      ),
+    ).rejects.toThrow(/429|Too many/);
     // Another caller is not affected.
     const other = new Client({ name: 'sdk', version: '1.0.0' });
-    await other.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: bearer('k2') } }));
+    await other.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: bearer('k2') } }),
+    );
     expect((await other.listTools()).tools.length).toBeGreaterThan(0);
     await other.close();
   });
@@ -82,7 +109,11 @@ describe('MCP sessions', () => {
     for (const key of ['k1', 'k2']) {
       const res = await initialize(url, key);
       await res.text();
-      await listen(`${url}/mcp`, { ...bearer(key), 'mcp-session-id': res.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' });
+      await listen(`${url}/mcp`, {
+        ...bearer(key),
+        'mcp-session-id': res.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-06-18',
+      });
     }
     const refused = await initialize(url, 'k2');
     expect(refused.status).toBe(503);
@@ -99,16 +130,31 @@ describe('MCP sessions', () => {
       await res.text();
       ids.push(res.headers.get('mcp-session-id')!);
     }
-    const alive = (await Promise.all(ids.map(async (id) => (await listTools(url, 'k1', id)).status))).filter((s) => s === 200);
+    const alive = (await Promise.all(ids.map(async (id) => (await listTools(url, 'k1', id)).status))).filter(
+      (s) => s === 200,
+    );
     expect(alive).toHaveLength(5);
   });
 });
 
 describe('ACP connections', () => {
   const initialize = (url: string, key: string) =>
-    fetch(`${url}/acp`, { method: 'POST', headers: { ...ACCEPT, ...bearer(key) }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }) });
+    fetch(`${url}/acp`, {
+      method: 'POST',
+      headers: { ...ACCEPT, ...bearer(key) },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }),
+    });
   const newSession = (url: string, key: string, connection: string) =>
-    fetch(`${url}/acp`, { method: 'POST', headers: { ...ACCEPT, ...bearer(key), 'acp-connection-id': connection }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }) });
+    fetch(`${url}/acp`, {
+      method: 'POST',
+      headers: { ...ACCEPT, ...bearer(key), 'acp-connection-id': connection },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }),
+    });
 
   it('per caller over HTTP and WebSocket: the idle HTTP connection goes first, then 429 for HTTP and for the upgrade', async () => {
     const { url } = await start({ PARLEY_ACP_MAX_CONNECTIONS_PER_CALLER: '2' });
@@ -117,31 +163,41 @@ describe('ACP connections', () => {
     const idle = first.headers.get('acp-connection-id')!;
     // A WebSocket connection through the ACP client SDK: busy for as long as it is open.
     const rc = recordingClient();
-    const wsDone = rc.app.connectWith(createWebSocketStream(`${url.replace(/^http/, 'ws')}/acp`, { WebSocket: WebSocket as never, headers: bearer('k1') }), async (ctx) => {
-      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const second = await initialize(url, 'k1');
-      expect(second.status).toBe(200);
-      await second.text();
-      // The idle HTTP connection made room.
-      expect((await newSession(url, 'k1', idle)).status).toBe(404);
-      const busy = second.headers.get('acp-connection-id')!;
-      await listen(`${url}/acp`, { ...bearer('k1'), 'acp-connection-id': busy });
-      const refused = await initialize(url, 'k1');
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringMatching(/Too many open ACP connections/) } });
-      const upgrade = await new Promise<number>((resolve) => {
-        const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/acp`, { headers: bearer('k1') });
-        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-        ws.on('open', () => resolve(101));
-        ws.on('error', () => undefined);
-      });
-      expect(upgrade).toBe(429);
-      // Another caller still connects.
-      const other = await initialize(url, 'k2');
-      expect(other.status).toBe(200);
-      await other.text();
-    });
+    const wsDone = rc.app.connectWith(
+      createWebSocketStream(`${url.replace(/^http/, 'ws')}/acp`, {
+        WebSocket: WebSocket as never,
+        headers: bearer('k1'),
+      }),
+      async (ctx) => {
+        await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+        const second = await initialize(url, 'k1');
+        expect(second.status).toBe(200);
+        await second.text();
+        // The idle HTTP connection made room.
+        expect((await newSession(url, 'k1', idle)).status).toBe(404);
+        const busy = second.headers.get('acp-connection-id')!;
+        await listen(`${url}/acp`, { ...bearer('k1'), 'acp-connection-id': busy });
+        const refused = await initialize(url, 'k1');
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(await refused.json()).toMatchObject({
+          jsonrpc: '2.0',
+          id: 1,
+          error: { code: -32000, message: expect.stringMatching(/Too many open ACP connections/) },
+        });
+        const upgrade = await new Promise<number>((resolve) => {
+          const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/acp`, { headers: bearer('k1') });
+          ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+          ws.on('open', () => resolve(101));
+          ws.on('error', () => undefined);
+        });
+        expect(upgrade).toBe(429);
+        // Another caller still connects.
+        const other = await initialize(url, 'k2');
+        expect(other.status).toBe(200);
+        await other.text();
+      },
+    );
     await wsDone;
   });
 

@@ -25,14 +25,20 @@ it('answers 429 + Retry-After on /stream, /ag-ui and /v1/chat/completions once t
   const sse = await postJson(`${rig.url}/stream`, { query: 'hello again' });
   expect(sse.status).toBe(429);
   expect(Number(sse.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-  expect(await sse.json()).toMatchObject({ error: { code: 'rate_limited', message: expect.stringMatching(/rate limit/) } });
+  expect(await sse.json()).toMatchObject({
+    error: { code: 'rate_limited', message: expect.stringMatching(/rate limit/) },
+  });
 
   const agent = new HttpAgent({ url: `${rig.url}/ag-ui` });
   agent.addMessage({ id: randomUUID(), role: 'user', content: 'hello' });
-  await expect(agent.runAgent({ forwardedProps: { parley: {} } }, { onRunFailed: () => ({}) })).rejects.toMatchObject({ status: 429 });
+  await expect(agent.runAgent({ forwardedProps: { parley: {} } }, { onRunFailed: () => ({}) })).rejects.toMatchObject({
+    status: 429,
+  });
 
   const client = new OpenAI({ baseURL: `${rig.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  const err = await client.chat.completions.create({ model: 'parley', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+  const err = await client.chat.completions
+    .create({ model: 'parley', messages: [{ role: 'user', content: 'hi' }] })
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(OpenAI.RateLimitError);
   expect((err as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toMatch(/^\d+$/);
 });

@@ -24,7 +24,10 @@ async function approveFirstRequest(events: GraphEvent[]): Promise<void> {
 
 describe('POST /stream', () => {
   it('streams every GraphEvent as event: <type>, id: <seq>, data: <json>, ending with run.finished', async () => {
-    const res = await postJson(`${rig.url}/stream`, { query: 'Analyse the sales data trends and write a report about them', mode: 'orchestrate' });
+    const res = await postJson(`${rig.url}/stream`, {
+      query: 'Analyse the sales data trends and write a report about them',
+      mode: 'orchestrate',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const runId = res.headers.get('x-parley-run-id')!;
@@ -68,7 +71,12 @@ describe('POST /stream', () => {
 
   it('sends heartbeat comments while idle, and a disconnect leaves the run running', async () => {
     const abort = new AbortController();
-    const res = await postJson(`${rig.url}/stream`, { query: NOTE_QUERY.replace('agui.txt', 'beat.txt') }, {}, abort.signal);
+    const res = await postJson(
+      `${rig.url}/stream`,
+      { query: NOTE_QUERY.replace('agui.txt', 'beat.txt') },
+      {},
+      abort.signal,
+    );
     const runId = res.headers.get('x-parley-run-id')!;
     let comments = 0;
     let atApproval: number | undefined;
@@ -134,7 +142,9 @@ describe('reconnect and replay', () => {
       seen.push(m.json);
       if (m.json.type === 'approval.requested') break;
     }
-    const sofar = (await (await fetch(`${rig.url}/api/runs/${waitingId}/events`, { headers: { accept: 'application/json' } })).json()) as GraphEvent[];
+    const sofar = (await (
+      await fetch(`${rig.url}/api/runs/${waitingId}/events`, { headers: { accept: 'application/json' } })
+    ).json()) as GraphEvent[];
     expect(sofar.slice(0, seen.length)).toEqual(seen);
     expect(sofar.some((e) => e.type === 'run.finished')).toBe(false);
     await approveFirstRequest(seen);

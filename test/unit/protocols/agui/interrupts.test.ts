@@ -11,7 +11,12 @@ afterEach(async () => {
   await broker.close();
 });
 
-const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
+const schema = {
+  type: 'object',
+  properties: { path: { type: 'string' } },
+  required: ['path'],
+  additionalProperties: false,
+};
 
 function askTwoCalls(runId = 'run-1') {
   return broker.request({
@@ -28,12 +33,27 @@ function askTwoCalls(runId = 'run-1') {
 describe('interruptsFor', () => {
   it('gives one interrupt per tool call and one per elicitation', () => {
     const { request } = askTwoCalls();
-    const elicit = broker.request({ kind: 'elicitation', runId: 'run-1', source: 'fx', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    const elicit = broker.request({
+      kind: 'elicitation',
+      runId: 'run-1',
+      source: 'fx',
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    });
     const interrupts = interruptsFor([request, elicit.request]);
     expect(interrupts.map((i) => i.id)).toEqual([`${request.id}::c1`, `${request.id}::c2`, elicit.request.id]);
-    expect(interrupts[0]).toMatchObject({ reason: 'tool_approval', toolCallId: 'c1', expiresAt: request.expiresAt, metadata: { requestId: request.id, tool: 'fs/write' } });
+    expect(interrupts[0]).toMatchObject({
+      reason: 'tool_approval',
+      toolCallId: 'c1',
+      expiresAt: request.expiresAt,
+      metadata: { requestId: request.id, tool: 'fs/write' },
+    });
     expect((interrupts[0]!.responseSchema as { properties: { args: unknown } }).properties.args).toEqual(schema);
-    expect(interrupts[2]).toMatchObject({ reason: 'elicitation', message: 'Your name?', responseSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    expect(interrupts[2]).toMatchObject({
+      reason: 'elicitation',
+      message: 'Your name?',
+      responseSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    });
   });
 });
 
@@ -42,7 +62,11 @@ describe('planResume', () => {
     const { request, outcome } = askTwoCalls();
     const plan = planResume(
       [
-        { interruptId: `${request.id}::c1`, status: 'resolved', payload: { decision: 'edit', args: { path: 'z' }, feedback: 'use z' } },
+        {
+          interruptId: `${request.id}::c1`,
+          status: 'resolved',
+          payload: { decision: 'edit', args: { path: 'z' }, feedback: 'use z' },
+        },
         { interruptId: `${request.id}::c2`, status: 'cancelled' },
       ],
       broker,
@@ -51,7 +75,14 @@ describe('planResume', () => {
     if (!plan.ok) throw new Error(plan.message);
     expect(runNamedBy([{ interruptId: `${request.id}::c1`, status: 'resolved' }], broker)).toBe('run-1');
     expect(plan.resolutions).toEqual([
-      { requestId: request.id, decision: { kind: 'tool', decisions: { c1: { type: 'edit', args: { path: 'z' } }, c2: { type: 'deny' } }, feedback: 'use z' } },
+      {
+        requestId: request.id,
+        decision: {
+          kind: 'tool',
+          decisions: { c1: { type: 'edit', args: { path: 'z' } }, c2: { type: 'deny' } },
+          feedback: 'use z',
+        },
+      },
     ]);
     expect(broker.resolve(request.id, plan.resolutions[0]!.decision, 'test').ok).toBe(true);
     expect((await outcome).decision).toMatchObject({ decisions: { c1: { type: 'edit' }, c2: { type: 'deny' } } });
@@ -67,17 +98,30 @@ describe('planResume', () => {
       broker,
       'run-1',
     );
-    expect(plan.ok && plan.resolutions[0]!.decision).toEqual({ kind: 'tool', decisions: { c1: { type: 'accept' }, c2: { type: 'deny' } } });
+    expect(plan.ok && plan.resolutions[0]!.decision).toEqual({
+      kind: 'tool',
+      decisions: { c1: { type: 'accept' }, c2: { type: 'deny' } },
+    });
   });
 
   it.each([
     [[{ status: 'resolved', payload: { decision: 'maybe' } }], 'resume.0.payload'],
     [[{ status: 'resolved', payload: { decision: 'edit' } }], 'resume.0.payload.args'],
     [[{ status: 'resolved', payload: 'accept' }], 'resume'],
-    [[{ status: 'resolved', payload: { decision: 'edit', args: { nope: 1 } } }, { status: 'cancelled', call: 'c2' }], 'resume'],
+    [
+      [
+        { status: 'resolved', payload: { decision: 'edit', args: { nope: 1 } } },
+        { status: 'cancelled', call: 'c2' },
+      ],
+      'resume',
+    ],
   ])('rejects %j naming %s, and resolves nothing', (entries, field) => {
     const { request } = askTwoCalls();
-    const resume = entries.map((e) => ({ interruptId: `${request.id}::${'call' in e ? e.call : 'c1'}`, status: e.status as 'resolved' | 'cancelled', payload: 'payload' in e ? e.payload : undefined }));
+    const resume = entries.map((e) => ({
+      interruptId: `${request.id}::${'call' in e ? e.call : 'c1'}`,
+      status: e.status as 'resolved' | 'cancelled',
+      payload: 'payload' in e ? e.payload : undefined,
+    }));
     const plan = planResume(resume, broker, 'run-1');
     expect(plan.ok).toBe(false);
     if (!plan.ok) {
@@ -89,12 +133,22 @@ describe('planResume', () => {
 
   it('rejects an interrupt id naming no tool call of the request', () => {
     const { request } = askTwoCalls();
-    const plan = planResume([{ interruptId: `${request.id}::c9`, status: 'resolved', payload: 'accept' }], broker, 'run-1');
+    const plan = planResume(
+      [{ interruptId: `${request.id}::c9`, status: 'resolved', payload: 'accept' }],
+      broker,
+      'run-1',
+    );
     expect(plan).toMatchObject({ ok: false, field: 'resume.0.interruptId' });
   });
 
   it('answers elicitations with the content, or cancel', () => {
-    const a = broker.request({ kind: 'elicitation', runId: 'run-1', source: 'fx', message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+    const a = broker.request({
+      kind: 'elicitation',
+      runId: 'run-1',
+      source: 'fx',
+      message: 'Name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
     const b = broker.request({ kind: 'elicitation', runId: 'run-1', source: 'fx', message: 'Colour?' });
     const plan = planResume(
       [
@@ -108,14 +162,21 @@ describe('planResume', () => {
       { requestId: a.request.id, decision: { kind: 'elicitation', action: 'accept', content: { name: 'Ada' } } },
       { requestId: b.request.id, decision: { kind: 'elicitation', action: 'cancel' } },
     ]);
-    expect(planResume([{ interruptId: a.request.id, status: 'resolved', payload: 'Ada' }], broker, 'run-1')).toMatchObject({ ok: false, field: 'resume.0.payload' });
-    expect(planResume([{ interruptId: a.request.id, status: 'resolved', payload: { name: 7 } }], broker, 'run-1')).toMatchObject({ ok: false, field: 'resume' });
+    expect(
+      planResume([{ interruptId: a.request.id, status: 'resolved', payload: 'Ada' }], broker, 'run-1'),
+    ).toMatchObject({ ok: false, field: 'resume.0.payload' });
+    expect(
+      planResume([{ interruptId: a.request.id, status: 'resolved', payload: { name: 7 } }], broker, 'run-1'),
+    ).toMatchObject({ ok: false, field: 'resume' });
   });
 
   it('skips requests no longer pending and refuses an interrupt of another run', () => {
     const { request } = askTwoCalls('run-1');
     const other = askTwoCalls('run-2');
-    expect(planResume([{ interruptId: 'gone::c1', status: 'resolved', payload: 'accept' }], broker, 'run-1')).toEqual({ ok: true, resolutions: [] });
+    expect(planResume([{ interruptId: 'gone::c1', status: 'resolved', payload: 'accept' }], broker, 'run-1')).toEqual({
+      ok: true,
+      resolutions: [],
+    });
     expect(runNamedBy([{ interruptId: 'gone::c1', status: 'resolved' }], broker)).toBeUndefined();
     expect(
       planResume(
