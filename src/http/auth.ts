@@ -2,7 +2,7 @@
  * Bearer API keys (PARLEY_API_KEYS, and PARLEY_ADMIN_KEYS for operators) on every route except the
  * public ones (/health). Each request gets a Caller whose id is derived from the key (never the key
  * itself): the owner of everything its runs produce, and the subject of budgets and rate limits.
- * An admin key's caller also sees every other caller's runs and approvals (docs/security-parts/isolation.md).
+ * An admin key's caller also sees every other caller's runs and approvals (docs/security.md, "Callers are isolated").
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
