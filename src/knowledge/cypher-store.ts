@@ -25,7 +25,7 @@ import type {
   TeamConfig,
   ToolRecord,
 } from './store.ts';
-import type { ProficiencyTotals, RegistryOptions } from './registry.ts';
+import { publicProficiency, type RegistryOptions } from './registry.ts';
 import {
   approvalFromNode,
   decisionFromNode,
@@ -204,9 +204,4 @@ export class CypherStore implements KnowledgeStore {
     await this.#recorder.drain();
     return this.#exec.close();
   }
-}
-
-function publicProficiency(p: ProficiencyTotals): Proficiency {
-  const { costRuns: _costRuns, ...rest } = p;
-  return rest;
 }

@@ -184,6 +184,12 @@ export interface ProficiencyTotals extends Proficiency {
   costRuns: number;
 }
 
+/** The Proficiency callers see: the totals without the bookkeeping behind them. */
+export function publicProficiency(p: ProficiencyTotals): Proficiency {
+  const { costRuns: _costRuns, ...rest } = p;
+  return rest;
+}
+
 export function emptyProficiency(subject: string, kind: Proficiency['kind']): ProficiencyTotals {
   return { subject, kind, runs: 0, successes: 0, meanScore: 0, meanLatencyMs: 0, meanCostUsd: 0, costRuns: 0 };
 }

@@ -21,6 +21,7 @@ import type {
 } from './store.ts';
 import {
   matchesFilter,
+  publicProficiency,
   queryPattern,
   rankCandidates,
   type ProficiencyTotals,
@@ -60,11 +61,6 @@ interface TeamEntry {
 const FULL_TEAMS = 256;
 
 const wordsOf = (pattern: string) => [...new Set(pattern.split(' ').filter(Boolean))].sort();
-
-function publicProficiency(p: ProficiencyTotals): Proficiency {
-  const { costRuns: _costRuns, ...rest } = p;
-  return rest;
-}
 
 function copySpecialist(s: SpecialistRecord): SpecialistRecord {
   return { ...s, domains: [...s.domains], tools: [...s.tools] };
