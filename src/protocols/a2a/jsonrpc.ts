@@ -34,6 +34,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Logger } from '../../log.ts';
 import { paramsProblem } from './params.ts';
+import { startHeartbeat } from '../shared/heartbeat.ts';
 
 export interface JsonRpcRouteOptions {
   handler: A2ARequestHandler;
@@ -137,21 +138,18 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
       return stream(c, async (out) => {
         // A client that goes away detaches its queue from the task's bus; the run goes on.
         out.onAbort(() => void events.return?.(undefined));
-        // A comment line: SSE clients (the SDK's parser included) skip it.
-        const heartbeat = setInterval(
-          () => void out.write(': keep-alive\n\n').catch(() => undefined),
-          options.heartbeatMs,
-        );
+        const heartbeat = startHeartbeat((text) => out.write(text), options.heartbeatMs, 'keep-alive');
         try {
           if (!first.done) await out.write(formatSSEEvent(first.value));
           for (let next = await events.next(); !next.done && !out.aborted; next = await events.next()) {
+            heartbeat.wrote();
             await out.write(formatSSEEvent(next.value));
           }
         } catch (err) {
           options.logger.warn('a2a: stream failed', { error: (err as Error).message });
           if (!out.aborted) await out.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(err) }));
         } finally {
-          clearInterval(heartbeat);
+          heartbeat.stop();
           await events.return?.(undefined);
         }
       });

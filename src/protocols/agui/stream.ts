@@ -11,6 +11,7 @@ import type { EventEncoder } from '@ag-ui/encoder';
 import type { GraphEvent } from '../../graph/contract.ts';
 import type { Logger } from '../../log.ts';
 import type { AguiTranslator } from './translate.ts';
+import { startHeartbeat } from '../shared/heartbeat.ts';
 
 export interface AguiStreamHooks {
   heartbeatMs: number;
@@ -36,21 +37,11 @@ export function streamAgui(
       void events.return?.();
       if (!ended) hooks.onDisconnect?.();
     });
-    let lastWrite = Date.now();
+    const heartbeat = sse ? startHeartbeat((text) => s.write(text), hooks.heartbeatMs) : undefined;
     const write = async (batch: BaseEvent[]) => {
-      lastWrite = Date.now();
+      heartbeat?.wrote();
       for (const e of batch) await s.write(encoder.encodeBinary(e));
     };
-    const heartbeat = sse
-      ? setInterval(
-          () => {
-            if (Date.now() - lastWrite < hooks.heartbeatMs) return;
-            lastWrite = Date.now();
-            void s.write(': heartbeat\n\n');
-          },
-          Math.max(10, Math.floor(hooks.heartbeatMs / 2)),
-        )
-      : undefined;
     try {
       await write(translator.begin());
       const waiting = translator.stillWaiting();
@@ -80,7 +71,7 @@ export function streamAgui(
         await write(translator.abort('the event stream failed; the run may still be going (GET /api/runs/:id/events)'));
       }
     } finally {
-      if (heartbeat) clearInterval(heartbeat);
+      heartbeat?.stop();
       await events.return?.();
     }
   });

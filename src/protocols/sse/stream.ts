@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { GraphEvent } from '../../graph/contract.ts';
+import { startHeartbeat } from '../shared/heartbeat.ts';
 
 export interface SseOptions {
   heartbeatMs: number;
@@ -21,26 +22,18 @@ export function streamGraphEvents(c: Context, events: AsyncIterator<GraphEvent>,
       void events.return?.();
       if (!finished) options.onDisconnect?.();
     });
-    let lastWrite = Date.now();
-    const heartbeat = setInterval(
-      () => {
-        if (Date.now() - lastWrite < options.heartbeatMs) return;
-        lastWrite = Date.now();
-        void stream.write(': heartbeat\n\n');
-      },
-      Math.max(10, Math.floor(options.heartbeatMs / 2)),
-    );
+    const heartbeat = startHeartbeat((text) => stream.write(text), options.heartbeatMs);
     try {
       for (;;) {
         const next = await events.next();
         if (next.done || stream.aborted) break;
         const event = next.value;
-        lastWrite = Date.now();
+        heartbeat.wrote();
         await stream.writeSSE({ event: event.type, id: String(event.seq), data: JSON.stringify(event) });
         if (event.type === 'run.finished') finished = true;
       }
     } finally {
-      clearInterval(heartbeat);
+      heartbeat.stop();
       await events.return?.();
     }
   });
