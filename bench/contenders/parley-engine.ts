@@ -70,6 +70,7 @@ export function withoutWrites(store: KnowledgeStore): KnowledgeStore {
     listApprovals: (runId) => store.listApprovals(runId),
     recordDecision: async () => {},
     listDecisions: (limit, scope) => store.listDecisions(limit, scope),
+    getDecision: (id) => store.getDecision(id),
     close: () => store.close(),
   };
 }

@@ -46,7 +46,10 @@ export type { DirectCall, DirectCallRequest } from './direct-call.ts';
 export { createPassthrough, passthroughUsage, type Passthrough } from '../llm/passthrough.ts';
 
 /** What adapters read from the knowledge store: the specialists, finished runs and memory they list. */
-export type KnowledgeReads = Pick<KnowledgeStore, 'listSpecialists' | 'getRun' | 'listRuns' | 'searchMemory'>;
+export type KnowledgeReads = Pick<
+  KnowledgeStore,
+  'listSpecialists' | 'getRun' | 'listRuns' | 'searchMemory' | 'listDecisions' | 'getDecision'
+>;
 
 export interface RunResult extends RunEnding {
   runId: string;

@@ -38,6 +38,18 @@ export interface TeamMatch {
   why: string;
 }
 
+/** An earlier council decision of the same caller close to this question, given as context (issue 14 §4). */
+export interface EarlierDecision {
+  decisionId: string;
+  runId: string;
+  /** The question the earlier decision answered. */
+  question: string;
+  /** Jaccard similarity of the two questions' patterns, 0..1 (the registry's team matching). */
+  similarity: number;
+  /** How this question's shape differs (mood, negation, word order), when it does. */
+  difference?: string;
+}
+
 export interface UsageTotals {
   inputTokens: number;
   outputTokens: number;
@@ -85,6 +97,8 @@ export type GraphEventBody =
       teamConfigId?: string;
       candidates?: string[];
       teamMatch?: TeamMatch;
+      /** The caller's earlier decision the router (and the council) saw as context. */
+      earlierDecision?: EarlierDecision;
     }
   | { type: 'plan.ready'; plan: GraphPlan; round: number }
   | { type: 'step.started'; stepId: string; specialist: string; objective: string; attempt: number }

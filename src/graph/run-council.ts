@@ -9,6 +9,7 @@ import { block } from './prompts.ts';
 import { CouncilReviewSchema, CouncilVerdictSchema } from './schemas.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
 import { addUsage } from './usage.ts';
+import { earlierDecision, earlierDecisionBlock } from './learning/earlier-decision.ts';
 import type { ModelUsage } from '../llm/types.ts';
 
 export const ADVISORS = [
@@ -66,6 +67,9 @@ export async function runCouncil(
     usage.modelCalls++;
     addUsage(usage, u);
   };
+  const earlier = await earlierDecision(run, ctx, question);
+  // The caller's earlier verdict on a close question (learning/earlier-decision.ts) is context for advisors and chairman.
+  const context = earlier ? `\n\n${earlierDecisionBlock(earlier)}` : '';
   const query = block('query', question);
 
   emit(run, {
@@ -82,7 +86,7 @@ export async function runCouncil(
         ...(models ? { model: models[i % models.length] } : {}),
         messages: [
           { role: 'system', content: `${advisor.style} Give your honest answer in a few paragraphs.` },
-          { role: 'user', content: query },
+          { role: 'user', content: query + context },
         ],
         signal,
       });
@@ -132,7 +136,7 @@ export async function runCouncil(
         content:
           'You are the council chairman. From the anonymous answers and the reviews, write the verdict: recommendation, key insights, blind spots, consensus, dissent, next step, confidence 0..1.',
       },
-      { role: 'user', content: `${query}\n\n${answersBlock}\n\nReviews:\n${reviewText}` },
+      { role: 'user', content: `${query}${context}\n\n${answersBlock}\n\nReviews:\n${reviewText}` },
     ],
     signal,
   });

@@ -14,6 +14,7 @@ import type { ModelRole } from '../llm/types.ts';
 import type { ModelClient } from '../llm/types.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
+import type { FoundDecision } from './learning/earlier-decision.ts';
 
 export interface Verification {
   round: number;
@@ -70,6 +71,8 @@ export interface RunState {
   /** Set when verification rounds ran out (or re-planning failed): the synthesizer says so. */
   exhausted?: string;
 
+  /** Earlier-decision lookups by question (learning/earlier-decision.ts), once per question. */
+  earlierDecisions: Map<string, Promise<FoundDecision | undefined>>;
   verdict?: CouncilVerdict;
   answer?: string;
   outcome?: RunOutcome;
@@ -146,6 +149,7 @@ export function createRunState(
     pending: new Set(),
     attempts: new Map(),
     verifyRound: 0,
+    earlierDecisions: new Map(),
   };
   return run;
 }

@@ -199,6 +199,11 @@ export class CypherStore implements KnowledgeStore {
     return rows.map((r) => decisionFromNode(nodeOf(r, 'd')));
   }
 
+  async getDecision(id: string): Promise<DecisionRecord | undefined> {
+    const rows = await this.#exec.read((q) => q(this.#Q.getDecision, { id }));
+    return rows[0] ? decisionFromNode(nodeOf(rows[0], 'd')) : undefined;
+  }
+
   async close(): Promise<void> {
     // Records already handed to recordRun are written first, as they were when each queued its own transaction.
     await this.#recorder.drain();

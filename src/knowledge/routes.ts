@@ -3,6 +3,8 @@
  *   GET  /api/specialists   ?kind=prompt|mcp|a2a &domain= &available=true|false &q=
  *   GET  /api/runs          ?limit=1..1000 &status= &threadId=   the caller's own runs (an admin's: every caller's)
  *   GET  /api/runs/:id      the run with steps and approvals; 404 when unknown or another caller's
+ *   GET  /api/decisions     ?limit=1..1000   the caller's council verdicts, newest first (an admin's: every caller's)
+ *   GET  /api/decisions/:id one decision; 404 when unknown or another caller's
  *   GET  /mcp/config        the parsed mcp_config.json, secrets redacted (operators only: it names server files)
  *   GET  /mcp/tools         ?server=  tools with annotations and the config's approval/timeout say
  *   POST /mcp/reload        re-ingest every source now; answers the ingestion report (operators only)
@@ -43,6 +45,7 @@ const RunsQuery = z.strictObject({
   status: z.enum(['completed', 'failed', 'cancelled', 'blocked']).optional(),
   threadId: z.string().min(1).optional(),
 });
+const DecisionsQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).optional() });
 const ToolsQuery = z.strictObject({ server: z.string().min(1).optional() });
 
 function badQuery(error: z.ZodError): string {
@@ -81,6 +84,23 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     // Another caller's run answers exactly like an unknown one.
     if (!run || !canSee(callerOf(c), run.callerId)) return jsonError(c, 404, `No run with id "${id}".`);
     return c.json({ ...run, approvals: await deps.store.listApprovals(id) });
+  });
+
+  app.get('/api/decisions', async (c) => {
+    const query = DecisionsQuery.safeParse(c.req.query());
+    if (!query.success) return jsonError(c, 400, badQuery(query.error));
+    const callerId = ownerFilter(callerOf(c));
+    return c.json({
+      decisions: await deps.store.listDecisions(query.data.limit ?? 20, callerId !== undefined ? { callerId } : {}),
+    });
+  });
+
+  app.get('/api/decisions/:id', async (c) => {
+    const id = c.req.param('id');
+    const decision = await deps.store.getDecision(id);
+    // Another caller's decision answers exactly like an unknown one.
+    if (!decision || !canSee(callerOf(c), decision.callerId)) return jsonError(c, 404, `No decision with id "${id}".`);
+    return c.json(decision);
   });
 
   app.get('/mcp/config', operatorsOnly, (c) => {

@@ -198,6 +198,7 @@ export interface KnowledgeStore {
   listApprovals(runId: string): Promise<ApprovalRecord[]>;
   recordDecision(decision: DecisionRecord): Promise<void>;
   listDecisions(limit?: number, scope?: CallerScope): Promise<DecisionRecord[]>;
+  getDecision(id: string): Promise<DecisionRecord | undefined>;
 
   close(): Promise<void>;
 }

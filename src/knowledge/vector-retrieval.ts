@@ -186,6 +186,7 @@ export function withVectorRetrieval(
     listApprovals: (runId) => inner.listApprovals(runId),
     recordDecision: (decision) => inner.recordDecision(decision),
     listDecisions: (limit, scope) => inner.listDecisions(limit, scope),
+    getDecision: (id) => inner.getDecision(id),
     close: () => inner.close(),
     vectorStatus: () => ({ model: embedder.model, indexed: index.size, failing, lastError, usage: embedder.usage() }),
   };

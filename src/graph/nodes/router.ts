@@ -17,6 +17,12 @@ import { judgeTeam } from '../learning/team-match.ts';
 import type { NodeResult } from './node.ts';
 import { prefetchMemory } from './memory.ts';
 import { runPresetPlan } from './preset-plan.ts';
+import { earlierDecision, earlierDecisionBlock, type FoundDecision } from '../learning/earlier-decision.ts';
+
+const earlierNote = (earlier: FoundDecision | undefined) =>
+  earlier
+    ? `; earlier decision "${earlier.decision.question}" given as context (similarity ${earlier.match.similarity.toFixed(2)})`
+    : '';
 
 const ROUTER_SYSTEM = `You are Parley's router. Decide how to answer the query:
 "direct" for greetings, small talk and simple facts one model call can answer;
@@ -29,7 +35,13 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
     return 'direct_answer';
   }
   if (run.mode === 'council') {
-    emit(run, { type: 'route.decided', stage: 'council', reason: 'mode "council" requested' });
+    const earlier = await earlierDecision(run, ctx, run.request.query);
+    emit(run, {
+      type: 'route.decided',
+      stage: 'council',
+      reason: 'mode "council" requested' + earlierNote(earlier),
+      ...(earlier ? { earlierDecision: earlier.match } : {}),
+    });
     return 'council';
   }
 
@@ -59,6 +71,9 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
     ? `; proven team "${refused.pattern}" not reused (similarity ${refused.similarity.toFixed(2)}): ${refused.why}`
     : '';
 
+  // The caller's earlier verdict on a close question: the routing model sees it, and so will the council.
+  const earlier = run.mode === 'auto' ? await earlierDecision(run, ctx, run.request.query) : undefined;
+  const seen = earlier ? { earlierDecision: earlier.match } : {};
   if (run.mode === 'auto') {
     const { value } = await run.model.structured({
       role: 'router',
@@ -66,7 +81,10 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       schema: RouteSchema,
       messages: [
         { role: 'system', content: ROUTER_SYSTEM },
-        { role: 'user', content: block('query', run.request.query) },
+        {
+          role: 'user',
+          content: block('query', run.request.query) + (earlier ? `\n\n${earlierDecisionBlock(earlier)}` : ''),
+        },
       ],
       signal: run.abort.signal,
     });
@@ -74,8 +92,9 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       emit(run, {
         type: 'route.decided',
         stage: 'direct',
-        reason: value.reason + notReused,
+        reason: value.reason + notReused + earlierNote(earlier),
         ...(refused ? { teamMatch: refused } : {}),
+        ...seen,
       });
       return 'direct_answer';
     }
@@ -83,8 +102,9 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       emit(run, {
         type: 'route.decided',
         stage: 'council',
-        reason: value.reason + notReused,
+        reason: value.reason + notReused + earlierNote(earlier),
         ...(refused ? { teamMatch: refused } : {}),
+        ...seen,
       });
       return 'council';
     }
@@ -100,9 +120,11 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       (reordered
         ? `self-model reordered the top ${run.candidates.length} candidates (${withRecord.length} with a track record); planning over them`
         : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`) +
-      notReused,
+      notReused +
+      earlierNote(earlier),
     candidates: run.candidates.map((c) => c.specialist.id),
     ...(refused ? { teamMatch: refused } : {}),
+    ...seen,
   });
   if (run.candidates.length === 0) {
     run.outcome = { status: 'failed', error: 'no specialists are available to plan with (is the registry empty?)' };

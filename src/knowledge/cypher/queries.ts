@@ -52,6 +52,7 @@ export const QUERY_NAMES = [
   'listApprovals',
   'upsertDecision',
   'listDecisions',
+  'getDecision',
   'recentRuns',
 ] as const;
 export type QueryName = (typeof QUERY_NAMES)[number];
@@ -118,6 +119,7 @@ export const CYPHER = {
     SET d.runId = $runId, d.callerId = $callerId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
   listDecisions: `MATCH (d:Decision) WHERE $callerId = '' OR d.callerId = $callerId
     RETURN d ORDER BY d.decidedAt DESC, d.id DESC LIMIT $limit`,
+  getDecision: 'MATCH (d:Decision {id: $id}) RETURN d',
 
   /** The window of recent runs the in-memory memory search holds (loaded with the view). */
   recentRuns: `MATCH (r:Run)

@@ -1,11 +1,11 @@
 /**
  * Parley as an MCP server: tools ask, council, list_specialists, get_run, search_memory, approve,
- * and run transcripts as resources parley://runs/{id}. One McpServer per session (HTTP) or per
+ * run transcripts as resources parley://runs/{id} and council verdicts as parley://decisions/{id}. One McpServer per session (HTTP) or per
  * process (stdio); both are built here. Arguments are validated by the SDK from the zod schemas,
  * so bad arguments come back as a tool error result.
  *
  * A server acts for one caller (the key that opened the session): get_run, search_memory, approve
- * and the run resources see only that caller's runs and approvals (an admin's: every caller's), and
+ * and the run and decision resources see only that caller's runs, approvals and decisions (an admin's: every caller's), and
  * another caller's id gets the same not-found answer as an unknown one.
  */
 import {
@@ -303,6 +303,33 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       const run = await deps.store.getRun(id);
       if (!run || !canSee(caller, run.callerId)) throw new ResourceNotFoundError(uri.href, `No run with id ${id}.`);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(run, null, 2) }] };
+    },
+  );
+
+  server.registerResource(
+    'decision',
+    new ResourceTemplate('parley://decisions/{id}', {
+      list: async () => ({
+        resources: (await deps.store.listDecisions(50, ownerScope())).map((d) => ({
+          uri: `parley://decisions/${d.id}`,
+          name: d.id,
+          description: `${d.decidedAt}: ${d.question.slice(0, 120)}`,
+          mimeType: 'application/json',
+        })),
+      }),
+    }),
+    {
+      title: 'Council decision',
+      description:
+        'A council verdict: the question, the recommendation, insights, blind spots, confidence, its run id.',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const id = String(variables.id);
+      const decision = await deps.store.getDecision(id);
+      if (!decision || !canSee(caller, decision.callerId))
+        throw new ResourceNotFoundError(uri.href, `No decision with id ${id}.`);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(decision, null, 2) }] };
     },
   );
 

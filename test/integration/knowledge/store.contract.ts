@@ -451,6 +451,9 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
         ['da', 'alice'],
       ]);
       expect((await store.listDecisions(10)).map((d) => d.id)).toEqual(['db', 'da']);
+      // One by id, with its owner: the routes decide who may see it.
+      expect(await store.getDecision('da')).toMatchObject({ id: 'da', callerId: 'alice', question: 'Ship?', verdict });
+      expect(await store.getDecision('nope')).toBeUndefined();
     });
   });
 }

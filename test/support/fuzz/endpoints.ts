@@ -595,7 +595,13 @@ const mcpOtherCalls = rpc(
     fc.record({
       uri: fc.oneof(
         someText,
-        fc.constantFrom('parley://runs/x', 'parley://runs/', 'file:///etc/passwd', 'http://169.254.169.254/'),
+        fc.constantFrom(
+          'parley://runs/x',
+          'parley://runs/',
+          'parley://decisions/x',
+          'file:///etc/passwd',
+          'http://169.254.169.254/',
+        ),
         notString,
       ),
     }),
@@ -882,6 +888,25 @@ export const ENDPOINTS: Endpoint[] = [
     startsRuns: false,
     json: false,
     near: getShape('/api/runs/:id'),
+  },
+  {
+    id: 'GET /api/decisions',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape(
+      '/api/decisions',
+      queryOf({ limit: fc.oneof(fc.integer({ min: -5, max: 2000 }).map(String), text) }),
+    ),
+  },
+  {
+    id: 'GET /api/decisions/:id',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/decisions/:id'),
   },
   {
     id: 'GET /mcp/config',
