@@ -58,9 +58,12 @@ export type PlanAttempt = { ok: true; plan: GraphPlan } | { ok: false; errors: s
  */
 export async function planWithModel(run: RunState, ctx: EngineContext, learned?: string): Promise<PlanAttempt> {
   const known = knownSpecialists(run);
+  const extra = DECISION_WORDS.test(run.request.query) ? [COUNCIL_ENTRY] : [];
+  // The plan may use only what the planner was shown (docs/engine.md, "Plan validation").
+  const offered = new Set([...run.candidates.map((c) => c.specialist.id), ...extra.map((e) => e.id)]);
   const context = [
     block('query', run.request.query),
-    specialistsBlock(run.candidates, DECISION_WORDS.test(run.request.query) ? [COUNCIL_ENTRY] : []),
+    specialistsBlock(run.candidates, extra),
     learned ? `What the previous attempt taught:\n${learned}` : '',
   ]
     .filter(Boolean)
@@ -84,7 +87,7 @@ export async function planWithModel(run: RunState, ctx: EngineContext, learned?:
       messages,
       signal: run.abort.signal,
     });
-    errors = validatePlan(value, known);
+    errors = validatePlan(value, known, offered);
     if (errors.length === 0) return { ok: true, plan: value };
     ctx.logger.info('planner returned an invalid plan', { runId: run.id, attempt, errors });
   }
