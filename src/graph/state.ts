@@ -15,6 +15,12 @@ import type { ModelClient } from '../llm/types.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
 
+/** A step that succeeded in an earlier round, as planned then, with its outcome. */
+export interface KeptStep {
+  step: GraphPlan['steps'][number];
+  outcome: StepOutcome;
+}
+
 export interface Verification {
   round: number;
   score: number;
@@ -67,6 +73,8 @@ export interface RunState {
   verifyRound: number;
   verification?: Verification;
   best?: { verification: Verification; plan: GraphPlan; results: Map<string, StepOutcome> };
+  /** Succeeded steps of earlier rounds, by specialist and objective: a re-plan reuses them instead of re-running. */
+  kept?: Map<string, KeptStep>;
   /** Set when verification rounds ran out (or re-planning failed): the synthesizer says so. */
   exhausted?: string;
 
