@@ -483,7 +483,8 @@ export const SETTINGS = [
     env: 'PARLEY_TOOL_RESULT_MAX_CHARS',
     schema: positiveInt,
     default: '20000',
-    description: 'Tool results longer than this are truncated for the model (kept whole in lineage).',
+    description:
+      'Tool results longer than this are truncated for the model and in the tool.finished event; the rest is not kept.',
   },
   // Protocols
   {

@@ -232,6 +232,7 @@ export class Engine implements RunEngine {
       status: outcome.status,
       ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
+      ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
       ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       usage,
       durationMs,

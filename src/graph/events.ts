@@ -74,10 +74,20 @@ export interface StepLineage {
   usage: UsageTotals;
 }
 
+/** A plan step that did not succeed in the results the answer was written from. */
+export interface FailedStep {
+  stepId: string;
+  specialist: string;
+  status: 'failed' | 'skipped' | 'cancelled';
+  error: string;
+}
+
 /** How a run ended: the body of run.finished, and (with ids) the engine's RunResult. */
 export interface RunEnding {
   status: RunStatus;
   answer?: string;
+  /** Plan runs only, when some steps failed or were skipped: the answer is partial, these are the missing parts and why. */
+  failedSteps?: FailedStep[];
   /** Why the run failed, was cancelled or blocked; safe to show a client (no stack traces). */
   error?: string;
   /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */

@@ -54,7 +54,16 @@ export function substituteResults(text: string, results: ReadonlyMap<string, str
  * duplicate ids, unknown specialists, unknown or self dependencies, cycles, result references to
  * steps that are not dependencies.
  */
-export function validatePlan(plan: GraphPlan, knownSpecialists: ReadonlySet<string>): string[] {
+/**
+ * `offered`: when the plan comes from the planner model, the specialist ids it was shown; a known
+ * specialist outside them is an error too (a plan from a proven team or a preset is checked against
+ * the registry only).
+ */
+export function validatePlan(
+  plan: GraphPlan,
+  knownSpecialists: ReadonlySet<string>,
+  offered?: ReadonlySet<string>,
+): string[] {
   const errors: string[] = [];
   const byId = new Map<string, PlanStep>();
   for (const step of plan.steps) {
@@ -64,6 +73,10 @@ export function validatePlan(plan: GraphPlan, knownSpecialists: ReadonlySet<stri
   for (const step of plan.steps) {
     if (!knownSpecialists.has(step.specialist)) {
       errors.push(`step "${step.id}" uses unknown specialist "${step.specialist}"`);
+    } else if (offered && !offered.has(step.specialist)) {
+      errors.push(
+        `step "${step.id}" uses specialist "${step.specialist}", which the planner was not offered (offered: ${[...offered].join(', ')})`,
+      );
     }
     for (const dep of step.dependsOn) {
       if (dep === step.id) errors.push(`step "${step.id}" depends on itself`);

@@ -58,9 +58,12 @@ export type PlanAttempt = { ok: true; plan: GraphPlan } | { ok: false; errors: s
  */
 export async function planWithModel(run: RunState, ctx: EngineContext, learned?: string): Promise<PlanAttempt> {
   const known = knownSpecialists(run);
+  const extra = DECISION_WORDS.test(run.request.query) ? [COUNCIL_ENTRY] : [];
+  // The plan may use only what the planner was shown (docs/engine.md, "Plan validation").
+  const offered = new Set([...run.candidates.map((c) => c.specialist.id), ...extra.map((e) => e.id)]);
   const context = [
     block('query', run.request.query),
-    specialistsBlock(run.candidates, DECISION_WORDS.test(run.request.query) ? [COUNCIL_ENTRY] : []),
+    specialistsBlock(run.candidates, extra),
     learned ? `What the previous attempt taught:\n${learned}` : '',
   ]
     .filter(Boolean)
@@ -84,14 +87,18 @@ export async function planWithModel(run: RunState, ctx: EngineContext, learned?:
       messages,
       signal: run.abort.signal,
     });
-    errors = validatePlan(value, known);
+    errors = validatePlan(value, known, offered);
     if (errors.length === 0) return { ok: true, plan: value };
     ctx.logger.info('planner returned an invalid plan', { runId: run.id, attempt, errors });
   }
   return { ok: false, errors };
 }
 
-/** Makes `plan` the run's current plan with every step pending, and announces it. */
+/**
+ * Makes `plan` the run's current plan and announces it. Every step is pending except those kept from
+ * an earlier round (run.kept: same specialist and objective, and every dependency kept too): their
+ * result is carried over and they are never run again.
+ */
 export function adoptPlan(run: RunState, proposed: GraphPlan): void {
   const plan = normalizePhases(proposed);
   run.plan = plan;
@@ -99,5 +106,20 @@ export function adoptPlan(run: RunState, proposed: GraphPlan): void {
   run.attempts = new Map();
   run.pending = new Set(plan.steps.map((s) => s.id));
   run.feedback = undefined;
+  for (let grew = true; grew && run.kept?.size;) {
+    grew = false;
+    for (const step of plan.steps) {
+      const kept = run.kept.get(keptKey(step));
+      if (!kept || !run.pending.has(step.id) || step.dependsOn.some((d) => run.pending.has(d))) continue;
+      run.results.set(step.id, { ...kept.outcome, stepId: step.id });
+      run.pending.delete(step.id);
+      grew = true;
+    }
+  }
   emit(run, { type: 'plan.ready', plan, round: run.planRound });
+}
+
+/** A step is the same work as an earlier one when the specialist and the objective are. */
+export function keptKey(step: { specialist: string; objective: string }): string {
+  return `${step.specialist}\n${step.objective}`;
 }

@@ -1,6 +1,6 @@
 /** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
 import { setMaxListeners } from 'node:events';
-import type { CouncilVerdict, GraphEventBody, NodeName, RunStatus } from './events.ts';
+import type { CouncilVerdict, FailedStep, GraphEventBody, NodeName, RunStatus } from './events.ts';
 import type { GraphPlan } from './graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
@@ -15,6 +15,12 @@ import type { ModelClient } from '../llm/types.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
 import type { FoundDecision } from './learning/earlier-decision.ts';
+
+/** A step that succeeded in an earlier round, as planned then, with its outcome. */
+export interface KeptStep {
+  step: GraphPlan['steps'][number];
+  outcome: StepOutcome;
+}
 
 export interface Verification {
   round: number;
@@ -68,6 +74,8 @@ export interface RunState {
   verifyRound: number;
   verification?: Verification;
   best?: { verification: Verification; plan: GraphPlan; results: Map<string, StepOutcome> };
+  /** Succeeded steps of earlier rounds, by specialist and objective: a re-plan reuses them instead of re-running. */
+  kept?: Map<string, KeptStep>;
   /** Set when verification rounds ran out (or re-planning failed): the synthesizer says so. */
   exhausted?: string;
 
@@ -75,6 +83,8 @@ export interface RunState {
   earlierDecisions: Map<string, Promise<FoundDecision | undefined>>;
   verdict?: CouncilVerdict;
   answer?: string;
+  /** The steps missing from the results the answer was written from (set by the synthesizer). */
+  failedSteps?: FailedStep[];
   outcome?: RunOutcome;
   /** Last node entered (for the watchdog's message). */
   node?: NodeName;

@@ -35,6 +35,8 @@ export interface Directives {
   latencyMs?: number;
   /** [[stepmodel:NAME]]: every plan step names this model. */
   stepModel?: string;
+  /** [[planspecialist:ID]]: every plan step names this specialist, offered or not (plan validation tests). */
+  planSpecialist?: string;
 }
 
 export interface RequestContext {
@@ -166,6 +168,7 @@ export function parseDirectives(texts: string[], lastUserText: string, queryBloc
         if (scores.length) d.verify = scores;
       } else if (name === 'latency' && Number(arg) >= 0) d.latencyMs = Number(arg);
       else if (name === 'stepmodel' && arg) d.stepModel = arg;
+      else if (name === 'planspecialist' && arg) d.planSpecialist = arg;
     }
   }
   for (const m of lastUserText.matchAll(DIRECTIVE)) {

@@ -49,6 +49,6 @@ export function truncateForModel(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   return (
     text.slice(0, maxChars) +
-    `\n\n[truncated: showing the first ${maxChars} of ${text.length} characters; the full result is kept in the step's lineage]`
+    `\n\n[truncated: showing the first ${maxChars} of ${text.length} characters; the rest is not kept]`
   );
 }

@@ -18,7 +18,7 @@ export interface ToolCallResult {
   ok: boolean;
   /** Text for the model (may be truncated, with a note saying so). */
   text: string;
-  /** The whole result, kept in the step's lineage. */
+  /** The server's whole result, for the caller of callTool; the engine keeps only `text` (see docs/tools.md). */
   full: unknown;
   error?: string;
 }

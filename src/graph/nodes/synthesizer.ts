@@ -1,19 +1,52 @@
 /**
  * synthesizer: streams the final answer from the step results (answer.delta), then cites the step
  * ids it used. After exhausted verification it answers from the best round and says so first.
+ * When steps failed or were skipped, the model is shown them too, and the answer ends with each
+ * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
  */
 import { block, memoryNote, stepsBlock } from '../prompts.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
+import type { FailedStep } from '../events.ts';
+import type { GraphPlan } from '../graph-plan.ts';
+import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { NodeResult } from './node.ts';
 
 const SYNTH_SYSTEM = `You are Parley's synthesizer. Write the final answer to the query from the step results.
-Cite the steps you used by id in square brackets, e.g. [s1]. Do not invent facts the steps do not support.`;
+Cite the steps you used by id in square brackets, e.g. [s1]. Do not invent facts the steps do not support.
+Steps whose status is not "succeeded" failed or did not run: say briefly what is missing because of them; never cite them.`;
+
+/** The plan's steps that did not succeed, in plan order; a step with no outcome never ran. */
+export function failedStepsOf(plan: GraphPlan, results: ReadonlyMap<string, StepOutcome>): FailedStep[] {
+  return plan.steps.flatMap((s): FailedStep[] => {
+    const o = results.get(s.id);
+    if (o?.status === 'succeeded') return [];
+    return [
+      {
+        stepId: s.id,
+        specialist: s.specialist,
+        status: o?.status ?? 'skipped',
+        error: o?.error ?? (o ? o.status : 'not run'),
+      },
+    ];
+  });
+}
+
+/** One line per missing part; no [id] brackets, which cite a step the answer used. */
+function missingParts(failed: FailedStep[]): string {
+  const lines = failed.map((f) => {
+    const why = f.status === 'skipped' ? f.error.replace(/^skipped: /, '') : f.error;
+    return `- ${f.stepId} (${f.specialist}) ${f.status}: ${why}`;
+  });
+  return `\n\nNot done (this answer is partial):\n${lines.join('\n')}`;
+}
 
 export async function synthesizer(run: RunState, _ctx: EngineContext): Promise<NodeResult> {
   const source = run.exhausted && run.best ? run.best : { plan: run.plan!, results: run.results };
   const outcomes = source.plan.steps.map((s) => source.results.get(s.id)).filter((o) => o !== undefined);
   const used = outcomes.filter((o) => o.status === 'succeeded');
+  const failed = failedStepsOf(source.plan, source.results);
+  if (failed.length) run.failedSteps = failed;
   if (used.length === 0) {
     const why = outcomes.map((o) => `${o.stepId}: ${o.error ?? o.status}`).join('; ');
     run.outcome = { status: 'failed', error: `no step succeeded (${why || 'no steps ran'})` };
@@ -33,12 +66,13 @@ export async function synthesizer(run: RunState, _ctx: EngineContext): Promise<N
   const messages: ChatMessage[] = [
     { role: 'system', content: SYNTH_SYSTEM + memoryNote(run.memory) },
     ...(run.request.messages ?? []).map((m) => ({ role: m.role, content: m.content }) as ChatMessage),
-    { role: 'user', content: [block('query', run.request.query), stepsBlock(used)].join('\n\n') },
+    { role: 'user', content: [block('query', run.request.query), stepsBlock(outcomes)].join('\n\n') },
   ];
   for await (const chunk of run.model.stream({ role: 'synthesizer', messages, signal: run.abort.signal })) {
     if (chunk.type === 'delta') say(chunk.text);
   }
   say(`\n\nSteps used: ${used.map((o) => `[${o.stepId}]`).join(' ')}`);
+  if (failed.length) say(missingParts(failed));
   run.answer = pieces.join('');
   return 'end';
 }

@@ -114,6 +114,9 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   const started = ctx.now();
   const finish = (status: 'ok' | 'error' | 'denied', text: { result?: string; error?: string }) => {
     input.toolCalls.push({ toolCallId, tool: tool.id, status });
+    // The step's usage counts the calls that reached a tool host, as the run's meter does: a denied
+    // call never ran.
+    if (status !== 'denied') input.usage.toolCalls++;
     emit(run, {
       type: 'tool.finished',
       stepId,

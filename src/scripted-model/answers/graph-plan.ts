@@ -1,7 +1,7 @@
 /**
  * The `graph_plan` answer: steps for the candidate specialists whose id, description and domains
  * share the most words with the query (1 to 4 of them), or exactly [[steps:N]], optionally [[chain]]ed;
- * [[stepmodel:NAME]] names a model on every step.
+ * [[stepmodel:NAME]] names a model on every step; [[planspecialist:ID]] names specialist ID on every step.
  */
 import { words, type RequestContext, type SpecialistCandidate } from '../context.ts';
 
@@ -52,7 +52,7 @@ export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
     const chained = ctx.directives.chain && prev !== undefined;
     steps.push({
       id,
-      specialist: specialist.id,
+      specialist: ctx.directives.planSpecialist ?? specialist.id,
       objective: chained
         ? `${ctx.query} (${specialist.id}, building on {{${prev.id}.result}})`
         : `${ctx.query} (${specialist.id})`,

@@ -53,3 +53,59 @@ describe('a failed step', () => {
     expect(result.answer).not.toContain('[a]');
   });
 });
+
+describe('the answer of a run with failed parts', () => {
+  it('says which parts failed and why: the answer, run.finished and the result carry each failed or skipped step with its error beside the partial results', async () => {
+    // The verifier passes round 1 (so no retry round): the answer is all the client gets.
+    const query = 'Prepare the launch brief [[verify:0.9]]';
+    p.givePlan(
+      query,
+      GraphPlanSchema.parse({
+        steps: [
+          { id: 'a', specialist: 'writer', objective: 'Draft the brief' },
+          { id: 'b', specialist: 'researcher', objective: 'Check the brief: {{a.result}}', dependsOn: ['a'] },
+          { id: 'c', specialist: 'typescript-programmer', objective: 'Compute the launch dates' },
+        ],
+      }),
+    );
+    const { result, events } = await p.run({ query, mode: 'orchestrate' });
+
+    expect(result.status).toBe('completed');
+    expect(ofType(events, 'verify.result')).toEqual([expect.objectContaining({ round: 1, next: 'synthesize' })]);
+    const failedA = ofType(events, 'step.finished').find((e) => e.stepId === 'a')!;
+    expect(failedA.status).toBe('failed');
+    const expected = [
+      { stepId: 'a', specialist: 'writer', status: 'failed', error: failedA.error },
+      { stepId: 'b', specialist: 'researcher', status: 'skipped', error: 'skipped: dependency "a" failed' },
+    ];
+    expect(failedA.error).toMatch(/500/);
+    expect(result.failedSteps).toEqual(expected);
+    const finished = ofType(events, 'run.finished')[0]!;
+    expect(finished.failedSteps).toEqual(expected);
+
+    // The answer keeps the partial result (step c) and names each failed part with its error.
+    expect(result.answer).toContain('[c]');
+    expect(result.answer).toContain(`a (writer) failed: ${failedA.error}`);
+    expect(result.answer).toContain('b (researcher) skipped: dependency "a" failed');
+    // The synthesizer's model was told what failed, not only what succeeded.
+    const synth = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'synthesizer')!;
+    expect(JSON.stringify(synth.body)).toMatch(
+      /\\"id\\":\\"a\\",\\"specialist\\":\\"writer\\",\\"status\\":\\"failed\\"/,
+    );
+  });
+
+  it('a run whose steps all succeeded has no failedSteps', async () => {
+    const query = 'Compute the launch dates for the release [[verify:0.9]]';
+    p.givePlan(
+      query,
+      GraphPlanSchema.parse({
+        steps: [{ id: 'c', specialist: 'typescript-programmer', objective: 'Compute the dates' }],
+      }),
+    );
+    const { result, events } = await p.run({ query, mode: 'orchestrate' });
+    expect(result.status).toBe('completed');
+    expect(result.failedSteps).toBeUndefined();
+    expect(ofType(events, 'run.finished')[0]!.failedSteps).toBeUndefined();
+    expect(result.answer).not.toMatch(/failed|skipped/);
+  });
+});

@@ -85,6 +85,19 @@ describe('specialist kinds', () => {
     expect(call.tools.every((t) => t.startsWith('notes__'))).toBe(true);
   });
 
+  it("lineage: a step's usage counts its tool calls", async () => {
+    const { result, events } = await p.run({
+      query: 'Read both notes [[tool:notes/read_note {"path":"a.md"}]] [[tool:notes/read_note {"path":"b.md"}]]',
+      mode: 'orchestrate',
+    });
+    expect(result.status).toBe('completed');
+    const step = ofType(events, 'step.finished')[0]!;
+    expect(ofType(events, 'tool.finished').filter((e) => e.stepId === step.stepId)).toHaveLength(2);
+    expect(step.lineage!.toolCalls).toHaveLength(2);
+    expect(step.lineage!.usage.toolCalls).toBe(2);
+    expect(result.usage.toolCalls).toBe(2);
+  });
+
   it('a2a: the objective goes to a peer agent over A2A and its answer is the step output', async () => {
     const { result, events } = await p.run({ query: 'Ask about tides in the bay', mode: 'orchestrate' });
     expect(result.status).toBe('completed');

@@ -71,3 +71,37 @@ describe('a verifier that cannot answer', () => {
     }
   });
 });
+
+describe('a re-planned round', () => {
+  it('keeps the steps that succeeded: never re-run, their results in the next round and in the answer; the planner sees them', async () => {
+    // Step s2's first model call fails; the verifier then scores 0.2, so the planner re-plans.
+    p.scripted.setFaults([{ role: 'specialist', contains: 'Your objective (step s2)', fault: '500', times: 1 }]);
+    try {
+      const { result, events } = await run('lighthouse keepers', '[[verify:0.2,0.9]]');
+      expect(ofType(events, 'verify.result').map((e) => e.next)).toEqual(['replan', 'synthesize']);
+      const firstS1 = ofType(events, 'step.finished').find((e) => e.stepId === 's1')!;
+      expect(firstS1.status).toBe('succeeded');
+      expect(ofType(events, 'step.finished').find((e) => e.stepId === 's2')!.status).toBe('failed');
+
+      // The re-plan kept s1: it ran once in all; only s2 ran again.
+      expect(ofType(events, 'plan.ready').map((e) => e.round)).toEqual([1, 2]);
+      expect(ofType(events, 'step.started').map((e) => e.stepId)).toEqual(['s1', 's2', 's2']);
+      const specialistCalls = p.scripted.requests.filter((r) => r.runId === result.runId && r.role === 'specialist');
+      expect(specialistCalls.filter((r) => r.lastUserMessage.includes('(step s1)'))).toHaveLength(1);
+
+      // The planner was told what failed and which results are in hand.
+      const plans = callsOf(p.scripted.requests, result.runId, 'graph_plan');
+      expect(JSON.stringify(plans[1]!.body)).toContain('Results already in hand');
+      // The round-2 verification and the answer both use s1's round-1 output.
+      const verifyCalls = callsOf(p.scripted.requests, result.runId, 'verification');
+      expect(verifyCalls[1]!.lastUserMessage).toContain(JSON.stringify(firstS1.output).slice(1, -1));
+      const synth = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'synthesizer')!;
+      expect(synth.lastUserMessage).toContain(JSON.stringify(firstS1.output).slice(1, -1));
+      expect(result.status).toBe('completed');
+      expect(result.answer).toContain('Steps used: [s1] [s2]');
+      expect(result.failedSteps).toBeUndefined();
+    } finally {
+      p.scripted.setFaults([]);
+    }
+  });
+});
