@@ -17,6 +17,12 @@ import type { ApprovalPort, PendingToolCall } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { askClient, toolKind, toolTitle } from './permission.ts';
 import { PlanView } from './plan.ts';
+
+/** What a tool call message may say besides its id, title and kind (status, content, raw input, _meta). */
+type ToolCallFields = Omit<
+  Extract<SessionUpdate, { sessionUpdate: 'tool_call' }>,
+  'sessionUpdate' | 'toolCallId' | 'title' | 'kind'
+>;
 import type { PromptInput } from './prompt.ts';
 import { remember, type AcpSession } from './session.ts';
 
@@ -141,6 +147,29 @@ class TurnView {
     return `${this.#runId}/${toolCallId}`;
   }
 
+  /**
+   * A tool call's state for the client: an update of the call it knows, or, for a call it never saw
+   * start (e.g. one refused before it ran), the call announced now with its title and `firstSeen`.
+   */
+  #toolCall(
+    event: { toolCallId: string; tool: string },
+    fields: ToolCallFields,
+    firstSeen: Pick<ToolCallFields, 'rawInput'> = {},
+  ): Promise<void> {
+    const known = this.#announced.get(event.toolCallId);
+    if (known) return this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, ...fields });
+    const toolCallId = this.#acpId(event.toolCallId);
+    this.#announced.set(event.toolCallId, toolCallId);
+    return this.send({
+      sessionUpdate: 'tool_call',
+      toolCallId,
+      title: toolTitle(event.tool),
+      kind: 'other',
+      ...fields,
+      ...firstSeen,
+    });
+  }
+
   async apply(event: GraphEvent): Promise<void> {
     switch (event.type) {
       case 'route.decided':
@@ -155,20 +184,8 @@ class TurnView {
         const entries = this.#plan.finished(event.stepId, event.status);
         return entries ? this.send({ sessionUpdate: 'plan', entries }) : undefined;
       }
-      case 'tool.started': {
-        const known = this.#announced.get(event.toolCallId);
-        if (known) return this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, status: 'in_progress' });
-        const toolCallId = this.#acpId(event.toolCallId);
-        this.#announced.set(event.toolCallId, toolCallId);
-        return this.send({
-          sessionUpdate: 'tool_call',
-          toolCallId,
-          title: toolTitle(event.tool),
-          kind: 'other',
-          status: 'in_progress',
-          rawInput: event.args,
-        });
-      }
+      case 'tool.started':
+        return this.#toolCall(event, { status: 'in_progress' }, { rawInput: event.args });
       case 'tool.finished': {
         const text =
           event.status === 'ok' ? event.result : (event.error ?? (event.status === 'denied' ? 'Denied.' : 'Failed.'));
@@ -177,18 +194,7 @@ class TurnView {
           ...(text ? { content: [{ type: 'content' as const, content: { type: 'text' as const, text } }] } : {}),
           _meta: { parley: { status: event.status, durationMs: event.durationMs } },
         };
-        const known = this.#announced.get(event.toolCallId);
-        if (known) return this.send({ sessionUpdate: 'tool_call_update', toolCallId: known, ...outcome });
-        // A call the client never saw start (e.g. refused before it ran): announce it with its outcome.
-        const toolCallId = this.#acpId(event.toolCallId);
-        this.#announced.set(event.toolCallId, toolCallId);
-        return this.send({
-          sessionUpdate: 'tool_call',
-          toolCallId,
-          title: toolTitle(event.tool),
-          kind: 'other',
-          ...outcome,
-        });
+        return this.#toolCall(event, outcome);
       }
       case 'approval.requested':
         return this.#ask(event.request);
