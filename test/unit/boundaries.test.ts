@@ -75,6 +75,12 @@ const RULES: Rule[] = [
     forbids: (target) => nodeOf(target) !== 'identity',
   },
   {
+    name: 'the run store is a bottom layer: store/ imports only identity/, log.ts and config-error.ts',
+    from: 'store',
+    forbids: (target) =>
+      !['store', 'identity'].includes(nodeOf(target)) && !['log.ts', 'config-error.ts'].includes(target),
+  },
+  {
     name: 'adapters reach the engine only through graph/contract.ts, never knowledge/, llm/ or tools/',
     from: 'protocols',
     forbids: (target) =>
