@@ -11,6 +11,7 @@ import { finishedSteps, withFinishedSteps } from '../replan-on-failure.ts';
 import type { PlanCause } from '../events.ts';
 import type { EngineContext, KeptStep, RunState } from '../state.ts';
 import type { NodeResult } from './node.ts';
+import { BudgetExceededError } from '../usage.ts';
 
 const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
@@ -48,7 +49,19 @@ export async function planner(run: RunState, ctx: EngineContext): Promise<NodeRe
     await retrieveCandidates(run, ctx);
   }
   const previousFailed = afterFailure ?? run.verification?.failedStepIds ?? [];
-  const attempt = await planWithModel(run, ctx, learned, (plan) => withFinishedSteps(plan, finished));
+  let attempt: Awaited<ReturnType<typeof planWithModel>>;
+  try {
+    attempt = await planWithModel(run, ctx, learned, (plan) => withFinishedSteps(plan, finished));
+  } catch (err) {
+    // A failure re-plan is an early shortcut: when the planner model itself fails, the verifier
+    // judges the round as it would have without it. Cancellation and budgets end the run.
+    if (!afterFailure || run.abort.signal.aborted || err instanceof BudgetExceededError) throw err;
+    ctx.logger.warn('re-planning after a failed step failed; the verifier judges the round', {
+      runId: run.id,
+      error: (err as Error).message,
+    });
+    return 'verifier';
+  }
   if (!attempt.ok) {
     // Keep what we have: synthesize the best result so far rather than failing a run that produced something.
     run.exhausted = `re-planning failed (${attempt.errors.join('; ')}); answering from the best result so far`;

@@ -184,3 +184,28 @@ describe('a step that keeps failing, with PARLEY_MAX_VERIFY_ROUNDS=3', () => {
     ]);
   });
 });
+
+describe('a failure re-plan whose planner model fails', () => {
+  const p = useTestParley({
+    faults: [
+      { role: 'specialist', contains: '(step a)', fault: '500', times: 1000 },
+      { role: 'planner', fault: '500', times: 1000 },
+    ],
+  });
+
+  it('falls back to the verifier: the round is judged and answered with its partial result', async () => {
+    const query = 'Summarise quarterly revenue figures for the board [[verify:0.9]]';
+    p.givePlan(query, failingPlan());
+    const { result, events } = await p.run({ query, mode: 'orchestrate' });
+    expect(callsOf(p.scripted.requests, result.runId, 'graph_plan').length).toBeGreaterThan(0);
+    expect(ofType(events, 'plan.ready')).toHaveLength(1);
+    expect(ofType(events, 'node.finished').find((e) => e.node === 'planner')).toMatchObject({ next: 'verifier' });
+    expect(ofType(events, 'verify.result')).toEqual([expect.objectContaining({ round: 1, next: 'synthesize' })]);
+    expect(result.status).toBe('completed');
+    expect(result.answer).toContain('[c]');
+    expect(result.failedSteps?.map((f) => [f.stepId, f.status])).toEqual([
+      ['a', 'failed'],
+      ['b', 'skipped'],
+    ]);
+  });
+});
