@@ -362,6 +362,13 @@ export const SETTINGS = [
     description: 'Verifier rounds (retry or re-plan) before the best result is synthesized as is.',
   },
   {
+    env: 'PARLEY_REPLAN_ON_FAILURE',
+    schema: z.stringbool(),
+    default: 'true',
+    description:
+      'When a step fails and steps depending on it cannot run, re-plan the remaining part at once (finished steps kept) instead of waiting for the verifier; at most PARLEY_MAX_VERIFY_ROUNDS plans per run this way. false: the verifier decides.',
+  },
+  {
     env: 'PARLEY_TOOL_LOOP_MAX_ITERATIONS',
     schema: positiveInt,
     default: '8',
@@ -574,6 +581,8 @@ export interface Config {
     stepTimeoutMs: number;
     maxTransitions: number;
     maxVerifyRounds: number;
+    /** Re-plan at once when a failed step leaves dependents unable to run (docs/engine.md). */
+    replanOnFailure: boolean;
     toolLoopMaxIterations: number;
     /** Default of RunRequest.reasoning: stream model reasoning as model.thought events. */
     streamReasoning: boolean;
@@ -739,6 +748,7 @@ export function loadConfig(env: Env = process.env): Config {
       stepTimeoutMs: get('PARLEY_STEP_TIMEOUT_MS'),
       maxTransitions: get('PARLEY_MAX_TRANSITIONS'),
       maxVerifyRounds: get('PARLEY_MAX_VERIFY_ROUNDS'),
+      replanOnFailure: get('PARLEY_REPLAN_ON_FAILURE'),
       toolLoopMaxIterations: get('PARLEY_TOOL_LOOP_MAX_ITERATIONS'),
       streamReasoning: get('PARLEY_STREAM_REASONING'),
       eventBuffer: get('PARLEY_EVENT_BUFFER'),

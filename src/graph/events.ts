@@ -74,6 +74,16 @@ export interface StepLineage {
   usage: UsageTotals;
 }
 
+/**
+ * Why a re-plan (plan.ready round > 1) was made: a low verifier score, or a failed step whose
+ * dependents could not run (re-planned at once, PARLEY_REPLAN_ON_FAILURE); `failedStepIds` are the
+ * previous plan's steps that failed (step_failed) or that the verifier named (verifier).
+ */
+export interface PlanCause {
+  cause: 'verifier' | 'step_failed';
+  failedStepIds: string[];
+}
+
 /** A plan step that did not succeed in the results the answer was written from. */
 export interface FailedStep {
   stepId: string;
@@ -110,7 +120,7 @@ export type GraphEventBody =
       /** The caller's earlier decision the router (and the council) saw as context. */
       earlierDecision?: EarlierDecision;
     }
-  | { type: 'plan.ready'; plan: GraphPlan; round: number }
+  | ({ type: 'plan.ready'; plan: GraphPlan; round: number } & Partial<PlanCause>)
   | { type: 'step.started'; stepId: string; specialist: string; objective: string; attempt: number }
   | { type: 'step.delta'; stepId: string; text: string }
   | {

@@ -5,6 +5,7 @@
 import { COUNCIL_SPECIALIST, GraphPlanSchema, normalizePhases, validatePlan, type GraphPlan } from './graph-plan.ts';
 import { block, specialistsBlock } from './prompts.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
+import type { PlanCause } from './events.ts';
 
 const COUNCIL_ENTRY = {
   id: COUNCIL_SPECIALIST,
@@ -54,9 +55,16 @@ export type PlanAttempt = { ok: true; plan: GraphPlan } | { ok: false; errors: s
 
 /**
  * Asks the planner model for a plan and validates it; an invalid plan is sent back once with its
- * errors. `learned` carries what the previous round taught (verifier feedback, step outcomes).
+ * errors. `learned` carries what the previous round taught (verifier feedback, step outcomes);
+ * `complete` turns the model's plan into the plan to validate and adopt (a failure re-plan adds the
+ * finished steps to it).
  */
-export async function planWithModel(run: RunState, ctx: EngineContext, learned?: string): Promise<PlanAttempt> {
+export async function planWithModel(
+  run: RunState,
+  ctx: EngineContext,
+  learned?: string,
+  complete: (plan: GraphPlan) => GraphPlan = (plan) => plan,
+): Promise<PlanAttempt> {
   const known = knownSpecialists(run);
   const extra = DECISION_WORDS.test(run.request.query) ? [COUNCIL_ENTRY] : [];
   // The plan may use only what the planner was shown (docs/engine.md, "Plan validation").
@@ -87,8 +95,11 @@ export async function planWithModel(run: RunState, ctx: EngineContext, learned?:
       messages,
       signal: run.abort.signal,
     });
-    errors = validatePlan(value, known, offered);
-    if (errors.length === 0) return { ok: true, plan: value };
+    const plan = complete(value);
+    // Steps the completion added (finished steps carried over) were checked when first adopted.
+    const carried = plan.steps.filter((s) => !value.steps.includes(s)).map((s) => s.specialist);
+    errors = validatePlan(plan, known, carried.length ? new Set([...offered, ...carried]) : offered);
+    if (errors.length === 0) return { ok: true, plan };
     ctx.logger.info('planner returned an invalid plan', { runId: run.id, attempt, errors });
   }
   return { ok: false, errors };
@@ -99,7 +110,7 @@ export async function planWithModel(run: RunState, ctx: EngineContext, learned?:
  * an earlier round (run.kept: same specialist and objective, and every dependency kept too): their
  * result is carried over and they are never run again.
  */
-export function adoptPlan(run: RunState, proposed: GraphPlan): void {
+export function adoptPlan(run: RunState, proposed: GraphPlan, replan?: PlanCause): void {
   const plan = normalizePhases(proposed);
   run.plan = plan;
   run.results = new Map();
@@ -116,7 +127,7 @@ export function adoptPlan(run: RunState, proposed: GraphPlan): void {
       grew = true;
     }
   }
-  emit(run, { type: 'plan.ready', plan, round: run.planRound });
+  emit(run, { type: 'plan.ready', plan, round: run.planRound, ...replan });
 }
 
 /** A step is the same work as an earlier one when the specialist and the objective are. */

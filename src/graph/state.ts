@@ -68,6 +68,8 @@ export interface RunState {
   attempts: Map<string, number>;
   /** The dispatcher's in-flight phase, awaited by the matching joiner. */
   inflight?: Promise<Map<string, StepOutcome>>;
+  /** Set by the dispatcher when failed steps left dependents unable to run: the planner re-plans at once. */
+  replanAfterFailure?: string[];
   /** Verifier feedback given to re-run steps. */
   feedback?: string;
 

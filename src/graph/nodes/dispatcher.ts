@@ -2,18 +2,26 @@
  * dispatcher: on first entry goes to memory; then fans out the pending research steps (awaited by
  * research_joiner), then the pending execution steps (execution_joiner); when nothing is pending,
  * the plan is complete and the verifier judges it. A re-run round carries the verifier's feedback.
+ * When a step failed and steps depending on it cannot run, it goes to the planner at once
+ * (replan-on-failure.ts) rather than running the rest and waiting for the verifier.
  */
 import { scheduleSteps, type StepOutcome } from '../scheduler.ts';
 import type { GraphEventBody } from '../events.ts';
 import type { PlanStep } from '../graph-plan.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
+import { failuresToReplan } from '../replan-on-failure.ts';
 import type { NodeResult } from './node.ts';
 
 export async function dispatcher(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   if (run.memory === undefined) return 'memory';
   const plan = run.plan;
   if (!plan) throw new Error('dispatcher reached without a plan');
+  const failed = failuresToReplan(run, ctx);
+  if (failed) {
+    run.replanAfterFailure = failed;
+    return 'planner';
+  }
   const pending = plan.steps.filter((s) => run.pending.has(s.id));
   const research = pending.filter((s) => s.phase === 'research');
   const batch = research.length ? research : pending;

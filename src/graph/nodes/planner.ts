@@ -1,16 +1,26 @@
 /**
- * planner: re-plans after a low verifier score, telling the model what the last round learned: what
- * failed and why, and the results already in hand. Steps that succeeded (and the verifier did not
- * name) are kept: a new step with the same specialist and objective reuses the result, never re-runs.
+ * planner: re-plans, telling the model what the last round learned: what failed and why, and the
+ * results already in hand. Entered after a low verifier score, or straight from the dispatcher when
+ * a failed step left its dependents unable to run (replan-on-failure.ts): then the model plans the
+ * remaining part and the finished steps are carried into the new plan with their results. Steps
+ * that succeeded (and the verifier did not name) are kept: a new step with the same specialist and
+ * objective reuses the result, never re-runs.
  */
 import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
+import { finishedSteps, withFinishedSteps } from '../replan-on-failure.ts';
+import type { PlanCause } from '../events.ts';
 import type { EngineContext, KeptStep, RunState } from '../state.ts';
 import type { NodeResult } from './node.ts';
+import { BudgetExceededError } from '../usage.ts';
 
 const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 export async function planner(run: RunState, ctx: EngineContext): Promise<NodeResult> {
-  keepSucceeded(run);
+  const afterFailure = run.replanAfterFailure;
+  run.replanAfterFailure = undefined;
+  // The verifier's flags name steps of the plan it judged; a failure re-plan comes before any verdict on this plan.
+  keepSucceeded(run, afterFailure ? [] : (run.verification?.failedStepIds ?? []));
+  const finished = afterFailure ? finishedSteps(run) : [];
   const previous = run.plan?.steps.map((s) => {
     const o = run.results.get(s.id);
     return `- ${s.id} (${s.specialist}): ${o?.status ?? 'not run'}${o?.error ? ` — ${o.error}` : ''}`;
@@ -19,7 +29,14 @@ export async function planner(run: RunState, ctx: EngineContext): Promise<NodeRe
     (k) => `- ${k.step.specialist}, objective "${clip(k.step.objective, 200)}": ${clip(k.outcome.output ?? '', 300)}`,
   );
   const learned = [
-    run.verification ? `Verifier score ${run.verification.score}: ${run.verification.feedback}` : '',
+    afterFailure
+      ? failureNote(
+          run,
+          afterFailure,
+          finished.map((s) => s.id),
+        )
+      : '',
+    !afterFailure && run.verification ? `Verifier score ${run.verification.score}: ${run.verification.feedback}` : '',
     previous?.length ? `Previous steps:\n${previous.join('\n')}` : '',
     inHand.length
       ? `Results already in hand (a step with the same specialist and objective is not run again; its result is reused):\n${inHand.join('\n')}`
@@ -31,20 +48,53 @@ export async function planner(run: RunState, ctx: EngineContext): Promise<NodeRe
     await loadSpecialists(run, ctx);
     await retrieveCandidates(run, ctx);
   }
-  const attempt = await planWithModel(run, ctx, learned);
+  const previousFailed = afterFailure ?? run.verification?.failedStepIds ?? [];
+  let attempt: Awaited<ReturnType<typeof planWithModel>>;
+  try {
+    attempt = await planWithModel(run, ctx, learned, (plan) => withFinishedSteps(plan, finished));
+  } catch (err) {
+    // A failure re-plan is an early shortcut: when the planner model itself fails, the verifier
+    // judges the round as it would have without it. Cancellation and budgets end the run.
+    if (!afterFailure || run.abort.signal.aborted || err instanceof BudgetExceededError) throw err;
+    ctx.logger.warn('re-planning after a failed step failed; the verifier judges the round', {
+      runId: run.id,
+      error: (err as Error).message,
+    });
+    return 'verifier';
+  }
   if (!attempt.ok) {
     // Keep what we have: synthesize the best result so far rather than failing a run that produced something.
     run.exhausted = `re-planning failed (${attempt.errors.join('; ')}); answering from the best result so far`;
     return 'synthesizer';
   }
   run.planRound++;
-  adoptPlan(run, attempt.plan);
+  const cause: PlanCause = { cause: afterFailure ? 'step_failed' : 'verifier', failedStepIds: previousFailed };
+  adoptPlan(run, attempt.plan, cause);
   return 'dispatcher';
 }
 
+/** What a failure re-plan is for: which steps failed and why, what could not run, what stays. */
+function failureNote(run: RunState, failedIds: string[], finishedIds: string[]): string {
+  const steps = run.plan?.steps ?? [];
+  const failed = failedIds.map((id) => {
+    const step = steps.find((s) => s.id === id)!;
+    const blocked = steps.filter((s) => s.dependsOn.includes(id)).map((s) => s.id);
+    return `- step ${id} (${step.specialist}) failed: ${run.results.get(id)?.error ?? 'step failed'}; it blocked ${blocked.join(', ')}`;
+  });
+  return [
+    `A step failed, so the steps depending on it could not run:\n${failed.join('\n')}`,
+    'Plan the remaining part of the query: replace the failed step and what depended on it.',
+    finishedIds.length
+      ? `Finished steps ${finishedIds.join(', ')} are kept with their results and are not run again: do not reuse their ids; a new step may depend on them and quote {{id.result}}.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
 /** Adds this round's succeeded steps, except those the verifier named as wrong, to run.kept. */
-function keepSucceeded(run: RunState): void {
-  const flagged = new Set(run.verification?.failedStepIds ?? []);
+function keepSucceeded(run: RunState, flaggedIds: readonly string[]): void {
+  const flagged = new Set(flaggedIds);
   const kept = run.kept ?? new Map<string, KeptStep>();
   for (const step of run.plan?.steps ?? []) {
     const outcome = run.results.get(step.id);

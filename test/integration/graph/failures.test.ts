@@ -4,8 +4,13 @@ import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import { provenTeam } from '../../support/records.ts';
 
-// Every model call of step "a" fails with HTTP 500 (the client makes no retries in tests).
-const p = useTestParley({ faults: [{ role: 'specialist', contains: '(step a)', fault: '500', times: 1000 }] });
+// Every model call of step "a" fails with HTTP 500 (the client makes no retries in tests). These
+// tests follow the verifier's path: the immediate re-plan on a failure is off here
+// (replan-on-failure.test.ts covers it).
+const p = useTestParley({
+  faults: [{ role: 'specialist', contains: '(step a)', fault: '500', times: 1000 }],
+  config: { engine: { replanOnFailure: false } },
+});
 
 describe('a failed step', () => {
   it('skips its dependents, lets the independent branch finish, and the verifier sees it', async () => {

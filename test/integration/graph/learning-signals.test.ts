@@ -12,7 +12,9 @@ import { provenTeam } from '../../support/records.ts';
 
 let p: TestParley;
 beforeAll(async () => {
-  p = await createTestParley();
+  // The verifier's path (a failed step is retried in the next verifier round, within one plan):
+  // the immediate re-plan on a failure (replan-on-failure.test.ts) would replace the plan recorded.
+  p = await createTestParley({ config: { engine: { replanOnFailure: false } } });
 });
 afterAll(async () => {
   await p.close();
