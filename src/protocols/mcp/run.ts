@@ -206,7 +206,8 @@ export async function followRun(
       if (event.type === 'approval.requested') {
         await announce(event.request, ctx);
         if (!deps.canElicit()) {
-          if (options.returnOnApproval) return { status: 'input_required' };
+          // Still pending (not settled by a timeout in between): the client must answer it.
+          if (options.returnOnApproval && deps.approvals.get(event.request.id)) return { status: 'input_required' };
           continue;
         }
         const stop = new AbortController();

@@ -106,7 +106,7 @@ const TRANSPORTS: { name: string; start(): Promise<Served> }[] = [
 ];
 
 /** Well under the SDK's 60 s request timeout: an IDE gets the pending approval in time to show it. */
-const PROMPTLY_MS = 10_000;
+const PROMPTLY_MS = 20_000;
 
 describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
   let served: Served;
@@ -201,26 +201,46 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
     expect(quiet.writesTo('a2a.txt')).toBe(before);
   });
 
-  it('announces a pending approval with its tool call ids in progress and in a log notification', async () => {
+  // onApproval "wait" keeps the call open, so the announcements are all the client has to answer with.
+  it('announces a pending approval with its tool call ids in progress and in a log notification, enough to answer it', async () => {
     const logsBefore = quiet.notifications.logs.length;
-    const { out, progress } = await askForApproval(quiet);
-    const [pending] = out.pending;
-    const callId = pending!.toolCalls[0]!.toolCallId;
-    const [announced] = await progress.waitFor(/^approval needed: request (\S+) .*/);
-    expect(announced).toContain(pending!.requestId);
-    expect(announced).toContain(`fx/write_note (call ${callId})`);
+    const before = quiet.writesTo('a2a.txt');
+    const progress = progressLog();
+    const asking = quiet.client.callTool(
+      { name: 'ask', arguments: { query: NOTE_QUERY, onApproval: 'wait' } },
+      { onprogress: progress.onprogress },
+    );
+    const [announced, requestId, callId] = await progress.waitFor(
+      /^approval needed: request (\S+) for fx\/write_note \(call (\S+)\)/,
+    );
+    expect(announced).toBeTruthy();
+    let logged:
+      { approvalNeeded: string; runId: string; toolCalls: { toolCallId: string; tool: string }[] } | undefined;
     await expect
-      .poll(() => quiet.notifications.logs.slice(logsBefore).map((l) => l.data))
-      .toContainEqual(
-        expect.objectContaining({
-          approvalNeeded: pending!.requestId,
-          runId: out.runId,
-          toolCalls: [expect.objectContaining({ toolCallId: callId, tool: 'fx/write_note' })],
-        }),
-      );
-    // Settle it, so the run does not wait for the approval timeout.
-    await quiet.client.callTool({ name: pending!.answerWith.tool, arguments: pending!.answerWith.arguments });
-    await quiet.client.callTool({ name: 'get_run', arguments: { run_id: out.runId, waitMs: 20_000 } });
+      .poll(() => {
+        logged = quiet.notifications.logs
+          .slice(logsBefore)
+          .map((l) => l.data as typeof logged)
+          .find((d) => d?.approvalNeeded === requestId);
+        return logged;
+      })
+      .toBeDefined();
+    expect(logged!.toolCalls).toEqual([
+      {
+        toolCallId: callId,
+        tool: 'fx/write_note',
+        arguments: { path: 'a2a.txt', content: 'hello' },
+        reason: expect.any(String),
+      },
+    ]);
+    const approved = await quiet.client.callTool({
+      name: 'approve',
+      arguments: { request_id: requestId, decisions: { [callId!]: 'accept' } },
+    });
+    expect(approved.isError).toBeFalsy();
+    const out = structured<AskResult>(await asking);
+    expect(out).toMatchObject({ status: 'completed', runId: logged!.runId });
+    expect(quiet.writesTo('a2a.txt')).toBe(before + 1);
   });
 
   it('a client whose elicitation handler throws is told at once (input_required with the error), and can approve with the tool', async () => {
@@ -331,6 +351,17 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
     expect(badSearch.isError).toBe(true);
     const unknownRun = await client.callTool({ name: 'get_run', arguments: { run_id: 'no-such-run' } });
     expect(unknownRun).toMatchObject({ isError: true });
+    const tooLongWait = await client.callTool({
+      name: 'get_run',
+      arguments: { run_id: 'no-such-run', waitMs: 600_000 },
+    });
+    expect(tooLongWait.isError).toBe(true);
+    expect(textOf(tooLongWait)).toMatch(/waitMs/);
+    const unknownWaited = await client.callTool({
+      name: 'get_run',
+      arguments: { run_id: 'no-such-run', waitMs: 5_000 },
+    });
+    expect(textOf(unknownWaited)).toBe('No run with id no-such-run.');
     const unknownApproval = await client.callTool({
       name: 'approve',
       arguments: { request_id: 'nope', decisions: {} },
