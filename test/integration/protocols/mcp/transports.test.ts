@@ -326,6 +326,25 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
     if (served.approvalActors) await expect.poll(() => served.approvalActors!(out.runId)).toEqual(['mcp-elicitation']);
   });
 
+  it('get_run with waitMs waits that long for a run that neither ends nor needs a human, then answers running', async () => {
+    const progress = progressLog();
+    const abort = new AbortController();
+    const asking = served.client.callTool(
+      { name: 'ask', arguments: { query: 'this never answers [[fault:hang]]' } },
+      { onprogress: progress.onprogress, signal: abort.signal },
+    );
+    const [, runId] = await progress.waitFor(/^run (\S+) started/);
+    const t0 = Date.now();
+    const waited = await served.client.callTool({ name: 'get_run', arguments: { run_id: runId, waitMs: 400 } });
+    const elapsedMs = Date.now() - t0;
+    expect(structured<{ id: string; status: string }>(waited)).toEqual({ id: runId, status: 'running' });
+    expect(elapsedMs).toBeGreaterThanOrEqual(400);
+    expect(elapsedMs).toBeLessThan(PROMPTLY_MS);
+    abort.abort();
+    await expect(asking).rejects.toThrow();
+    expect(await served.finalStatus(runId!)).toBe('cancelled');
+  });
+
   it('client cancellation cancels the run', async () => {
     const progress = progressLog();
     const abort = new AbortController();
