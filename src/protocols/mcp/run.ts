@@ -1,8 +1,12 @@
 /**
  * Follows one engine run for an MCP tool call: progress notifications per node/step (when the
- * client sent a progressToken), approvals asked through elicitation when the client supports it
- * (otherwise announced with the request id so /api/approve or the `approve` tool can answer), and
- * the client's cancellation cancels the run.
+ * client sent a progressToken), every pending approval announced with its tool call ids (progress
+ * message and a `warning` log notification), approvals asked through elicitation when the client
+ * supports it, and the client's cancellation cancels the run (while the call is open).
+ *
+ * With `returnOnApproval`, a run that needs a human the client cannot be asked (no elicitation, or
+ * its elicitation failed) ends the follow with `input_required` at once: the run goes on waiting
+ * for the approval, and the tool answers how to give it (pending.ts).
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { CouncilVerdict, GraphEvent, RunEngine, RunHandle, RunResult } from '../../graph/contract.ts';
@@ -17,9 +21,41 @@ export interface FollowDeps {
   canElicit: () => boolean;
 }
 
-export interface Followed {
-  result: RunResult;
-  verdict?: CouncilVerdict;
+export type Followed =
+  | { status: 'finished'; result: RunResult; verdict?: CouncilVerdict }
+  /** The run waits for a human; `elicitationError` says why asking the client failed, when it did. */
+  | { status: 'input_required'; elicitationError?: string };
+
+export interface FollowOptions {
+  /** Stop following (the run goes on) when an approval cannot be asked through elicitation. */
+  returnOnApproval: boolean;
+}
+
+/** The tool calls of a tool approval, with their ids, for an announcement. */
+function callsText(request: ApprovalRequest): string {
+  if (request.kind !== 'tool') return ` from ${request.source}`;
+  return ` for ${request.toolCalls.map((c) => `${c.tool} (call ${c.toolCallId})`).join(', ')}`;
+}
+
+/** The log notification that announces a pending approval: its id, its run, its tool calls, how to answer. */
+function announce(request: ApprovalRequest, ctx: ServerContext): Promise<void> {
+  return ctx.mcpReq
+    .log('warning', {
+      approvalNeeded: request.id,
+      runId: request.runId,
+      ...(request.kind === 'tool'
+        ? {
+            toolCalls: request.toolCalls.map((c) => ({
+              toolCallId: c.toolCallId,
+              tool: c.tool,
+              arguments: c.args,
+              reason: c.reason,
+            })),
+          }
+        : { source: request.source, message: request.message }),
+      how: 'answer through elicitation if asked, or call the approve tool, or POST /api/approve',
+    })
+    .catch(() => undefined);
 }
 
 /** A short human line for the events worth a progress notification; undefined for the rest. */
@@ -36,7 +72,7 @@ export function progressText(e: GraphEvent): string | undefined {
     case 'step.finished':
       return `step ${e.stepId} ${e.status}`;
     case 'approval.requested':
-      return `approval needed: request ${e.request.id} (answer with the approve tool or POST /api/approve)`;
+      return `approval needed: request ${e.request.id}${callsText(e.request)} (answer with the approve tool or POST /api/approve)`;
     case 'council.stage':
       return `council: ${e.stage}`;
     case 'verify.result':
@@ -84,23 +120,17 @@ function decisionFrom(
   };
 }
 
+/**
+ * Asks the client through elicitation and resolves the broker with its answer. Resolves with the
+ * failure's message when the client failed to answer (threw, errored, sent a malformed result), so
+ * the caller can tell the client instead of leaving the approval to its timeout; undefined otherwise.
+ */
 async function askHuman(
   request: ApprovalRequest,
   ctx: ServerContext,
   deps: FollowDeps,
   signal: AbortSignal,
-): Promise<void> {
-  if (!deps.canElicit()) {
-    // No elicitation: the request id travels as a progress message (above) and a log line; another channel decides.
-    await ctx.mcpReq
-      .log('warning', {
-        approvalNeeded: request.id,
-        runId: request.runId,
-        how: 'call the approve tool or POST /api/approve',
-      })
-      .catch(() => undefined);
-    return;
-  }
+): Promise<string | undefined> {
   const params =
     request.kind === 'tool'
       ? {
@@ -122,23 +152,49 @@ async function askHuman(
     );
     if (!resolved.ok)
       deps.logger.info('mcp: elicitation answer not applied', { requestId: request.id, reason: resolved.message });
+    return undefined;
   } catch (err) {
-    // Aborted (decided elsewhere, or the run ended) or the client failed: the request stays with the broker.
-    if (!signal.aborted)
-      deps.logger.warn('mcp: elicitation failed', { requestId: request.id, error: (err as Error).message });
+    // Aborted: decided elsewhere, or the run ended. Otherwise the client failed; the request stays with the broker.
+    if (signal.aborted) return undefined;
+    const message = (err as Error).message;
+    deps.logger.warn('mcp: elicitation failed', { requestId: request.id, error: message });
+    await ctx.mcpReq
+      .log('error', {
+        elicitationFailed: request.id,
+        runId: request.runId,
+        error: message,
+        how: 'call the approve tool or POST /api/approve',
+      })
+      .catch(() => undefined);
+    return message;
   }
 }
 
-export async function followRun(handle: RunHandle, ctx: ServerContext, deps: FollowDeps): Promise<Followed> {
+export async function followRun(
+  handle: RunHandle,
+  ctx: ServerContext,
+  deps: FollowDeps,
+  options: FollowOptions,
+): Promise<Followed> {
   const token = ctx.mcpReq._meta?.progressToken;
   const cancel = () => deps.engine.cancel(handle.id, 'cancelled by the MCP client');
   ctx.mcpReq.signal.addEventListener('abort', cancel, { once: true });
   if (ctx.mcpReq.signal.aborted) cancel();
   const asking = new Map<string, AbortController>();
+  // Settled by the first elicitation the client failed to answer (only read with returnOnApproval).
+  let failed: (message: string) => void = () => undefined;
+  const elicitationFailed = new Promise<{ failed: string }>((resolve) => {
+    failed = (message) => resolve({ failed: message });
+  });
+  const events = handle.events()[Symbol.asyncIterator]();
   let progress = 0;
   let verdict: CouncilVerdict | undefined;
   try {
-    for await (const event of handle.events()) {
+    for (;;) {
+      const next = await Promise.race([events.next(), elicitationFailed]);
+      if ('failed' in next) return { status: 'input_required', elicitationError: next.failed };
+      if (next.done) break;
+      const event = next.value;
       const text = progressText(event);
       if (text !== undefined && token !== undefined) {
         progress += 1;
@@ -148,9 +204,17 @@ export async function followRun(handle: RunHandle, ctx: ServerContext, deps: Fol
       }
       if (event.type === 'council.stage' && event.verdict) verdict = event.verdict;
       if (event.type === 'approval.requested') {
+        await announce(event.request, ctx);
+        if (!deps.canElicit()) {
+          // Still pending (not settled by a timeout in between): the client must answer it.
+          if (options.returnOnApproval && deps.approvals.get(event.request.id)) return { status: 'input_required' };
+          continue;
+        }
         const stop = new AbortController();
         asking.set(event.request.id, stop);
-        void askHuman(event.request, ctx, deps, stop.signal);
+        void askHuman(event.request, ctx, deps, stop.signal).then((error) => {
+          if (error !== undefined && options.returnOnApproval) failed(error);
+        });
       }
       if (event.type === 'approval.resolved') {
         asking.get(event.outcome.requestId)?.abort();
@@ -160,6 +224,7 @@ export async function followRun(handle: RunHandle, ctx: ServerContext, deps: Fol
   } finally {
     ctx.mcpReq.signal.removeEventListener('abort', cancel);
     for (const stop of asking.values()) stop.abort();
+    await events.return?.();
   }
-  return { result: await handle.result, verdict };
+  return { status: 'finished', result: await handle.result, verdict };
 }

@@ -27,6 +27,7 @@ import { z } from 'zod';
 import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { followRun, type FollowDeps } from './run.ts';
+import { inputRequired, inputRequiredFields, inputRequiredText, MAX_WAIT_MS, waitForTurn } from './pending.ts';
 
 export interface McpServerDeps {
   engine: RunEngine;
@@ -47,14 +48,30 @@ const usageShape = z.object({
   toolCalls: z.number(),
 });
 
+/** `usage` and `durationMs` come with a finished run; `pending` and `then` with `input_required`. */
 const askOutput = z.object({
   runId: z.string(),
   threadId: z.string(),
-  status: z.enum(['completed', 'failed', 'cancelled', 'blocked']),
+  status: z.enum(['completed', 'failed', 'cancelled', 'blocked', 'input_required']),
   answer: z.string().optional(),
   error: z.string().optional(),
-  usage: usageShape,
-  durationMs: z.number(),
+  usage: usageShape.optional(),
+  durationMs: z.number().optional(),
+  ...inputRequiredFields,
+});
+
+/** A recorded run (the whole transcript, other fields too), or a running one's status. */
+const runOutput = z.looseObject({
+  id: z.string(),
+  status: z.string().describe('running, input_required, or how the run ended (completed, failed, ...).'),
+  ...inputRequiredFields,
+});
+
+const approveOutput = z.object({
+  outcome: z.looseObject({ requestId: z.string(), resolvedBy: z.string(), actor: z.string() }),
+  then: z
+    .object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) })
+    .describe('The call that waits for the run to go on.'),
 });
 
 const verdictOutput = CouncilVerdictSchema.extend({ runId: z.string() });
@@ -73,7 +90,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       instructions:
         'Parley routes a question to specialist agents (planned, verified, synthesized). Use `ask` for questions and tasks, ' +
         '`council` for a decision that deserves several perspectives. Tool calls that change things need a human: ' +
-        'Parley asks through elicitation when your client supports it, otherwise answer with `approve`.',
+        'Parley asks through elicitation when your client supports it; otherwise `ask` returns status input_required with the ' +
+        'pending tool calls and the `approve` call that answers them, and `get_run` with waitMs returns the result.',
     },
   );
   const follow: FollowDeps = {
@@ -86,6 +104,15 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
   };
   const caller: Caller = deps.caller ?? LOCAL_CALLER;
+  // A run's transcript (parley://runs/{id}) appears once its result settles: the engine records it first.
+  const announceTranscript = (result: Promise<unknown>) =>
+    void result.then(() => {
+      try {
+        if (server.isConnected()) server.sendResourceListChanged();
+      } catch {
+        // The session closed in between: nobody to tell.
+      }
+    });
   const callerOf = () => caller;
   const ownerScope = () => {
     const callerId = ownerFilter(caller);
@@ -118,10 +145,18 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         models: RoleModelsSchema.optional().describe(
           `Model ids by role for this run, e.g. {"synthesizer": "gpt-4o"}; roles: ${MODEL_ROLES.join(', ')}.`,
         ),
+        onApproval: z
+          .enum(['return', 'wait'])
+          .optional()
+          .describe(
+            'When a tool call needs a human and Parley cannot ask you through elicitation: return at once with status ' +
+              'input_required, the pending tool calls and the approve call that answers them (return, the default), ' +
+              'or hold this call until the approval is answered elsewhere (wait).',
+          ),
       }),
       outputSchema: askOutput,
     },
-    async ({ query, mode, threadId, model, models }, ctx) => {
+    async ({ query, mode, threadId, model, models, onApproval }, ctx) => {
       const chosen = resolveModelChoice({ model, models });
       const handle = deps.engine.start({
         query,
@@ -131,7 +166,20 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         caller: callerOf(),
         protocol: 'mcp',
       });
-      const { result } = await followRun(handle, ctx, follow);
+      announceTranscript(handle.result);
+      const followed = await followRun(handle, ctx, follow, { returnOnApproval: onApproval !== 'wait' });
+      if (followed.status === 'input_required') {
+        const waiting = inputRequired(
+          handle.id,
+          deps.approvals.listPending(handle.id, caller),
+          followed.elicitationError,
+        );
+        return {
+          content: [{ type: 'text', text: inputRequiredText(handle.id, waiting.pending, waiting.elicitationError) }],
+          structuredContent: { runId: handle.id, threadId: handle.threadId, ...waiting },
+        };
+      }
+      const { result } = followed;
       const text =
         result.status === 'completed'
           ? (result.answer ?? '')
@@ -162,7 +210,11 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
     async ({ question }, ctx) => {
       const handle = deps.engine.start({ query: question, mode: 'council', caller: callerOf(), protocol: 'mcp' });
-      const { result, verdict } = await followRun(handle, ctx, follow);
+      announceTranscript(handle.result);
+      // The council's answer is its verdict, so it waits for approvals (its advisors call no tools).
+      const followed = await followRun(handle, ctx, follow, { returnOnApproval: false });
+      const { result, verdict } =
+        followed.status === 'finished' ? followed : { result: await handle.result, verdict: undefined };
       if (result.status !== 'completed' || !verdict)
         return toolError(`Council run ${result.runId} ${result.status}: ${result.error ?? 'no verdict was reached'}`);
       const structured = { runId: result.runId, ...verdict };
@@ -216,15 +268,35 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Get a run',
       description:
-        'A recorded run: query, status, answer, plan, steps with their results, tokens and cost. Also as resource parley://runs/{id}.',
-      inputSchema: z.object({ run_id: z.string().min(1).describe('The run id (returned by ask).') }),
+        'A recorded run: query, status, answer, plan, steps with their results, tokens and cost. Also as resource parley://runs/{id}. ' +
+        'A run still going is {id, status: "running"}, or status "input_required" with the pending approvals and the approve call ' +
+        `that answers each. With waitMs (at most ${MAX_WAIT_MS}), waits that long for the run to end or to need a human first.`,
+      inputSchema: z.object({
+        run_id: z.string().min(1).describe('The run id (returned by ask).'),
+        waitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_WAIT_MS)
+          .optional()
+          .describe('Wait up to this long for the run to end or to need an approval (default 0: answer at once).'),
+      }),
+      outputSchema: runOutput,
       annotations: { readOnlyHint: true },
     },
-    async ({ run_id }) => {
+    async ({ run_id, waitMs }) => {
+      const handle = deps.engine.get(run_id, caller);
+      if (handle && waitMs) await waitForTurn(handle, deps.approvals, caller, waitMs);
       const run = await deps.store.getRun(run_id);
       if (run && canSee(caller, run.callerId)) return json(run);
-      if (!run && deps.engine.get(run_id, caller)) return json({ id: run_id, status: 'running' });
-      return toolError(`No run with id ${run_id}.`);
+      if (run || !handle) return toolError(`No run with id ${run_id}.`);
+      const pending = deps.approvals.listPending(run_id, caller);
+      if (pending.length === 0) return json({ id: run_id, status: 'running' });
+      const waiting = inputRequired(run_id, pending);
+      return {
+        content: [{ type: 'text', text: inputRequiredText(run_id, waiting.pending) }],
+        structuredContent: { id: run_id, ...waiting },
+      };
     },
   );
 
@@ -262,6 +334,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
           .describe('For an elicitation request instead of decisions.'),
         content: z.record(z.string(), z.unknown()).optional(),
       }),
+      outputSchema: approveOutput,
     },
     async ({ request_id, decisions, feedback, action, content }) => {
       if ((decisions === undefined) === (action === undefined))
@@ -276,8 +349,13 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
               ),
               ...(feedback ? { feedback } : {}),
             };
+      const runId = deps.approvals.get(request_id, caller)?.runId;
       const answer = deps.approvals.resolve(request_id, decision, `mcp:${caller.id}`, caller);
-      return answer.ok ? json({ outcome: answer.outcome }) : toolError(`${answer.code}: ${answer.message}`);
+      if (!answer.ok) return toolError(`${answer.code}: ${answer.message}`);
+      return json({
+        outcome: answer.outcome,
+        then: { tool: 'get_run', arguments: { run_id: runId, waitMs: MAX_WAIT_MS } },
+      });
     },
   );
 

@@ -68,6 +68,39 @@ export type Elicit = (params: { message: string; requestedSchema: unknown }) => 
   content?: Record<string, string>;
 };
 
+/** An elicitation handler that fails (a client whose UI cannot show the form): the client answers with an error. */
+export const failingElicitation: Elicit = () => {
+  throw new Error('this client cannot show forms');
+};
+
+/** The `input_required` answer of ask and get_run. */
+export interface InputRequiredResult {
+  runId?: string;
+  id?: string;
+  status: string;
+  pending: {
+    requestId: string;
+    kind: string;
+    toolCalls: { toolCallId: string; tool: string; arguments: unknown; reason: string }[];
+    answerWith: { tool: string; arguments: Record<string, unknown> };
+  }[];
+  then: { tool: string; arguments: Record<string, unknown> };
+  elicitationError?: string;
+}
+
+/** The log notifications and resource list changes a client was sent. */
+export function notificationsOf(client: Client) {
+  const logs: { level: string; data: unknown }[] = [];
+  let listChanged = 0;
+  client.setNotificationHandler('notifications/message', (n) => {
+    logs.push({ level: n.params.level, data: n.params.data });
+  });
+  client.setNotificationHandler('notifications/resources/list_changed', () => {
+    listChanged += 1;
+  });
+  return { logs, listChanged: () => listChanged };
+}
+
 /** A client of `name` that answers elicitation/create with `elicit` (and advertises elicitation) when given. */
 export function mcpClient(name: string, elicit?: Elicit): Client {
   const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });

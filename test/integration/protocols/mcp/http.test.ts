@@ -45,8 +45,9 @@ describe('MCP server over Streamable HTTP', () => {
     const client = await connect();
     const progress = progressLog();
     const before = writesTo('a2a.txt');
+    // onApproval "wait" holds the call until the approval is answered (the default returns input_required).
     const asking = client.callTool(
-      { name: 'ask', arguments: { query: NOTE_QUERY } },
+      { name: 'ask', arguments: { query: NOTE_QUERY, onApproval: 'wait' } },
       { onprogress: progress.onprogress },
     );
     const [, requestId] = await progress.waitFor(/approval needed: request (\S+)/);
