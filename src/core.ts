@@ -150,6 +150,7 @@ export async function createCore(
     engine,
     async reingest() {
       const report = await ingestion.ingest();
+      logger.info(await rosterLine(store));
       // Connections follow the config now in force; the old host closes after the swap.
       const previous = tools;
       tools = await connectTools();

@@ -64,7 +64,8 @@ async function run(parley: Parley, question: string): Promise<number> {
 async function ingest(parley: Parley): Promise<number> {
   const report = await parley.reingest();
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  return report.unavailable.length > 0 || report.skippedFiles.length > 0 ? 1 : 0;
+  const problems = report.unavailable.length + report.skippedFiles.length + report.unknownServers.length;
+  return problems > 0 ? 1 : 0;
 }
 
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
