@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { NO_HOME } from './test/support/home.ts';
 
 /**
  * One run, four projects (docs/testing.md): `npm test` runs them all; `npm run test:unit` (the fast loop)
@@ -7,6 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     environment: 'node',
+    // Never the developer's own Parley home (test/support/home.ts).
+    env: { PARLEY_HOME: NO_HOME },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores on CI: keep file parallelism modest so timing-based assertions stay honest.

@@ -17,6 +17,7 @@ import { PRESET_IDS } from './llm/presets.ts';
 import { SCRIPTED_BASE_URL } from './llm/scripted-url.ts';
 import type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
 import { ConfigError } from './config-error.ts';
+import { resolveParleyPaths, type ParleyPaths } from './home/paths.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
@@ -82,6 +83,13 @@ interface Setting {
 
 /** The table of every setting. Order is the order of docs/configuration.md. */
 export const SETTINGS = [
+  // Home
+  {
+    env: 'PARLEY_HOME',
+    schema: z.string().min(1),
+    description:
+      'The Parley home: holds mcp_config.json, specialists/, prices.json (each used when present, else the shipped one) and data/. Unset: %APPDATA%\\Parley on Windows, ~/Library/Application Support/Parley on macOS, $XDG_CONFIG_HOME/parley or ~/.config/parley elsewhere. `parley init` writes editable copies into it; `--home <dir>` sets it for one command.',
+  },
   // Server
   {
     env: 'PARLEY_HOST',
@@ -224,9 +232,8 @@ export const SETTINGS = [
   {
     env: 'PARLEY_PRICES_FILE',
     schema: z.string().min(1),
-    default: 'prices.json',
     description:
-      'Price catalog (USD per million tokens, per model). Every model a role uses needs a price here (0 is a price) or in PARLEY_FREE_MODELS, or Parley refuses to start: cost budgets cannot be enforced on an unknown cost.',
+      'Unset: <home>/prices.json when present, else the shipped one. Price catalog (USD per million tokens, per model). Every model a role uses needs a price here (0 is a price) or in PARLEY_FREE_MODELS, or Parley refuses to start: cost budgets cannot be enforced on an unknown cost.',
   },
   {
     env: 'PARLEY_SCRIPTED_PROFILE',
@@ -254,9 +261,8 @@ export const SETTINGS = [
   {
     env: 'PARLEY_DATA_DIR',
     schema: z.string().min(1),
-    default: './data',
     description:
-      'Where the embedded Kuzu database and the filesystem workspace live. ":memory:" keeps the graph in memory.',
+      'Unset: <home>/data. Where the embedded Kuzu database, the run store and the filesystem workspace live. ":memory:" keeps the graph in memory.',
   },
   {
     env: 'PARLEY_KUZU_BUFFER_POOL_MB',
@@ -283,14 +289,14 @@ export const SETTINGS = [
   {
     env: 'PARLEY_MCP_CONFIG',
     schema: z.string().min(1),
-    default: 'mcp_config.json',
-    description: 'Path of the mcpServers config to ingest and connect.',
+    description:
+      'Path of the mcpServers config to ingest and connect. Unset: <home>/mcp_config.json when present, else the shipped one.',
   },
   {
     env: 'PARLEY_SKILLS_DIRS',
     schema: list,
-    default: 'specialists',
-    description: 'Comma-separated folders of SKILL.md-style specialist files.',
+    description:
+      'Comma-separated folders of SKILL.md-style specialist files. Unset: <home>/specialists when present, else the shipped folder.',
   },
   {
     env: 'PARLEY_A2A_PEERS',
@@ -546,6 +552,8 @@ export const SETTINGS = [
 type SettingEnv = (typeof SETTINGS)[number]['env'];
 
 export interface Config {
+  /** The home and where each source came from (env, home or shipped): the start line and `parley init` show it. */
+  paths: ParleyPaths;
   server: {
     host: string;
     port: number;
@@ -698,7 +706,11 @@ export function loadConfig(env: Env = process.env): Config {
   ) as Record<ModelRole, RoleModelConfig>;
 
   const neo4jUri = get<string | undefined>('NEO4J_URI');
+  // A variable's own value is kept as given (a relative path reads from the folder Parley starts in,
+  // and errors quote it as the user wrote it); otherwise the home's copy or the shipped default.
+  const paths = resolveParleyPaths(env);
   return {
+    paths,
     server: {
       host: get('PARLEY_HOST'),
       port: get('PARLEY_PORT'),
@@ -717,13 +729,13 @@ export function loadConfig(env: Env = process.env): Config {
       scriptedProfile: get('PARLEY_SCRIPTED_PROFILE'),
       maxRetries: get('PARLEY_MODEL_MAX_RETRIES'),
       retryBaseMs: get('PARLEY_MODEL_RETRY_BASE_MS'),
-      pricesFile: get('PARLEY_PRICES_FILE'),
+      pricesFile: get<string | undefined>('PARLEY_PRICES_FILE') ?? paths.prices.path,
       freeModels: get('PARLEY_FREE_MODELS'),
       embeddingsModel: get('PARLEY_EMBEDDINGS_MODEL'),
       roles,
     },
     knowledge: {
-      dataDir: get('PARLEY_DATA_DIR'),
+      dataDir: get<string | undefined>('PARLEY_DATA_DIR') ?? paths.dataDir,
       bufferPoolBytes: get<number>('PARLEY_KUZU_BUFFER_POOL_MB') * 1024 * 1024,
       neo4j: neo4jUri
         ? {
@@ -734,8 +746,9 @@ export function loadConfig(env: Env = process.env): Config {
             viewRefreshMs: get('PARLEY_NEO4J_VIEW_REFRESH_MS'),
           }
         : undefined,
-      mcpConfigPath: get('PARLEY_MCP_CONFIG'),
-      skillsDirs: get('PARLEY_SKILLS_DIRS'),
+      mcpConfigPath: get<string | undefined>('PARLEY_MCP_CONFIG') ?? paths.mcpConfig.path,
+      skillsDirs:
+        paths.skillsDirs[0]?.from === 'env' ? get<string[]>('PARLEY_SKILLS_DIRS') : paths.skillsDirs.map((d) => d.path),
       a2aPeers: get('PARLEY_A2A_PEERS'),
       topK: get('PARLEY_TOP_K'),
       teamReuse: get('PARLEY_TEAM_REUSE'),

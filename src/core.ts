@@ -19,6 +19,7 @@ import type { IngestReport } from './knowledge/ingest/ingest.ts';
 import { McpToolHost } from './tools/mcp-host.ts';
 import { A2aPeerHost } from './tools/a2a-peer.ts';
 import type { ToolHost } from './tools/types.ts';
+import { describePaths, pathWarnings } from './home/report.ts';
 
 export interface Core {
   store: KnowledgeStore;
@@ -64,6 +65,18 @@ function dataFolder(config: Config, closers: Closer[]): string {
   return dir;
 }
 
+/** "12 specialists available (10 from specialist files, 2 MCP servers)": the count a client should see. */
+async function rosterLine(store: KnowledgeStore): Promise<string> {
+  const available = (await store.listSpecialists()).filter((s) => s.available);
+  const count = (kind: string) => available.filter((s) => s.kind === kind).length;
+  const parts = [
+    `${count('prompt')} from specialist files`,
+    `${count('mcp')} MCP servers`,
+    ...(count('a2a') > 0 ? [`${count('a2a')} A2A peers`] : []),
+  ];
+  return `${available.length} specialists available (${parts.join(', ')})`;
+}
+
 export async function createCore(
   config: Config,
   model: ModelClient,
@@ -71,6 +84,9 @@ export async function createCore(
   closers: Closer[],
   options: CoreOptions = {},
 ): Promise<Core> {
+  // Where the configuration comes from, first: a client that started Parley in some folder sees which files it uses.
+  logger.info(describePaths(config.paths));
+  for (const warning of pathWarnings(config.paths)) logger.warn(warning);
   const opened = await openKnowledgeStore(config.knowledge);
   closers.push({ name: 'knowledge-store', close: () => opened.close(), ready: () => true });
   // With PARLEY_EMBEDDINGS_MODEL, retrieval adds vector similarity (docs/knowledge.md, "Vector retrieval").
@@ -103,7 +119,10 @@ export async function createCore(
   const peers = new A2aPeerHost({ approvals, logger });
 
   // ingestAll logs the summary, unavailable servers and skipped files itself.
-  if (options.ingestAtStart !== false) await ingestion.ingest();
+  if (options.ingestAtStart !== false) {
+    await ingestion.ingest();
+    logger.info(await rosterLine(store));
+  }
 
   // The engine reaches tools through this indirection so POST /mcp/reload can swap the host under it.
   const currentTools: ToolHost = {
@@ -131,6 +150,7 @@ export async function createCore(
     engine,
     async reingest() {
       const report = await ingestion.ingest();
+      logger.info(await rosterLine(store));
       // Connections follow the config now in force; the old host closes after the swap.
       const previous = tools;
       tools = await connectTools();

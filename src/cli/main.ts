@@ -6,6 +6,8 @@
  *   parley mcp                serve MCP on stdio for IDEs and assistants
  *   parley ingest             ingest every source into the knowledge graph and print the report
  *   parley doctor             probe the configured model endpoint(s) and say what works
+ *   parley init [--force]     write editable copies of the shipped configuration into the Parley home
+ *   --home <dir>              (any command) the Parley home for this command, as PARLEY_HOME
  * Logs and progress go to stderr; stdout carries only the answer (run) or the protocol (acp, mcp).
  * Each command imports what it needs when it runs, so `--version`, `help` and a configuration error
  * answer without loading the server, every protocol SDK and Kuzu (docs/performance.md, Startup).
@@ -23,13 +25,18 @@ Usage:
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
   parley ingest               Ingest specialists, MCP servers and A2A peers into the knowledge graph
   parley doctor               Probe the model endpoint(s): what works, the structured strategy per role, prices, what to change
+  parley init [--force]       Write editable copies of mcp_config.json, specialists/ and prices.json into the Parley home
   parley help | --help        Show this help
   parley --version            Print the version
 
-Configuration is by environment variables; see docs/configuration.md.
+Options:
+  --home <dir>                The Parley home for this command (as PARLEY_HOME)
+
+Configuration comes from the Parley home (PARLEY_HOME) and environment variables; see docs/configuration.md.
+Editor and IDE setups (Zed, JetBrains, VS Code, Claude Desktop, Cursor): docs/editors.md.
 With no model endpoint configured, answers come from the built-in scripted model.`;
 
-const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest', 'doctor'] as const;
+const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest', 'doctor', 'init'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
@@ -57,7 +64,8 @@ async function run(parley: Parley, question: string): Promise<number> {
 async function ingest(parley: Parley): Promise<number> {
   const report = await parley.reingest();
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  return report.unavailable.length > 0 || report.skippedFiles.length > 0 ? 1 : 0;
+  const problems = report.unavailable.length + report.skippedFiles.length + report.unknownServers.length;
+  return problems > 0 ? 1 : 0;
 }
 
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
@@ -99,7 +107,11 @@ async function doctor(config: Config): Promise<number> {
   }
 }
 
-async function once(config: Config, command: Exclude<Command, 'serve' | 'doctor'>, question: string): Promise<number> {
+async function once(
+  config: Config,
+  command: Exclude<Command, 'serve' | 'doctor' | 'init'>,
+  question: string,
+): Promise<number> {
   const { createParley } = await import('../server.ts');
   const parley = await createParley(config, { ingestAtStart: command !== 'ingest' });
   try {
@@ -111,7 +123,22 @@ async function once(config: Config, command: Exclude<Command, 'serve' | 'doctor'
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Takes `--home <dir>` (or `--home=<dir>`) out of argv into PARLEY_HOME: a flag wins over the environment. */
+function takeHomeFlag(argv: string[]): string[] | undefined {
+  const at = argv.findIndex((a) => a === '--home' || a.startsWith('--home='));
+  if (at < 0) return argv;
+  const value = argv[at]!.startsWith('--home=') ? argv[at]!.slice('--home='.length) : argv[at + 1];
+  if (!value || value.startsWith('--')) return undefined;
+  process.env.PARLEY_HOME = value;
+  return [...argv.slice(0, at), ...argv.slice(at + (argv[at]!.includes('=') ? 1 : 2))];
+}
+
+async function main(args: string[]): Promise<number> {
+  const argv = takeHomeFlag(args);
+  if (!argv) {
+    process.stderr.write('parley: --home needs a folder, e.g. parley --home ~/parley-work acp\n');
+    return 2;
+  }
   const [command = 'serve', ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE + '\n');
@@ -125,6 +152,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`parley: unknown command "${command}"\n\n${USAGE}\n`);
     return 2;
   }
+  if (command === 'init') return (await import('./init.ts')).runInit(rest);
   if (command === 'run' && rest.join(' ').trim() === '') {
     process.stderr.write(`parley run: give the question as an argument, e.g. parley run "What is Parley?"\n`);
     return 2;
@@ -142,7 +170,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (command === 'doctor') return doctor(config);
-  if (command !== 'serve') return once(config, command as Exclude<Command, 'serve' | 'doctor'>, rest.join(' ').trim());
+  if (command !== 'serve')
+    return once(config, command as Exclude<Command, 'serve' | 'doctor' | 'init'>, rest.join(' ').trim());
   const { serveParley } = await import('../server.ts');
   await serveParley(config);
   return -1; // keep running until a signal

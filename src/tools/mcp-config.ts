@@ -12,12 +12,15 @@
  *
  * `${VAR}` (and `${VAR:-default}`) in any string is replaced from the environment when the file
  * is loaded; a variable that is not set is an error naming it. Disabled servers are not expanded.
- * `${PARLEY_CONFIG_DIR}` is the folder of the config file (for absolute paths servers need).
+ * `${PARLEY_CONFIG_DIR}` is the folder of the config file (for absolute paths servers need);
+ * `${PARLEY_PACKAGE_DIR}` is Parley's own folder (its node_modules hold the servers it ships with),
+ * so a copy of the shipped config in the Parley home (`parley init`) still finds them.
  */
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
 export class McpConfigError extends Error {
   override name = 'McpConfigError';
@@ -120,7 +123,9 @@ export function loadMcpConfig(path: string, env: Env = process.env): McpConfig {
     text = readFileSync(abs, 'utf8');
   } catch (err) {
     throw new McpConfigError(
-      `Cannot read the MCP config ${abs}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (set PARLEY_MCP_CONFIG)`,
+      `Cannot read the MCP config ${abs}: ${(err as NodeJS.ErrnoException).code ?? String(err)}. ` +
+        'Point PARLEY_MCP_CONFIG at an existing file (a relative path is read from the folder Parley starts in), ' +
+        "or unset it to use the Parley home's mcp_config.json or the shipped one (docs/configuration.md, The Parley home).",
     );
   }
   return parseMcpConfig(text, env, abs);
@@ -134,7 +139,7 @@ export function parseMcpConfig(text: string, env: Env = process.env, path = '<in
     throw new McpConfigError(`${path} is not valid JSON: ${(err as Error).message}`);
   }
   const baseDir = path === '<inline>' ? process.cwd() : dirname(path);
-  const vars: Env = { PARLEY_CONFIG_DIR: baseDir, ...env };
+  const vars: Env = { PARLEY_CONFIG_DIR: baseDir, PARLEY_PACKAGE_DIR: PACKAGE_ROOT, ...env };
   // Expand first (enabled servers only), then validate what the servers will actually get.
   const root = json as { mcpServers?: unknown };
   if (root && typeof root === 'object' && root.mcpServers && typeof root.mcpServers === 'object') {

@@ -22,6 +22,7 @@ import type { PeerAgentHost, ToolHost } from '../../src/tools/types.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
 import { ingestAll } from '../../src/knowledge/ingest/ingest.ts';
 import { fileURLToPath } from 'node:url';
+import { NO_HOME } from './home.ts';
 
 type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
 export type TestConfigOverrides = {
@@ -120,6 +121,7 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
   const cleanups: (() => Promise<void>)[] = [() => scripted.close()];
   try {
     const base = loadConfig({
+      PARLEY_HOME: NO_HOME,
       PARLEY_DATA_DIR: ':memory:',
       PARLEY_LOG_LEVEL: 'silent',
       PARLEY_MODEL_RETRY_BASE_MS: '20',

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createParley, type Parley } from '../../src/server.ts';
+import { NO_HOME } from './home.ts';
 
 /** An mcp_config.json with no servers: for servers whose tests are not about tools (PARLEY_MCP_CONFIG). */
 export const EMPTY_MCP_CONFIG = fileURLToPath(new URL('../fixtures/mcp-empty.json', import.meta.url));
@@ -24,7 +25,14 @@ export interface ShippedParley {
 /** Starts it with `env` on top of a free port, the temporary data dir and a silent log. */
 export async function startShippedParley(env: Record<string, string> = {}): Promise<ShippedParley> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
-  const config = loadConfig({ PARLEY_PORT: '0', PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'silent', ...env });
+  // NO_HOME: the shipped mcp_config.json, specialists and prices, whatever the developer's own home holds.
+  const config = loadConfig({
+    PARLEY_HOME: NO_HOME,
+    PARLEY_PORT: '0',
+    PARLEY_DATA_DIR: dataDir,
+    PARLEY_LOG_LEVEL: 'silent',
+    ...env,
+  });
   const parley = await createParley(config, { logger: silentLogger, telemetry: false });
   const { url } = await parley.listen();
   return {

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, ROLE_SETTING_SUFFIXES, SCRIPTED_BASE_URL, SETTINGS } from '../../src/config.ts';
 import { MODEL_ROLES } from '../../src/llm/types.ts';
+import { PACKAGE_ROOT } from '../../src/package-root.ts';
+import { NO_HOME } from '../support/home.ts';
 
 describe('config defaults', () => {
   it('with an empty environment: loopback server, no auth, scripted model for every role', () => {
-    const config = loadConfig({});
+    const config = loadConfig({ PARLEY_HOME: NO_HOME });
     expect(config.server).toEqual({
       host: '127.0.0.1',
       port: 8787,
@@ -28,7 +31,11 @@ describe('config defaults', () => {
         baseUrl: SCRIPTED_BASE_URL,
         timeoutMs: 60000,
       });
-    expect(config.model).toMatchObject({ maxRetries: 3, retryBaseMs: 500, pricesFile: 'prices.json' });
+    expect(config.model).toMatchObject({
+      maxRetries: 3,
+      retryBaseMs: 500,
+      pricesFile: join(PACKAGE_ROOT, 'prices.json'),
+    });
     expect(config.knowledge.neo4j).toBeUndefined();
     expect(config.engine.maxTransitions).toBe(50);
     expect(config.approvals.defaultDecision).toBe('deny');
@@ -85,6 +92,7 @@ describe('invalid values', () => {
     'PARLEY_MODEL_API_KEY',
     'PARLEY_MODEL',
     'PARLEY_PRICES_FILE',
+    'PARLEY_HOME',
     'PARLEY_DATA_DIR',
     'NEO4J_USER',
     'NEO4J_PASSWORD',

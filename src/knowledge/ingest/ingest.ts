@@ -11,7 +11,7 @@ import type { Logger } from '../../log.ts';
 import type { KnowledgeStore, SourceRecord, SpecialistRecord, ToolRecord } from '../store.ts';
 import { isToolEnabled, loadMcpConfig, type McpConfig, type McpServerConfig } from '../../tools/mcp-config.ts';
 import { discoverServer, type DiscoveredServer } from './mcp-discovery.ts';
-import { readSkillsFolder, skillToSpecialist, type SkippedFile } from './skills.ts';
+import { readSkillsFolder, skillToSpecialist, type SkillFile, type SkippedFile } from './skills.ts';
 import { cardToSpecialist, fetchAgentCard } from './a2a-cards.ts';
 
 export interface IngestDeps {
@@ -36,6 +36,8 @@ export interface IngestReport {
   tools: number;
   skippedFiles: SkippedFile[];
   unavailable: { source: string; error: string }[];
+  /** Specialists naming tools of an MCP server the config does not define: those tools never reach them. */
+  unknownServers: { specialist: string; path: string; server: string }[];
   durationMs: number;
 }
 
@@ -47,6 +49,7 @@ export async function ingestAll(deps: IngestDeps): Promise<IngestReport> {
     tools: 0,
     skippedFiles: [],
     unavailable: [],
+    unknownServers: [],
     durationMs: 0,
   };
   const config = deps.mcpConfig ?? (deps.mcpConfigPath ? loadMcpConfig(deps.mcpConfigPath, deps.env) : undefined);
@@ -55,6 +58,9 @@ export async function ingestAll(deps: IngestDeps): Promise<IngestReport> {
     report,
     now: () => (deps.now?.() ?? new Date()).toISOString(),
     timeoutMs: deps.discoveryTimeoutMs ?? 15_000,
+    configured: config
+      ? { path: config.path, servers: new Set(config.servers.filter((s) => !s.disabled).map((s) => s.name)) }
+      : undefined,
   };
   const current = new Set<string>();
 
@@ -106,6 +112,8 @@ interface Ctx {
   report: IngestReport;
   now: () => string;
   timeoutMs: number;
+  /** The MCP config's enabled servers, to check the servers specialist files name. */
+  configured?: { path: string; servers: Set<string> };
 }
 
 export const mcpSourceId = (server: string) => `mcp:${server}`;
@@ -244,6 +252,7 @@ async function ingestSkills(ctx: Ctx, dir: string, knownTools: string[]): Promis
   ctx.report.skippedFiles.push(...folder.skipped);
   for (const s of folder.skipped)
     ctx.deps.logger?.warn('skipped a bad specialist file', { path: s.path, reason: s.reason });
+  reportUnknownServers(ctx, folder.skills);
   // `server/*` expands against the known tools, so they are part of what the folder means.
   const contentHash = createHash('sha256').update(folder.contentHash).update(knownTools.sort().join(',')).digest('hex');
   const previous = await store.getSource(sourceId);
@@ -268,6 +277,23 @@ async function ingestSkills(ctx: Ctx, dir: string, knownTools: string[]): Promis
   );
   ctx.report.sources.push({ id: sourceId, kind: 'skills', outcome: 'ingested' });
   ctx.report.specialists += specialists.length;
+}
+
+/** Checked on every ingestion (an unchanged folder too): the config may have changed under it. */
+function reportUnknownServers(ctx: Ctx, skills: SkillFile[]): void {
+  const configured = ctx.configured;
+  if (!configured) return;
+  for (const skill of skills) {
+    const servers = new Set(skill.frontMatter.tools.map((t) => t.slice(0, t.indexOf('/'))));
+    for (const server of [...servers].filter((name) => !configured.servers.has(name)).sort()) {
+      ctx.report.unknownServers.push({ specialist: skill.frontMatter.name, path: skill.path, server });
+      ctx.deps.logger?.warn(
+        `The specialist ${skill.frontMatter.name} (${skill.path}) uses tools of the MCP server '${server}', which ` +
+          `${configured.path} does not define (or disables): it runs without them. Add '${server}' to that file, ` +
+          "or drop those tools from the specialist's front matter.",
+      );
+    }
+  }
 }
 
 async function ingestPeer(ctx: Ctx, url: string): Promise<void> {

@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
+import { NO_HOME } from '../../support/home.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -22,7 +23,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
       ([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_'),
     ),
   );
-  return { ...env, ...extra };
+  return { ...env, PARLEY_HOME: NO_HOME, ...extra };
 }
 
 const children: ReturnType<typeof spawn>[] = [];

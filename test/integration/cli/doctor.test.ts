@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
+import { NO_HOME } from '../../support/home.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -17,7 +18,7 @@ function doctor(env: Record<string, string>): Promise<{ code: number | null; std
     ),
   );
   const child = spawn(process.execPath, [BIN, 'doctor'], {
-    env: { ...clean, PARLEY_LOG_LEVEL: 'silent', ...env },
+    env: { ...clean, PARLEY_HOME: NO_HOME, PARLEY_LOG_LEVEL: 'silent', ...env },
     cwd: ROOT,
   });
   let stdout = '';

@@ -181,6 +181,25 @@ describe('ingestion', () => {
     expect(report.tools).toBe(3);
   });
 
+  it('a specialist naming tools of a server the config does not define (or disables) is reported, on every ingestion', async () => {
+    const path = join(deps.skillsDirs[0]!, 'ghost-hunter.md');
+    writeFileSync(
+      path,
+      '---\nname: ghost-hunter\ndescription: Uses servers that are not there.\ntools: [ghost/*, off/read, invoices/greet]\n---\nYou hunt.\n',
+    );
+    const expected = [
+      { specialist: 'ghost-hunter', path, server: 'ghost' },
+      { specialist: 'ghost-hunter', path, server: 'off' },
+    ];
+    expect((await ingestAll(deps)).unknownServers).toEqual(expected);
+    // The folder is unchanged the second time (skipped), and the gap is still said.
+    const again = await ingestAll(deps);
+    expect(again.sources.find((s) => s.id === `skills:${deps.skillsDirs[0]}`)?.outcome).toBe('unchanged');
+    expect(again.unknownServers).toEqual(expected);
+    // Still a specialist: it runs without those tools.
+    expect((await store.getSpecialist('ghost-hunter'))?.available).toBe(true);
+  });
+
   it('re-ingesting unchanged sources changes nothing', async () => {
     await ingestAll(deps);
     const before = {

@@ -11,8 +11,13 @@ import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { createParley, type Parley } from '../../../src/server.ts';
 import { REPO_SPECIALISTS_DIR } from '../../support/engine.ts';
 import { EMPTY_MCP_CONFIG } from '../../support/server.ts';
+import { NO_HOME } from '../../support/home.ts';
+import { PACKAGE_ROOT } from '../../../src/package-root.ts';
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const baseEnv = (dataDir = ':memory:') => ({
+  PARLEY_HOME: NO_HOME,
   PARLEY_PORT: '0',
   PARLEY_DATA_DIR: dataDir,
   PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG,
@@ -37,7 +42,10 @@ describe('prices at start', () => {
     const started = createParley(config, { telemetry: false });
     await expect(started).rejects.toBeInstanceOf(ConfigError);
     await expect(started).rejects.toThrow(
-      /no price for model "llama3\.2" \(roles default, router, .*\) in the price catalog "prices\.json"/,
+      // The default catalog is the shipped one, named by its absolute path (docs/configuration.md, The Parley home).
+      new RegExp(
+        `no price for model "llama3\\.2" \\(roles default, router, .*\\) in the price catalog ${escape(JSON.stringify(join(PACKAGE_ROOT, 'prices.json')))}`,
+      ),
     );
     await expect(started).rejects.toThrow(/PARLEY_PRICES_FILE.*PARLEY_FREE_MODELS/);
     await expect(started).rejects.not.toThrow(/gpt-4o-mini/);
