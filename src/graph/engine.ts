@@ -29,6 +29,7 @@ import { verifier } from './nodes/verifier.ts';
 import { planner } from './nodes/planner.ts';
 import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
+import { loadHistory, saveTurn, type PendingTurns } from './thread-turns.ts';
 import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
 
@@ -95,6 +96,8 @@ export class Engine implements RunEngine {
   readonly #runs = new Map<string, Entry>();
   /** The finished runs still retained, in the order they finished (so oldest first). */
   readonly #finished = new Map<string, Entry>();
+  /** Thread turns being written, so a thread's next run reads the one before it. */
+  readonly #pendingTurns: PendingTurns = new Map();
   #sweep?: ReturnType<typeof setInterval>;
 
   constructor(deps: EngineDeps) {
@@ -205,7 +208,10 @@ export class Engine implements RunEngine {
         await ctx.span(
           'run',
           { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode },
-          () => this.#loop(run),
+          async () => {
+            run.history = await loadHistory(run, ctx, this.#pendingTurns);
+            await this.#loop(run);
+          },
         );
     } catch (err) {
       run.outcome = outcomeOf(run, err);
@@ -240,7 +246,9 @@ export class Engine implements RunEngine {
     // The answer goes out first; execution memory is written after it (off the critical path),
     // and `result` settles only once the record is written (so awaiting it sees the store updated).
     emit(run, { type: 'run.finished', ...ending });
+    const turnSaved = invalidRequest(run.request) ? undefined : saveTurn(run, ctx, ending, this.#pendingTurns);
     await this.#record(run, outcome, durationMs);
+    await turnSaved;
     return { runId: run.id, threadId: run.threadId, ...ending };
   }
 
@@ -359,9 +367,17 @@ export class Engine implements RunEngine {
   }
 }
 
+/** Thread ids are part of a stored key; anything a protocol names a conversation with fits. */
+const MAX_THREAD_ID = 512;
+
 function invalidRequest(request: RunRequest): string | undefined {
   if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))
     return 'the query is empty';
+  if (
+    request.threadId !== undefined &&
+    (typeof request.threadId !== 'string' || request.threadId.length > MAX_THREAD_ID)
+  )
+    return `the thread id must be a string of at most ${MAX_THREAD_ID} characters`;
   if (request.mode !== undefined && !RUN_MODES.includes(request.mode)) {
     return `unknown mode "${String(request.mode)}" (expected ${RUN_MODES.join(', ')})`;
   }
