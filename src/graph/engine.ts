@@ -29,7 +29,7 @@ import { verifier } from './nodes/verifier.ts';
 import { planner } from './nodes/planner.ts';
 import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
-import { loadHistory, saveTurn, type PendingTurns } from './thread-turns.ts';
+import { loadHistory, saveTurn } from './thread-turns.ts';
 import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
 
@@ -96,8 +96,6 @@ export class Engine implements RunEngine {
   readonly #runs = new Map<string, Entry>();
   /** The finished runs still retained, in the order they finished (so oldest first). */
   readonly #finished = new Map<string, Entry>();
-  /** Thread turns being written, so a thread's next run reads the one before it. */
-  readonly #pendingTurns: PendingTurns = new Map();
   #sweep?: ReturnType<typeof setInterval>;
 
   constructor(deps: EngineDeps) {
@@ -209,7 +207,7 @@ export class Engine implements RunEngine {
           'run',
           { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode },
           async () => {
-            run.history = await loadHistory(run, ctx, this.#pendingTurns);
+            run.history = await loadHistory(run, ctx);
             await this.#loop(run);
           },
         );
@@ -245,10 +243,10 @@ export class Engine implements RunEngine {
     };
     // The answer goes out first; execution memory is written after it (off the critical path),
     // and `result` settles only once the record is written (so awaiting it sees the store updated).
+    // The turn is in its thread before run.finished goes out: a client that saw the end can ask again at once.
+    if (!invalidRequest(run.request)) await saveTurn(run, ctx, ending);
     emit(run, { type: 'run.finished', ...ending });
-    const turnSaved = invalidRequest(run.request) ? undefined : saveTurn(run, ctx, ending, this.#pendingTurns);
     await this.#record(run, outcome, durationMs);
-    await turnSaved;
     return { runId: run.id, threadId: run.threadId, ...ending };
   }
 

@@ -13,21 +13,11 @@ import type { ThreadTurn, TurnStep } from '../store/threads/types.ts';
 const FINDING_CHARS = 500;
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** Writes still in flight, per caller and thread: the next run of the thread waits for them. */
-export type PendingTurns = Map<string, Promise<void>>;
-
-const keyOf = (run: RunState) => `${run.callerId}\n${run.threadId}`;
-
 /** The run's history: its caller's stored thread (when it names one) and the messages it sent. */
-export async function loadHistory(
-  run: RunState,
-  ctx: EngineContext,
-  pending: PendingTurns,
-): Promise<ConversationHistory> {
+export async function loadHistory(run: RunState, ctx: EngineContext): Promise<ConversationHistory> {
   const budget = { tokens: ctx.config.engine.threadHistoryTokens, recentTurns: ctx.config.engine.threadRecentTurns };
   let thread;
   if (ctx.threads && run.request.threadId !== undefined) {
-    await pending.get(keyOf(run));
     try {
       thread = await ctx.threads.getThread(run.callerId, run.threadId);
     } catch (err) {
@@ -70,23 +60,15 @@ export function turnOf(run: RunState, ending: RunEnding, at: number): ThreadTurn
 }
 
 /**
- * Stores the run's turn in its thread (a run refused before it began is not a turn). The write is
- * registered in `pending` until it commits, so the thread's next run reads it even when the client
- * asks again the moment it sees run.finished.
+ * Stores the run's turn in its thread (a run refused before it began is not a turn). The engine awaits
+ * it before run.finished, so a client that saw the end finds the turn stored. A failed write is logged,
+ * never fails the run.
  */
-export function saveTurn(run: RunState, ctx: EngineContext, ending: RunEnding, pending: PendingTurns): Promise<void> {
-  const threads = ctx.threads;
-  if (!threads || run.request.threadId === undefined || ending.status === 'blocked') return Promise.resolve();
-  const key = keyOf(run);
-  const before = pending.get(key) ?? Promise.resolve();
-  const write = before
-    .then(() => threads.appendTurn(run.callerId, run.threadId, turnOf(run, ending, ctx.now())))
-    .catch((err: unknown) =>
-      ctx.logger.error('storing the turn in its thread failed', { runId: run.id, error: (err as Error).message }),
-    );
-  pending.set(key, write);
-  void write.then(() => {
-    if (pending.get(key) === write) pending.delete(key);
-  });
-  return write;
+export async function saveTurn(run: RunState, ctx: EngineContext, ending: RunEnding): Promise<void> {
+  if (!ctx.threads || run.request.threadId === undefined || ending.status === 'blocked') return;
+  try {
+    await ctx.threads.appendTurn(run.callerId, run.threadId, turnOf(run, ending, ctx.now()));
+  } catch (err) {
+    ctx.logger.error('storing the turn in its thread failed', { runId: run.id, error: (err as Error).message });
+  }
 }
