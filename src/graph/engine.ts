@@ -30,6 +30,7 @@ import { planner } from './nodes/planner.ts';
 import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
 import { loadHistory, saveTurn } from './thread-turns.ts';
+import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
 import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
 
@@ -365,17 +366,14 @@ export class Engine implements RunEngine {
   }
 }
 
-/** Thread ids are part of a stored key; anything a protocol names a conversation with fits. */
-const MAX_THREAD_ID = 512;
-
 function invalidRequest(request: RunRequest): string | undefined {
   if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))
     return 'the query is empty';
   if (
     request.threadId !== undefined &&
-    (typeof request.threadId !== 'string' || request.threadId.length > MAX_THREAD_ID)
+    (typeof request.threadId !== 'string' || request.threadId.length > MAX_THREAD_ID_CHARS)
   )
-    return `the thread id must be a string of at most ${MAX_THREAD_ID} characters`;
+    return `the thread id must be a string of at most ${MAX_THREAD_ID_CHARS} characters`;
   if (request.mode !== undefined && !RUN_MODES.includes(request.mode)) {
     return `unknown mode "${String(request.mode)}" (expected ${RUN_MODES.join(', ')})`;
   }

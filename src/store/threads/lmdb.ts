@@ -7,6 +7,7 @@
  */
 import type { Kv } from '../kv.ts';
 import {
+  MAX_THREAD_ID_CHARS,
   TITLE_CHARS,
   type Thread,
   type ThreadRetention,
@@ -52,6 +53,8 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
 
   return {
     async appendTurn(callerId, threadId, turn) {
+      if (threadId.length > MAX_THREAD_ID_CHARS)
+        throw new RangeError(`thread ids are at most ${MAX_THREAD_ID_CHARS} characters`);
       await threads.transaction(() => {
         const at = now();
         const found = threads.get([callerId, threadId]);
@@ -88,6 +91,7 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
     },
 
     async getThread(callerId, threadId) {
+      if (threadId.length > MAX_THREAD_ID_CHARS) return undefined;
       const meta = threads.get([callerId, threadId]);
       if (!live(meta)) return undefined;
       const list = [
@@ -106,6 +110,7 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
     },
 
     async deleteThread(callerId, threadId) {
+      if (threadId.length > MAX_THREAD_ID_CHARS) return false;
       return threads.transaction(() => {
         const meta = threads.get([callerId, threadId]);
         if (!meta) return false;

@@ -69,3 +69,6 @@ export interface ThreadStore {
 }
 
 export const TITLE_CHARS = 120;
+
+/** Thread ids are part of a stored key (LMDB keys are at most 1978 bytes): longer ones are never stored. */
+export const MAX_THREAD_ID_CHARS = 256;

@@ -3,7 +3,12 @@
  * `open` gets the retention and a clock the suite moves; it returns a fresh, empty store.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ThreadRetention, ThreadStore, ThreadTurn } from '../../../src/store/threads/types.ts';
+import {
+  MAX_THREAD_ID_CHARS,
+  type ThreadRetention,
+  type ThreadStore,
+  type ThreadTurn,
+} from '../../../src/store/threads/types.ts';
 
 export interface OpenedThreadStore {
   store: ThreadStore;
@@ -132,6 +137,17 @@ export function threadStoreContract(name: string, open: OpenThreadStore): void {
       expect(await store.sweep()).toBe(1);
       expect(await store.sweep()).toBe(0);
       expect((await store.listThreads('alice')).map((t) => t.threadId).sort()).toEqual(['fresh', 'revived']);
+    });
+
+    it('refuses to store a thread id longer than MAX_THREAD_ID_CHARS, and never finds one', async () => {
+      const store = await make();
+      const long = 'x'.repeat(MAX_THREAD_ID_CHARS + 1);
+      await expect(store.appendTurn('alice', long, turn(1))).rejects.toThrow(RangeError);
+      expect(await store.getThread('alice', long)).toBeUndefined();
+      expect(await store.deleteThread('alice', long)).toBe(false);
+      const longest = 'é'.repeat(MAX_THREAD_ID_CHARS);
+      await store.appendTurn('alice', longest, turn(2));
+      expect((await store.getThread('alice', longest))!.turns).toHaveLength(1);
     });
 
     it('keeps concurrent appends to one thread, none lost', async () => {
