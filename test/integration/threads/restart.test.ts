@@ -48,7 +48,7 @@ async function serve(): Promise<{ url: string; child: ChildProcess }> {
   children.push(child);
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in: ${log}`)), 25_000);
+    const timer = setTimeout(() => reject(new Error(`no listening line in: ${log}`)), 60_000);
     const read = (chunk: Buffer) => {
       log += chunk.toString();
       const m = /listening on (http:\/\/\S+)/.exec(log);
@@ -99,5 +99,5 @@ describe('a thread across a restart', () => {
     for (const r of calls.filter((c) => c.role === 'planner' || c.role === 'specialist'))
       expect(JSON.stringify(r.body)).toContain('HERON77');
     await stop(second.child);
-  }, 90_000);
+  }, 180_000);
 });
