@@ -16,7 +16,8 @@ import { ROOT, stamp } from './build-state.js';
  * Left to Node at run time: kuzu is a native addon; neo4j-driver and the OpenTelemetry SDK load only
  * when chosen (NEO4J_URI, OTEL_*) and OpenTelemetry's instrumentations patch modules as Node loads them.
  */
-const EXTERNAL = ['kuzu', 'neo4j-driver', '@opentelemetry/*'];
+// Native modules load their prebuilt binary relative to their own package: never bundled.
+const EXTERNAL = ['kuzu', 'lmdb', 'neo4j-driver', '@opentelemetry/*'];
 
 const outdir = join(ROOT, 'dist');
 rmSync(outdir, { recursive: true, force: true });

@@ -406,6 +406,56 @@ export const SETTINGS = [
     description:
       'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).',
   },
+  // Threads (docs/threads.md)
+  {
+    env: 'PARLEY_THREAD_HISTORY_TOKENS',
+    schema: positiveInt,
+    default: '4000',
+    description:
+      "Tokens of a thread's history given to each model call of a run (recent turns verbatim, older ones summarised, the rest left out).",
+  },
+  {
+    env: 'PARLEY_THREAD_RECENT_TURNS',
+    schema: nonNegativeInt,
+    default: '4',
+    description:
+      'Newest turns of a thread given verbatim (when they fit the history budget); older turns are summarised.',
+  },
+  {
+    env: 'PARLEY_THREADS_MAX_PER_CALLER',
+    schema: positiveInt,
+    default: '200',
+    description: 'Threads kept per caller; a new thread beyond it drops the least recently used one.',
+  },
+  {
+    env: 'PARLEY_THREAD_MAX_TURNS',
+    schema: positiveInt,
+    default: '200',
+    description: 'Turns kept per thread; the oldest are dropped first.',
+  },
+  {
+    env: 'PARLEY_THREAD_MAX_AGE_MS',
+    schema: positiveInt,
+    default: '2592000000',
+    description: 'A thread not continued for this long is deleted (default 30 days).',
+  },
+  {
+    env: 'PARLEY_IMAGE_ROLES',
+    schema: z
+      .string()
+      .transform((s) =>
+        s.trim().toLowerCase() === 'none'
+          ? []
+          : s
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean),
+      )
+      .pipe(z.array(z.enum(MODEL_ROLES))),
+    default: 'default,planner,specialist,synthesizer',
+    description:
+      "Model roles whose model is sent the request's image parts (comma list, or none); the others are told how many images came and see only text. Specialists count by their model_role.",
+  },
   // Budgets
   { env: 'PARLEY_RUN_MAX_TOKENS', schema: positiveInt, default: '200000', description: 'Per-run token budget.' },
   { env: 'PARLEY_RUN_MAX_COST_USD', schema: positiveNumber, default: '1', description: 'Per-run cost budget in USD.' },
@@ -597,7 +647,13 @@ export interface Config {
     eventBuffer: number;
     runRetentionMs: number;
     runRetentionMax: number;
+    /** The history budget of a run's model calls (docs/threads.md). */
+    threadHistoryTokens: number;
+    threadRecentTurns: number;
+    /** Roles whose model is sent image parts. */
+    imageRoles: ModelRole[];
   };
+  threads: { maxPerCaller: number; maxTurns: number; maxAgeMs: number };
   budget: {
     run: { tokens: number; costUsd: number; modelCalls: number; toolCalls: number; wallTimeMs: number };
     caller: { tokens: number; costUsd: number; windowMs: number; runsPerMinute: number };
@@ -767,6 +823,14 @@ export function loadConfig(env: Env = process.env): Config {
       eventBuffer: get('PARLEY_EVENT_BUFFER'),
       runRetentionMs: get('PARLEY_RUN_RETENTION_MS'),
       runRetentionMax: get('PARLEY_RUN_RETENTION_MAX'),
+      threadHistoryTokens: get('PARLEY_THREAD_HISTORY_TOKENS'),
+      threadRecentTurns: get('PARLEY_THREAD_RECENT_TURNS'),
+      imageRoles: get('PARLEY_IMAGE_ROLES'),
+    },
+    threads: {
+      maxPerCaller: get('PARLEY_THREADS_MAX_PER_CALLER'),
+      maxTurns: get('PARLEY_THREAD_MAX_TURNS'),
+      maxAgeMs: get('PARLEY_THREAD_MAX_AGE_MS'),
     },
     budget: {
       run: {

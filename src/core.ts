@@ -20,11 +20,16 @@ import { McpToolHost } from './tools/mcp-host.ts';
 import { A2aPeerHost } from './tools/a2a-peer.ts';
 import type { ToolHost } from './tools/types.ts';
 import { describePaths, pathWarnings } from './home/report.ts';
+import { openKv } from './store/kv.ts';
+import { createLmdbThreadStore } from './store/threads/lmdb.ts';
+import type { ThreadStore } from './store/threads/types.ts';
 
 export interface Core {
   store: KnowledgeStore;
   ingestion: Ingestion;
   approvals: ApprovalBroker;
+  /** Conversations by caller and thread id (docs/threads.md). */
+  threads: ThreadStore;
   engine: Engine;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
@@ -99,6 +104,22 @@ export async function createCore(
     env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config, closers) },
   });
 
+  // The run store's LMDB environment in the data dir (a temporary one for :memory:).
+  const kv = openKv(config.knowledge.dataDir);
+  closers.push({ name: 'run-store', close: () => kv.close() });
+  const threads = createLmdbThreadStore(kv, {
+    maxThreadsPerCaller: config.threads.maxPerCaller,
+    maxTurnsPerThread: config.threads.maxTurns,
+    maxAgeMs: config.threads.maxAgeMs,
+  });
+  // Expired threads are never returned; the sweep frees their space.
+  const sweep = setInterval(
+    () => void threads.sweep().catch((err: unknown) => logger.warn('thread sweep failed', { error: String(err) })),
+    Math.min(config.threads.maxAgeMs, 3_600_000),
+  );
+  sweep.unref();
+  closers.push({ name: 'thread-sweep', close: () => clearInterval(sweep) });
+
   const approvals = new ApprovalBroker({
     timeoutMs: config.approvals.timeoutMs,
     defaultDecision: config.approvals.defaultDecision,
@@ -137,6 +158,7 @@ export async function createCore(
     tools: currentTools,
     peers,
     approvals,
+    threads,
     config,
     logger,
     maxOutputTokens: (role) => config.model.roles[role]?.maxTokens,
@@ -147,6 +169,7 @@ export async function createCore(
     store,
     ingestion,
     approvals,
+    threads,
     engine,
     async reingest() {
       const report = await ingestion.ingest();

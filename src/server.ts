@@ -35,7 +35,7 @@ import type { CappedClient } from './protocols/acp/index.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
-import { sseRoutes } from './protocols/sse/index.ts';
+import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aRoutes } from './protocols/a2a/index.ts';
 import { mcpRoutes } from './protocols/mcp/index.ts';
@@ -120,6 +120,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       { path: '/', app: approvalRoutes({ broker: approvals }) },
       { path: '/', app: aguiRoutes({ engine, approvals, config, logger }) },
       { path: '/', app: sseRoutes({ engine, config, logger }) },
+      { path: '/', app: threadRoutes({ threads: core.threads, logger }) },
       { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
       { path: '/', app: a2aRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId }) },
     );

@@ -8,6 +8,7 @@ import type { Logger } from '../log.ts';
 import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
 import type { GraphPlan } from './graph-plan.ts';
 import type { RunRequest } from './run-request.ts';
+import type { ThreadStore } from '../store/threads/types.ts';
 
 /** The slices of Config the engine reads. Pass the whole Config or just these. */
 export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
@@ -26,6 +27,8 @@ export interface EngineDeps {
   /** A2A peers for `a2a` specialists; without it such steps fail with a clear error. */
   peers?: PeerAgentHost;
   approvals: ApprovalPort;
+  /** Where threads are kept (docs/threads.md); without it a run sees only the messages its client sent. */
+  threads?: ThreadStore;
   config: EngineConfig;
   /** Wall clock in ms since the epoch (default Date.now); budgets, rate limits and event times use it. */
   now?: () => number;

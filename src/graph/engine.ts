@@ -29,6 +29,8 @@ import { verifier } from './nodes/verifier.ts';
 import { planner } from './nodes/planner.ts';
 import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
+import { loadHistory, saveTurn } from './thread-turns.ts';
+import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
 import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
 
@@ -205,7 +207,10 @@ export class Engine implements RunEngine {
         await ctx.span(
           'run',
           { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode },
-          () => this.#loop(run),
+          async () => {
+            run.history = await loadHistory(run, ctx);
+            await this.#loop(run);
+          },
         );
     } catch (err) {
       run.outcome = outcomeOf(run, err);
@@ -239,6 +244,8 @@ export class Engine implements RunEngine {
     };
     // The answer goes out first; execution memory is written after it (off the critical path),
     // and `result` settles only once the record is written (so awaiting it sees the store updated).
+    // The turn is in its thread before run.finished goes out: a client that saw the end can ask again at once.
+    if (!invalidRequest(run.request)) await saveTurn(run, ctx, ending);
     emit(run, { type: 'run.finished', ...ending });
     await this.#record(run, outcome, durationMs);
     return { runId: run.id, threadId: run.threadId, ...ending };
@@ -362,6 +369,11 @@ export class Engine implements RunEngine {
 function invalidRequest(request: RunRequest): string | undefined {
   if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))
     return 'the query is empty';
+  if (
+    request.threadId !== undefined &&
+    (typeof request.threadId !== 'string' || request.threadId.length > MAX_THREAD_ID_CHARS)
+  )
+    return `the thread id must be a string of at most ${MAX_THREAD_ID_CHARS} characters`;
   if (request.mode !== undefined && !RUN_MODES.includes(request.mode)) {
     return `unknown mode "${String(request.mode)}" (expected ${RUN_MODES.join(', ')})`;
   }

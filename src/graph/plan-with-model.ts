@@ -6,6 +6,9 @@ import { COUNCIL_SPECIALIST, GraphPlanSchema, normalizePhases, validatePlan, typ
 import { block, specialistsBlock } from './prompts.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
 import type { PlanCause } from './events.ts';
+import { historyNote } from './thread-history.ts';
+import { userContent } from './user-content.ts';
+import type { ChatMessage } from '../llm/types.ts';
 
 const COUNCIL_ENTRY = {
   id: COUNCIL_SPECIALIST,
@@ -76,15 +79,15 @@ export async function planWithModel(
   ]
     .filter(Boolean)
     .join('\n\n');
-  const messages = [
-    { role: 'system' as const, content: PLANNER_SYSTEM },
-    { role: 'user' as const, content: context },
+  const messages: ChatMessage[] = [
+    { role: 'system', content: PLANNER_SYSTEM + historyNote(run.history) },
+    { role: 'user', content: userContent(run, ctx, 'planner', context) },
   ];
   let errors: string[] = [];
   for (let attempt = 1; attempt <= 2; attempt++) {
     if (attempt === 2) {
       messages.push({
-        role: 'user' as const,
+        role: 'user',
         content: `${context}\n\nThe previous plan was invalid:\n- ${errors.join('\n- ')}\nReturn a corrected plan.`,
       });
     }

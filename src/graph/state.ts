@@ -15,6 +15,7 @@ import type { ModelClient } from '../llm/types.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
 import type { FoundDecision } from './learning/earlier-decision.ts';
+import { EMPTY_HISTORY, type ConversationHistory } from './thread-history.ts';
 
 /** A step that succeeded in an earlier round, as planned then, with its outcome. */
 export interface KeptStep {
@@ -50,6 +51,11 @@ export interface RunState {
   /** Settles RunHandle.admission (the usage guard decides; the first call wins). */
   readonly admit: (admission: Admission) => void;
 
+  /**
+   * The conversation before this query (thread-history.ts): the stored thread and the messages the
+   * client sent, within the history budget. Loaded by the engine before the first node.
+   */
+  history: ConversationHistory;
   /** Available specialists by id, loaded once by the router (shared, read-only). */
   specialists: SpecialistMap;
   candidates: SpecialistCandidate[];
@@ -94,9 +100,10 @@ export interface RunState {
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
 export interface EngineContext extends Required<
-  Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan'>
+  Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan' | 'threads'>
 > {
   presetPlan?: EngineDeps['presetPlan'];
+  threads?: EngineDeps['threads'];
   peers?: EngineDeps['peers'];
   prices?: EngineDeps['prices'];
   councilAdvisorModels?: string[];
@@ -154,6 +161,7 @@ export function createRunState(
         ? { onThought: (role: ModelRole, text: string) => emit(run, { type: 'model.thought', role, text }) }
         : {}),
     }),
+    history: EMPTY_HISTORY,
     specialists: new Map(),
     candidates: [],
     planRound: 1,

@@ -23,6 +23,9 @@ import { silentLogger, type Logger } from '../../src/log.ts';
 import { ingestAll } from '../../src/knowledge/ingest/ingest.ts';
 import { fileURLToPath } from 'node:url';
 import { NO_HOME } from './home.ts';
+import { openKv } from '../../src/store/kv.ts';
+import { createLmdbThreadStore } from '../../src/store/threads/lmdb.ts';
+import type { ThreadStore } from '../../src/store/threads/types.ts';
 
 type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
 export type TestConfigOverrides = {
@@ -70,6 +73,8 @@ export interface TestParley {
   store: KnowledgeStore;
   approvals: ApprovalBroker;
   tools: ToolHost;
+  /** The thread store (LMDB in a temporary folder), as the server has it. */
+  threads: ThreadStore;
   config: Config;
   deps: EngineDeps;
   /**
@@ -168,6 +173,14 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
         : noTools);
     cleanups.unshift(() => tools.close());
 
+    const kv = openKv(':memory:');
+    cleanups.unshift(() => kv.close());
+    const threads = createLmdbThreadStore(kv, {
+      maxThreadsPerCaller: config.threads.maxPerCaller,
+      maxTurnsPerThread: config.threads.maxTurns,
+      maxAgeMs: config.threads.maxAgeMs,
+    });
+
     const presetPlans = new Map<string, GraphPlan>();
     const deps: EngineDeps = {
       model,
@@ -175,6 +188,7 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       tools,
       peers: options.peers,
       approvals,
+      threads,
       config,
       logger,
       maxOutputTokens: () => options.maxOutputTokens,
@@ -197,6 +211,7 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       store,
       approvals,
       tools,
+      threads,
       config,
       deps,
       givePlan: (query, plan) => void presetPlans.set(query, plan),

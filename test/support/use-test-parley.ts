@@ -52,6 +52,9 @@ export function useTestParley(
     get tools() {
       return live().tools;
     },
+    get threads() {
+      return live().threads;
+    },
     get config() {
       return live().config;
     },

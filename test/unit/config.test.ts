@@ -123,6 +123,15 @@ describe('invalid values', () => {
     });
   }
 
+  it('PARLEY_IMAGE_ROLES takes model roles or none, and names a wrong role', () => {
+    expect(loadConfig({}).engine.imageRoles).toEqual(['default', 'planner', 'specialist', 'synthesizer']);
+    expect(loadConfig({ PARLEY_IMAGE_ROLES: 'none' }).engine.imageRoles).toEqual([]);
+    expect(loadConfig({ PARLEY_IMAGE_ROLES: 'router, verifier' }).engine.imageRoles).toEqual(['router', 'verifier']);
+    expect(() => loadConfig({ PARLEY_IMAGE_ROLES: 'planner,chef' })).toThrow(
+      /^PARLEY_IMAGE_ROLES="planner,chef" is invalid/,
+    );
+  });
+
   it('per-role values are validated with their own name', () => {
     expect(() => loadConfig({ PARLEY_MODEL_VERIFIER_TEMPERATURE: '3' })).toThrow(
       /^PARLEY_MODEL_VERIFIER_TEMPERATURE="3" is invalid/,

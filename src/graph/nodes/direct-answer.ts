@@ -3,26 +3,16 @@ import { memoryNote } from '../prompts.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { NodeResult } from './node.ts';
+import { userContent } from '../user-content.ts';
 
-export async function directAnswer(run: RunState, _ctx: EngineContext): Promise<NodeResult> {
-  const parts = run.request.parts ?? [];
-  const userContent: ChatMessage['content'] = parts.length
-    ? [
-        { type: 'text', text: run.request.query },
-        ...parts.map((p) =>
-          p.type === 'text'
-            ? { type: 'text' as const, text: p.text }
-            : { type: 'image_url' as const, image_url: { url: p.url } },
-        ),
-      ]
-    : run.request.query;
+export async function directAnswer(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   const messages = [
     {
       role: 'system',
       content: `You are Parley, a helpful assistant. Answer directly and concisely.${memoryNote(run.memory)}`,
     },
-    ...(run.request.messages ?? []).map((m) => ({ role: m.role, content: m.content })),
-    { role: 'user', content: userContent },
+    ...run.history.messages.map((m) => ({ role: m.role, content: m.content })),
+    { role: 'user', content: userContent(run, ctx, 'default', run.request.query) },
   ] as ChatMessage[];
   const pieces: string[] = []; // joined once: see synthesizer.ts
   for await (const chunk of run.model.stream({ role: 'default', messages, signal: run.abort.signal })) {

@@ -15,6 +15,8 @@ import type { TeamMatch } from '../events.ts';
 import { instantiatePlan } from '../learning/instantiate-plan.ts';
 import { judgeTeam } from '../learning/team-match.ts';
 import type { NodeResult } from './node.ts';
+import { historyNote } from '../thread-history.ts';
+import { userContent } from '../user-content.ts';
 import { prefetchMemory } from './memory.ts';
 import { runPresetPlan } from './preset-plan.ts';
 import { earlierDecision, earlierDecisionBlock, type FoundDecision } from '../learning/earlier-decision.ts';
@@ -80,10 +82,15 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       schemaName: 'route',
       schema: RouteSchema,
       messages: [
-        { role: 'system', content: ROUTER_SYSTEM },
+        { role: 'system', content: ROUTER_SYSTEM + historyNote(run.history) },
         {
           role: 'user',
-          content: block('query', run.request.query) + (earlier ? `\n\n${earlierDecisionBlock(earlier)}` : ''),
+          content: userContent(
+            run,
+            ctx,
+            'router',
+            block('query', run.request.query) + (earlier ? `\n\n${earlierDecisionBlock(earlier)}` : ''),
+          ),
         },
       ],
       signal: run.abort.signal,

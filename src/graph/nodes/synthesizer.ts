@@ -11,6 +11,7 @@ import type { GraphPlan } from '../graph-plan.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { NodeResult } from './node.ts';
+import { userContent } from '../user-content.ts';
 
 const SYNTH_SYSTEM = `You are Parley's synthesizer. Write the final answer to the query from the step results.
 Cite the steps you used by id in square brackets, e.g. [s1]. Do not invent facts the steps do not support.
@@ -41,7 +42,7 @@ function missingParts(failed: FailedStep[]): string {
   return `\n\nNot done (this answer is partial):\n${lines.join('\n')}`;
 }
 
-export async function synthesizer(run: RunState, _ctx: EngineContext): Promise<NodeResult> {
+export async function synthesizer(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   const source = run.exhausted && run.best ? run.best : { plan: run.plan!, results: run.results };
   const outcomes = source.plan.steps.map((s) => source.results.get(s.id)).filter((o) => o !== undefined);
   const used = outcomes.filter((o) => o.status === 'succeeded');
@@ -65,8 +66,16 @@ export async function synthesizer(run: RunState, _ctx: EngineContext): Promise<N
 
   const messages: ChatMessage[] = [
     { role: 'system', content: SYNTH_SYSTEM + memoryNote(run.memory) },
-    ...(run.request.messages ?? []).map((m) => ({ role: m.role, content: m.content }) as ChatMessage),
-    { role: 'user', content: [block('query', run.request.query), stepsBlock(outcomes)].join('\n\n') },
+    ...run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage),
+    {
+      role: 'user',
+      content: userContent(
+        run,
+        ctx,
+        'synthesizer',
+        [block('query', run.request.query), stepsBlock(outcomes)].join('\n\n'),
+      ),
+    },
   ];
   for await (const chunk of run.model.stream({ role: 'synthesizer', messages, signal: run.abort.signal })) {
     if (chunk.type === 'delta') say(chunk.text);

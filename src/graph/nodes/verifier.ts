@@ -10,6 +10,8 @@ import { emit, type EngineContext, type RunState, type Verification } from '../s
 import type { NodeResult } from './node.ts';
 import { BudgetExceededError } from '../usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
+import { historyNote } from '../thread-history.ts';
+import { userContent } from '../user-content.ts';
 
 export const PASS_SCORE = 0.7;
 export const RETRY_SCORE = 0.4;
@@ -24,7 +26,7 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
   const round = ++run.verifyRound;
   let value: { score: number; feedback: string; failedStepIds: string[] };
   try {
-    value = await askVerifier(run, outcomes, round);
+    value = await askVerifier(run, ctx, outcomes, round);
   } catch (err) {
     // Cancellation and budgets end the run; a failing verifier model only costs the verification.
     if (run.abort.signal.aborted || err instanceof BudgetExceededError) throw err;
@@ -75,16 +77,21 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
   return 'dispatcher';
 }
 
-async function askVerifier(run: RunState, outcomes: StepOutcome[], round: number) {
+async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {
   const { value } = await run.model.structured({
     role: 'verifier',
     schemaName: 'verification',
     schema: VerificationSchema,
     messages: [
-      { role: 'system', content: VERIFIER_SYSTEM },
+      { role: 'system', content: VERIFIER_SYSTEM + historyNote(run.history) },
       {
         role: 'user',
-        content: [block('query', run.request.query), stepsBlock(outcomes), block('round', String(round))].join('\n\n'),
+        content: userContent(
+          run,
+          ctx,
+          'verifier',
+          [block('query', run.request.query), stepsBlock(outcomes), block('round', String(round))].join('\n\n'),
+        ),
       },
     ],
     signal: run.abort.signal,

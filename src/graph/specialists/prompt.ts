@@ -6,6 +6,8 @@ import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepRun } from '../scheduler.ts';
 import type { StepCall, StepWork } from './index.ts';
 import { runToolLoop } from './tool-loop.ts';
+import { historyNote } from '../thread-history.ts';
+import { userContent } from '../user-content.ts';
 
 /** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
 export interface SpecialistInput extends StepCall {
@@ -47,8 +49,8 @@ export async function runSpecialistLoop(
     clock: input.clock,
     role: specialist.modelRole,
     ...(input.step.model ? { model: input.step.model } : {}),
-    system,
-    user: specialistUserMessage(input),
+    system: system + historyNote(run.history),
+    user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
     usage: input.work.usage,
     toolCalls: input.work.toolCalls,

@@ -12,6 +12,7 @@ import type { StepLineage, UsageTotals } from '../events.ts';
 import type { StepClock } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { addUsage } from '../usage.ts';
+import type { UserContent } from '../user-content.ts';
 
 export interface ToolLoopInput {
   run: RunState;
@@ -24,7 +25,7 @@ export interface ToolLoopInput {
   /** The plan step's model, overriding the role's (and the request's) for these calls. */
   model?: string;
   system: string;
-  user: string;
+  user: UserContent;
   tools: ToolDescriptor[];
   /** Accumulates the step's usage, tool calls and sources (its lineage). */
   usage: UsageTotals;

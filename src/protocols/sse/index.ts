@@ -1,2 +1,3 @@
-/** The plain SSE stream: `sseRoutes` serves /stream and /api/runs/:id/events (docs/protocols/sse.md). */
+/** The plain SSE stream: `sseRoutes` serves /stream and /api/runs/:id/events (docs/protocols/sse.md); `threadRoutes` /api/threads. */
 export { sseRoutes, type SseDeps } from './routes.ts';
+export { threadRoutes } from './threads.ts';

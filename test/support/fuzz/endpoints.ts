@@ -889,6 +889,23 @@ export const ENDPOINTS: Endpoint[] = [
     json: false,
     near: getShape('/api/runs/:id'),
   },
+  // src/protocols/sse/threads.ts
+  {
+    id: 'GET /api/threads',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/threads', queryOf({ limit: fc.oneof(fc.integer({ min: -5, max: 2000 }).map(String), text) })),
+  },
+  {
+    id: 'GET|DELETE /api/threads/:id',
+    methods: ['GET', 'DELETE'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/threads/:id'),
+  },
   {
     id: 'GET /api/decisions',
     methods: ['GET'],

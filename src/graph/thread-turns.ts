@@ -1,0 +1,74 @@
+/**
+ * The engine's side of threads (docs/threads.md): before a run, its history (the stored thread of its
+ * caller, merged with the messages the client sent, within the budget); after it, its turn. A thread
+ * is keyed by caller and thread id, so a thread id another caller uses is simply another thread: the
+ * run starts a fresh one and learns nothing of theirs. Only a request that names a thread is stored.
+ */
+import type { RunEnding } from './events.ts';
+import type { StepOutcome } from './scheduler.ts';
+import type { EngineContext, RunState } from './state.ts';
+import { buildHistory, type ConversationHistory } from './thread-history.ts';
+import type { ThreadTurn, TurnStep } from '../store/threads/types.ts';
+
+const FINDING_CHARS = 500;
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The run's history: its caller's stored thread (when it names one) and the messages it sent. */
+export async function loadHistory(run: RunState, ctx: EngineContext): Promise<ConversationHistory> {
+  const budget = { tokens: ctx.config.engine.threadHistoryTokens, recentTurns: ctx.config.engine.threadRecentTurns };
+  let thread;
+  if (ctx.threads && run.request.threadId !== undefined) {
+    try {
+      thread = await ctx.threads.getThread(run.callerId, run.threadId);
+    } catch (err) {
+      ctx.logger.warn('reading the thread failed; the run goes on without its history', {
+        runId: run.id,
+        error: (err as Error).message,
+      });
+    }
+  }
+  return buildHistory(thread, run.request.messages, budget);
+}
+
+function stepsOf(run: RunState): TurnStep[] | undefined {
+  const source = run.exhausted && run.best ? run.best : run.plan ? { plan: run.plan, results: run.results } : undefined;
+  if (!source) return undefined;
+  return source.plan.steps.map((s) => {
+    const o: StepOutcome | undefined = source.results.get(s.id);
+    return {
+      id: s.id,
+      specialist: s.specialist,
+      status: o?.status ?? 'skipped',
+      summary: clip(o?.output || o?.error || 'not run', FINDING_CHARS),
+    };
+  });
+}
+
+export function turnOf(run: RunState, ending: RunEnding, at: number): ThreadTurn {
+  const steps = stepsOf(run);
+  const images = run.request.parts?.filter((p) => p.type === 'image').length ?? 0;
+  return {
+    runId: run.id,
+    at,
+    protocol: run.request.protocol,
+    user: run.request.query,
+    ...(images ? { images } : {}),
+    ...(ending.answer !== undefined ? { answer: ending.answer } : {}),
+    status: ending.status,
+    ...(steps?.length ? { steps } : {}),
+  };
+}
+
+/**
+ * Stores the run's turn in its thread (a run refused before it began is not a turn). The engine awaits
+ * it before run.finished, so a client that saw the end finds the turn stored. A failed write is logged,
+ * never fails the run.
+ */
+export async function saveTurn(run: RunState, ctx: EngineContext, ending: RunEnding): Promise<void> {
+  if (!ctx.threads || run.request.threadId === undefined || ending.status === 'blocked') return;
+  try {
+    await ctx.threads.appendTurn(run.callerId, run.threadId, turnOf(run, ending, ctx.now()));
+  } catch (err) {
+    ctx.logger.error('storing the turn in its thread failed', { runId: run.id, error: (err as Error).message });
+  }
+}
