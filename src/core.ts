@@ -19,12 +19,17 @@ import type { IngestReport } from './knowledge/ingest/ingest.ts';
 import { McpToolHost } from './tools/mcp-host.ts';
 import { A2aPeerHost } from './tools/a2a-peer.ts';
 import type { ToolHost } from './tools/types.ts';
+import { openKv } from './store/kv.ts';
+import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
+import type { RunStore } from './store/runs/run-store.ts';
 
 export interface Core {
   store: KnowledgeStore;
   ingestion: Ingestion;
   approvals: ApprovalBroker;
   engine: Engine;
+  /** Runs, checkpoints, event logs and approvals in the data dir (docs/durability.md). */
+  runStore: RunStore;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
 }
@@ -40,6 +45,11 @@ export interface Closer {
 export interface CoreOptions {
   /** Ingest every source while starting (default true). `parley ingest` turns it off to report a fresh ingestion. */
   ingestAtStart?: boolean;
+  /**
+   * Pick up the runs the last process left in the run store (default true). One-shot commands
+   * (`parley run`, `parley ingest`) leave them for the next `parley serve`.
+   */
+  recoverRuns?: boolean;
   /**
    * The model settings the model client was built from, i.e. after pointAtScriptedModel when the
    * scripted model is in use (default: config.model). PARLEY_EMBEDDINGS_MODEL calls this endpoint.
@@ -83,7 +93,12 @@ export async function createCore(
     env: { ...process.env, PARLEY_DATA_DIR: dataFolder(config, closers) },
   });
 
+  // The run store closes after the engine and the broker (closers close in reverse order).
+  const runStore = openLmdbRunStore(openKv(config.knowledge.dataDir));
+  closers.push({ name: 'run-store', close: () => runStore.close(), ready: () => true });
+
   const approvals = new ApprovalBroker({
+    store: runStore.approvals,
     timeoutMs: config.approvals.timeoutMs,
     defaultDecision: config.approvals.defaultDecision,
     recordApproval: (r) => store.recordApproval(r),
@@ -121,14 +136,20 @@ export async function createCore(
     config,
     logger,
     maxOutputTokens: (role) => config.model.roles[role]?.maxTokens,
+    runStore,
   });
   closers.push({ name: 'engine', close: () => engine.close() });
+  // What the last process left: replayable runs, runs waiting on a human again, interrupted runs resumed or failed.
+  const recovered = options.recoverRuns === false ? undefined : await engine.recover();
+  if (recovered && (recovered.resumed || recovered.failed))
+    logger.info('run store: recovered the runs the last process left', { ...recovered });
 
   return {
     store,
     ingestion,
     approvals,
     engine,
+    runStore,
     async reingest() {
       const report = await ingestion.ingest();
       // Connections follow the config now in force; the old host closes after the swap.

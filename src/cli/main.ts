@@ -101,7 +101,11 @@ async function doctor(config: Config): Promise<number> {
 
 async function once(config: Config, command: Exclude<Command, 'serve' | 'doctor'>, question: string): Promise<number> {
   const { createParley } = await import('../server.ts');
-  const parley = await createParley(config, { ingestAtStart: command !== 'ingest' });
+  const parley = await createParley(config, {
+    ingestAtStart: command !== 'ingest',
+    // A one-shot command leaves the runs an earlier server left to the next `parley serve`.
+    recoverRuns: command !== 'run' && command !== 'ingest',
+  });
   try {
     if (command === 'run') return await run(parley, question);
     if (command === 'ingest') return await ingest(parley);
