@@ -40,7 +40,7 @@ import type { ApprovalRequest } from '../hitl/types.ts';
 import type { GraphEvent } from './events.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
-import { INTERRUPTED, resumptionOf } from './durable/resume-plan.ts';
+import { resumptionOf } from './durable/resume-plan.ts';
 
 const NODES: Record<NodeName, NodeFn> = {
   usage_guard: usageGuard,
@@ -156,14 +156,15 @@ export class Engine implements RunEngine {
     const ctx = this.#ctx;
     const { id, threadId } = record;
     const request = record.request as RunRequest;
-    let current: RunState | undefined;
+    // The persister reads the run's plan; the run is made after its log.
+    const made: { run?: RunState } = {};
     const store = ctx.runStore;
     if (store && restored.length === 0) {
       store.runs.put(record).catch((err: unknown) => {
         ctx.logger.error('run store: recording a run failed', { runId: id, error: String(err) });
       });
     }
-    const persist = store ? persistEvents(store, { record, plan: () => current?.plan }, ctx.logger) : undefined;
+    const persist = store ? persistEvents(store, { record, plan: () => made.run?.plan }, ctx.logger) : undefined;
     const log = new RunEventLog(id, {
       buffer: ctx.config.engine.eventBuffer,
       now: ctx.now,
@@ -175,7 +176,7 @@ export class Engine implements RunEngine {
       { id, threadId, request, startedAt: record.createdAt, log, admit: admission.settle },
       ctx,
     );
-    current = run;
+    made.run = run;
     resume?.(run);
     const result = this.#execute(run, restored.length > 0);
     const handle: RunHandle = {
