@@ -13,10 +13,11 @@ import { join } from 'node:path';
 import { ROOT, stamp } from './build-state.js';
 
 /**
- * Left to Node at run time: kuzu is a native addon; neo4j-driver and the OpenTelemetry SDK load only
+ * Left to Node at run time: kuzu and lmdb are native addons (lmdb finds its prebuilt binary relative to
+ * its own package, which a bundle would break); neo4j-driver and the OpenTelemetry SDK load only
  * when chosen (NEO4J_URI, OTEL_*) and OpenTelemetry's instrumentations patch modules as Node loads them.
  */
-const EXTERNAL = ['kuzu', 'neo4j-driver', '@opentelemetry/*'];
+const EXTERNAL = ['kuzu', 'lmdb', 'neo4j-driver', '@opentelemetry/*'];
 
 const outdir = join(ROOT, 'dist');
 rmSync(outdir, { recursive: true, force: true });

@@ -38,6 +38,7 @@ import { tracingOff, withSpan } from '../telemetry.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import type { ApprovalRequest } from '../hitl/types.ts';
 import type { GraphEvent } from './events.ts';
+import type { RunRecord } from '../knowledge/store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
 import { resumptionOf } from './durable/resume-plan.ts';
@@ -353,13 +354,54 @@ export class Engine implements RunEngine {
   async #record(run: RunState, outcome: RunOutcome, durationMs: number): Promise<void> {
     const record = runRecordOf(run, outcome, durationMs);
     if (!record) return;
+    // The knowledge store commits records in groups: the run store keeps this one until it is in.
+    const runStore = this.#ctx.runStore;
+    const stored = runStore ? this.#storedEnd(run, record) : undefined;
+    if (stored) await runStore!.runs.put(stored).catch(() => undefined);
     try {
       await this.#ctx.store.recordRun(record);
+      if (stored) await runStore!.runs.put({ ...stored, remembered: true }).catch(() => undefined);
     } catch (err) {
       this.#ctx.logger.error('recording the run in execution memory failed', {
         runId: run.id,
         error: (err as Error).message,
       });
+    }
+  }
+
+  /** The run's stored record once it ended, with the execution-memory record it is owed. */
+  #storedEnd(run: RunState, memory: RunRecord): StoredRun | undefined {
+    const last = run.log.snapshot(run.log.lastSeq - 1)[0];
+    if (last?.type !== 'run.finished') return undefined;
+    const { type: _type, runId: _runId, seq: _seq, at: _at, ...ending } = last;
+    return {
+      id: run.id,
+      callerId: run.callerId,
+      threadId: run.threadId,
+      status: last.status,
+      request: run.request,
+      createdAt: run.startedAt,
+      updatedAt: Date.parse(last.at),
+      ending,
+      memory,
+      remembered: false,
+    };
+  }
+
+  /** After kill -9: finished runs whose execution-memory record may not have reached the knowledge store. */
+  async #rememberMissed(runs: StoredRun[]): Promise<void> {
+    const runStore = this.#ctx.runStore!;
+    for (const r of runs) {
+      if (r.remembered !== false || !r.memory) continue;
+      try {
+        if (!(await this.#ctx.store.getRun(r.id))) await this.#ctx.store.recordRun(r.memory as RunRecord);
+        await runStore.runs.put({ ...r, remembered: true });
+      } catch (err) {
+        this.#ctx.logger.error('recording a run in execution memory after a restart failed', {
+          runId: r.id,
+          error: String(err),
+        });
+      }
     }
   }
 
@@ -427,6 +469,7 @@ export class Engine implements RunEngine {
       this.#finished.set(r.id, entry);
     }
     if (this.#finished.size) this.#sweepLater();
+    await this.#rememberMissed(keep);
 
     let resumed = 0;
     let failed = 0;

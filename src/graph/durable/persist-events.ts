@@ -1,16 +1,14 @@
 /**
  * What a run writes to the run store as it goes (docs/durability.md): every event into its event log,
- * the plan and each finished step into its checkpoint, and its record once it ends. Writes are not
- * awaited by the engine (LMDB batches them and commits them in order); the events a client must never
- * see uncommitted hand their commit back, and the run's event log holds consumers at them until then.
+ * the plan and each finished step into its checkpoint, and its record once it ends. The engine never
+ * waits for a write (LMDB batches them and commits them in order); each event hands its commit back and
+ * the run's event log holds consumers at it until then, so no client is told anything a kill -9 could
+ * take back. Many events share one commit, so this costs a commit's latency, not one per event.
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphEvent } from '../events.ts';
 import type { GraphPlan } from '../graph-plan.ts';
-
-/** Events a client is told only once committed: an id it may answer, a result it may rely on, the end. */
-const COMMIT_FIRST = new Set<GraphEvent['type']>(['approval.requested', 'step.finished', 'run.finished']);
 
 export interface PersistedRun {
   record: StoredRun;
@@ -22,14 +20,17 @@ export function persistEvents(
   store: RunStore,
   run: PersistedRun,
   logger: Logger,
-): (event: GraphEvent) => Promise<unknown> | undefined {
+): (event: GraphEvent) => Promise<unknown> {
   const failed = (what: string) => (err: unknown) => {
     logger.error(`run store: ${what} failed`, { runId: run.record.id, error: String(err) });
   };
   return (event) => {
-    const writes: Promise<unknown>[] = [
-      store.events.append(run.record.id, [event as unknown as StoredEvent]).catch(failed('appending an event')),
-    ];
+    const appended = store.events
+      .append(run.record.id, [event as unknown as StoredEvent])
+      .catch(failed('appending an event'));
+    // One environment commits in order: what is written after the event commits with it or later.
+    if (event.type !== 'plan.ready' && event.type !== 'step.finished' && event.type !== 'run.finished') return appended;
+    const writes: Promise<unknown>[] = [appended];
     if (event.type === 'plan.ready') {
       writes.push(
         store.checkpoints.savePlan(run.record.id, event.plan, event.round).catch(failed('checkpointing a plan')),
@@ -51,6 +52,6 @@ export function persistEvents(
           .catch(failed('recording the end of a run')),
       );
     }
-    return COMMIT_FIRST.has(event.type) ? Promise.all(writes) : undefined;
+    return Promise.all(writes);
   };
 }

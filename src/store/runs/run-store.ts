@@ -29,6 +29,12 @@ export interface StoredRun {
   updatedAt: number;
   /** Once finished: how it ended (the body of run.finished), so a replay can settle its result. */
   ending?: unknown;
+  /**
+   * Once finished: the record execution memory keeps of it (the knowledge store's RunRecord), and
+   * whether the knowledge store has it yet. A start after kill -9 hands a record not yet there again.
+   */
+  memory?: unknown;
+  remembered?: boolean;
 }
 
 export interface RunRecords {
