@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { ROOT, stamp } from './build-state.js';
 
 /**
- * Left to Node at run time: kuzu is a native addon; neo4j-driver and the OpenTelemetry SDK load only
+ * Left to Node at run time: kuzu and lmdb are native addons (lmdb finds its prebuilt binary relative to
+ * its own package, which a bundle would break); neo4j-driver and the OpenTelemetry SDK load only
  * when chosen (NEO4J_URI, OTEL_*) and OpenTelemetry's instrumentations patch modules as Node loads them.
  */
 // Native modules load their prebuilt binary relative to their own package: never bundled.

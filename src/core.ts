@@ -23,6 +23,8 @@ import { describePaths, pathWarnings } from './home/report.ts';
 import { openKv } from './store/kv.ts';
 import { createLmdbThreadStore } from './store/threads/lmdb.ts';
 import type { ThreadStore } from './store/threads/types.ts';
+import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
+import type { RunStore } from './store/runs/run-store.ts';
 
 export interface Core {
   store: KnowledgeStore;
@@ -31,6 +33,8 @@ export interface Core {
   /** Conversations by caller and thread id (docs/threads.md). */
   threads: ThreadStore;
   engine: Engine;
+  /** Runs, checkpoints, event logs and approvals in the data dir (docs/durability.md). */
+  runStore: RunStore;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
 }
@@ -46,6 +50,11 @@ export interface Closer {
 export interface CoreOptions {
   /** Ingest every source while starting (default true). `parley ingest` turns it off to report a fresh ingestion. */
   ingestAtStart?: boolean;
+  /**
+   * Pick up the runs the last process left in the run store (default true). One-shot commands
+   * (`parley run`, `parley ingest`) leave them for the next `parley serve`.
+   */
+  recoverRuns?: boolean;
   /**
    * The model settings the model client was built from, i.e. after pointAtScriptedModel when the
    * scripted model is in use (default: config.model). PARLEY_EMBEDDINGS_MODEL calls this endpoint.
@@ -105,8 +114,9 @@ export async function createCore(
   });
 
   // The run store's LMDB environment in the data dir (a temporary one for :memory:).
+  // One environment for every part of the store; pushed first, so it closes after all of them.
   const kv = openKv(config.knowledge.dataDir);
-  closers.push({ name: 'run-store', close: () => kv.close() });
+  closers.push({ name: 'store', close: () => kv.close(), ready: () => true });
   const threads = createLmdbThreadStore(kv, {
     maxThreadsPerCaller: config.threads.maxPerCaller,
     maxTurnsPerThread: config.threads.maxTurns,
@@ -119,8 +129,12 @@ export async function createCore(
   );
   sweep.unref();
   closers.push({ name: 'thread-sweep', close: () => clearInterval(sweep) });
+  // The run store closes after the engine and the broker (closers close in reverse order).
+  const runStore = openLmdbRunStore(kv, { closeKv: false });
+  closers.push({ name: 'run-store', close: () => runStore.close() });
 
   const approvals = new ApprovalBroker({
+    store: runStore.approvals,
     timeoutMs: config.approvals.timeoutMs,
     defaultDecision: config.approvals.defaultDecision,
     recordApproval: (r) => store.recordApproval(r),
@@ -162,8 +176,13 @@ export async function createCore(
     config,
     logger,
     maxOutputTokens: (role) => config.model.roles[role]?.maxTokens,
+    runStore,
   });
   closers.push({ name: 'engine', close: () => engine.close() });
+  // What the last process left: replayable runs, runs waiting on a human again, interrupted runs resumed or failed.
+  const recovered = options.recoverRuns === false ? undefined : await engine.recover();
+  if (recovered && (recovered.resumed || recovered.failed))
+    logger.info('run store: recovered the runs the last process left', { ...recovered });
 
   return {
     store,
@@ -171,6 +190,7 @@ export async function createCore(
     approvals,
     threads,
     engine,
+    runStore,
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));

@@ -57,6 +57,8 @@ export interface ParleyOptions {
   telemetry?: boolean;
   /** Ingest the knowledge sources while starting (default true). */
   ingestAtStart?: boolean;
+  /** Pick up the runs the last process left in the run store (CoreOptions.recoverRuns, default true). */
+  recoverRuns?: boolean;
 }
 
 export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'reingest'> {
@@ -107,6 +109,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
 
     const core = await createCore(config, model, logger, resources, {
       ingestAtStart: options.ingestAtStart,
+      ...(options.recoverRuns !== undefined ? { recoverRuns: options.recoverRuns } : {}),
       modelConfig,
     });
     const { engine, approvals, store } = core;

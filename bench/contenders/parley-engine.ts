@@ -5,6 +5,8 @@
  * workload's roster, the ApprovalBroker, and a tool host with no tools (the workload calls none).
  * Settings that would cap the benchmark itself are raised, and said so (docs/performance.md).
  */
+import { openKv } from '../../src/store/kv.ts';
+import { openLmdbRunStore } from '../../src/store/runs/lmdb/lmdb-run-store.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,7 +139,17 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     recordApproval: (r) => store.recordApproval(r),
     logger: silentLogger,
   });
-  const engine = new Engine({ model, store, tools: noTools, approvals, config, logger: silentLogger });
+  // The run store, as production (docs/durability.md); PARLEY_BENCH_RUN_STORE=off measures without it.
+  const runStore = process.env.PARLEY_BENCH_RUN_STORE === 'off' ? undefined : openLmdbRunStore(openKv(dir));
+  const engine = new Engine({
+    model,
+    store,
+    tools: noTools,
+    approvals,
+    config,
+    logger: silentLogger,
+    ...(runStore ? { runStore } : {}),
+  });
   return {
     engine,
     store,
@@ -145,6 +157,7 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     close: async () => {
       try {
         await engine.close();
+        await runStore?.close();
         await kuzu.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -113,7 +113,11 @@ async function once(
   question: string,
 ): Promise<number> {
   const { createParley } = await import('../server.ts');
-  const parley = await createParley(config, { ingestAtStart: command !== 'ingest' });
+  const parley = await createParley(config, {
+    ingestAtStart: command !== 'ingest',
+    // A one-shot command leaves the runs an earlier server left to the next `parley serve`.
+    recoverRuns: command !== 'run' && command !== 'ingest',
+  });
   try {
     if (command === 'run') return await run(parley, question);
     if (command === 'ingest') return await ingest(parley);

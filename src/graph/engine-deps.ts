@@ -9,6 +9,7 @@ import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
 import type { GraphPlan } from './graph-plan.ts';
 import type { RunRequest } from './run-request.ts';
 import type { ThreadStore } from '../store/threads/types.ts';
+import type { RunStore } from '../store/runs/run-store.ts';
 
 /** The slices of Config the engine reads. Pass the whole Config or just these. */
 export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
@@ -58,4 +59,9 @@ export interface EngineDeps {
    * lookup and no routing or planning call (route.decided stage `preset_plan`). Undefined: route as usual.
    */
   presetPlan?: (request: RunRequest) => GraphPlan | undefined;
+  /**
+   * Where runs are checkpointed (docs/durability.md): records, event logs, plans and finished steps.
+   * Absent: runs live in memory only, as before (a restart loses them).
+   */
+  runStore?: RunStore;
 }

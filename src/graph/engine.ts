@@ -3,6 +3,10 @@
  * by one loop (with a watchdog on transitions), and an event log any number of consumers can read.
  * Finished runs stay replayable for config.engine.runRetentionMs, then are dropped; at most
  * config.engine.runRetentionMax of them are kept, the oldest finished dropped first.
+ *
+ * With a run store (EngineDeps.runStore, docs/durability.md) every run is checkpointed as it goes and
+ * retention applies to the store too; recover() picks up, at start, what the last process left: finished
+ * runs stay replayable, a run that waited on a human waits again, a run in progress resumes or ends failed.
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeName, RunEnding } from './events.ts';
@@ -33,6 +37,13 @@ import { loadHistory, saveTurn } from './thread-turns.ts';
 import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
 import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
+import type { StoredRun } from '../store/runs/run-store.ts';
+import type { ApprovalRequest } from '../hitl/types.ts';
+import type { GraphEvent } from './events.ts';
+import type { RunRecord } from '../knowledge/store.ts';
+import { persistEvents } from './durable/persist-events.ts';
+import { storedRunHandle } from './durable/stored-handle.ts';
+import { resumptionOf } from './durable/resume-plan.ts';
 
 const NODES: Record<NodeName, NodeFn> = {
   usage_guard: usageGuard,
@@ -51,6 +62,14 @@ const NODES: Record<NodeName, NodeFn> = {
 /** Why a run was cancelled (engine.cancel or shutdown); its message becomes run.finished.error. */
 export class RunCancelledError extends Error {
   override name = 'RunCancelledError';
+}
+
+/**
+ * Why a run waiting on a human stopped at shutdown: it is left in the run store, unfinished, for the
+ * next start (no run.finished, no record).
+ */
+export class RunSuspendedError extends Error {
+  override name = 'RunSuspendedError';
 }
 
 /** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
@@ -118,15 +137,51 @@ export class Engine implements RunEngine {
     const id = request.runId ?? randomUUID();
     const threadId = request.threadId ?? id;
     const startedAt = ctx.now();
-    const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: ctx.now });
     if (this.#runs.has(id)) {
       // Never disturb the run that owns the id: answer with a detached, already failed run.
+      const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: ctx.now });
       return this.#failedHandle(log, threadId, request, `run id "${id}" is already in use`);
     }
+    const record: StoredRun = {
+      id,
+      callerId: ownerIdOf(request),
+      threadId,
+      status: 'running',
+      request,
+      createdAt: startedAt,
+      updatedAt: startedAt,
+    };
+    return this.#launch(record, []);
+  }
 
+  /** Starts (or, after a restart, resumes) the run of `record`, its log continuing after `restored`. */
+  #launch(record: StoredRun, restored: GraphEvent[], resume?: (run: RunState) => void): RunHandle {
+    const ctx = this.#ctx;
+    const { id, threadId } = record;
+    const request = record.request as RunRequest;
+    // The persister reads the run's plan; the run is made after its log.
+    const made: { run?: RunState } = {};
+    const store = ctx.runStore;
+    if (store && restored.length === 0) {
+      store.runs.put(record).catch((err: unknown) => {
+        ctx.logger.error('run store: recording a run failed', { runId: id, error: String(err) });
+      });
+    }
+    const persist = store ? persistEvents(store, { record, plan: () => made.run?.plan }, ctx.logger) : undefined;
+    const log = new RunEventLog(id, {
+      buffer: ctx.config.engine.eventBuffer,
+      now: ctx.now,
+      ...(persist ? { persist } : {}),
+      restored,
+    });
     const admission = admissionGate();
-    const run = createRunState({ id, threadId, request, startedAt, log, admit: admission.settle }, ctx);
-    const result = this.#execute(run);
+    const run = createRunState(
+      { id, threadId, request, startedAt: record.createdAt, log, admit: admission.settle },
+      ctx,
+    );
+    made.run = run;
+    resume?.(run);
+    const result = this.#execute(run, restored.length > 0);
     const handle: RunHandle = {
       id,
       threadId,
@@ -171,10 +226,19 @@ export class Engine implements RunEngine {
     return handle && canSee(caller, handle.callerId) ? handle : undefined;
   }
 
-  /** Cancels every running run, waits for them to finish, and drops all retained runs. */
+  /**
+   * Cancels every running run, waits for them to finish, and drops all retained runs. With a run
+   * store, a run waiting on a human is not cancelled: it stops as it is, checkpointed, and the next
+   * start lets it wait again under the same approval ids.
+   */
   async close(reason = 'engine shutting down'): Promise<void> {
     const running = [...this.#runs.values()].filter((e) => e.run);
-    for (const e of running) this.cancel(e.handle.id, reason);
+    for (const e of running) {
+      if (this.#ctx.runStore && this.#ctx.approvals.suspendRun && this.#ctx.approvals.listPending(e.handle.id).length) {
+        this.#ctx.approvals.suspendRun(e.handle.id);
+        e.run!.abort.abort(new RunSuspendedError('the run waits on a human: suspended until the next start'));
+      } else this.cancel(e.handle.id, reason);
+    }
     await Promise.all(running.map((e) => e.handle.result));
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = undefined;
@@ -183,15 +247,16 @@ export class Engine implements RunEngine {
     await this.#saveLedger();
   }
 
-  async #execute(run: RunState): Promise<RunResult> {
+  async #execute(run: RunState, resumed = false): Promise<RunResult> {
     const ctx = this.#ctx;
-    emit(run, {
-      type: 'run.started',
-      threadId: run.threadId,
-      query: run.request.query,
-      mode: run.mode,
-      protocol: run.request.protocol,
-    });
+    if (!resumed)
+      emit(run, {
+        type: 'run.started',
+        threadId: run.threadId,
+        query: run.request.query,
+        mode: run.mode,
+        protocol: run.request.protocol,
+      });
     const wall = setTimeout(
       () =>
         run.abort.abort(
@@ -202,8 +267,9 @@ export class Engine implements RunEngine {
     wall.unref?.();
     try {
       const invalid = invalidRequest(run.request);
-      if (invalid) run.outcome = { status: 'failed', error: invalid };
-      else
+      // A run that cannot resume after a restart comes with its outcome: it only ends.
+      if (!run.outcome && invalid) run.outcome = { status: 'failed', error: invalid };
+      else if (!run.outcome)
         await ctx.span(
           'run',
           { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode },
@@ -217,6 +283,7 @@ export class Engine implements RunEngine {
     } finally {
       clearTimeout(wall);
     }
+    if (run.abort.signal.reason instanceof RunSuspendedError) return this.#suspended(run);
     if (run.abort.signal.aborted && (!run.outcome || run.outcome.status === 'completed'))
       run.outcome = outcomeOf(run, run.abort.signal.reason);
     const outcome: RunOutcome =
@@ -294,13 +361,54 @@ export class Engine implements RunEngine {
   async #record(run: RunState, outcome: RunOutcome, durationMs: number): Promise<void> {
     const record = runRecordOf(run, outcome, durationMs);
     if (!record) return;
+    // The knowledge store commits records in groups: the run store keeps this one until it is in.
+    const runStore = this.#ctx.runStore;
+    const stored = runStore ? this.#storedEnd(run, record) : undefined;
+    if (stored) await runStore!.runs.put(stored).catch(() => undefined);
     try {
       await this.#ctx.store.recordRun(record);
+      if (stored) await runStore!.runs.put({ ...stored, remembered: true }).catch(() => undefined);
     } catch (err) {
       this.#ctx.logger.error('recording the run in execution memory failed', {
         runId: run.id,
         error: (err as Error).message,
       });
+    }
+  }
+
+  /** The run's stored record once it ended, with the execution-memory record it is owed. */
+  #storedEnd(run: RunState, memory: RunRecord): StoredRun | undefined {
+    const last = run.log.snapshot(run.log.lastSeq - 1)[0];
+    if (last?.type !== 'run.finished') return undefined;
+    const { type: _type, runId: _runId, seq: _seq, at: _at, ...ending } = last;
+    return {
+      id: run.id,
+      callerId: run.callerId,
+      threadId: run.threadId,
+      status: last.status,
+      request: run.request,
+      createdAt: run.startedAt,
+      updatedAt: Date.parse(last.at),
+      ending,
+      memory,
+      remembered: false,
+    };
+  }
+
+  /** After kill -9: finished runs whose execution-memory record may not have reached the knowledge store. */
+  async #rememberMissed(runs: StoredRun[]): Promise<void> {
+    const runStore = this.#ctx.runStore!;
+    for (const r of runs) {
+      if (r.remembered !== false || !r.memory) continue;
+      try {
+        if (!(await this.#ctx.store.getRun(r.id))) await this.#ctx.store.recordRun(r.memory as RunRecord);
+        await runStore.runs.put({ ...r, remembered: true });
+      } catch (err) {
+        this.#ctx.logger.error('recording a run in execution memory after a restart failed', {
+          runId: r.id,
+          error: String(err),
+        });
+      }
     }
   }
 
@@ -319,6 +427,12 @@ export class Engine implements RunEngine {
     this.#finished.set(entry.handle.id, entry);
     // The count cap bounds retention's memory under load (a finished run keeps its whole event log).
     while (this.#finished.size > runRetentionMax) this.#drop(this.#finished.keys().next().value as string);
+    this.#sweepLater();
+  }
+
+  /** Starts the sweep of expired finished runs, unless it runs already or nothing is retained. */
+  #sweepLater(): void {
+    const { runRetentionMs } = this.#ctx.config.engine;
     if (this.#sweep || this.#finished.size === 0) return;
     const every = Math.max(10, Math.min(runRetentionMs, 1000));
     this.#sweep = setInterval(() => this.#sweepExpired(), every);
@@ -328,6 +442,75 @@ export class Engine implements RunEngine {
   #drop(id: string): void {
     this.#finished.delete(id);
     this.#runs.delete(id);
+    this.#ctx.runStore?.forget(id).catch((err: unknown) => {
+      this.#ctx.logger.error('run store: forgetting a run failed', { runId: id, error: String(err) });
+    });
+  }
+
+  /** A run stopped at shutdown while it waited on a human: nothing is emitted or recorded; the store keeps it unfinished. */
+  #suspended(run: RunState): RunResult {
+    const error = (run.abort.signal.reason as Error).message;
+    const usage = { ...run.meter.totals };
+    return { runId: run.id, threadId: run.threadId, status: 'cancelled', error, usage, durationMs: 0 };
+  }
+
+  /**
+   * At start, with a run store: what the last process left. Finished runs within retention become
+   * replayable again (their events read from the store); the rest are forgotten. A run that was in
+   * progress resumes from its checkpoint (its pending approvals waiting again under their ids), or ends
+   * failed saying a restart interrupted it. Call once, before serving.
+   */
+  async recover(): Promise<{ resumed: number; failed: number; retained: number }> {
+    const store = this.#ctx.runStore;
+    if (!store) return { resumed: 0, failed: 0, retained: 0 };
+    const { runRetentionMs, runRetentionMax } = this.#ctx.config.engine;
+    const now = this.#ctx.now();
+    const finished = await store.runs.listFinished();
+    const keep = finished.filter((r) => r.updatedAt + runRetentionMs > now).slice(-runRetentionMax);
+    const kept = new Set(keep.map((r) => r.id));
+    for (const r of finished) if (!kept.has(r.id)) await store.forget(r.id);
+    for (const r of keep) {
+      if (this.#runs.has(r.id)) continue;
+      const entry: Entry = { handle: storedRunHandle(r, store), expiresAt: r.updatedAt + runRetentionMs };
+      this.#runs.set(r.id, entry);
+      this.#finished.set(r.id, entry);
+    }
+    if (this.#finished.size) this.#sweepLater();
+    await this.#rememberMissed(keep);
+
+    let resumed = 0;
+    let failed = 0;
+    const pending = await store.approvals.listPending();
+    for (const r of await store.runs.listUnfinished()) {
+      if (this.#runs.has(r.id)) continue;
+      const events = (await store.events.read(r.id)) as unknown as GraphEvent[];
+      const resumption = resumptionOf(events, await store.checkpoints.load(r.id));
+      const waiting = pending.filter((a) => a.runId === r.id);
+      if (resumption.resume) {
+        this.#ctx.approvals.restore?.(waiting.map((a) => a.request as ApprovalRequest));
+        this.#launch(r, events, (run) => {
+          run.resumePlan = resumption.plan;
+          run.planRound = resumption.round;
+          run.kept = resumption.kept;
+        });
+        resumed++;
+      } else {
+        for (const a of waiting)
+          await store.approvals.decide(a.id, { resolvedBy: 'cancelled', reason: resumption.reason });
+        this.#launch(r, events, (run) => {
+          run.outcome = { status: 'failed', error: resumption.reason };
+        });
+        failed++;
+      }
+      this.#ctx.logger.info(
+        resumption.resume ? 'resumed a run after a restart' : 'a run interrupted by a restart failed',
+        {
+          runId: r.id,
+          ...(resumption.resume ? { approvals: waiting.length } : { reason: resumption.reason }),
+        },
+      );
+    }
+    return { resumed, failed, retained: keep.length };
   }
 
   #sweepExpired(): void {

@@ -5,6 +5,11 @@
  * the retained history, so a consumer costs no copies; a consumer that falls more than `buffer`
  * events behind the live end (counting only events emitted after it subscribed) is detached with
  * SlowConsumerError. Breaking out of a `for await` (iterator return()) detaches it and frees it.
+ *
+ * With a run store (docs/durability.md) every event is handed to `persist`; when it returns a promise
+ * (an event a client must never see unless it is committed: an approval request, a finished step, the
+ * end), consumers are held at that event until the promise settles, so nothing reaches a client that a
+ * kill -9 could take back. A log restored after a restart starts from the stored history.
  */
 import type { GraphEvent, GraphEventBody } from './events.ts';
 
@@ -27,6 +32,13 @@ export interface RunEventLogOptions {
   buffer: number;
   /** Clock in ms since the epoch (default Date.now). */
   now?: () => number;
+  /**
+   * Hands each event to the run store. A returned promise holds consumers at the event until it
+   * settles (its commit); undefined lets consumers see it at once.
+   */
+  persist?: (event: GraphEvent) => Promise<unknown> | undefined;
+  /** The events logged before a restart (seq 1..n, in order): the log continues after them. */
+  restored?: GraphEvent[];
 }
 
 export class RunEventLog {
@@ -36,6 +48,9 @@ export class RunEventLog {
   private readonly buffer: number;
   private readonly now: () => number;
   private closed = false;
+  private readonly persist?: RunEventLogOptions['persist'];
+  /** Seqs of events waiting for their commit, ascending: consumers see only the events before the first. */
+  private readonly held: number[] = [];
   // Many events share a millisecond (a streamed answer): format each distinct time once.
   private atMs = NaN;
   private atIso = '';
@@ -44,6 +59,16 @@ export class RunEventLog {
     this.runId = runId;
     this.buffer = options.buffer;
     this.now = options.now ?? Date.now;
+    this.persist = options.persist;
+    if (options.restored?.length) {
+      this.history.push(...options.restored);
+      if (options.restored.at(-1)!.type === 'run.finished') this.closed = true;
+    }
+  }
+
+  /** How many events consumers may see: all of them, or those before the first one still being committed. */
+  private get visible(): number {
+    return this.held.length ? this.held[0]! - 1 : this.history.length;
   }
 
   get finished(): boolean {
@@ -85,6 +110,12 @@ export class RunEventLog {
     ) as GraphEvent;
     this.history.push(event);
     if (event.type === 'run.finished') this.closed = true;
+    const committed = this.persist?.(event);
+    if (committed) {
+      this.held.push(seq);
+      const release = () => this.#release(seq);
+      committed.then(release, release);
+    }
     for (const c of this.consumers) {
       if (this.history.length - Math.max(c.cursor, c.floor) > this.buffer) {
         c.error = new SlowConsumerError(
@@ -102,6 +133,13 @@ export class RunEventLog {
     return { [Symbol.asyncIterator]: () => this.iterate(afterSeq) };
   }
 
+  /** An event's commit settled: consumers may go on past it. */
+  #release(seq: number): void {
+    const at = this.held.indexOf(seq);
+    if (at !== -1) this.held.splice(at, 1);
+    for (const c of this.consumers) if (c.resolve) this.#wake(c);
+  }
+
   private iterate(afterSeq: number): AsyncIterator<GraphEvent> {
     // An afterSeq past the end (a client that claims more than exists) means "from now on".
     const cursor = Math.min(Math.max(0, afterSeq), this.history.length);
@@ -110,7 +148,7 @@ export class RunEventLog {
       floor: this.history.length,
       attached: !this.closed || cursor < this.history.length,
     };
-    if (!this.closed) this.consumers.add(consumer);
+    if (!this.closed || this.held.length) this.consumers.add(consumer);
     return new EventCursor(this, consumer);
   }
 
@@ -140,10 +178,10 @@ export class RunEventLog {
       consumer.attached = false;
       return error;
     }
-    if (consumer.cursor < this.history.length && consumer.attached) {
+    if (consumer.cursor < this.visible && consumer.attached) {
       return { value: this.history[consumer.cursor++]!, done: false };
     }
-    if (!consumer.attached || this.closed) {
+    if (!consumer.attached || (this.closed && consumer.cursor >= this.history.length)) {
       this.#detach(consumer);
       return { value: undefined, done: true };
     }

@@ -96,12 +96,15 @@ export interface RunState {
   outcome?: RunOutcome;
   /** Last node entered (for the watchdog's message). */
   node?: NodeName;
+  /** After a restart: the checkpointed plan the router resumes (docs/durability.md). */
+  resumePlan?: GraphPlan;
 }
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
 export interface EngineContext extends Required<
-  Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan' | 'threads'>
+  Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan' | 'threads' | 'runStore'>
 > {
+  runStore?: EngineDeps['runStore'];
   presetPlan?: EngineDeps['presetPlan'];
   threads?: EngineDeps['threads'];
   peers?: EngineDeps['peers'];

@@ -15,9 +15,12 @@ import type {
   ApprovalRecord,
   ApprovalRequest,
   ApprovalRequestInput,
+  IssuedApproval,
   ResolveAnswer,
 } from './types.ts';
 import { checkDecision } from './decision-check.ts';
+import { asksTheSame, forNewCallIds } from './restored-match.ts';
+import type { ApprovalRecords } from '../store/runs/run-store.ts';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -29,6 +32,11 @@ export interface ApprovalBrokerOptions {
   /** The audit sink, normally KnowledgeStore.recordApproval (idempotent upsert by id). */
   recordApproval?: (record: ApprovalRecord) => Promise<void>;
   logger?: Logger;
+  /**
+   * The run store's approvals (docs/durability.md): a request is listed, answerable and announced
+   * only once committed there, and a decision is committed before the run acts on it.
+   */
+  store?: ApprovalRecords;
   /** How many settled ids are remembered so a late resolve says "already resolved", not "not found". */
   rememberSettled?: number;
 }
@@ -40,23 +48,32 @@ interface Pending {
   detachSignal: () => void;
   /** Audit writes for this request, in order (request first, then its outcome). */
   audit: Promise<void>;
+  /** False until the run store has committed the request (always true without a store). */
+  durable: boolean;
+}
+
+/** A request restored after a restart, until the resumed run asks for it again. */
+interface Restored {
+  request: ApprovalRequest;
+  settled: Promise<ApprovalOutcome>;
+  entry: Pending;
 }
 
 export class ApprovalBroker implements ApprovalPort {
   readonly #pending = new Map<string, Pending>();
   /** Settled ids and who owned them (so a late answer from another caller still reads "not found"). */
   readonly #settled = new Map<string, { outcome: ApprovalOutcome; callerId: string }>();
-  readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval'>> &
-    Pick<ApprovalBrokerOptions, 'recordApproval'>;
+  readonly #restored = new Map<string, Restored>();
+  readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval' | 'store'>> &
+    Pick<ApprovalBrokerOptions, 'recordApproval' | 'store'>;
 
   constructor(options: ApprovalBrokerOptions) {
     this.#options = { logger: silentLogger, rememberSettled: 1000, ...options };
   }
 
-  request(
-    input: ApprovalRequestInput,
-    options: { timeoutMs?: number; signal?: AbortSignal } = {},
-  ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
+  request(input: ApprovalRequestInput, options: { timeoutMs?: number; signal?: AbortSignal } = {}): IssuedApproval {
+    const adopted = this.#adopt(input, options.signal);
+    if (adopted) return adopted;
     // setTimeout fires at once beyond 2^31-1 ms; clamp so a huge setting waits ~24 days, not 1 ms.
     const timeoutMs = Math.min(options.timeoutMs ?? this.#options.timeoutMs, MAX_TIMER_MS);
     const created = new Date();
@@ -78,31 +95,107 @@ export class ApprovalBroker implements ApprovalPort {
       ),
       detachSignal: () => {},
       audit: this.#record(toRecord(request)),
+      durable: !this.#options.store,
     };
     // A pending approval must never keep the process alive on its own.
     entry.timer.unref?.();
     this.#pending.set(request.id, entry);
+    const stored = this.#store(request, entry);
 
     const outcome = settled.then(async (o) => {
       await entry.audit;
       return o;
     });
 
-    const signal = options.signal;
-    if (signal) {
-      const onAbort = () => this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', timeoutMs));
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener('abort', onAbort, { once: true });
-        entry.detachSignal = () => signal.removeEventListener('abort', onAbort);
-      }
+    this.#watch(entry, options.signal, timeoutMs);
+    return { request: structuredClone(request), outcome, ...(stored ? { stored } : {}) };
+  }
+
+  /** The request's write to the run store; the entry becomes visible once it is committed. */
+  #store(request: ApprovalRequest, entry: Pending): Promise<void> | undefined {
+    const store = this.#options.store;
+    if (!store) return undefined;
+    const write = store.putPending({
+      id: request.id,
+      runId: request.runId,
+      callerId: ownerOf(request),
+      request,
+      updatedAt: Date.now(),
+    });
+    return write.then(
+      () => void (entry.durable = true),
+      (err: unknown) => {
+        // A broken store must not wedge the run: the request still waits, in this process only.
+        entry.durable = true;
+        this.#options.logger.error('storing an approval request failed', { id: request.id, error: String(err) });
+      },
+    );
+  }
+
+  /** Cancels the request when the run's signal aborts. */
+  #watch(entry: Pending, signal: AbortSignal | undefined, timeoutMs: number): void {
+    if (!signal) return;
+    const { request } = entry;
+    const onAbort = () => this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', timeoutMs));
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      entry.detachSignal = () => signal.removeEventListener('abort', onAbort);
     }
-    return { request: structuredClone(request), outcome };
+  }
+
+  /** A restored request the resumed run asks for again: the same id, its outcome (maybe already decided). */
+  #adopt(input: ApprovalRequestInput, signal: AbortSignal | undefined): IssuedApproval | undefined {
+    if (this.#restored.size === 0) return undefined;
+    for (const [id, restored] of this.#restored) {
+      if (!asksTheSame(restored.request, input)) continue;
+      this.#restored.delete(id);
+      if (this.#pending.get(id) === restored.entry) this.#watch(restored.entry, signal, 0);
+      const outcome = restored.settled.then(async (o) => {
+        await restored.entry.audit;
+        return forNewCallIds(o, restored.request, input);
+      });
+      return { request: structuredClone(restored.request), outcome, restored: true };
+    }
+    return undefined;
+  }
+
+  restore(requests: ApprovalRequest[]): void {
+    for (const request of requests) {
+      if (this.#pending.has(request.id)) continue;
+      let settle!: (outcome: ApprovalOutcome) => void;
+      const settled = new Promise<ApprovalOutcome>((resolve) => (settle = resolve));
+      const remaining = Math.min(Math.max(0, Date.parse(request.expiresAt) - Date.now()), MAX_TIMER_MS);
+      const entry: Pending = {
+        request,
+        settle,
+        timer: setTimeout(
+          () => this.#finish(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, remaining)),
+          remaining,
+        ),
+        detachSignal: () => {},
+        audit: Promise.resolve(),
+        durable: true,
+      };
+      entry.timer.unref?.();
+      this.#pending.set(request.id, entry);
+      this.#restored.set(request.id, { request, settled, entry });
+    }
+  }
+
+  suspendRun(runId: string): void {
+    for (const [id, entry] of [...this.#pending]) {
+      if (entry.request.runId !== runId) continue;
+      this.#pending.delete(id);
+      clearTimeout(entry.timer);
+      entry.detachSignal();
+    }
+    for (const [id, restored] of [...this.#restored]) if (restored.request.runId === runId) this.#restored.delete(id);
   }
 
   resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): ResolveAnswer {
     const entry = this.#pending.get(id);
-    if (!entry || !canSee(caller, ownerOf(entry.request))) {
+    if (!entry || !entry.durable || !canSee(caller, ownerOf(entry.request))) {
       const settled = entry ? undefined : this.#settled.get(id);
       return settled && canSee(caller, settled.callerId)
         ? { ok: false, code: 'already_resolved', message: `approval ${id} was already resolved` }
@@ -123,11 +216,12 @@ export class ApprovalBroker implements ApprovalPort {
 
   get(id: string, caller?: Caller): ApprovalRequest | undefined {
     const entry = this.#pending.get(id);
-    return entry && canSee(caller, ownerOf(entry.request)) ? structuredClone(entry.request) : undefined;
+    return entry?.durable && canSee(caller, ownerOf(entry.request)) ? structuredClone(entry.request) : undefined;
   }
 
   listPending(runId?: string, caller?: Caller): ApprovalRequest[] {
     return [...this.#pending.values()]
+      .filter((p) => p.durable)
       .map((p) => p.request)
       .filter((r) => (runId === undefined || r.runId === runId) && canSee(caller, ownerOf(r)))
       .map((r) => structuredClone(r));
@@ -137,6 +231,7 @@ export class ApprovalBroker implements ApprovalPort {
     for (const { request } of [...this.#pending.values()]) {
       if (request.runId === runId) this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', 0));
     }
+    for (const [id, restored] of [...this.#restored]) if (restored.request.runId === runId) this.#restored.delete(id);
   }
 
   /** Shutdown: settles everything still pending as cancelled and waits for the audit writes. */
@@ -154,15 +249,20 @@ export class ApprovalBroker implements ApprovalPort {
     clearTimeout(entry.timer);
     entry.detachSignal();
     this.#remember(id, outcome, ownerOf(entry.request));
-    entry.audit = entry.audit.then(() =>
-      this.#record({
+    const store = this.#options.store;
+    entry.audit = entry.audit.then(async () => {
+      await this.#record({
         ...toRecord(entry.request),
         decision: outcome.decision,
         resolvedBy: outcome.resolvedBy,
         actor: outcome.actor,
         resolvedAt: outcome.at,
-      }),
-    );
+      });
+      // The run acts on a decision only once it is committed (a restart then never asks again).
+      await store?.decide(id, outcome).catch((err: unknown) => {
+        this.#options.logger.error('storing an approval decision failed', { id, error: String(err) });
+      });
+    });
     entry.settle(outcome);
   }
 

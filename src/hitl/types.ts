@@ -84,10 +84,7 @@ export type ResolveAnswer =
  * the outcome settles, so the broker itself knows no event stream.
  */
 export interface ApprovalPort {
-  request(
-    input: ApprovalRequestInput,
-    options?: { timeoutMs?: number; signal?: AbortSignal },
-  ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> };
+  request(input: ApprovalRequestInput, options?: { timeoutMs?: number; signal?: AbortSignal }): IssuedApproval;
   /**
    * `caller` scopes every look-up: another caller's request answers exactly like an unknown id.
    * Without a caller the look-up is unscoped (internal channels already bound to one run).
@@ -97,6 +94,26 @@ export interface ApprovalPort {
   listPending(runId?: string, caller?: Caller): ApprovalRequest[];
   /** Settles every pending request of the run as cancelled (deny / cancel). */
   cancelRun(runId: string): void;
+  /**
+   * Shutdown of a run that waits on a human: its pending requests are dropped from this process
+   * without a decision (they stay pending in the run store, for the next start). Its outcomes never settle.
+   */
+  suspendRun?(runId: string): void;
+  /**
+   * After a restart: the stored pending requests wait again under their ids (listed, answerable,
+   * timing out at their original expiry). The resumed run's matching request() adopts each one.
+   */
+  restore?(requests: ApprovalRequest[]): void;
+}
+
+/** What request() hands back. */
+export interface IssuedApproval {
+  request: ApprovalRequest;
+  outcome: Promise<ApprovalOutcome>;
+  /** With a run store: settles once the request is committed; announce it only then. */
+  stored?: Promise<void>;
+  /** True when request() adopted a request restored after a restart (it was announced before). */
+  restored?: boolean;
 }
 
 /** The audit row of one approval request, handed to the broker's recorder (the knowledge store keeps it). */

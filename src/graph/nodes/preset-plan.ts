@@ -9,7 +9,12 @@ import { emit, type EngineContext, type RunState } from '../state.ts';
 import { prefetchMemory } from './memory.ts';
 import type { NodeResult } from './node.ts';
 
-export function runPresetPlan(run: RunState, ctx: EngineContext, plan: GraphPlan): NodeResult {
+export function runPresetPlan(
+  run: RunState,
+  ctx: EngineContext,
+  plan: GraphPlan,
+  reason = 'running the plan handed to the engine (EngineDeps.presetPlan)',
+): NodeResult {
   const errors = validatePlan(plan, knownSpecialists(run));
   if (errors.length) {
     run.outcome = { status: 'failed', error: `the preset plan is invalid: ${errors.join('; ')}` };
@@ -19,7 +24,7 @@ export function runPresetPlan(run: RunState, ctx: EngineContext, plan: GraphPlan
   emit(run, {
     type: 'route.decided',
     stage: 'preset_plan',
-    reason: 'running the plan handed to the engine (EngineDeps.presetPlan)',
+    reason,
     candidates: [...new Set(plan.steps.map((s) => s.specialist))],
   });
   adoptPlan(run, plan);

@@ -219,8 +219,13 @@ export function announcingApprovals(
       // The request belongs to the run's caller: only it (or an admin) may see or answer it.
       const issued = ctx.approvals.request({ ...input, callerId: run.callerId }, options);
       clock?.pause();
-      emit(run, { type: 'approval.requested', request: issued.request });
-      const outcome = issued.outcome.then((settled) => {
+      // With a run store the request is announced once committed (a kill -9 then cannot take back an
+      // id a client was told); one restored after a restart was announced before it.
+      const announce = () => {
+        if (!issued.restored) emit(run, { type: 'approval.requested', request: issued.request });
+      };
+      const announced = issued.stored ? issued.stored.then(announce) : (announce(), undefined);
+      const outcome = Promise.all([issued.outcome, announced]).then(([settled]) => {
         clock?.resume();
         emit(run, { type: 'approval.resolved', outcome: settled });
         return settled;
