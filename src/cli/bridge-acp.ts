@@ -1,22 +1,21 @@
 /**
  * `parley acp` as a bridge (docs/service.md): the editor's newline-delimited JSON-RPC on stdin/stdout,
- * forwarded message by message to the service's /acp WebSocket and back, with the SDK's own streams on
- * both sides (ndJsonStream, createWebSocketStream). The agent, its sessions and runs live in the service.
+ * forwarded message by message to the service's /acp WebSocket and back. The WebSocket side is the
+ * ACP SDK's own stream (createWebSocketStream: framing, batches refused, close handling); the stdio side
+ * only splits lines and parses them, nothing of JSON-RPC: the agent, its sessions and runs live in the
+ * service, which answers every message. (The SDK's ndJsonStream would do the same but lives in the SDK's
+ * main entry, whose schemas cost the bridge most of its start-up time and ~10 MB: docs/performance.md.)
  * Ends when the editor closes stdin (the WebSocket closes with it) or the service goes away.
  */
-import { Readable, Writable } from 'node:stream';
+import { createInterface } from 'node:readline';
+import type { AnyMessage } from '@agentclientprotocol/sdk';
 import type { ServiceConnection } from './service-client.ts';
 
 export async function bridgeAcp(service: ServiceConnection): Promise<number> {
-  const [{ ndJsonStream }, { createWebSocketStream }, { WebSocket }] = await Promise.all([
-    import('@agentclientprotocol/sdk'),
+  const [{ createWebSocketStream }, { WebSocket }] = await Promise.all([
     import('@agentclientprotocol/sdk/experimental/ws-client'),
     import('ws'),
   ]);
-  const editor = ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-  );
   const url = new URL('/acp', service.record.url);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   const agent = createWebSocketStream(url.href, {
@@ -24,8 +23,30 @@ export async function bridgeAcp(service: ServiceConnection): Promise<number> {
     headers: { Authorization: `Bearer ${service.token}` },
     cookies: 'omit',
   });
-  const toAgent = editor.readable.pipeTo(agent.writable);
-  const toEditor = agent.readable.pipeTo(editor.writable);
+
+  const toAgent = (async () => {
+    const writer = agent.writable.getWriter();
+    for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+      if (line.trim() === '') continue;
+      let message: AnyMessage;
+      try {
+        message = JSON.parse(line) as AnyMessage;
+      } catch {
+        process.stderr.write(`parley acp: skipped a line from the client that is not JSON: ${line.slice(0, 80)}\n`);
+        continue;
+      }
+      await writer.write(message);
+    }
+    await writer.close();
+  })();
+  const toEditor = agent.readable.pipeTo(
+    new WritableStream<AnyMessage>({
+      write: (message) =>
+        new Promise<void>((done, failed) =>
+          process.stdout.write(JSON.stringify(message) + '\n', (err) => (err ? failed(err) : done())),
+        ),
+    }),
+  );
   try {
     await Promise.race([toAgent, toEditor]);
     return 0;
