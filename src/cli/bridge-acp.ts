@@ -9,13 +9,27 @@
  */
 import { createInterface } from 'node:readline';
 import type { AnyMessage } from '@agentclientprotocol/sdk';
+import type * as WsClient from '@agentclientprotocol/sdk/experimental/ws-client';
+import type * as Ws from 'ws';
 import type { ServiceConnection } from './service-client.ts';
 
-export async function bridgeAcp(service: ServiceConnection): Promise<number> {
+/**
+ * Loads what the bridge needs, then returns it ready to run: loading comes first so that a service
+ * just found (or started) is connected to at once, before an idle one could exit in between.
+ */
+export async function loadAcpBridge(): Promise<(service: ServiceConnection) => Promise<number>> {
   const [{ createWebSocketStream }, { WebSocket }] = await Promise.all([
     import('@agentclientprotocol/sdk/experimental/ws-client'),
     import('ws'),
   ]);
+  return (service) => bridgeAcp(service, createWebSocketStream, WebSocket);
+}
+
+async function bridgeAcp(
+  service: ServiceConnection,
+  createWebSocketStream: typeof WsClient.createWebSocketStream,
+  WebSocket: typeof Ws.WebSocket,
+): Promise<number> {
   const url = new URL('/acp', service.record.url);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   const agent = createWebSocketStream(url.href, {

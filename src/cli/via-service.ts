@@ -19,6 +19,10 @@ export async function viaService(
     const { runRemote } = await import('./run-remote.ts');
     return runRemote(service, question);
   }
+  const bridge =
+    command === 'acp'
+      ? await (await import('./bridge-acp.ts')).loadAcpBridge()
+      : await (await import('./bridge-mcp.ts')).loadMcpBridge();
   let service;
   try {
     service = await findOrStartService(dataDir);
@@ -31,6 +35,5 @@ export async function viaService(
       `parley ${command}: started the Parley service for ${dataDir} (pid ${service.record.pid}, ${service.record.url}); its log: service.log in the data dir\n`,
     );
   }
-  if (command === 'acp') return (await import('./bridge-acp.ts')).bridgeAcp(service);
-  return (await import('./bridge-mcp.ts')).bridgeMcp(service);
+  return bridge(service);
 }
