@@ -9,6 +9,9 @@
  * folder, already ingested). Median, min and max of --runs starts each.
  * Options: --runs 5, --idle 1000 (ms idle before RSS is read), --bin bin/parley.js.
  * The scripted model answers (no model env vars are passed on), telemetry is off (no OTEL_* either).
+ * Then the stdio bridges (docs/service.md) as an editor starts them from a project folder: `parley acp`
+ * cold (no service yet: it starts one) and with the service up, and `parley mcp` with the service up;
+ * from spawn to the answer of `initialize`, and the bridge's RSS.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -134,6 +137,97 @@ async function start(dataDir: string): Promise<Start> {
   }
 }
 
+const INITIALIZE = {
+  acp: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } },
+  mcp: {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  },
+};
+
+interface BridgeStart {
+  ms: number;
+  /** The bridge's own RSS when it answered, and its peak (VmHWM) by then. */
+  rssMb: number;
+  peakMb: number;
+}
+
+function hwmKb(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m);
+    return line ? Number(line[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * An editor starting `parley acp` / `parley mcp` in a project folder (docs/service.md): from spawn to the
+ * answer of `initialize`, then the bridge's RSS. With the service up this is the bridge alone; cold, it
+ * includes starting the service in the background.
+ */
+async function bridgeStart(kind: 'acp' | 'mcp', dataDir: string, project: string): Promise<BridgeStart> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [bin, kind], {
+    // Until a Parley home (issue 16 §1) exists, an editor's snippet names the checkout's files.
+    env: {
+      ...cleanEnv(dataDir),
+      PARLEY_PORT: '',
+      PARLEY_LOG_LEVEL: 'warn',
+      PARLEY_MCP_CONFIG: join(ROOT, 'mcp_config.json'),
+      PARLEY_SKILLS_DIRS: join(ROOT, 'specialists'),
+      PARLEY_PRICES_FILE: join(ROOT, 'prices.json'),
+    },
+    cwd: project,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  try {
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    await new Promise<void>((answered, failed) => {
+      child.stdout!.once('data', () => answered());
+      child.once('exit', (code) => failed(new Error(`parley ${kind} exited (${code}) before answering:\n${stderr}`)));
+      child.stdin!.write(JSON.stringify(INITIALIZE[kind]) + '\n');
+    });
+    const ms = performance.now() - t0;
+    return { ms, rssMb: rssKb(child.pid!) / 1024, peakMb: hwmKb(child.pid!) / 1024 };
+  } finally {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.stdin!.end();
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    await exited;
+  }
+}
+
+/** The floor any bridge stands on: `parley --version` (Node's start and the CLI's first module), spawn to exit. */
+async function versionStart(): Promise<BridgeStart> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [bin, '--version'], { cwd: ROOT, stdio: 'ignore' });
+  await new Promise((done) => child.once('exit', done));
+  return { ms: performance.now() - t0, rssMb: 0, peakMb: 0 };
+}
+
+/** Stops the service a bridge started in `dataDir` (SIGTERM to the pid in its service.json) and waits for it. */
+async function stopService(dataDir: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = (JSON.parse(readFileSync(join(dataDir, 'service.json'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return;
+  }
+  process.kill(pid, 'SIGTERM');
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await sleep(20);
+  }
+}
+
 const temp: string[] = [];
 const newDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-startup-'));
@@ -149,6 +243,25 @@ try {
   await start(existingDir); // makes it an existing, ingested data dir
   const existing: Start[] = [];
   for (let i = 0; i < runs; i++) existing.push(await start(existingDir));
+  // The bridges: each case on an existing (ingested) data dir, from a project folder of their own.
+  const project = newDir();
+  const bridgeDir = newDir();
+  await start(bridgeDir);
+  const bridges: Record<string, BridgeStart[]> = {
+    'floor: parley --version': [],
+    'acp, cold': [],
+    'acp, service up': [],
+    'mcp, service up': [],
+  };
+  for (let i = 0; i < runs; i++) bridges['floor: parley --version']!.push(await versionStart());
+  for (let i = 0; i < runs; i++) {
+    bridges['acp, cold']!.push(await bridgeStart('acp', bridgeDir, project));
+    await stopService(bridgeDir);
+  }
+  await bridgeStart('acp', bridgeDir, project); // starts the service the warm cases reuse
+  for (let i = 0; i < runs; i++) bridges['acp, service up']!.push(await bridgeStart('acp', bridgeDir, project));
+  for (let i = 0; i < runs; i++) bridges['mcp, service up']!.push(await bridgeStart('mcp', bridgeDir, project));
+  await stopService(bridgeDir);
   const after = loadavg();
 
   const fmt = (n: number, digits = 0) => n.toFixed(digits);
@@ -168,6 +281,14 @@ try {
   console.log('|---|---:|---:|---:|---:|---:|');
   console.log(row('fresh', fresh));
   console.log(row('existing', existing));
+  console.log('\n| bridge | to initialize answer ms (median) | min–max | bridge RSS MB (median) | peak RSS MB (max) |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name, starts] of Object.entries(bridges)) {
+    const t = summarize(starts.map((s) => s.ms));
+    const r = summarize(starts.map((s) => s.rssMb));
+    const peak = Math.max(...starts.map((s) => s.peakMb));
+    console.log(`| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(r.median)} | ${fmt(peak)} |`);
+  }
 } finally {
   for (const dir of temp) rmSync(dir, { recursive: true, force: true });
 }

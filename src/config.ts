@@ -157,6 +157,13 @@ export const SETTINGS = [
     default: 'info',
     description: 'Log verbosity (logs go to stderr).',
   },
+  {
+    env: 'PARLEY_SERVICE_IDLE_EXIT_MS',
+    schema: nonNegativeInt,
+    default: '900000',
+    description:
+      'How long a Parley service started by `parley acp`, `parley mcp` (or `parley serve --idle-exit`) keeps running with no client connected before it exits; 0: never. A service you start yourself (`npm start`, `parley serve`) never exits for idleness (docs/service.md).',
+  },
   // Model access
   {
     env: 'PARLEY_MODEL_BASE_URL',
@@ -618,6 +625,8 @@ export interface Config {
     jsonMaxDepth: number;
     shutdownTimeoutMs: number;
     logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+    /** PARLEY_SERVICE_IDLE_EXIT_MS: a bridge-started service exits after this long with no client (0: never). */
+    serviceIdleExitMs: number;
   };
   model: ModelSettings;
   knowledge: {
@@ -778,6 +787,7 @@ export function loadConfig(env: Env = process.env): Config {
       jsonMaxDepth: get('PARLEY_JSON_MAX_DEPTH'),
       shutdownTimeoutMs: get('PARLEY_SHUTDOWN_TIMEOUT_MS'),
       logLevel: get('PARLEY_LOG_LEVEL'),
+      serviceIdleExitMs: get('PARLEY_SERVICE_IDLE_EXIT_MS'),
     },
     model: {
       scripted,

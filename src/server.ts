@@ -59,6 +59,8 @@ export interface ParleyOptions {
   ingestAtStart?: boolean;
   /** Pick up the runs the last process left in the run store (CoreOptions.recoverRuns, default true). */
   recoverRuns?: boolean;
+  /** The local service token the stdio bridges authenticate with (docs/service.md); none by default. */
+  localToken?: string;
 }
 
 export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'reingest'> {
@@ -70,6 +72,8 @@ export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'r
   logger: Logger;
   /** Binds config.server.host:port; resolves with the address it listens on. */
   listen(): Promise<{ url: string; port: number }>;
+  /** Open TCP connections to the listening server (a bridge holds one for its life: docs/service.md). */
+  openConnections(): number;
   /** Stops accepting, waits up to shutdownTimeoutMs for in-flight requests, then closes every resource. */
   close(): Promise<void>;
 }
@@ -141,7 +145,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       engine,
       approvals,
       logger,
-      authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys),
+      authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken),
       maxMessageBytes: config.server.bodyLimitBytes,
       maxJsonDepth: config.server.jsonMaxDepth,
       clients: acpClients,
@@ -169,11 +173,13 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       readiness,
       origins,
       jsonMaxDepth: config.server.jsonMaxDepth,
+      localToken: options.localToken,
       // Peers discover Parley by its agent card before they hold a key.
       publicPaths: ['/.well-known/agent-card.json'],
     });
 
     let server: Server | undefined;
+    let connections = 0;
     let closing: Promise<void> | undefined;
 
     const listen = () =>
@@ -194,6 +200,10 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
             resolve({ url, port: info.port });
           },
         ) as Server;
+        s.on('connection', (socket: Duplex) => {
+          connections += 1;
+          socket.once('close', () => (connections -= 1));
+        });
         // WebSocket upgrades bypass Hono: Host and Origin are checked here as Hono checks them
         // (browsers always send Origin on an upgrade), then /acp is served, anything else is refused.
         s.on('upgrade', (req, socket: Duplex, head: Buffer) => {
@@ -248,6 +258,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       store,
       reingest: () => core.reingest(),
       listen,
+      openConnections: () => connections,
       close,
     };
   } catch (err) {
@@ -283,10 +294,14 @@ async function closeAll(resources: Resource[], logger: Logger): Promise<void> {
 }
 
 /** `parley serve`: create, listen, and shut down gracefully on SIGINT/SIGTERM (a second signal exits at once). */
-export async function serveParley(config: Config, options: ParleyOptions = {}): Promise<Parley> {
+export async function serveParley(
+  config: Config,
+  options: ParleyOptions = {},
+): Promise<Parley & { address: { url: string; port: number } }> {
   const parley = await createParley(config, options);
+  let address: { url: string; port: number };
   try {
-    await parley.listen();
+    address = await parley.listen();
   } catch (err) {
     await parley.close(); // the scripted model and other resources would keep the process alive
     throw err;
@@ -306,5 +321,5 @@ export async function serveParley(config: Config, options: ParleyOptions = {}): 
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return parley;
+  return Object.assign(parley, { address });
 }

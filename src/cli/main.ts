@@ -2,8 +2,9 @@
  * The `parley` command (bin/parley.js runs this file compiled, from dist/; `npm run dev` runs it through tsx).
  *   parley [serve]            start the HTTP server (default)
  *   parley run "<question>"   run one question through the graph, shown live
- *   parley acp                serve ACP (Agent Client Protocol) on stdio for editors
- *   parley mcp                serve MCP on stdio for IDEs and assistants
+ *   parley acp                serve ACP (Agent Client Protocol) on stdio for editors: a bridge to the Parley service
+ *   parley mcp                serve MCP on stdio for IDEs and assistants: a bridge to the Parley service
+ *   parley status | stop      the Parley service of the data dir (docs/service.md)
  *   parley ingest             ingest every source into the knowledge graph and print the report
  *   parley doctor             probe the configured model endpoint(s) and say what works
  *   parley init [--force]     write editable copies of the shipped configuration into the Parley home
@@ -23,6 +24,8 @@ Usage:
   parley run "<question>"     Run one question through the graph, showing progress, the answer, usage and cost
   parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
+  parley status [--json]      Whether the Parley service of the data dir runs: pid, port, uptime, clients
+  parley stop                 Stop that service
   parley ingest               Ingest specialists, MCP servers and A2A peers into the knowledge graph
   parley doctor               Probe the model endpoint(s): what works, the structured strategy per role, prices, what to change
   parley init [--force]       Write editable copies of mcp_config.json, specialists/ and prices.json into the Parley home
@@ -32,11 +35,13 @@ Usage:
 Options:
   --home <dir>                The Parley home for this command (as PARLEY_HOME)
 
+acp, mcp and run go through the one Parley service of the data dir (started in the background when
+needed, docs/service.md), so every window and tool shares one knowledge graph and execution memory.
 Configuration comes from the Parley home (PARLEY_HOME) and environment variables; see docs/configuration.md.
 Editor and IDE setups (Zed, JetBrains, VS Code, Claude Desktop, Cursor): docs/editors.md.
 With no model endpoint configured, answers come from the built-in scripted model.`;
 
-const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest', 'doctor', 'init'] as const;
+const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest', 'doctor', 'init', 'status', 'stop'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
@@ -112,6 +117,17 @@ async function once(
   command: Exclude<Command, 'serve' | 'doctor' | 'init'>,
   question: string,
 ): Promise<number> {
+  if (command === 'status' || command === 'stop') {
+    const { statusCommand, stopCommand } = await import('./service-commands.ts');
+    return command === 'stop'
+      ? stopCommand(config.knowledge.dataDir)
+      : statusCommand(config.knowledge.dataDir, question === '--json');
+  }
+  if (command !== 'ingest') {
+    const { viaService } = await import('./via-service.ts');
+    const code = await viaService(config, command, question);
+    if (code !== undefined) return code;
+  }
   const { createParley } = await import('../server.ts');
   const parley = await createParley(config, {
     ingestAtStart: command !== 'ingest',
@@ -176,8 +192,8 @@ async function main(args: string[]): Promise<number> {
   if (command === 'doctor') return doctor(config);
   if (command !== 'serve')
     return once(config, command as Exclude<Command, 'serve' | 'doctor' | 'init'>, rest.join(' ').trim());
-  const { serveParley } = await import('../server.ts');
-  await serveParley(config);
+  const { serveService } = await import('./serve-service.ts');
+  await serveService(config, rest);
   return -1; // keep running until a signal
 }
 

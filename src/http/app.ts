@@ -41,6 +41,8 @@ export interface HttpAppOptions {
   origins?: OriginPolicy;
   /** Deepest JSON nesting accepted in a body (default 64). */
   jsonMaxDepth?: number;
+  /** The local service token (auth.ts): authenticates as the local caller when keys are configured. */
+  localToken?: string;
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
@@ -61,6 +63,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
       keys: options.apiKeys,
       adminKeys: options.adminKeys,
       publicPaths: ['/health', ...(options.publicPaths ?? [])],
+      localToken: options.localToken,
     }),
   );
   app.use('*', limitBody(options.bodyLimitBytes));

@@ -46,13 +46,20 @@ export interface AuthOptions {
   adminKeys?: string[];
   /** Exact paths reachable without a key. */
   publicPaths?: string[];
+  /**
+   * The local service token (`<data dir>/service.token`, mode 0600, docs/service.md): the bearer the
+   * `parley acp` / `parley mcp` bridges send. It authenticates as the one local caller, as those
+   * commands do in-process; it adds no way in for anyone else and does not turn auth on or off.
+   */
+  localToken?: string;
 }
 
 /**
  * Finds the caller a bearer token belongs to; comparisons are constant-time on the keys' digests.
  * A key listed in both lists is an admin key.
  */
-function keyMatcher(keys: string[], adminKeys: string[]): (token: string) => Caller | undefined {
+function keyMatcher(keys: string[], adminKeys: string[], localToken?: string): (token: string) => Caller | undefined {
+  const local = localToken ? digest(localToken) : undefined;
   const admins = new Set(adminKeys);
   const known = [...new Set([...keys, ...adminKeys])].map((key) => ({
     hash: digest(key),
@@ -61,6 +68,7 @@ function keyMatcher(keys: string[], adminKeys: string[]): (token: string) => Cal
   }));
   return (token) => {
     const hash = digest(token);
+    if (local && timingSafeEqual(local, hash)) return LOCAL_CALLER;
     const match = known.find((k) => timingSafeEqual(k.hash, hash));
     if (!match) return undefined;
     return match.admin ? { id: match.id, admin: true } : { id: match.id };
@@ -77,9 +85,10 @@ export const authEnabled = (keys: string[], adminKeys: string[] = []) => keys.le
 export function authenticateBearer(
   keys: string[],
   adminKeys: string[] = [],
+  localToken?: string,
 ): (authorization: string | undefined) => Caller | undefined {
   if (!authEnabled(keys, adminKeys)) return () => ANONYMOUS;
-  const match = keyMatcher(keys, adminKeys);
+  const match = keyMatcher(keys, adminKeys, localToken);
   return (authorization) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     return token ? match(token) : undefined;
@@ -90,6 +99,7 @@ export function apiKeyAuth({
   keys,
   adminKeys = [],
   publicPaths = ['/health'],
+  localToken,
 }: AuthOptions): MiddlewareHandler<ParleyEnv> {
   if (!authEnabled(keys, adminKeys)) {
     return async (c, next) => {
@@ -97,7 +107,7 @@ export function apiKeyAuth({
       await next();
     };
   }
-  const match = keyMatcher(keys, adminKeys);
+  const match = keyMatcher(keys, adminKeys, localToken);
   const check = bearerAuth<ParleyEnv>({
     verifyToken: (token, c) => {
       const caller = match(token);

@@ -20,6 +20,7 @@ describe('config defaults', () => {
       jsonMaxDepth: 64,
       shutdownTimeoutMs: 10000,
       logLevel: 'info',
+      serviceIdleExitMs: 900_000,
     });
     expect(config.protocols.mcpSessions).toEqual({ total: 256, perCaller: 32 });
     expect(config.protocols.acpConnections).toEqual({ total: 256, perCaller: 32 });

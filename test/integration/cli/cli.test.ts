@@ -108,6 +108,8 @@ describe('parley mcp', () => {
         PARLEY_DATA_DIR: dataDir,
         PARLEY_MCP_CONFIG: 'test/fixtures/mcp-empty.json',
         PARLEY_LOG_LEVEL: 'warn',
+        // `parley mcp` bridges to a service it starts (docs/service.md): let it go right after the test.
+        PARLEY_SERVICE_IDLE_EXIT_MS: '2000',
       }) as Record<string, string>,
       stderr: 'pipe',
     });

@@ -1,0 +1,115 @@
+/**
+ * Finding the Parley service of a data dir, or starting it (docs/service.md). A bridge reuses the running
+ * one (`npm start`, `parley serve`, another window's); with none it starts `parley serve --idle-exit`
+ * detached, its output appended to <data dir>/service.log, and waits for its service.json. Two bridges
+ * starting at once agree through service.lock (created exclusively): one starts the service, the other waits.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isAlive, readLiveService, readServiceToken, servicePaths, type ServiceRecord } from '../service/files.ts';
+
+export interface ServiceConnection {
+  record: ServiceRecord;
+  token: string;
+  /** True when this call started the service. */
+  started: boolean;
+}
+
+/** Long enough for a first start: schema creation and the first ingestion of every source. */
+const START_TIMEOUT_MS = 120_000;
+const POLL_MS = 50;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The live service of this data dir with its token, or undefined. */
+export function findService(dataDir: string): ServiceConnection | undefined {
+  const paths = servicePaths(dataDir);
+  const record = readLiveService(paths);
+  const token = record && readServiceToken(paths);
+  return record && token ? { record, token, started: false } : undefined;
+}
+
+/** Takes the start lock, or says who holds it (a dead holder's lock is taken over). */
+function takeStartLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch {
+      let holder: number;
+      try {
+        holder = Number(readFileSync(lock, 'utf8').trim());
+      } catch {
+        continue; // released meanwhile: try again
+      }
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return false;
+      rmSync(lock, { force: true });
+    }
+  }
+  return false;
+}
+
+function logTail(path: string, lines = 15): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** The running service, or one started now in the background. Throws when it cannot start, with its log's tail. */
+export async function findOrStartService(dataDir: string): Promise<ServiceConnection> {
+  const paths = servicePaths(dataDir);
+  const lock = join(paths.dir, 'service.lock');
+  mkdirSync(paths.dir, { recursive: true });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const found = findService(dataDir);
+    if (found) return found;
+    if (!takeStartLock(lock)) {
+      await sleep(POLL_MS); // another bridge is starting it
+      continue;
+    }
+    try {
+      const exited = startInBackground(paths.dir, paths.log);
+      while (Date.now() < deadline) {
+        const up = findService(dataDir);
+        if (up) return { ...up, started: true };
+        const code = exited();
+        if (code !== undefined && !findService(dataDir)) {
+          throw new Error(
+            `the Parley service for ${paths.dir} exited (${code}) while starting; its log (${paths.log}) ends:\n${logTail(paths.log)}`,
+          );
+        }
+        await sleep(POLL_MS);
+      }
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new Error(
+    `the Parley service for ${paths.dir} did not start within ${START_TIMEOUT_MS / 1000} s; see ${paths.log}`,
+  );
+}
+
+/**
+ * `parley serve --idle-exit` as its own process group, outliving this one; the same Node and entry point
+ * this process runs (bin/parley.js, or src/cli/main.ts through tsx). A port the user did not choose is
+ * none: PARLEY_PORT unset means a free port, which the service logs and writes to service.json.
+ * Returns how to ask whether it has exited (undefined while running).
+ */
+function startInBackground(dataDir: string, logPath: string): () => number | string | undefined {
+  const log = openSync(logPath, 'a', 0o600);
+  const entry = process.argv[1]!;
+  const child = spawn(process.execPath, [...process.execArgv, entry, 'serve', '--idle-exit'], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: process.env.PARLEY_PORT || '0' },
+  });
+  closeSync(log);
+  let exit: number | string | undefined;
+  child.once('exit', (code, signal) => (exit = code ?? signal ?? 'unknown'));
+  child.unref();
+  return () => exit;
+}

@@ -1,0 +1,74 @@
+/**
+ * `parley status` and `parley stop`: the Parley service of this data dir (docs/service.md).
+ * status asks the service itself (GET /api/service with the service token); stop sends it SIGTERM,
+ * the graceful shutdown `parley serve` does on Ctrl-C, once the service has confirmed its pid
+ * (a pid in a stale file may belong to another program by now).
+ */
+import { isAlive } from '../service/files.ts';
+import type { ServiceStatus } from '../service/routes.ts';
+import { findService, type ServiceConnection } from './service-client.ts';
+
+const STOP_WAIT_MS = 30_000;
+
+async function askStatus(service: ServiceConnection): Promise<ServiceStatus | undefined> {
+  try {
+    const res = await fetch(new URL('/api/service', service.record.url), {
+      headers: { Authorization: `Bearer ${service.token}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    return res.ok ? ((await res.json()) as ServiceStatus) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const seconds = (ms: number) => {
+  const s = Math.round(ms / 1000);
+  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`;
+};
+
+/** Prints the service's state; exit code 0 when it runs, 3 when none does (as `systemctl status`). */
+export async function statusCommand(dataDir: string, json: boolean): Promise<number> {
+  const service = findService(dataDir);
+  const status = service && (await askStatus(service));
+  if (json) {
+    process.stdout.write(JSON.stringify(status ? { running: true, ...status } : { running: false }) + '\n');
+    return status ? 0 : 3;
+  }
+  if (!status) {
+    process.stdout.write(`No Parley service runs for ${dataDir}.\n`);
+    return 3;
+  }
+  const idle = status.idleExitMs > 0 ? `exits after ${seconds(status.idleExitMs)} with no client` : 'never idles out';
+  process.stdout.write(
+    [
+      `Parley ${status.version} service: running`,
+      `  pid      ${status.pid}`,
+      `  url      ${status.url} (port ${status.port})`,
+      `  data     ${status.dataDir}`,
+      `  uptime   ${seconds(status.uptimeMs)} (since ${status.startedAt})`,
+      `  clients  ${status.clients} (${idle})`,
+    ].join('\n') + '\n',
+  );
+  return 0;
+}
+
+export async function stopCommand(dataDir: string): Promise<number> {
+  const service = findService(dataDir);
+  const status = service && (await askStatus(service));
+  if (!status) {
+    process.stdout.write(`No Parley service runs for ${dataDir}.\n`);
+    return 0;
+  }
+  process.kill(status.pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while (isAlive(status.pid)) {
+    if (Date.now() > deadline) {
+      process.stderr.write(`parley stop: pid ${status.pid} is still shutting down after ${STOP_WAIT_MS / 1000} s\n`);
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.stdout.write(`Stopped the Parley service (pid ${status.pid}).\n`);
+  return 0;
+}

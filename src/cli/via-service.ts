@@ -1,0 +1,39 @@
+/**
+ * Which commands go through the Parley service of the data dir (docs/service.md): `parley acp` and
+ * `parley mcp` always (they find it or start it), `parley run` when it runs. With PARLEY_DATA_DIR=:memory:
+ * nothing is shared, so they run in this process as before (undefined: the caller does it in-process).
+ */
+import type { Config } from '../config.ts';
+import { findOrStartService, findService } from './service-client.ts';
+
+export async function viaService(
+  config: Config,
+  command: 'acp' | 'mcp' | 'run',
+  question: string,
+): Promise<number | undefined> {
+  const dataDir = config.knowledge.dataDir;
+  if (dataDir === ':memory:') return undefined;
+  if (command === 'run') {
+    const service = findService(dataDir);
+    if (!service) return undefined;
+    const { runRemote } = await import('./run-remote.ts');
+    return runRemote(service, question);
+  }
+  const bridge =
+    command === 'acp'
+      ? await (await import('./bridge-acp.ts')).loadAcpBridge()
+      : await (await import('./bridge-mcp.ts')).loadMcpBridge();
+  let service;
+  try {
+    service = await findOrStartService(dataDir);
+  } catch (err) {
+    process.stderr.write(`parley ${command}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  if (service.started) {
+    process.stderr.write(
+      `parley ${command}: started the Parley service for ${dataDir} (pid ${service.record.pid}, ${service.record.url}); its log: service.log in the data dir\n`,
+    );
+  }
+  return bridge(service);
+}
