@@ -6,8 +6,8 @@
  * never touched). The official ACP or MCP client SDK completes `initialize`; the shipped roster (12
  * specialists) must be there, and nothing may be written into the project folder.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -96,6 +96,21 @@ function editorSetting(launch: Launch) {
   return { project, env, parleyHome };
 }
 
+/**
+ * What Parley said: the bridge's stderr and the log of the service it started in the background
+ * (docs/service.md: `parley acp` / `parley mcp` are bridges to one service per data dir).
+ */
+function said(stderr: string, parleyHome: string): string {
+  const log = join(parleyHome, 'data', 'service.log');
+  return stderr + (existsSync(log) ? readFileSync(log, 'utf8') : '');
+}
+
+/** The service a bridge started outlives it (until idle): stop it the way a user would. */
+function stopService(env: Record<string, string>, cwd: string): void {
+  const stopped = spawnSync('parley', ['stop'], { env, cwd, encoding: 'utf8', timeout: 30_000 });
+  expect(stopped.status, stopped.stderr).toBe(0);
+}
+
 async function untilLine(read: () => string, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -146,10 +161,10 @@ describe('docs/editors.md', () => {
         expect(init.agentInfo?.name).toBe('parley');
         const session = await ctx.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
         expect(session.sessionId).toBeTruthy();
-        const roster = await untilLine(() => stderr, /(\d+) specialists available/);
+        const roster = await untilLine(() => said(stderr, parleyHome), /(\d+) specialists available/);
         expect(Number(roster[1])).toBe(SHIPPED_SPECIALISTS);
         // The home is the user's default one, its data dir holds the graph, and the project is left alone.
-        expect(stderr).toContain(`Parley home ${parleyHome} (default`);
+        expect(said(stderr, parleyHome)).toContain(`Parley home ${parleyHome} (default`);
         expect(readdirSync(join(parleyHome, 'data')).length).toBeGreaterThan(0);
         expect(readdirSync(project)).toEqual([]);
       } finally {
@@ -158,6 +173,7 @@ describe('docs/editors.md', () => {
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         await exited;
         clearTimeout(timer);
+        stopService(env, project);
       }
     }, 90_000);
   }
@@ -185,10 +201,11 @@ describe('docs/editors.md', () => {
         expect(listed.isError).toBeFalsy();
         const specialists = (listed.structuredContent as { specialists: unknown[] } | undefined)?.specialists;
         expect(specialists).toHaveLength(SHIPPED_SPECIALISTS);
-        expect(stderr).toContain(`Parley home ${parleyHome} (default`);
+        expect(said(stderr, parleyHome)).toContain(`Parley home ${parleyHome} (default`);
         expect(readdirSync(project)).toEqual([]);
       } finally {
         await client.close();
+        stopService(env, project);
       }
     }, 90_000);
   }
