@@ -61,12 +61,18 @@ async function ingest(parley: Parley): Promise<number> {
 }
 
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
-async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<number> {
+async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Config): Promise<number> {
   const { engine, approvals, store, logger } = parley;
   const { LOCAL_CALLER } = await import('../graph/run-request.ts');
   if (protocol === 'acp') {
     const { serveAcpStdio } = await import('../protocols/acp/index.ts');
-    const connection = serveAcpStdio({ engine, approvals, logger, caller: LOCAL_CALLER });
+    const connection = serveAcpStdio({
+      engine,
+      approvals,
+      logger,
+      caller: LOCAL_CALLER,
+      toolSettings: config.tools,
+    });
     await connection.closed;
   } else {
     const { serveMcpStdio } = await import('../protocols/mcp/index.ts');
@@ -105,7 +111,7 @@ async function once(config: Config, command: Exclude<Command, 'serve' | 'doctor'
   try {
     if (command === 'run') return await run(parley, question);
     if (command === 'ingest') return await ingest(parley);
-    return await serveStdio(parley, command);
+    return await serveStdio(parley, command, config);
   } finally {
     await parley.close();
   }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { RunEngine, RunHandle, RunResult } from './contract.ts';
+import type { RunEngine, RunHandle, RunOptions, RunResult } from './contract.ts';
 import { ADMITTED, admissionGate } from './admission.ts';
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import { RunEventLog } from './run-event-log.ts';
@@ -111,7 +111,7 @@ export class Engine implements RunEngine {
     return this.#runs.size;
   }
 
-  start(request: RunRequest): RunHandle {
+  start(request: RunRequest, options: RunOptions = {}): RunHandle {
     const ctx = this.#ctx;
     const id = request.runId ?? randomUUID();
     const threadId = request.threadId ?? id;
@@ -123,7 +123,18 @@ export class Engine implements RunEngine {
     }
 
     const admission = admissionGate();
-    const run = createRunState({ id, threadId, request, startedAt, log, admit: admission.settle }, ctx);
+    const run = createRunState(
+      {
+        id,
+        threadId,
+        request,
+        startedAt,
+        log,
+        admit: admission.settle,
+        ...(options.tools ? { sessionTools: options.tools } : {}),
+      },
+      ctx,
+    );
     const result = this.#execute(run);
     const handle: RunHandle = {
       id,

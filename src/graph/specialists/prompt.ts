@@ -23,9 +23,20 @@ export async function resolveTools(ctx: EngineContext, ids: string[]): Promise<T
   return found.filter((t): t is ToolDescriptor => t !== undefined);
 }
 
+/** The tools the run's session adds (the project, the client's MCP servers); none for a run without a session. */
+function sessionToolsOf(input: SpecialistInput): Promise<ToolDescriptor[]> {
+  return input.run.sessionTools?.listTools() ?? Promise.resolve([]);
+}
+
+/** The specialist's own tools first; a session tool with the same id as one of them is left out (its own wins). */
+function withSessionTools(own: ToolDescriptor[], session: ToolDescriptor[]): ToolDescriptor[] {
+  const ids = new Set(own.map((t) => t.id));
+  return [...own, ...session.filter((t) => !ids.has(t.id))];
+}
+
 export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
-  const tools = await resolveTools(ctx, specialist.tools);
+  const tools = withSessionTools(await resolveTools(ctx, specialist.tools), await sessionToolsOf(input));
   const system =
     (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
   return runSpecialistLoop(input, system, tools);

@@ -7,7 +7,7 @@
 import { needsApproval } from '../../hitl/guard.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
-import type { ToolDescriptor } from '../../tools/types.ts';
+import type { ToolDescriptor, ToolHost, ToolInspection } from '../../tools/types.ts';
 import type { StepLineage, UsageTotals } from '../events.ts';
 import type { StepClock } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
@@ -128,7 +128,12 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
     });
   };
 
-  const guard = needsApproval(tool, ctx.config.approvals.policy);
+  // A tool of the run's session (the project, the client's MCP servers) is served by the session's host.
+  const host = await hostOf(run.sessionTools, ctx.tools, tool.id, input.tools);
+  const inspection: ToolInspection = (await host.inspect?.(tool.id, args, signal).catch(() => ({}))) ?? {};
+  const guard = inspection.mustAsk
+    ? { required: true, reason: inspection.mustAsk }
+    : needsApproval(tool, ctx.config.approvals.policy);
   if (guard.required) {
     // One request per tool call, under one id, settled by a human or at the approval timeout: the
     // step's clock stands still meanwhile, so the step timeout never cancels it and asks again.
@@ -145,6 +150,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
             annotations: tool.annotations,
             reason: guard.reason,
             inputSchema: tool.inputSchema,
+            ...(inspection.preview ? { preview: inspection.preview } : {}),
           },
         ],
       },
@@ -174,7 +180,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
       'tool.call',
       { 'parley.run_id': run.id, 'parley.step_id': stepId, 'parley.tool': tool.id },
       () =>
-        ctx.tools.callTool(tool.id, args, {
+        host.callTool(tool.id, args, {
           runId: run.id,
           stepId,
           toolCallId,
@@ -199,6 +205,18 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   } finally {
     reservation.release();
   }
+}
+
+/** The session's host for a tool it lists (and the step was offered from it), else the configured tool host. */
+async function hostOf(
+  session: ToolHost | undefined,
+  configured: ToolHost,
+  id: string,
+  offered: ToolDescriptor[],
+): Promise<ToolHost> {
+  if (!session) return configured;
+  const fromSession = await session.getTool(id);
+  return fromSession && offered.includes(fromSession) ? session : configured;
 }
 
 /**
