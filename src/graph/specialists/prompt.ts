@@ -6,6 +6,7 @@ import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepRun } from '../scheduler.ts';
 import type { StepCall, StepWork } from './index.ts';
 import { runToolLoop } from './tool-loop.ts';
+import { withSessionTools } from './session-bindings.ts';
 
 /** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
 export interface SpecialistInput extends StepCall {
@@ -28,18 +29,16 @@ function sessionToolsOf(input: SpecialistInput): Promise<ToolDescriptor[]> {
   return input.run.sessionTools?.listTools() ?? Promise.resolve([]);
 }
 
-/** The specialist's own tools first; a session tool with the same id as one of them is left out (its own wins). */
-function withSessionTools(own: ToolDescriptor[], session: ToolDescriptor[]): ToolDescriptor[] {
-  const ids = new Set(own.map((t) => t.id));
-  return [...own, ...session.filter((t) => !ids.has(t.id))];
-}
-
 export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
-  const tools = withSessionTools(await resolveTools(ctx, specialist.tools), await sessionToolsOf(input));
+  const offered = withSessionTools(
+    specialist.tools,
+    await resolveTools(ctx, specialist.tools),
+    await sessionToolsOf(input),
+  );
   const system =
     (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
-  return runSpecialistLoop(input, system, tools);
+  return runSpecialistLoop(input, system, offered.tools, offered.fromSession);
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
@@ -47,6 +46,7 @@ export async function runSpecialistLoop(
   input: SpecialistInput,
   system: string,
   tools: ToolDescriptor[],
+  fromSession?: Set<string>,
 ): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
@@ -61,6 +61,7 @@ export async function runSpecialistLoop(
     system,
     user: specialistUserMessage(input),
     tools,
+    ...(fromSession?.size ? { fromSession } : {}),
     usage: input.work.usage,
     toolCalls: input.work.toolCalls,
     sources: input.work.sources,

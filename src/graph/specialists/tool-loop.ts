@@ -7,7 +7,7 @@
 import { needsApproval } from '../../hitl/guard.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
-import type { ToolDescriptor, ToolHost, ToolInspection } from '../../tools/types.ts';
+import type { ToolDescriptor, ToolInspection } from '../../tools/types.ts';
 import type { StepLineage, UsageTotals } from '../events.ts';
 import type { StepClock } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
@@ -26,6 +26,8 @@ export interface ToolLoopInput {
   system: string;
   user: string;
   tools: ToolDescriptor[];
+  /** Ids of `tools` served by the run's session host (RunState.sessionTools) rather than the configured one. */
+  fromSession?: Set<string>;
   /** Accumulates the step's usage, tool calls and sources (its lineage). */
   usage: UsageTotals;
   toolCalls: StepLineage['toolCalls'];
@@ -129,7 +131,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   };
 
   // A tool of the run's session (the project, the client's MCP servers) is served by the session's host.
-  const host = await hostOf(run.sessionTools, ctx.tools, tool.id, input.tools);
+  const host = run.sessionTools && input.fromSession?.has(tool.id) ? run.sessionTools : ctx.tools;
   const inspection: ToolInspection = (await host.inspect?.(tool.id, args, signal).catch(() => ({}))) ?? {};
   const guard = inspection.mustAsk
     ? { required: true, reason: inspection.mustAsk }
@@ -205,18 +207,6 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   } finally {
     reservation.release();
   }
-}
-
-/** The session's host for a tool it lists (and the step was offered from it), else the configured tool host. */
-async function hostOf(
-  session: ToolHost | undefined,
-  configured: ToolHost,
-  id: string,
-  offered: ToolDescriptor[],
-): Promise<ToolHost> {
-  if (!session) return configured;
-  const fromSession = await session.getTool(id);
-  return fromSession && offered.includes(fromSession) ? session : configured;
 }
 
 /**
