@@ -40,6 +40,8 @@ export interface AcpDeps {
   caller?: Caller;
   /** Tool settings (timeouts, breaker, result size) for the session's project tools and MCP servers. */
   toolSettings?: Config['tools'];
+  /** Where the tools of open sessions are kept (added at session/new, removed when closed), for a transport to close at shutdown. */
+  liveTools?: Set<SessionTools>;
 }
 
 /** Used when the composition root passes no tool settings (in-process tests, custom transports). */
@@ -125,6 +127,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
         ...(reasoning !== undefined ? { reasoning } : {}),
       };
       session.tools = sessionTools(session, params.mcpServers, client);
+      deps.liveTools?.add(session.tools);
       sessions.set(session.id, session);
       // After the response (the client learns the session id from it): the commands it may offer.
       setImmediate(() => {

@@ -29,6 +29,8 @@ const mcpFixture = join(root, 'test/fixtures/tools/stdio-server.ts');
 
 interface Editor {
   child: ChildProcessWithoutNullStreams;
+  /** Everything the agent wrote to stdout (the raw JSON-RPC lines). */
+  stdout: () => string;
   ctx: ClientContext;
   close(): Promise<void>;
 }
@@ -41,7 +43,9 @@ async function launch(cwd: string, rc: RecordingClient, capabilities: ClientCapa
     env: { ...process.env, ACP_TEST_CODER: '1' },
   });
   let stderr = '';
+  let stdout = '';
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
@@ -62,6 +66,7 @@ async function launch(cwd: string, rc: RecordingClient, capabilities: ClientCapa
   return {
     child,
     ctx,
+    stdout: () => stdout,
     close: async () => {
       finish?.();
       child.stdin.end();
@@ -131,6 +136,8 @@ describe('ACP on the project, through the editor (fs + terminal)', () => {
     expect(readFileSync(join(project, 'src/app.txt'), 'utf8')).toBe('version 2\n');
     const finished = updatesOf(ed, session.sessionId, 'tool_call_update').find((u) => u.status === 'completed')!;
     expect(finished.content?.[0]).toMatchObject({ type: 'diff', newText: 'version 2\n' });
+    // The client answered: its question is never withdrawn afterwards.
+    expect(cancelRequests(editor)).toEqual([]);
   });
 
   it('rejected, the edit is not written: no fs/write_text_file, the file is unchanged', async () => {
@@ -318,9 +325,20 @@ describe('ACP slash commands and cancellation', () => {
       .filter((u) => u.toolCallId === calls[0]!.toolCallId)
       .at(-1)!;
     expect(last.status).toBe('failed');
+    // Unanswered, the question is withdrawn (the one $/cancel_request of this file).
+    expect(cancelRequests(editor)).toHaveLength(1);
     expect(readFileSync(join(project, 'src/app.txt'), 'utf8')).toBe('version 2\n');
   });
 });
+
+/** The `$/cancel_request` notifications the agent sent. */
+function cancelRequests(e: Editor): unknown[] {
+  return e
+    .stdout()
+    .split('\n')
+    .filter((line) => line.includes('"$/cancel_request"'))
+    .map((line) => JSON.parse(line) as unknown);
+}
 
 function isAlive(pid: number): boolean {
   try {
