@@ -16,8 +16,13 @@ import type { ToolHost } from '../tools/types.ts';
 export interface SessionToolsSpec {
   /** The session's project folder (absolute): relative paths resolve here, nothing outside it without approval. */
   root: string;
-  /** The editor's file and terminal methods; absent: the folder on disk, no commands. */
+  /** The editor's file and terminal methods; absent: the folder on disk when `disk` allows it, else no project tools. */
   client?: ProjectClient;
+  /**
+   * Whether the folder on this machine may stand in for a client without `fs`: only when the client
+   * runs on this machine (stdio). A remote client's `cwd` names a folder of Parley's host, not its own.
+   */
+  disk?: boolean;
   /** The client's MCP servers, as an mcp_config.json `mcpServers` map (stdio servers start in `root`). */
   mcpServers?: Record<string, McpServerSpec>;
   settings: Config['tools'];
@@ -33,11 +38,10 @@ export interface SessionTools extends ToolHost {
 export function createSessionTools(spec: SessionToolsSpec): SessionTools {
   if (spec.mcpServers && PROJECT_SERVER in spec.mcpServers)
     throw new Error(`the MCP server name "${PROJECT_SERVER}" is taken by the session's project tools`);
-  const project = createProjectTools({
-    root: spec.root,
-    client: spec.client ?? localProjectClient(),
-    resultMaxChars: spec.settings.resultMaxChars,
-  });
+  const projectClient = spec.client ?? (spec.disk ? localProjectClient() : undefined);
+  const project = projectClient
+    ? createProjectTools({ root: spec.root, client: projectClient, resultMaxChars: spec.settings.resultMaxChars })
+    : undefined;
   const names = Object.keys(spec.mcpServers ?? {});
   const mcp = names.length
     ? new McpToolHost({
@@ -56,9 +60,9 @@ export function createSessionTools(spec: SessionToolsSpec): SessionTools {
     id.startsWith(`${PROJECT_SERVER}/`) ? project : mcp && names.includes(id.split('/')[0]!) ? mcp : undefined;
 
   return {
-    servers: [PROJECT_SERVER, ...names],
+    servers: [...(project ? [PROJECT_SERVER] : []), ...names],
     async listTools() {
-      return [...(await project.listTools()), ...((await mcp?.listTools()) ?? [])];
+      return [...((await project?.listTools()) ?? []), ...((await mcp?.listTools()) ?? [])];
     },
     getTool: (id) => hostOf(id)?.getTool(id) ?? Promise.resolve(undefined),
     inspect: (id, args, signal) => hostOf(id)?.inspect?.(id, args, signal) ?? Promise.resolve({}),
@@ -66,7 +70,7 @@ export function createSessionTools(spec: SessionToolsSpec): SessionTools {
       hostOf(id)?.callTool(id, args, ctx) ??
       Promise.resolve({ ok: false, text: `unknown tool ${id}`, full: null, error: `unknown tool ${id}` }),
     async close() {
-      await Promise.all([project.close(), mcp?.close()]);
+      await Promise.all([project?.close(), mcp?.close()]);
     },
   };
 }

@@ -40,6 +40,11 @@ export interface AcpDeps {
   caller?: Caller;
   /** Tool settings (timeouts, breaker, result size) for the session's project tools and MCP servers. */
   toolSettings?: Config['tools'];
+  /**
+   * The client runs on this machine (`parley acp` over stdio): its stdio MCP servers may be started and,
+   * without client `fs`, the session's folder is reached on disk. Default false (HTTP, WebSocket, in-process).
+   */
+  local?: boolean;
   /** Where the tools of open sessions are kept (added at session/new, removed when closed), for a transport to close at shutdown. */
   liveTools?: Set<SessionTools>;
 }
@@ -182,15 +187,17 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
   /** The session's project (through the client when it offers fs) and the MCP servers it passed. */
   function sessionTools(
     session: AcpSession,
-    servers: Parameters<typeof mcpServerMap>[0],
+    mcpServers: Parameters<typeof mcpServerMap>[0],
     client: Parameters<typeof acpProjectClient>[0],
   ): SessionTools {
     const project = acpProjectClient(client, clientCapabilities, session);
+    const servers = mcpServerMap(mcpServers, deps.local === true);
     try {
       const tools = createSessionTools({
         root: session.cwd,
         ...(project ? { client: project } : {}),
-        mcpServers: mcpServerMap(servers),
+        mcpServers: servers,
+        disk: deps.local === true,
         settings: deps.toolSettings ?? DEFAULT_TOOL_SETTINGS,
         logger,
       });

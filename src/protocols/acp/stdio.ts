@@ -19,7 +19,8 @@ export function serveAcpStdio(deps: AcpDeps, io: AcpStdio = {}): AgentConnection
     Writable.toWeb(output) as WritableStream<Uint8Array>,
     Readable.toWeb(input) as ReadableStream<Uint8Array>,
   );
-  const { app, closeSessions } = buildAcpAgent(deps);
+  // The editor launched this process: its stdio MCP servers and its folder are on this machine.
+  const { app, closeSessions } = buildAcpAgent({ local: true, ...deps });
   const connection = app.connect(stream);
   // The editor went away: stop the MCP servers its sessions started.
   void connection.closed.then(closeSessions, closeSessions);
