@@ -409,7 +409,7 @@ describe('ACP bad requests get JSON-RPC errors and change nothing', () => {
   });
 });
 
-describe('ACP: client MCP servers and the project for a client that is not local', () => {
+describe('ACP: client MCP servers for a client that is not local', () => {
   it('a stdio server is refused (it would run on Parley\'s host), "${…}" is never expanded, nothing starts', async () => {
     await withClient(async (ctx) => {
       const stdio = await errorOf(
@@ -438,18 +438,6 @@ describe('ACP: client MCP servers and the project for a client that is not local
         }),
       );
       expect(twice.message).toContain('two MCP servers are named "a"');
-    });
-  });
-
-  it("without client fs, a remote client gets no project tools: its cwd is not read on Parley's disk", async () => {
-    await withClient(async (ctx, rc) => {
-      const session = await ctx.buildSession('/etc').start();
-      const response = await session.prompt(
-        '[[route:plan]] scribe notes [[tool:project/read_file {"path":"/etc/hostname"}]]',
-      );
-      expect(response.stopReason).toBe('end_turn');
-      expect(updatesOf(rc, session.sessionId, 'tool_call')).toHaveLength(0);
-      expect(rc.permissions).toHaveLength(0);
     });
   });
 });
