@@ -138,13 +138,22 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
     const acpClients = new Map<string, CappedClient>();
     const acpCaps = config.protocols.acpConnections;
-    const acp = acpRoutes({ engine, approvals, logger, callerOf, clients: acpClients, caps: acpCaps });
+    const acp = acpRoutes({
+      engine,
+      approvals,
+      logger,
+      callerOf,
+      clients: acpClients,
+      caps: acpCaps,
+      toolSettings: config.tools,
+    });
     routes.push({ path: '/', app: acp.app });
     resources.push({ name: 'acp-connections', close: () => acp.close() });
     const acpWs = acpWebSocket({
       engine,
       approvals,
       logger,
+      toolSettings: config.tools,
       authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken),
       maxMessageBytes: config.server.bodyLimitBytes,
       maxJsonDepth: config.server.jsonMaxDepth,

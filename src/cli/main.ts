@@ -74,12 +74,18 @@ async function ingest(parley: Parley): Promise<number> {
 }
 
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
-async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp'): Promise<number> {
+async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Config): Promise<number> {
   const { engine, approvals, store, logger } = parley;
   const { LOCAL_CALLER } = await import('../graph/run-request.ts');
   if (protocol === 'acp') {
     const { serveAcpStdio } = await import('../protocols/acp/index.ts');
-    const connection = serveAcpStdio({ engine, approvals, logger, caller: LOCAL_CALLER });
+    const connection = serveAcpStdio({
+      engine,
+      approvals,
+      logger,
+      caller: LOCAL_CALLER,
+      toolSettings: config.tools,
+    });
     await connection.closed;
   } else {
     const { serveMcpStdio } = await import('../protocols/mcp/index.ts');
@@ -137,7 +143,7 @@ async function once(
   try {
     if (command === 'run') return await run(parley, question);
     if (command === 'ingest') return await ingest(parley);
-    return await serveStdio(parley, command);
+    return await serveStdio(parley, command, config);
   } finally {
     await parley.close();
   }

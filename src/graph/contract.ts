@@ -10,6 +10,7 @@ import type { DirectCall, DirectCallRequest } from './direct-call.ts';
 import type { GraphEvent, RunEnding } from './events.ts';
 import type { Caller, RunRequest } from './run-request.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
+import type { ToolHost } from '../tools/types.ts';
 
 // Events: what a run emits, one type per GraphEvent.
 export type {
@@ -45,6 +46,13 @@ export type { Admission } from './admission.ts';
 export type { DirectCall, DirectCallRequest } from './direct-call.ts';
 export { createPassthrough, passthroughUsage, type Passthrough } from '../llm/passthrough.ts';
 
+// A session's own tools (the editor's project through the client, or the project folder; the client's MCP servers).
+export { createSessionTools, type SessionTools, type SessionToolsSpec } from './session-tools.ts';
+export type { ProjectClient, CommandRun } from '../tools/project/client.ts';
+export type { ToolHost } from '../tools/types.ts';
+export type { McpServerSpec } from '../tools/server-spec.ts';
+export type { ToolPreview } from '../hitl/types.ts';
+
 /** What adapters read from the knowledge store: the specialists, finished runs and memory they list. */
 export type KnowledgeReads = Pick<
   KnowledgeStore,
@@ -77,8 +85,14 @@ export interface RunHandle {
   events(afterSeq?: number): AsyncIterable<GraphEvent>;
 }
 
+/** What a run is given besides its request: live ports, never persisted with it. */
+export interface RunOptions {
+  /** The session's own tools (createSessionTools), offered to every tool-loop specialist of the run beside its own. */
+  tools?: ToolHost;
+}
+
 export interface RunEngine {
-  start(request: RunRequest): RunHandle;
+  start(request: RunRequest, options?: RunOptions): RunHandle;
   /** Admits a model call made outside a run (the passthrough) against the caller's rate limit and budgets. */
   admitDirectCall(request: DirectCallRequest): DirectCall;
   /** Aborts a running run (its in-flight model/tool calls and pending approvals). False if unknown or ended. */

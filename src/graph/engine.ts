@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeName, RunEnding } from './events.ts';
 import { RUN_MODES, canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { RunEngine, RunHandle, RunResult } from './contract.ts';
+import type { RunEngine, RunHandle, RunOptions, RunResult } from './contract.ts';
 import { ADMITTED, admissionGate } from './admission.ts';
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import { RunEventLog } from './run-event-log.ts';
@@ -132,7 +132,7 @@ export class Engine implements RunEngine {
     return this.#runs.size;
   }
 
-  start(request: RunRequest): RunHandle {
+  start(request: RunRequest, options: RunOptions = {}): RunHandle {
     const ctx = this.#ctx;
     const id = request.runId ?? randomUUID();
     const threadId = request.threadId ?? id;
@@ -151,11 +151,19 @@ export class Engine implements RunEngine {
       createdAt: startedAt,
       updatedAt: startedAt,
     };
-    return this.#launch(record, []);
+    return this.#launch(record, [], undefined, options);
   }
 
-  /** Starts (or, after a restart, resumes) the run of `record`, its log continuing after `restored`. */
-  #launch(record: StoredRun, restored: GraphEvent[], resume?: (run: RunState) => void): RunHandle {
+  /**
+   * Starts (or, after a restart, resumes) the run of `record`, its log continuing after `restored`.
+   * `options` (a session's tools) belong to the live process: a resumed run has none.
+   */
+  #launch(
+    record: StoredRun,
+    restored: GraphEvent[],
+    resume?: (run: RunState) => void,
+    options: RunOptions = {},
+  ): RunHandle {
     const ctx = this.#ctx;
     const { id, threadId } = record;
     const request = record.request as RunRequest;
@@ -176,7 +184,15 @@ export class Engine implements RunEngine {
     });
     const admission = admissionGate();
     const run = createRunState(
-      { id, threadId, request, startedAt: record.createdAt, log, admit: admission.settle },
+      {
+        id,
+        threadId,
+        request,
+        startedAt: record.createdAt,
+        log,
+        admit: admission.settle,
+        ...(options.tools ? { sessionTools: options.tools } : {}),
+      },
       ctx,
     );
     made.run = run;

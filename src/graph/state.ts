@@ -12,6 +12,7 @@ import { meterModel } from './metered-model.ts';
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import type { ModelRole } from '../llm/types.ts';
 import type { ModelClient } from '../llm/types.ts';
+import type { ToolHost } from '../tools/types.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
 import type { FoundDecision } from './learning/earlier-decision.ts';
@@ -56,6 +57,9 @@ export interface RunState {
    * client sent, within the history budget. Loaded by the engine before the first node.
    */
   history: ConversationHistory;
+  /** Tools of the session that started the run (RunOptions.tools): offered to every tool-loop specialist beside its own. */
+  readonly sessionTools?: ToolHost;
+
   /** Available specialists by id, loaded once by the router (shared, read-only). */
   specialists: SpecialistMap;
   candidates: SpecialistCandidate[];
@@ -129,6 +133,7 @@ export function createRunState(
     startedAt: number;
     log: RunEventLog;
     admit?: (admission: Admission) => void;
+    sessionTools?: ToolHost;
   },
   ctx: EngineContext,
 ): RunState {

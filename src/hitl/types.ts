@@ -19,7 +19,14 @@ export interface PendingToolCall {
   /** Why approval is needed (e.g. "destructiveHint", "config: requireApproval"). */
   reason: string;
   inputSchema?: Record<string, unknown>;
+  /** What the call would do, for a reviewer to see (a file edit as a diff, a command line). */
+  preview?: ToolPreview;
 }
+
+/** A tool call's effect shown before it runs: channels that can, render it (ACP: tool-call content `diff`). */
+export type ToolPreview =
+  | { type: 'diff'; path: string; oldText: string | null; newText: string }
+  | { type: 'command'; command: string; cwd: string };
 
 export type ApprovalRequest =
   | {

@@ -1,5 +1,5 @@
 /** The tool port: how specialists reach tools (MCP servers) and peer agents (A2A), as the engine sees them. */
-import type { ApprovalPort, ToolAnnotations } from '../hitl/types.ts';
+import type { ApprovalPort, ToolAnnotations, ToolPreview } from '../hitl/types.ts';
 
 export interface ToolDescriptor {
   /** Namespaced `server/tool`. */
@@ -36,8 +36,17 @@ export interface ToolCallContext {
   approvals?: Pick<ApprovalPort, 'request'>;
 }
 
+/** What a host says about one call before it runs (ToolHost.inspect). */
+export interface ToolInspection {
+  /** Set when this call needs a human's yes whatever the policy says (e.g. a path outside the project): the reason. */
+  mustAsk?: string;
+  preview?: ToolPreview;
+}
+
 export interface ToolHost {
   listTools(): Promise<ToolDescriptor[]>;
+  /** Optional: looks at a call's arguments before the approval guard (forced approval, a preview of the effect). */
+  inspect?(id: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolInspection>;
   getTool(id: string): Promise<ToolDescriptor | undefined>;
   callTool(id: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolCallResult>;
   close(): Promise<void>;

@@ -8,6 +8,7 @@ import type { StepCall, StepWork } from './index.ts';
 import { runToolLoop } from './tool-loop.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
+import { withSessionTools } from './session-bindings.ts';
 
 /** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
 export interface SpecialistInput extends StepCall {
@@ -25,12 +26,21 @@ export async function resolveTools(ctx: EngineContext, ids: string[]): Promise<T
   return found.filter((t): t is ToolDescriptor => t !== undefined);
 }
 
+/** The tools the run's session adds (the project, the client's MCP servers); none for a run without a session. */
+function sessionToolsOf(input: SpecialistInput): Promise<ToolDescriptor[]> {
+  return input.run.sessionTools?.listTools() ?? Promise.resolve([]);
+}
+
 export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
-  const tools = await resolveTools(ctx, specialist.tools);
+  const offered = withSessionTools(
+    specialist.tools,
+    await resolveTools(ctx, specialist.tools),
+    await sessionToolsOf(input),
+  );
   const system =
     (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
-  return runSpecialistLoop(input, system, tools);
+  return runSpecialistLoop(input, system, offered.tools, offered.fromSession);
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
@@ -38,6 +48,7 @@ export async function runSpecialistLoop(
   input: SpecialistInput,
   system: string,
   tools: ToolDescriptor[],
+  fromSession?: Set<string>,
 ): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
@@ -52,6 +63,7 @@ export async function runSpecialistLoop(
     system: system + historyNote(run.history),
     user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
+    ...(fromSession?.size ? { fromSession } : {}),
     usage: input.work.usage,
     toolCalls: input.work.toolCalls,
     sources: input.work.sources,

@@ -7,7 +7,7 @@
 import { needsApproval } from '../../hitl/guard.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
-import type { ToolDescriptor } from '../../tools/types.ts';
+import type { ToolDescriptor, ToolInspection } from '../../tools/types.ts';
 import type { StepLineage, UsageTotals } from '../events.ts';
 import type { StepClock } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
@@ -27,6 +27,8 @@ export interface ToolLoopInput {
   system: string;
   user: UserContent;
   tools: ToolDescriptor[];
+  /** Ids of `tools` served by the run's session host (RunState.sessionTools) rather than the configured one. */
+  fromSession?: Set<string>;
   /** Accumulates the step's usage, tool calls and sources (its lineage). */
   usage: UsageTotals;
   toolCalls: StepLineage['toolCalls'];
@@ -129,7 +131,12 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
     });
   };
 
-  const guard = needsApproval(tool, ctx.config.approvals.policy);
+  // A tool of the run's session (the project, the client's MCP servers) is served by the session's host.
+  const host = run.sessionTools && input.fromSession?.has(tool.id) ? run.sessionTools : ctx.tools;
+  const inspection: ToolInspection = (await host.inspect?.(tool.id, args, signal).catch(() => ({}))) ?? {};
+  const guard = inspection.mustAsk
+    ? { required: true, reason: inspection.mustAsk }
+    : needsApproval(tool, ctx.config.approvals.policy);
   if (guard.required) {
     // One request per tool call, under one id, settled by a human or at the approval timeout: the
     // step's clock stands still meanwhile, so the step timeout never cancels it and asks again.
@@ -146,6 +153,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
             annotations: tool.annotations,
             reason: guard.reason,
             inputSchema: tool.inputSchema,
+            ...(inspection.preview ? { preview: inspection.preview } : {}),
           },
         ],
       },
@@ -175,7 +183,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
       'tool.call',
       { 'parley.run_id': run.id, 'parley.step_id': stepId, 'parley.tool': tool.id },
       () =>
-        ctx.tools.callTool(tool.id, args, {
+        host.callTool(tool.id, args, {
           runId: run.id,
           stepId,
           toolCallId,

@@ -13,11 +13,22 @@ import {
   type AgentApp,
   type ClientCapabilities,
 } from '@agentclientprotocol/sdk';
-import { type Caller, LOCAL_CALLER, readModelChoice, type RunEngine } from '../../graph/contract.ts';
+import {
+  type Caller,
+  createSessionTools,
+  LOCAL_CALLER,
+  readModelChoice,
+  type RunEngine,
+  type SessionTools,
+} from '../../graph/contract.ts';
+import type { Config } from '../../config.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { agentInfo } from './info.ts';
 import { promptToQuery } from './prompt.ts';
+import { AVAILABLE_COMMANDS, readSlashCommand } from './commands.ts';
+import { mcpServerMap } from './mcp-servers.ts';
+import { acpProjectClient } from './project-client.ts';
 import { isRunMode, modeState, type AcpSession } from './session.ts';
 import { runTurn } from './turn.ts';
 
@@ -27,9 +38,32 @@ export interface AcpDeps {
   logger?: Logger;
   /** Who runs started through this connection are accounted to (budgets, rate limits). Default: "acp". */
   caller?: Caller;
+  /** Tool settings (timeouts, breaker, result size) for the session's project tools and MCP servers. */
+  toolSettings?: Config['tools'];
+  /**
+   * The client runs on this machine (`parley acp` over stdio): its stdio MCP servers may be started and,
+   * without client `fs`, the session's folder is reached on disk. Default false (HTTP, WebSocket, in-process).
+   */
+  local?: boolean;
+  /** Where the tools of open sessions are kept (added at session/new, removed when closed), for a transport to close at shutdown. */
+  liveTools?: Set<SessionTools>;
 }
 
+/** Used when the composition root passes no tool settings (in-process tests, custom transports). */
+const DEFAULT_TOOL_SETTINGS: Config['tools'] = {
+  connect: 'lazy',
+  timeoutMs: 60_000,
+  breakerThreshold: 5,
+  breakerCooldownMs: 30_000,
+  resultMaxChars: 20_000,
+};
+
 export function createAcpAgent(deps: AcpDeps): AgentApp {
+  return buildAcpAgent(deps).app;
+}
+
+/** The agent and a way to end its sessions (their MCP servers) when the connection closes. */
+export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): Promise<void> } {
   const logger = deps.logger ?? silentLogger;
   const caller = deps.caller ?? LOCAL_CALLER;
   const sessions = new Map<string, AcpSession>();
@@ -45,8 +79,17 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
     session.active.cancelRequested = true;
     deps.engine.cancel(session.active.runId, reason);
   };
+  const endSession = async (session: AcpSession, reason: string): Promise<void> => {
+    cancelActive(session, reason);
+    sessions.delete(session.id);
+    await session.tools
+      ?.close()
+      .catch((err: unknown) =>
+        logger.warn('acp: the session tools did not close cleanly', { sessionId: session.id, error: String(err) }),
+      );
+  };
 
-  return agent({ name: 'parley' })
+  const app = agent({ name: 'parley' })
     .onRequest(methods.agent.initialize, ({ params }) => {
       clientCapabilities = params.clientCapabilities;
       return {
@@ -56,15 +99,15 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
           // Sessions live as long as the connection; nothing to load after a restart.
           loadSession: false,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
-          // Client-offered MCP servers are accepted and not attached (docs/protocols/acp.md).
-          mcpCapabilities: { http: false, sse: false },
+          // The client's MCP servers are connected for the session: stdio, Streamable HTTP and SSE.
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { close: {} },
         },
         agentInfo: agentInfo(),
         authMethods: [],
       };
     })
-    .onRequest(methods.agent.session.new, ({ params }) => {
+    .onRequest(methods.agent.session.new, ({ params, client }) => {
       if (!isAbsolute(params.cwd))
         throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
       const parley = isObject(params._meta) ? params._meta.parley : undefined;
@@ -88,13 +131,19 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
         ...(chosen.models ? { models: chosen.models } : {}),
         ...(reasoning !== undefined ? { reasoning } : {}),
       };
+      session.tools = sessionTools(session, params.mcpServers, client);
+      deps.liveTools?.add(session.tools);
       sessions.set(session.id, session);
-      if (params.mcpServers.length) {
-        logger.info('acp: client-offered MCP servers are not attached', {
-          sessionId: session.id,
-          servers: params.mcpServers.map((s) => s.name),
-        });
-      }
+      // After the response (the client learns the session id from it): the commands it may offer.
+      setImmediate(() => {
+        if (!sessions.has(session.id)) return;
+        client
+          .notify(methods.client.session.update, {
+            sessionId: session.id,
+            update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
+          })
+          .catch(() => undefined);
+      });
       return { sessionId: session.id, modes: modeState(session) };
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
@@ -115,11 +164,16 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
           { sessionId: session.id },
           'a prompt turn is already running in this session',
         );
-      const input = promptToQuery(params.prompt);
+      const command = readSlashCommand(params.prompt);
+      if (command && command.rest.length === 0) return modeForNextPrompt(session, command.mode, client);
+      const input = promptToQuery(command ? command.rest : params.prompt);
+      const mode = command?.mode ?? session.nextMode ?? session.mode;
+      delete session.nextMode;
       return runTurn(
         { engine: deps.engine, approvals: deps.approvals, logger, session, client, clientCapabilities, caller },
         input,
         signal,
+        mode,
       );
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
@@ -127,11 +181,59 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
       if (session) cancelActive(session, 'cancelled by the ACP client');
     })
     .onRequest(methods.agent.session.close, ({ params }) => {
-      const session = sessionOf(params.sessionId);
-      cancelActive(session, 'the ACP session was closed');
-      sessions.delete(session.id);
-      return {};
+      return endSession(sessionOf(params.sessionId), 'the ACP session was closed').then(() => ({}));
     });
+
+  /** The session's project (through the client when it offers fs) and the MCP servers it passed. */
+  function sessionTools(
+    session: AcpSession,
+    mcpServers: Parameters<typeof mcpServerMap>[0],
+    client: Parameters<typeof acpProjectClient>[0],
+  ): SessionTools {
+    const project = acpProjectClient(client, clientCapabilities, session);
+    const servers = mcpServerMap(mcpServers, deps.local === true);
+    try {
+      const tools = createSessionTools({
+        root: session.cwd,
+        ...(project ? { client: project } : {}),
+        mcpServers: servers,
+        disk: deps.local === true,
+        settings: deps.toolSettings ?? DEFAULT_TOOL_SETTINGS,
+        logger,
+      });
+      logger.info('acp: session tools', {
+        sessionId: session.id,
+        project: project ? 'client' : 'disk',
+        servers: tools.servers,
+      });
+      return tools;
+    } catch (err) {
+      throw RequestError.invalidParams({ field: 'mcpServers' }, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  return {
+    app,
+    closeSessions: async () => {
+      await Promise.all([...sessions.values()].map((s) => endSession(s, 'the ACP connection closed')));
+    },
+  };
+}
+
+async function modeForNextPrompt(
+  session: AcpSession,
+  mode: AcpSession['mode'],
+  client: Parameters<typeof acpProjectClient>[0],
+): Promise<{ stopReason: 'end_turn' }> {
+  session.nextMode = mode;
+  await client.notify(methods.client.session.update, {
+    sessionId: session.id,
+    update: {
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: `The next prompt runs in ${mode} mode.` },
+    },
+  });
+  return { stopReason: 'end_turn' };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

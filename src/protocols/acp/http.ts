@@ -19,7 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { Hono, type Context } from 'hono';
 import { type Caller, LOCAL_CALLER } from '../../graph/contract.ts';
-import { createAcpAgent, type AcpDeps } from './agent.ts';
+import type { SessionTools } from '../../graph/contract.ts';
+import { buildAcpAgent, type AcpDeps } from './agent.ts';
 import { peekJson } from '../../http/body.ts';
 import {
   capClients,
@@ -52,7 +53,10 @@ export const ACP_PATH = '/acp';
 const CONNECTION_HEADER = 'acp-connection-id';
 
 export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
-  const server = new AcpServer({ createAgent: () => createAcpAgent(deps) });
+  // The tools of every open session: their MCP servers stop at session/close, or at the latest when Parley shuts down.
+  const liveTools = new Set<SessionTools>();
+  const createAgent = (agentDeps: AcpDeps) => buildAcpAgent({ ...agentDeps, liveTools }).app;
+  const server = new AcpServer({ createAgent: () => createAgent(deps) });
   // Per connection: whose it is, its GET streams still open, and when it was last seen.
   const connections = deps.clients ?? new Map<string, CappedClient>();
   const idleMs = deps.connectionIdleMs ?? 30 * 60_000;
@@ -89,7 +93,7 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
     try {
       // The factory is ignored for every request but initialize.
       response = await server.handleRequest(c.req.raw, {
-        createAgent: () => createAcpAgent({ ...deps, ...(caller ? { caller } : {}) }),
+        createAgent: () => createAgent({ ...deps, ...(caller ? { caller } : {}) }),
       });
     } catch (err) {
       if (admission?.ok) admission.release();
@@ -123,6 +127,8 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
       clearInterval(sweep);
       connections.clear();
       await server.close();
+      await Promise.all([...liveTools].map((tools) => tools.close().catch(() => undefined)));
+      liveTools.clear();
     },
   };
 }

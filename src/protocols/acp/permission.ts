@@ -12,6 +12,7 @@ import {
   type ElicitationSchema,
   type PermissionOption,
   type RequestPermissionResponse,
+  type ToolCallContent,
   type ToolKind,
 } from '@agentclientprotocol/sdk';
 import type {
@@ -37,6 +38,8 @@ export interface PermissionDeps {
   logger: Logger;
   /** Makes sure the client has seen the tool call (status pending) before it is asked about it; returns its ACP id. */
   announce(call: PendingToolCall): Promise<string>;
+  /** Keeps content shown with the question (a diff) on the tool call for its later updates. */
+  keep(toolCallId: string, content: ToolCallContent[]): void;
   /** Tells the user something outside the answer (an agent thought). */
   note(text: string): Promise<void>;
 }
@@ -77,6 +80,8 @@ async function askTools(
       continue;
     }
     const toolCallId = await deps.announce(call);
+    const content = previewContent(call);
+    deps.keep(call.toolCallId, content);
     const response: RequestPermissionResponse = await deps.client.request(
       methods.client.session.requestPermission,
       {
@@ -84,9 +89,11 @@ async function askTools(
         toolCall: {
           toolCallId,
           title: toolTitle(call.tool),
-          kind: toolKind(call.annotations),
+          kind: call.preview?.type === 'command' ? 'execute' : toolKind(call.annotations),
           status: 'pending',
           rawInput: call.args,
+          ...(content.length ? { content } : {}),
+          ...(call.preview?.type === 'diff' ? { locations: [{ path: call.preview.path }] } : {}),
         },
         options: permissionOptions(call),
         _meta: { parley: { approvalRequestId: request.id, reason: call.reason } },
@@ -135,6 +142,15 @@ async function askElicitation(
     return { kind: 'elicitation', action: 'accept', ...(content ? { content } : {}) };
   }
   return { kind: 'elicitation', action: response.action === 'decline' ? 'decline' : 'cancel' };
+}
+
+/** What the call would do, as the client shows it: an edit as a `diff`, a command as its line. */
+export function previewContent(call: PendingToolCall): ToolCallContent[] {
+  const preview = call.preview;
+  if (!preview) return [];
+  if (preview.type === 'diff')
+    return [{ type: 'diff', path: preview.path, oldText: preview.oldText, newText: preview.newText }];
+  return [{ type: 'content', content: { type: 'text', text: `$ ${preview.command}\n(in ${preview.cwd})` } }];
 }
 
 /** Allow always is offered unless the tool says it is destructive: those are asked about every time. */

@@ -1,13 +1,25 @@
 /** Per-session state of the ACP adapter: one ACP session is one Parley thread. */
-import { type PriorMessage, type RequestModels, RUN_MODES, type RunMode } from '../../graph/contract.ts';
+import {
+  type PriorMessage,
+  type RequestModels,
+  RUN_MODES,
+  type RunMode,
+  type SessionTools,
+} from '../../graph/contract.ts';
 import type { SessionMode, SessionModeState } from '@agentclientprotocol/sdk';
 
 export interface AcpSession {
   /** The ACP session id, used as the engine's threadId. */
   readonly id: string;
-  /** Absolute working directory the client gave; recorded, not used by the engine (see docs/protocols/acp.md). */
+  /** The session's project root (absolute, as the client gave it): its tools work here. */
   readonly cwd: string;
+  /** The project tools and the client's MCP servers, handed to every run of the session; closed with it. */
+  tools?: SessionTools;
+  /** The view of the prompt turn in progress: where a command's terminal is shown. */
+  turn?: { showTerminal(call: { toolCallId: string; tool: string }, terminalId: string): Promise<void> };
   mode: RunMode;
+  /** Set by a slash command with no text (`/council`): the mode of the next prompt only. */
+  nextMode?: RunMode;
   /** Models chosen at session/new (`_meta.parley.model` / `.models`), for every run of the session. */
   models?: RequestModels;
   /** `_meta.parley.reasoning`: stream the model's reasoning as agent_thought_chunk (default PARLEY_STREAM_REASONING). */

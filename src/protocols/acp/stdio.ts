@@ -4,7 +4,7 @@
  */
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream, type AgentConnection } from '@agentclientprotocol/sdk';
-import { createAcpAgent, type AcpDeps } from './agent.ts';
+import { buildAcpAgent, type AcpDeps } from './agent.ts';
 
 export interface AcpStdio {
   input?: Readable;
@@ -19,5 +19,10 @@ export function serveAcpStdio(deps: AcpDeps, io: AcpStdio = {}): AgentConnection
     Writable.toWeb(output) as WritableStream<Uint8Array>,
     Readable.toWeb(input) as ReadableStream<Uint8Array>,
   );
-  return createAcpAgent(deps).connect(stream);
+  // The editor launched this process: its stdio MCP servers and its folder are on this machine.
+  const { app, closeSessions } = buildAcpAgent({ local: true, ...deps });
+  const connection = app.connect(stream);
+  // The editor went away: stop the MCP servers its sessions started.
+  void connection.closed.then(closeSessions, closeSessions);
+  return connection;
 }

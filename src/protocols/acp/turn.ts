@@ -11,8 +11,9 @@ import {
   type ClientCapabilities,
   type PromptResponse,
   type SessionUpdate,
+  type ToolCallContent,
 } from '@agentclientprotocol/sdk';
-import type { Caller, GraphEvent, RunEngine, RunResult } from '../../graph/contract.ts';
+import type { Caller, GraphEvent, RunEngine, RunMode, RunResult } from '../../graph/contract.ts';
 import type { ApprovalPort, PendingToolCall } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { askClient, toolKind, toolTitle } from './permission.ts';
@@ -36,21 +37,29 @@ export interface TurnDeps {
   caller?: Caller;
 }
 
-export async function runTurn(deps: TurnDeps, input: PromptInput, requestSignal: AbortSignal): Promise<PromptResponse> {
+export async function runTurn(
+  deps: TurnDeps,
+  input: PromptInput,
+  requestSignal: AbortSignal,
+  mode: RunMode = deps.session.mode,
+): Promise<PromptResponse> {
   const { session, engine, logger } = deps;
   let handle;
   try {
-    handle = engine.start({
-      threadId: session.id,
-      query: input.query,
-      ...(input.parts.length ? { parts: input.parts } : {}),
-      messages: [...session.history],
-      mode: session.mode,
-      ...(session.models ? { models: session.models } : {}),
-      ...(session.reasoning !== undefined ? { reasoning: session.reasoning } : {}),
-      protocol: 'acp',
-      ...(deps.caller ? { caller: deps.caller } : {}),
-    });
+    handle = engine.start(
+      {
+        threadId: session.id,
+        query: input.query,
+        ...(input.parts.length ? { parts: input.parts } : {}),
+        messages: [...session.history],
+        mode,
+        ...(session.models ? { models: session.models } : {}),
+        ...(session.reasoning !== undefined ? { reasoning: session.reasoning } : {}),
+        protocol: 'acp',
+        ...(deps.caller ? { caller: deps.caller } : {}),
+      },
+      session.tools ? { tools: session.tools } : {},
+    );
   } catch (err) {
     logger.error('acp: the engine refused to start a run', { sessionId: session.id, error: String(err) });
     throw RequestError.internalError(undefined, 'the run could not be started');
@@ -64,6 +73,8 @@ export async function runTurn(deps: TurnDeps, input: PromptInput, requestSignal:
   requestSignal.addEventListener('abort', stopOnAbort, { once: true });
 
   const view = new TurnView(deps, handle.id);
+  const turn = { showTerminal: view.showTerminal.bind(view) };
+  session.turn = turn;
   try {
     for await (const event of handle.events()) await view.apply(event);
   } catch (err) {
@@ -76,9 +87,12 @@ export async function runTurn(deps: TurnDeps, input: PromptInput, requestSignal:
     requestSignal.removeEventListener('abort', stopOnAbort);
     view.close();
     if (session.active === active) delete session.active;
+    if (session.turn === turn) delete session.turn;
   }
 
   const result = await handle.result;
+  // A tool call the run never finished (it waited for permission, or ran, when the turn was cancelled) gets its last word.
+  await view.endOpenToolCalls(result.status === 'cancelled' || active.cancelRequested ? 'cancelled' : result.status);
   return finish(deps, view, result, input.query, active.cancelRequested);
 }
 
@@ -125,6 +139,10 @@ class TurnView {
   readonly #plan = new PlanView();
   /** Engine toolCallId → the ACP toolCallId the client knows it by. */
   readonly #announced = new Map<string, string>();
+  /** Engine toolCallIds that reached a final status. */
+  readonly #ended = new Set<string>();
+  /** Content the client keeps on a tool call (its diff, its terminal) beside the result text. */
+  readonly #content = new Map<string, ToolCallContent[]>();
   /** Approval request id → aborts the client question when the request settles elsewhere. */
   readonly #asking = new Map<string, AbortController>();
   readonly #turn = new AbortController();
@@ -189,9 +207,15 @@ class TurnView {
       case 'tool.finished': {
         const text =
           event.status === 'ok' ? event.result : (event.error ?? (event.status === 'denied' ? 'Denied.' : 'Failed.'));
+        this.#ended.add(event.toolCallId);
+        const kept = this.#content.get(event.toolCallId) ?? [];
+        const content: ToolCallContent[] = [
+          ...(event.status === 'ok' ? kept : kept.filter((c) => c.type === 'terminal')),
+          ...(text ? [{ type: 'content' as const, content: { type: 'text' as const, text } }] : []),
+        ];
         const outcome = {
           status: event.status === 'ok' ? ('completed' as const) : ('failed' as const),
-          ...(text ? { content: [{ type: 'content' as const, content: { type: 'text' as const, text } }] } : {}),
+          ...(content.length ? { content } : {}),
           _meta: { parley: { status: event.status, durationMs: event.durationMs } },
         };
         return this.#toolCall(event, outcome);
@@ -249,6 +273,7 @@ class TurnView {
         clientCapabilities: deps.clientCapabilities,
         logger: deps.logger,
         announce: (call) => this.#announce(call),
+        keep: (toolCallId, content) => this.keep(toolCallId, content),
         note: (text) => this.#thought(text),
       },
       signal,
@@ -284,6 +309,33 @@ class TurnView {
       rawInput: call.args,
     });
     return toolCallId;
+  }
+
+  /** A command's terminal, shown on its tool call (announced now if the client has not seen the call yet). */
+  async showTerminal(call: { toolCallId: string; tool: string }, terminalId: string): Promise<void> {
+    const content: ToolCallContent[] = [{ type: 'terminal', terminalId }];
+    this.#content.set(call.toolCallId, content);
+    await this.#toolCall(call, { status: 'in_progress', content });
+  }
+
+  /** Keeps what a permission request showed (a diff) on the tool call. */
+  keep(toolCallId: string, content: ToolCallContent[]): void {
+    if (content.length) this.#content.set(toolCallId, content);
+  }
+
+  /** Every tool call the client saw that never finished is told how it ended (ACP has no "cancelled" status: failed). */
+  async endOpenToolCalls(how: string): Promise<void> {
+    for (const [engineId, toolCallId] of this.#announced) {
+      if (this.#ended.has(engineId)) continue;
+      this.#ended.add(engineId);
+      await this.send({
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        status: 'failed',
+        content: [{ type: 'content', content: { type: 'text', text: `Not run: the turn was ${how}.` } }],
+        _meta: { parley: { status: how } },
+      }).catch(() => undefined);
+    }
   }
 
   /** The turn is over: withdraw questions still open on the client. */

@@ -20,7 +20,7 @@ import { DEFAULT_JSON_MAX_DEPTH } from '../../http/body.ts';
 import { answerableId, envelopeProblem } from '../../http/json-rpc-envelope.ts';
 import { leadingRequestId, parseJsonText } from '../../http/json-text.ts';
 import { refuseUpgrade } from '../../http/upgrade.ts';
-import { createAcpAgent, type AcpDeps } from './agent.ts';
+import { buildAcpAgent, type AcpDeps } from './agent.ts';
 import { ACP_PATH } from './http.ts';
 import {
   capClients,
@@ -103,14 +103,16 @@ export function acpWebSocket(deps: AcpWebSocketDeps): AcpWebSocket {
         return true;
       }
       const key = `ws:${randomUUID()}`;
-      const server = new AcpServer({ createAgent: () => createAcpAgent({ ...deps, caller }) });
+      // One agent per socket: when the socket closes, its sessions' MCP servers stop.
+      const agent = buildAcpAgent({ ...deps, caller });
+      const server = new AcpServer({ createAgent: () => agent.app });
       clients.set(key, { caller: caller.id, open: 1, lastSeen: Date.now(), close: () => void server.close() });
       admission.release();
       open.add(server);
       socket.once('close', () => {
         clients.delete(key);
         open.delete(server);
-        void server.close();
+        void server.close().finally(() => agent.closeSessions());
       });
       createNodeWebSocketUpgradeHandler(server, webSockets)(req, socket, head);
       return true;

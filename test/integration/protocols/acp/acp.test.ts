@@ -409,6 +409,39 @@ describe('ACP bad requests get JSON-RPC errors and change nothing', () => {
   });
 });
 
+describe('ACP: client MCP servers for a client that is not local', () => {
+  it('a stdio server is refused (it would run on Parley\'s host), "${…}" is never expanded, nothing starts', async () => {
+    await withClient(async (ctx) => {
+      const stdio = await errorOf(
+        ctx.request(methods.agent.session.new, {
+          cwd: '/tmp',
+          mcpServers: [{ name: 'shell', command: 'sh', args: ['-c', 'echo pwned'], env: [] }],
+        }),
+      );
+      expect(stdio.code).toBe(-32602);
+      expect(stdio.message).toContain('stdio servers are started only for a local editor');
+      const expanded = await errorOf(
+        ctx.request(methods.agent.session.new, {
+          cwd: '/tmp',
+          mcpServers: [{ type: 'http', name: 'leak', url: 'http://127.0.0.1:9/?k=${OPENAI_API_KEY}', headers: [] }],
+        }),
+      );
+      expect(expanded.code).toBe(-32602);
+      expect(expanded.message).toContain('is not expanded');
+      const twice = await errorOf(
+        ctx.request(methods.agent.session.new, {
+          cwd: '/tmp',
+          mcpServers: [
+            { type: 'http', name: 'a', url: 'http://127.0.0.1:9/mcp', headers: [] },
+            { type: 'http', name: 'a', url: 'http://127.0.0.1:9/mcp', headers: [] },
+          ],
+        }),
+      );
+      expect(twice.message).toContain('two MCP servers are named "a"');
+    });
+  });
+});
+
 /** A client that has not initialized yet. */
 function client<T>(op: (ctx: ClientContext) => Promise<T>): Promise<T> {
   return recordingClient().app.connectWith(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }), op);
