@@ -28,7 +28,7 @@ import {
 import { startScriptedModel, type ScriptedModel } from './scripted-model/index.ts';
 import { startTelemetry } from './telemetry.ts';
 import { createCore, type Closer, type Core } from './core.ts';
-import { authEnabled, authenticateBearer, callerOf } from './http/auth.ts';
+import { authEnabled, authenticateBearer, bearerIsToken, callerOf } from './http/auth.ts';
 import { isLoopback, originPolicy } from './http/request-origin.ts';
 import { refuseUpgrade } from './http/upgrade.ts';
 import type { CappedClient } from './protocols/acp/index.ts';
@@ -155,6 +155,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       logger,
       toolSettings: config.tools,
       authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken),
+      isLocal: (authorization) => bearerIsToken(authorization, options.localToken),
       maxMessageBytes: config.server.bodyLimitBytes,
       maxJsonDepth: config.server.jsonMaxDepth,
       clients: acpClients,

@@ -95,6 +95,15 @@ export function authenticateBearer(
   };
 }
 
+/**
+ * Whether an `Authorization: Bearer <token>` header carries exactly `token` (constant-time): how the
+ * service tells its own stdio bridges (docs/service.md) from every other client.
+ */
+export function bearerIsToken(authorization: string | undefined, token: string | undefined): boolean {
+  const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  return token !== undefined && sent !== undefined && timingSafeEqual(digest(sent), digest(token));
+}
+
 export function apiKeyAuth({
   keys,
   adminKeys = [],

@@ -41,6 +41,12 @@ export interface AcpWebSocketDeps extends AcpDeps {
   /** The ACP connections map shared with /acp over HTTP, so one cap covers both; default its own. */
   clients?: Map<string, CappedClient>;
   caps?: ClientCaps;
+  /**
+   * Whether an upgrade comes from a client on this machine acting for its user: the `parley acp` bridge,
+   * which sends the service's own token (docs/service.md). Its sessions get what stdio sessions get
+   * (stdio MCP servers, the project folder on disk). Default: no connection is local.
+   */
+  isLocal?(authorization: string | undefined): boolean;
 }
 
 export interface AcpWebSocket {
@@ -104,7 +110,7 @@ export function acpWebSocket(deps: AcpWebSocketDeps): AcpWebSocket {
       }
       const key = `ws:${randomUUID()}`;
       // One agent per socket: when the socket closes, its sessions' MCP servers stop.
-      const agent = buildAcpAgent({ ...deps, caller });
+      const agent = buildAcpAgent({ ...deps, caller, local: deps.isLocal?.(req.headers.authorization) === true });
       const server = new AcpServer({ createAgent: () => agent.app });
       clients.set(key, { caller: caller.id, open: 1, lastSeen: Date.now(), close: () => void server.close() });
       admission.release();

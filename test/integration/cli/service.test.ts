@@ -4,7 +4,7 @@
  * driven by the ACP and MCP SDKs' own clients. Every service these tests start is stopped by them.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -277,6 +277,30 @@ describe('one Parley service per data dir', () => {
     const e = await editor(temp('parley-proj-'), editorEnv(dataDir));
     const session = await e.ctx.buildSession(ROOT).start();
     expect((await session.prompt('Keyed service, local editor')).stopReason).toBe('end_turn');
+    expect(await e.close()).toBe(0);
+
+    const stop = parley(['stop'], editorEnv(dataDir));
+    expect(await stop.exit).toBe(0);
+    expect(await server.exit).toBe(0);
+  }, 120_000);
+  it("an editor through the bridge works on its project folder on disk: the bridge's session is local", async () => {
+    // The shipped MCP config: specialists bound to filesystem/* get the session's project tools instead.
+    const dataDir = temp('parley-svc-data-');
+    const server = await serve(dataDir, {
+      PARLEY_MCP_CONFIG: join(ROOT, 'mcp_config.json'),
+      HOME: temp('parley-user-'),
+    });
+    const project = realpathSync(temp('parley-proj-'));
+    writeFileSync(join(project, 'notes.txt'), 'notes kept in the project folder\n');
+    const e = await editor(project, editorEnv(dataDir));
+    const session = await e.ctx.buildSession(project).start();
+    // The editor offers no fs: the file is read on disk, inside the project, without asking.
+    const reply = await session.prompt(
+      'Read the TypeScript Node.js code notes of this project [[route:plan]] [[steps:1]] [[tool:project/read_file {"path":"notes.txt"}]]',
+    );
+    expect(reply.stopReason).toBe('end_turn');
+    expect(e.rc.permissions).toHaveLength(0);
+    expect(messageText(e.rc, session.sessionId)).toContain('notes kept in the project folder');
     expect(await e.close()).toBe(0);
 
     const stop = parley(['stop'], editorEnv(dataDir));
