@@ -116,7 +116,7 @@ export async function createCore(
   // The run store's LMDB environment in the data dir (a temporary one for :memory:).
   // One environment for every part of the store; pushed first, so it closes after all of them.
   const kv = openKv(config.knowledge.dataDir);
-  closers.push({ name: 'store', close: () => kv.close(), ready: () => true });
+  closers.push({ name: 'store', close: () => kv.close() });
   const threads = createLmdbThreadStore(kv, {
     maxThreadsPerCaller: config.threads.maxPerCaller,
     maxTurnsPerThread: config.threads.maxTurns,

@@ -4,6 +4,7 @@
  * with the self-model. Both backends (kuzu/, neo4j/) call these so they rank identically.
  */
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import { sameTask } from './query-shape.ts';
 import type {
   Proficiency,
@@ -188,6 +189,15 @@ export interface ProficiencyTotals extends Proficiency {
 export function publicProficiency(p: ProficiencyTotals): Proficiency {
   const { costRuns: _costRuns, ...rest } = p;
   return rest;
+}
+
+/**
+ * The specialist callers see: a specialist file folder's source id names the folder, not where it is
+ * on the server's disk (`skills:/home/me/.config/parley/specialists` → `skills:specialists`).
+ */
+export function publicSpecialist(s: SpecialistRecord): SpecialistRecord {
+  if (!s.sourceId.startsWith('skills:')) return s;
+  return { ...s, sourceId: `skills:${basename(s.sourceId.slice('skills:'.length)) || 'specialists'}` };
 }
 
 export function emptyProficiency(subject: string, kind: Proficiency['kind']): ProficiencyTotals {

@@ -16,6 +16,7 @@ import { callerOf, operatorsOnly } from '../http/auth.ts';
 import { jsonError } from '../http/errors.ts';
 import { canSee, ownerFilter } from '../identity/caller.ts';
 import type { KnowledgeStore } from './store.ts';
+import { publicSpecialist } from './registry.ts';
 import type { IngestReport } from './ingest/ingest.ts';
 import {
   McpConfigError,
@@ -66,7 +67,7 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     if (!query.success) return jsonError(c, 400, badQuery(query.error));
     const { q, ...filter } = query.data;
     const specialists = await deps.store.listSpecialists({ ...filter, text: q });
-    return c.json({ specialists });
+    return c.json({ specialists: specialists.map(publicSpecialist) });
   });
 
   app.get('/api/runs', async (c) => {
