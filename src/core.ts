@@ -23,6 +23,8 @@ import { describePaths, pathWarnings } from './home/report.ts';
 import { openKv } from './store/kv.ts';
 import { createLmdbThreadStore } from './store/threads/lmdb.ts';
 import type { ThreadStore } from './store/threads/types.ts';
+import { createLmdbAcpSessionStore } from './store/acp-sessions/lmdb.ts';
+import type { AcpSessionStore } from './store/acp-sessions/types.ts';
 import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 
@@ -32,6 +34,8 @@ export interface Core {
   approvals: ApprovalBroker;
   /** Conversations by caller and thread id (docs/threads.md). */
   threads: ThreadStore;
+  /** ACP session records, for session/load and session/list after a restart (docs/protocols/acp.md). */
+  acpSessions: AcpSessionStore;
   engine: Engine;
   /** Runs, checkpoints, event logs and approvals in the data dir (docs/durability.md). */
   runStore: RunStore;
@@ -122,6 +126,11 @@ export async function createCore(
     maxTurnsPerThread: config.threads.maxTurns,
     maxAgeMs: config.threads.maxAgeMs,
   });
+  // An ACP session's record lives as long as its thread may.
+  const acpSessions = createLmdbAcpSessionStore(kv, {
+    maxPerCaller: config.threads.maxPerCaller,
+    maxAgeMs: config.threads.maxAgeMs,
+  });
   // Expired threads are never returned; the sweep frees their space.
   const sweep = setInterval(
     () => void threads.sweep().catch((err: unknown) => logger.warn('thread sweep failed', { error: String(err) })),
@@ -189,6 +198,7 @@ export async function createCore(
     ingestion,
     approvals,
     threads,
+    acpSessions,
     engine,
     runStore,
     async reingest() {

@@ -63,7 +63,7 @@ export interface ParleyOptions {
   localToken?: string;
 }
 
-export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'reingest'> {
+export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions'> {
   config: Config;
   app: Hono<ParleyEnv>;
   model: ParleyModelClient;
@@ -146,6 +146,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       clients: acpClients,
       caps: acpCaps,
       toolSettings: config.tools,
+      threads: core.threads,
+      sessionStore: core.acpSessions,
     });
     routes.push({ path: '/', app: acp.app });
     resources.push({ name: 'acp-connections', close: () => acp.close() });
@@ -154,6 +156,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       approvals,
       logger,
       toolSettings: config.tools,
+      threads: core.threads,
+      sessionStore: core.acpSessions,
       authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken),
       isLocal: (authorization) => bearerIsToken(authorization, options.localToken),
       maxMessageBytes: config.server.bodyLimitBytes,
@@ -266,6 +270,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       engine,
       approvals,
       store,
+      threads: core.threads,
+      acpSessions: core.acpSessions,
       reingest: () => core.reingest(),
       listen,
       openConnections: () => connections,

@@ -85,6 +85,8 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Confi
       logger,
       caller: LOCAL_CALLER,
       toolSettings: config.tools,
+      threads: parley.threads,
+      sessionStore: parley.acpSessions,
     });
     await connection.closed;
   } else {

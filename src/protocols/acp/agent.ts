@@ -29,8 +29,11 @@ import { promptToQuery } from './prompt.ts';
 import { AVAILABLE_COMMANDS, readSlashCommand } from './commands.ts';
 import { mcpServerMap } from './mcp-servers.ts';
 import { acpProjectClient } from './project-client.ts';
-import { isRunMode, modeState, type AcpSession } from './session.ts';
+import { isRunMode, modeState, remember, type AcpSession } from './session.ts';
 import { runTurn } from './turn.ts';
+import type { AcpSessionStore } from '../../store/acp-sessions/types.ts';
+import type { ThreadStore } from '../../store/threads/types.ts';
+import { createSessionRecords, listSessionsPage, replayThread } from './load.ts';
 
 export interface AcpDeps {
   engine: RunEngine;
@@ -47,6 +50,10 @@ export interface AcpDeps {
   local?: boolean;
   /** Where the tools of open sessions are kept (added at session/new, removed when closed), for a transport to close at shutdown. */
   liveTools?: Set<SessionTools>;
+  /** Where session records are kept, for session/load and session/list after a restart; without it neither is offered. */
+  sessionStore?: AcpSessionStore;
+  /** The threads (docs/threads.md): session/load replays the session's thread from here. */
+  threads?: ThreadStore;
 }
 
 /** Used when the composition root passes no tool settings (in-process tests, custom transports). */
@@ -68,6 +75,8 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
   const caller = deps.caller ?? LOCAL_CALLER;
   const sessions = new Map<string, AcpSession>();
   let clientCapabilities: ClientCapabilities | undefined;
+  const records = createSessionRecords(deps.sessionStore, caller.id, logger);
+  const canLoad = deps.sessionStore !== undefined && deps.threads !== undefined;
 
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -96,18 +105,18 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
         // v1 is the only ACP version this adapter speaks; a client asking for another decides whether to go on.
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {
-          // Sessions live as long as the connection; nothing to load after a restart.
-          loadSession: false,
+          // Sessions are stored (their conversation is the thread of the same id): an editor resumes one after a restart.
+          loadSession: canLoad,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
           // The client's MCP servers are connected for the session: stdio, Streamable HTTP and SSE.
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { close: {} },
+          sessionCapabilities: { close: {}, ...(canLoad ? { list: {} } : {}) },
         },
         agentInfo: agentInfo(),
         authMethods: [],
       };
     })
-    .onRequest(methods.agent.session.new, ({ params, client }) => {
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!isAbsolute(params.cwd))
         throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
       const parley = isObject(params._meta) ? params._meta.parley : undefined;
@@ -134,6 +143,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
       session.tools = sessionTools(session, params.mcpServers, client);
       deps.liveTools?.add(session.tools);
       sessions.set(session.id, session);
+      await records.created(session, params.mcpServers);
       // After the response (the client learns the session id from it): the commands it may offer.
       setImmediate(() => {
         if (!sessions.has(session.id)) return;
@@ -146,7 +156,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
       });
       return { sessionId: session.id, modes: modeState(session) };
     })
-    .onRequest(methods.agent.session.setMode, ({ params }) => {
+    .onRequest(methods.agent.session.setMode, async ({ params }) => {
       const session = sessionOf(params.sessionId);
       if (!isRunMode(params.modeId)) {
         throw RequestError.invalidParams(
@@ -155,6 +165,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
         );
       }
       session.mode = params.modeId;
+      await records.update(session.id, { mode: session.mode });
       return {};
     })
     .onRequest(methods.agent.session.prompt, ({ params, client, signal }) => {
@@ -169,16 +180,69 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
       const input = promptToQuery(command ? command.rest : params.prompt);
       const mode = command?.mode ?? session.nextMode ?? session.mode;
       delete session.nextMode;
+      const title = input.query;
       return runTurn(
         { engine: deps.engine, approvals: deps.approvals, logger, session, client, clientCapabilities, caller },
         input,
         signal,
         mode,
-      );
+      ).then(async (response) => {
+        await records.prompted(session.id, title);
+        return response;
+      });
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       const session = sessions.get(params.sessionId);
       if (session) cancelActive(session, 'cancelled by the ACP client');
+    })
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      if (!canLoad || !deps.threads) throw RequestError.methodNotFound(methods.agent.session.load);
+      if (!isAbsolute(params.cwd))
+        throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
+      // Another caller's session answers like an unknown one: the id tells nothing of whose it is.
+      const record = await records.get(params.sessionId);
+      if (!record) throw RequestError.resourceNotFound(`session ${params.sessionId}`);
+      if (record.cwd !== params.cwd)
+        throw RequestError.invalidParams(
+          { cwd: params.cwd },
+          `session ${record.sessionId} belongs to the folder ${record.cwd}, not ${params.cwd}`,
+        );
+      const open = sessions.get(record.sessionId);
+      if (open) await endSession(open, 'the ACP session was loaded again');
+      const thread = await deps.threads.getThread(caller.id, record.sessionId);
+      const session: AcpSession = {
+        id: record.sessionId,
+        cwd: record.cwd,
+        mode: isRunMode(record.mode) ? record.mode : 'auto',
+        history: [],
+        alwaysAllowed: new Set(),
+      };
+      for (const turn of thread?.turns ?? []) remember(session, turn.user, turn.answer);
+      // The servers the client passes now; none passed: the ones it passed at session/new.
+      const mcpServers =
+        params.mcpServers.length > 0 ? params.mcpServers : (record.mcpServers as typeof params.mcpServers);
+      session.tools = sessionTools(session, mcpServers, client);
+      deps.liveTools?.add(session.tools);
+      sessions.set(session.id, session);
+      // The history first (the spec: every update of the conversation, then the response).
+      await replayThread(
+        (update) => client.notify(methods.client.session.update, { sessionId: session.id, update }),
+        thread?.turns ?? [],
+      );
+      await client
+        .notify(methods.client.session.update, {
+          sessionId: session.id,
+          update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
+        })
+        .catch(() => undefined);
+      if (params.mcpServers.length > 0) await records.update(session.id, { mcpServers: params.mcpServers });
+      return { modes: modeState(session) };
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      if (!canLoad) throw RequestError.methodNotFound(methods.agent.session.list);
+      if (params.cwd != null && !isAbsolute(params.cwd))
+        throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
+      return listSessionsPage(await records.list(params.cwd ?? undefined), params.cursor ?? undefined);
     })
     .onRequest(methods.agent.session.close, ({ params }) => {
       return endSession(sessionOf(params.sessionId), 'the ACP session was closed').then(() => ({}));

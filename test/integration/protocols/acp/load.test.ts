@@ -1,0 +1,227 @@
+/**
+ * session/load and session/list across an agent restart, launched as an editor launches Parley:
+ * `node bin/parley.js acp` (a bridge to the background service, docs/service.md) in a temporary project
+ * folder with a temporary data dir, driven by the ACP SDK's own client. The service is stopped (`parley
+ * stop`, or kill -9) between two editor runs; the model is a scripted one outside every process, so its
+ * request log spans the restart. The caller case runs in-process: two callers on one store.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { methods, ndJsonStream, type ClientContext } from '@agentclientprotocol/sdk';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedModel, type ScriptedModel } from '../../../../src/scripted-model/index.ts';
+import { createAcpAgent } from '../../../../src/protocols/acp/index.ts';
+import { openKv, type Kv } from '../../../../src/store/kv.ts';
+import { createLmdbAcpSessionStore } from '../../../../src/store/acp-sessions/lmdb.ts';
+import { createLmdbThreadStore } from '../../../../src/store/threads/lmdb.ts';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../../support/build.ts';
+import { createTestParley, type TestParley } from '../../../support/engine.ts';
+import { messageText, recordingClient, updatesOf } from '../../../support/protocols/acp-client.ts';
+
+const BIN = fileURLToPath(new URL('../../../../bin/parley.js', import.meta.url));
+const EMPTY_MCP = fileURLToPath(new URL('../../../fixtures/mcp-empty.json', import.meta.url));
+
+let scripted: ScriptedModel;
+const temps: string[] = [];
+const children: ChildProcessWithoutNullStreams[] = [];
+const servicePids = new Set<number>();
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+
+beforeAll(async () => {
+  ensureBuilt();
+  scripted = await startScriptedModel();
+}, BUILD_TIMEOUT_MS);
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const pid of servicePids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  servicePids.clear();
+});
+afterAll(async () => {
+  await scripted?.close();
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+function editorEnv(dataDir: string): Record<string, string> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k, v]) => v !== undefined && !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_'),
+    ),
+  ) as Record<string, string>;
+  return {
+    ...env,
+    PARLEY_DATA_DIR: dataDir,
+    PARLEY_MCP_CONFIG: EMPTY_MCP,
+    PARLEY_LOG_LEVEL: 'warn',
+    PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`,
+    PARLEY_MODEL_API_KEY: 'test',
+    PARLEY_MODEL: 'scripted',
+  };
+}
+
+const servicePid = (dataDir: string) =>
+  (JSON.parse(readFileSync(join(dataDir, 'service.json'), 'utf8')) as { pid: number }).pid;
+
+function run(args: string[], env: Record<string, string>): Promise<number | null> {
+  const child = spawn(process.execPath, [BIN, ...args], { env });
+  children.push(child);
+  child.stdout.resume();
+  child.stderr.resume();
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+/** An editor launching `node bin/parley.js acp` in `project`, initialized through the ACP SDK's ClientApp. */
+async function editor(project: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'acp'], { cwd: project, env, stdio: 'pipe' });
+  children.push(child);
+  child.stderr.resume();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const rc = recordingClient();
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
+  let finish!: () => void;
+  const ctx = await new Promise<ClientContext>((resolve) => {
+    void rc.app
+      .connectWith(stream, async (c) => {
+        resolve(c);
+        await new Promise<void>((r) => (finish = r));
+      })
+      .catch(() => undefined);
+  });
+  const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+  return {
+    ctx,
+    rc,
+    init,
+    close: async () => {
+      finish();
+      child.stdin.end();
+      return exited;
+    },
+  };
+}
+
+describe('ACP session/load after the agent restarts', () => {
+  for (const how of ['parley stop'] as ('parley stop' | 'kill -9')[]) {
+    it(`replays the first turn and carries it into the next prompt (service ended by ${how})`, async () => {
+      const dataDir = temp('parley-acp-load-data-');
+      const project = realpathSync(temp('parley-acp-load-proj-'));
+      const env = editorEnv(dataDir);
+      const word = how === 'kill -9' ? 'OSPREY31' : 'HERON77';
+      const tag = how === 'kill -9' ? 'osprey-check' : 'heron-check';
+
+      const first = await editor(project, env);
+      expect(first.init.agentCapabilities?.loadSession).toBe(true);
+      expect(first.init.agentCapabilities?.sessionCapabilities?.list).toEqual({});
+      const started = await first.ctx.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      const sessionId = started.sessionId;
+      await first.ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'orchestrate' });
+      const reply = await first.ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: `[[steps:1]] Remember the codeword ${word} for the analysis report` }],
+      });
+      expect(reply.stopReason).toBe('end_turn');
+      const firstAnswer = messageText(first.rc, sessionId);
+      expect(firstAnswer.length).toBeGreaterThan(0);
+      expect(await first.close()).toBe(0);
+      const pid = servicePid(dataDir);
+      servicePids.add(pid);
+      if (how === 'parley stop') expect(await run(['stop'], env)).toBe(0);
+      else process.kill(pid, 'SIGKILL');
+
+      const second = await editor(project, env);
+      expect(servicePid(dataDir)).not.toBe(pid);
+      servicePids.add(servicePid(dataDir));
+      const listed = await second.ctx.request(methods.agent.session.list, { cwd: project });
+      expect(listed.sessions.map((s) => s.sessionId)).toEqual([sessionId]);
+      expect(listed.sessions[0]!.title).toContain(word);
+      const elsewhere = await second.ctx.request(methods.agent.session.list, { cwd: realpathSync(tmpdir()) });
+      expect(elsewhere.sessions).toEqual([]);
+
+      const loaded = await second.ctx.request(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] });
+      expect(loaded.modes?.currentModeId).toBe('orchestrate');
+      const users = updatesOf(second.rc, sessionId, 'user_message_chunk');
+      expect(users.map((u) => (u.content.type === 'text' ? u.content.text : ''))).toEqual([
+        `[[steps:1]] Remember the codeword ${word} for the analysis report`,
+      ]);
+      expect(messageText(second.rc, sessionId)).toBe(firstAnswer);
+
+      const next = await second.ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: `[[steps:1]] Which codeword ${tag} did I give for the report?` }],
+      });
+      expect(next.stopReason).toBe('end_turn');
+      const calls = scripted.requests.filter((r) => JSON.stringify(r.body).includes(tag));
+      const roles = calls.map((r) => r.role);
+      expect(roles).toContain('planner');
+      expect(roles).toContain('specialist');
+      for (const r of calls.filter((c) => c.role === 'planner' || c.role === 'specialist'))
+        expect(JSON.stringify(r.body)).toContain(word);
+      expect(await second.close()).toBe(0);
+      expect(await run(['stop'], env)).toBe(0);
+    }, 180_000);
+  }
+});
+
+describe('ACP session/load: whose session it is', () => {
+  let parley: TestParley;
+  let kv: Kv;
+  beforeAll(async () => {
+    parley = await createTestParley();
+    kv = openKv(':memory:');
+  });
+  afterAll(async () => {
+    await parley?.close();
+    await kv?.close();
+  });
+
+  it("another caller's session id is unknown to load and absent from list; a bad cursor is invalid params", async () => {
+    const retention = { maxPerCaller: 10, maxAgeMs: 60_000, maxThreadsPerCaller: 10, maxTurnsPerThread: 10 };
+    const stores = {
+      sessionStore: createLmdbAcpSessionStore(kv, retention),
+      threads: createLmdbThreadStore(kv, retention),
+    };
+    const agentOf = (id: string) =>
+      createAcpAgent({ engine: parley.engine, approvals: parley.approvals, caller: { id }, ...stores });
+    const cwd = realpathSync(tmpdir());
+    const sessionId = await recordingClient().app.connectWith(agentOf('alice'), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      return (await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] })).sessionId;
+    });
+    await recordingClient().app.connectWith(agentOf('bob'), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const refused = await ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] }).then(
+        () => undefined,
+        (e: unknown) => e as { code: number; message: string },
+      );
+      expect(refused?.code).toBe(-32002);
+      expect((await ctx.request(methods.agent.session.list, {})).sessions).toEqual([]);
+      const badCursor = await ctx.request(methods.agent.session.list, { cursor: 'not-a-cursor' }).then(
+        () => undefined,
+        (e: unknown) => e as { code: number },
+      );
+      expect(badCursor?.code).toBe(-32602);
+    });
+    await recordingClient().app.connectWith(agentOf('alice'), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      expect((await ctx.request(methods.agent.session.list, {})).sessions.map((s) => s.sessionId)).toEqual([sessionId]);
+      const loaded = await ctx.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      expect(loaded.modes?.currentModeId).toBe('auto');
+    });
+  });
+});
