@@ -18,6 +18,7 @@ import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import {
   isInitializeRequest,
   WebStandardStreamableHTTPServerTransport,
+  type EventStore,
   type McpServer,
 } from '@modelcontextprotocol/server';
 import type { Config } from '../../config.ts';
@@ -42,6 +43,8 @@ export interface McpRoutesDeps extends McpServerDeps {
   callerOf?: (c: Context) => Caller | undefined;
   /** Idle time after which a session with no open response is closed (default 30 minutes). */
   sessionIdleMs?: number;
+  /** Keeps each SSE message so a client can resume a cut stream with Last-Event-ID (src/store/mcp-events/). */
+  eventStore?: EventStore;
 }
 
 /** `open` counts responses still streaming (SSE of a tool call, the GET notification stream). */
@@ -110,6 +113,7 @@ export function mcpRoutes(deps: McpRoutesDeps) {
       const server = createParleyMcpServer({ ...deps, caller });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        eventStore: deps.eventStore,
         onsessioninitialized: (sid) =>
           void sessions.set(sid, {
             transport,
