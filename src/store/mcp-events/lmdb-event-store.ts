@@ -21,6 +21,7 @@ interface StoredEvent {
 }
 
 export interface McpEventStore extends EventStore {
+  getStreamIdForEventId(eventId: string): Promise<string | undefined>;
   /** Deletes events older than the age bound; returns how many went. */
   sweep(now?: number): Promise<number>;
 }
