@@ -13,6 +13,8 @@ const note = (n: number): JSONRPCMessage => ({
   params: { progress: n, progressToken: 1 },
 });
 
+const progressOf = (m: JSONRPCMessage) => ('params' in m ? (m.params as { progress: number }).progress : undefined);
+
 async function replay(store: ReturnType<typeof createLmdbMcpEventStore>, after: string) {
   const got: { id: string; message: JSONRPCMessage }[] = [];
   const stream = await store.replayEventsAfter(after, { send: async (id, message) => void got.push({ id, message }) });
@@ -33,11 +35,9 @@ describe('LMDB MCP event store', () => {
     expect(await store.getStreamIdForEventId('garbage')).toBeUndefined();
     const fromPriming = await replay(store, priming);
     expect(fromPriming.stream).toBe('s1');
-    expect(fromPriming.got.map((g) => (g.message as { params: { progress: number } }).params.progress)).toEqual([
-      1, 2, 3,
-    ]);
+    expect(fromPriming.got.map((g) => progressOf(g.message))).toEqual([1, 2, 3]);
     const fromFirst = await replay(store, first);
-    expect(fromFirst.got.map((g) => (g.message as { params: { progress: number } }).params.progress)).toEqual([2, 3]);
+    expect(fromFirst.got.map((g) => progressOf(g.message))).toEqual([2, 3]);
     await expect(replay(store, 'nope|1')).rejects.toThrow();
     await kv.close();
   });
