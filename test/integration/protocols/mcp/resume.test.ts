@@ -5,7 +5,9 @@
  * client SDK's own reconnection, against the real engine and a real connection that is really aborted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
+  mcpClient,
   NOTE_QUERY,
   progressLog,
   startMcpHttp,
@@ -69,5 +71,21 @@ describe('MCP Streamable HTTP resumability', () => {
     expect(net.resumedWith.length).toBeGreaterThan(0);
     expect(net.resumedWith[0]).toMatch(/\|\d+$/);
     expect(progress.seen.length).toBeGreaterThan(seenBeforeCut);
+
+    // Another session cannot replay this one's stream with its event id (the SDK's own answer to an unknown id).
+    const other = new StreamableHTTPClientTransport(new URL(`${served.server.url}/mcp`));
+    const otherClient = mcpClient('other');
+    await otherClient.connect(other);
+    const stolen = await fetch(`${served.server.url}/mcp`, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': other.sessionId!,
+        'mcp-protocol-version': other.protocolVersion ?? '2025-11-25',
+        'last-event-id': net.resumedWith[0]!,
+      },
+    });
+    expect(stolen.status).toBe(400);
+    expect(await stolen.text()).not.toContain('progress');
+    await otherClient.close();
   });
 });
