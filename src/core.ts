@@ -27,6 +27,7 @@ import { createLmdbAcpSessionStore } from './store/acp-sessions/lmdb.ts';
 import type { AcpSessionStore } from './store/acp-sessions/types.ts';
 import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
 import type { RunStore } from './store/runs/run-store.ts';
+import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 
 export interface Core {
   store: KnowledgeStore;
@@ -39,6 +40,8 @@ export interface Core {
   engine: Engine;
   /** Runs, checkpoints, event logs and approvals in the data dir (docs/durability.md). */
   runStore: RunStore;
+  /** The SSE messages of MCP Streamable HTTP streams, for Last-Event-ID resumption (docs/protocols/mcp.md). */
+  mcpEvents: McpEventStore;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
 }
@@ -140,6 +143,13 @@ export async function createCore(
   closers.push({ name: 'thread-sweep', close: () => clearInterval(sweep) });
   // The run store closes after the engine and the broker (closers close in reverse order).
   const runStore = openLmdbRunStore(kv, { closeKv: false });
+  const mcpEvents = createLmdbMcpEventStore(kv);
+  const mcpEventSweep = setInterval(
+    () => void mcpEvents.sweep().catch((err: unknown) => logger.warn('MCP event sweep failed', { error: String(err) })),
+    3_600_000,
+  );
+  mcpEventSweep.unref();
+  closers.push({ name: 'mcp-event-sweep', close: () => clearInterval(mcpEventSweep) });
   closers.push({ name: 'run-store', close: () => runStore.close() });
 
   const approvals = new ApprovalBroker({
@@ -201,6 +211,7 @@ export async function createCore(
     acpSessions,
     engine,
     runStore,
+    mcpEvents,
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));

@@ -132,7 +132,16 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       { path: '/', app: a2aRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId }) },
     );
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
-    const mcp = mcpRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf });
+    const mcp = mcpRoutes({
+      engine,
+      approvals,
+      store,
+      config,
+      logger,
+      version: VERSION,
+      callerOf,
+      eventStore: core.mcpEvents,
+    });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.

@@ -33,6 +33,8 @@ import {
   type CappedClient,
 } from '../shared/client-caps.ts';
 import { sweepIdleClients, trackBody } from '../shared/tracked-body.ts';
+import type { McpEventStore } from '../../store/mcp-events/lmdb-event-store.ts';
+import { sessionEvents } from '../../store/mcp-events/session-scope.ts';
 
 export interface McpRoutesDeps extends McpServerDeps {
   config: Config;
@@ -42,6 +44,8 @@ export interface McpRoutesDeps extends McpServerDeps {
   callerOf?: (c: Context) => Caller | undefined;
   /** Idle time after which a session with no open response is closed (default 30 minutes). */
   sessionIdleMs?: number;
+  /** Keeps each SSE message so a client can resume a cut stream with Last-Event-ID (src/store/mcp-events/). */
+  eventStore?: McpEventStore;
 }
 
 /** `open` counts responses still streaming (SSE of a tool call, the GET notification stream). */
@@ -108,8 +112,11 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     }
     try {
       const server = createParleyMcpServer({ ...deps, caller });
-      const transport = new WebStandardStreamableHTTPServerTransport({
+      // The session's own view of the event store; the transport exists before its id does.
+      const eventStore = deps.eventStore && sessionEvents(deps.eventStore, () => transport.sessionId);
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        eventStore,
         onsessioninitialized: (sid) =>
           void sessions.set(sid, {
             transport,

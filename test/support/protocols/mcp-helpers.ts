@@ -10,6 +10,8 @@ import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { mcpRoutes } from '../../../src/protocols/mcp/index.ts';
 import { createTestParley } from '../engine.ts';
+import { openKv } from '../../../src/store/kv.ts';
+import { createLmdbMcpEventStore } from '../../../src/store/mcp-events/lmdb-event-store.ts';
 import { listen } from '../http.ts';
 import { startFixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { NOTER } from './a2a-helpers.ts';
@@ -123,7 +125,10 @@ export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
     specialists: [NOTER],
     mcpServers: { fx: { url: fixture.mcpUrl } },
   });
+  // The event store the server wires in (resumable streams), in its own temporary environment.
+  const kv = openKv(':memory:');
   const deps = {
+    eventStore: createLmdbMcpEventStore(kv),
     engine: parley.engine,
     approvals: parley.approvals,
     store: parley.store,
@@ -142,9 +147,19 @@ export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
     parley,
     server,
     writesTo: (path: string) => fixture.state.writes.filter((w) => w.path === path).length,
-    async connect(options: { path?: string; elicit?: Elicit } = {}) {
+    async connect(options: { path?: string; elicit?: Elicit; fetch?: typeof fetch } = {}) {
       const client = mcpClient('parley-test', options.elicit);
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`)));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`), {
+          fetch: options.fetch,
+          reconnectionOptions: {
+            initialReconnectionDelay: 50,
+            maxReconnectionDelay: 500,
+            reconnectionDelayGrowFactor: 2,
+            maxRetries: 5,
+          },
+        }),
+      );
       clients.push(client);
       return client;
     },
@@ -152,6 +167,7 @@ export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
       for (const c of clients) await c.close().catch(() => undefined);
       await server.close();
       await parley.close();
+      await kv.close();
       await fixture.close();
     },
   };
