@@ -32,6 +32,7 @@ import { authEnabled, authenticateBearer, bearerIsToken, callerOf } from './http
 import { isLoopback, originPolicy } from './http/request-origin.ts';
 import { refuseUpgrade } from './http/upgrade.ts';
 import type { CappedClient } from './protocols/acp/index.ts';
+import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
@@ -122,7 +123,12 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     routes.push(
       {
         path: '/',
-        app: knowledgeRoutes({ store, reingest: () => core.reingest(), mcpConfig: () => core.ingestion.mcpConfig() }),
+        app: knowledgeRoutes({
+          store,
+          reingest: () => core.reingest(),
+          mcpConfig: () => core.ingestion.mcpConfig(),
+          running: runningRunsOf(core.runStore),
+        }),
       },
       { path: '/', app: approvalRoutes({ broker: approvals }) },
       { path: '/', app: aguiRoutes({ engine, approvals, config, logger }) },

@@ -54,8 +54,15 @@ export function runRecordOf(run: FinishedRun, outcome: RunOutcome, durationMs: n
   };
 }
 
-/** One record per planned step, in plan order; a step that never ran is recorded as skipped. */
-function stepRecordsOf(plan: GraphPlan, results: ReadonlyMap<string, StepOutcome>): StepRecord[] {
+/**
+ * One record per planned step, in plan order; a step that never ran is recorded as skipped (a run
+ * still going passes 'pending' for the steps it has not finished yet).
+ */
+export function stepRecordsOf<Missing extends string = 'skipped'>(
+  plan: GraphPlan,
+  results: ReadonlyMap<string, StepOutcome>,
+  missing: Missing = 'skipped' as Missing,
+): (Omit<StepRecord, 'status'> & { status: StepRecord['status'] | Missing })[] {
   return plan.steps.map((s) => {
     const o = results.get(s.id);
     const usage = o?.lineage?.usage;
@@ -63,7 +70,7 @@ function stepRecordsOf(plan: GraphPlan, results: ReadonlyMap<string, StepOutcome
       id: s.id,
       specialist: s.specialist,
       objective: o?.objective ?? s.objective,
-      status: o?.status ?? 'skipped',
+      status: o?.status ?? missing,
       ...(o?.output !== undefined ? { output: o.output } : {}),
       ...(o?.error !== undefined ? { error: o.error } : {}),
       durationMs: o?.lineage?.durationMs ?? 0,

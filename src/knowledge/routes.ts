@@ -32,6 +32,15 @@ export interface KnowledgeRoutesDeps {
   reingest: () => Promise<IngestReport>;
   /** The config in force; a function when reloads can replace it. */
   mcpConfig?: McpConfig | (() => McpConfig | undefined);
+  /** Runs still going: execution memory records a run only once it finishes (graph/durable/running-run.ts). */
+  running?: RunningRuns;
+}
+
+export interface RunningRuns {
+  /** Summaries, newest first; `callerId` undefined means every caller's (an admin). */
+  list(callerId: string | undefined, threadId: string | undefined): Promise<{ status: 'running' }[]>;
+  /** The run's detail and its owner, or undefined when it is not running. */
+  get(id: string): Promise<{ callerId: string; detail: object } | undefined>;
 }
 
 const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -43,7 +52,7 @@ const SpecialistQuery = z.strictObject({
 });
 const RunsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
-  status: z.enum(['completed', 'failed', 'cancelled', 'blocked']).optional(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled', 'blocked']).optional(),
   threadId: z.string().min(1).optional(),
 });
 const DecisionsQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).optional() });
@@ -62,6 +71,9 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
   const currentConfig = () => (typeof deps.mcpConfig === 'function' ? deps.mcpConfig() : deps.mcpConfig);
   let reloading: Promise<IngestReport> | undefined;
 
+  const runningRuns = (callerId: string | undefined, threadId: string | undefined) =>
+    deps.running ? deps.running.list(callerId, threadId) : Promise.resolve([]);
+
   app.get('/api/specialists', async (c) => {
     const query = SpecialistQuery.safeParse(c.req.query());
     if (!query.success) return jsonError(c, 400, badQuery(query.error));
@@ -74,17 +86,30 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     const query = RunsQuery.safeParse(c.req.query());
     if (!query.success) return jsonError(c, 400, badQuery(query.error));
     const callerId = ownerFilter(callerOf(c));
-    return c.json({
-      runs: await deps.store.listRuns({ ...query.data, ...(callerId !== undefined ? { callerId } : {}) }),
-    });
+    const { status, limit = 50, threadId } = query.data;
+    // Runs still going come first (newest first), then execution memory's finished ones.
+    const running = status === undefined || status === 'running' ? await runningRuns(callerId, threadId) : [];
+    const finished =
+      status === 'running' || running.length >= limit
+        ? []
+        : await deps.store.listRuns({
+            ...query.data,
+            status,
+            limit: limit - running.length,
+            ...(callerId !== undefined ? { callerId } : {}),
+          });
+    return c.json({ runs: [...running.slice(0, limit), ...finished] });
   });
 
   app.get('/api/runs/:id', async (c) => {
     const id = c.req.param('id');
     const run = await deps.store.getRun(id);
+    if (run && canSee(callerOf(c), run.callerId))
+      return c.json({ ...run, approvals: await deps.store.listApprovals(id) });
+    const running = await deps.running?.get(id);
     // Another caller's run answers exactly like an unknown one.
-    if (!run || !canSee(callerOf(c), run.callerId)) return jsonError(c, 404, `No run with id "${id}".`);
-    return c.json({ ...run, approvals: await deps.store.listApprovals(id) });
+    if (!running || !canSee(callerOf(c), running.callerId)) return jsonError(c, 404, `No run with id "${id}".`);
+    return c.json(running.detail);
   });
 
   app.get('/api/decisions', async (c) => {

@@ -119,6 +119,9 @@ describe('runs, events and approvals over HTTP', () => {
       () => ({ headers: { accept: 'application/json' } }),
     );
     await sameAsUnknown(K2, runId, (id) => `/stream/${id}`);
+    await sameAsUnknown(K2, runId, (id) => `/api/runs/${id}`);
+    const k2Running = JSON.parse((await answer('/api/runs?status=running', K2)).body) as { runs: { id: string }[] };
+    expect(k2Running.runs.map((r) => r.id)).not.toContain(runId);
     await sameAsUnknown(
       K2,
       runId,
@@ -132,6 +135,22 @@ describe('runs, events and approvals over HTTP', () => {
     const seenByAdmin = JSON.parse((await answer('/api/approvals', ADMIN)).body) as { approvals: { id: string }[] };
     expect(seenByAdmin.approvals.map((a) => a.id)).toContain(approvalId);
     expect((await answer(`/api/approvals/${approvalId}`, ADMIN)).status).toBe(200);
+    // A run still going (execution memory records it only at its end) is readable by its owner and an admin.
+    const running = JSON.parse((await answer(`/api/runs/${runId}`, K1)).body) as {
+      status: string;
+      steps: { status: string }[];
+      approvals: { id: string; status: string }[];
+    };
+    expect(running.status).toBe('running');
+    expect(running.steps.length).toBeGreaterThan(0);
+    expect(running.steps.every((s) => s.status === 'pending')).toBe(true);
+    expect(running.approvals).toEqual([expect.objectContaining({ id: approvalId, status: 'pending' })]);
+    const k1Running = JSON.parse((await answer('/api/runs', K1)).body) as { runs: { id: string; status: string }[] };
+    expect(k1Running.runs[0]).toEqual(expect.objectContaining({ id: runId, status: 'running' }));
+    const adminRunning = JSON.parse((await answer('/api/runs?status=running', ADMIN)).body) as {
+      runs: { id: string }[];
+    };
+    expect(adminRunning.runs.map((r) => r.id)).toContain(runId);
     const events = await answer(`/api/runs/${runId}/events`, ADMIN, { headers: { accept: 'application/json' } });
     expect(events.status).toBe(200);
     expect((await answer('/api/approve', ADMIN, approve(approvalId))).status).toBe(200);

@@ -1,0 +1,81 @@
+/**
+ * A run still in progress (or waiting on a human) as the HTTP API shows it. Execution memory records a
+ * run only once it finishes, so `GET /api/runs/:id` answered 404 for a run a client had just started;
+ * the run store has it from its first event: its record, the plan and finished steps of its
+ * checkpoint, and the approvals it waits on.
+ */
+import type { Checkpoint, RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
+import type { GraphPlan } from '../graph-plan.ts';
+import type { RunRequest } from '../run-request.ts';
+import { stepRecordsOf } from '../run-record.ts';
+import type { StepOutcome } from '../scheduler.ts';
+
+export interface RunningRunSummary {
+  id: string;
+  query: string;
+  status: 'running';
+  startedAt: string;
+  durationMs: number;
+  score: null;
+}
+
+export function runningRunSummary(run: StoredRun, now: number): RunningRunSummary {
+  return {
+    id: run.id,
+    query: (run.request as Partial<RunRequest>).query ?? '',
+    status: 'running',
+    startedAt: new Date(run.createdAt).toISOString(),
+    durationMs: Math.max(0, now - run.createdAt),
+    score: null,
+  };
+}
+
+export function runningRunDetail(
+  run: StoredRun,
+  checkpoint: Checkpoint | undefined,
+  approvals: readonly StoredApproval[],
+  now: number,
+) {
+  const request = run.request as Partial<RunRequest>;
+  const plan = checkpoint?.plan as GraphPlan | undefined;
+  const results = new Map<string, StepOutcome>(
+    (checkpoint?.steps ?? []).map((s) => [
+      s.stepId,
+      { stepId: s.stepId, ...(s.outcome as Omit<StepOutcome, 'stepId'>) },
+    ]),
+  );
+  return {
+    ...runningRunSummary(run, now),
+    threadId: run.threadId,
+    protocol: request.protocol ?? 'unknown',
+    callerId: run.callerId,
+    ...(plan ? { plan } : {}),
+    steps: plan ? stepRecordsOf(plan, results, 'pending') : [],
+    approvals: approvals.map((a) => ({
+      id: a.id,
+      status: a.status,
+      request: a.request,
+      ...(a.outcome ? { outcome: a.outcome } : {}),
+    })),
+  };
+}
+
+/** The HTTP API's view of the runs still going (knowledge/routes.ts RunningRuns). */
+export function runningRunsOf(store: Pick<RunStore, 'runs' | 'checkpoints' | 'approvals'>) {
+  return {
+    async list(callerId: string | undefined, threadId: string | undefined) {
+      const now = Date.now();
+      return (await store.runs.listUnfinished())
+        .filter((r) => r.status === 'running')
+        .filter((r) => (callerId === undefined || r.callerId === callerId) && (!threadId || r.threadId === threadId))
+        .sort((a, b) => b.createdAt - a.createdAt)
+        .map((r) => runningRunSummary(r, now));
+    },
+    async get(id: string) {
+      const run = await store.runs.get(id);
+      if (!run || run.status !== 'running') return undefined;
+      const [checkpoint, approvals] = await Promise.all([store.checkpoints.load(id), store.approvals.listForRun(id)]);
+      return { callerId: run.callerId, detail: runningRunDetail(run, checkpoint, approvals, Date.now()) };
+    },
+  };
+}
