@@ -272,6 +272,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
 
     const close = () =>
       (closing ??= (async () => {
+        await engine.suspendWaiting();
         await stopHttp();
         await closeAll(resources, logger);
       })());

@@ -243,18 +243,31 @@ export class Engine implements RunEngine {
   }
 
   /**
+   * With a run store, stops every run that waits on a human as it is (checkpointed), so the next start
+   * lets it wait again under the same approval ids. A shutdown does this first: such a run would not
+   * finish within any grace period, and the streams following it end at once instead of holding the
+   * shutdown until the grace period runs out (their clients reconnect with Last-Event-ID).
+   */
+  async suspendWaiting(): Promise<void> {
+    const { runStore, approvals } = this.#ctx;
+    if (!runStore || !approvals.suspendRun) return;
+    const waiting = [...this.#runs.values()].filter((e) => e.run && approvals.listPending(e.handle.id).length);
+    for (const e of waiting) {
+      approvals.suspendRun(e.handle.id);
+      e.run!.abort.abort(new RunSuspendedError('the run waits on a human: suspended until the next start'));
+    }
+    await Promise.all(waiting.map((e) => e.handle.result));
+  }
+
+  /**
    * Cancels every running run, waits for them to finish, and drops all retained runs. With a run
    * store, a run waiting on a human is not cancelled: it stops as it is, checkpointed, and the next
    * start lets it wait again under the same approval ids.
    */
   async close(reason = 'engine shutting down'): Promise<void> {
+    await this.suspendWaiting();
     const running = [...this.#runs.values()].filter((e) => e.run);
-    for (const e of running) {
-      if (this.#ctx.runStore && this.#ctx.approvals.suspendRun && this.#ctx.approvals.listPending(e.handle.id).length) {
-        this.#ctx.approvals.suspendRun(e.handle.id);
-        e.run!.abort.abort(new RunSuspendedError('the run waits on a human: suspended until the next start'));
-      } else this.cancel(e.handle.id, reason);
-    }
+    for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.handle.result));
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = undefined;
@@ -465,6 +478,7 @@ export class Engine implements RunEngine {
 
   /** A run stopped at shutdown while it waited on a human: nothing is emitted or recorded; the store keeps it unfinished. */
   #suspended(run: RunState): RunResult {
+    run.log.end();
     const error = (run.abort.signal.reason as Error).message;
     const usage = { ...run.meter.totals };
     return { runId: run.id, threadId: run.threadId, status: 'cancelled', error, usage, durationMs: 0 };

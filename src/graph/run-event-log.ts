@@ -128,6 +128,16 @@ export class RunEventLog {
     return event;
   }
 
+  /**
+   * Ends every consumer once it has what was emitted, without a run.finished: the process is stopping
+   * and the run goes on after the next start (a run suspended while it waits on a human), so a stream
+   * following it ends now and its client reconnects with Last-Event-ID. Later emits are ignored.
+   */
+  end(): void {
+    this.closed = true;
+    for (const c of this.consumers) if (c.resolve) this.#wake(c);
+  }
+
   /** A fresh consumer over events with seq > afterSeq, ending after run.finished. */
   events(afterSeq = 0): AsyncIterable<GraphEvent> {
     return { [Symbol.asyncIterator]: () => this.iterate(afterSeq) };

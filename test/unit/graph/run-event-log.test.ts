@@ -73,4 +73,17 @@ describe('RunEventLog', () => {
     expect((await waiting).done).toBe(true);
     expect(log.consumerCount).toBe(0);
   });
+
+  it('end() ends waiting and late consumers after what they have, without a run.finished (a suspended run)', async () => {
+    const log = new RunEventLog('r4', { buffer: 100 });
+    log.emit({ type: 'node.started', node: 'router' });
+    const following = collect(log.events());
+    await new Promise((r) => setImmediate(r)); // the consumer has read seq 1 and waits for more
+    log.emit({ type: 'node.started', node: 'dispatcher' });
+    log.end();
+    expect(log.emit({ type: 'answer.delta', text: 'after the end' })).toBeUndefined();
+    expect((await following).map((e) => e.seq)).toEqual([1, 2]);
+    expect((await collect(log.events(1))).map((e) => e.seq)).toEqual([2]);
+    expect(log.consumerCount).toBe(0);
+  });
 });
