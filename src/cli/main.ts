@@ -69,8 +69,8 @@ async function run(parley: Parley, question: string): Promise<number> {
 async function ingest(parley: Parley): Promise<number> {
   const report = await parley.reingest();
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  const problems = report.unavailable.length + report.skippedFiles.length + report.unknownServers.length;
-  return problems > 0 ? 1 : 0;
+  const { ingestExitCode } = await import('./ingest-remote.ts');
+  return ingestExitCode(report);
 }
 
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
@@ -131,11 +131,9 @@ async function once(
       ? stopCommand(config.knowledge.dataDir)
       : statusCommand(config.knowledge.dataDir, question === '--json');
   }
-  if (command !== 'ingest') {
-    const { viaService } = await import('./via-service.ts');
-    const code = await viaService(config, command, question);
-    if (code !== undefined) return code;
-  }
+  const { viaService } = await import('./via-service.ts');
+  const code = await viaService(config, command, question);
+  if (code !== undefined) return code;
   const { createParley } = await import('../server.ts');
   const parley = await createParley(config, {
     ingestAtStart: command !== 'ingest',

@@ -1,6 +1,6 @@
 /**
  * Which commands go through the Parley service of the data dir (docs/service.md): `parley acp` and
- * `parley mcp` always (they find it or start it), `parley run` when it runs. With PARLEY_DATA_DIR=:memory:
+ * `parley mcp` always (they find it or start it), `parley run` and `parley ingest` when it runs. With PARLEY_DATA_DIR=:memory:
  * nothing is shared, so they run in this process as before (undefined: the caller does it in-process).
  */
 import type { Config } from '../config.ts';
@@ -8,14 +8,15 @@ import { findOrStartService, findService } from './service-client.ts';
 
 export async function viaService(
   config: Config,
-  command: 'acp' | 'mcp' | 'run',
+  command: 'acp' | 'mcp' | 'run' | 'ingest',
   question: string,
 ): Promise<number | undefined> {
   const dataDir = config.knowledge.dataDir;
   if (dataDir === ':memory:') return undefined;
-  if (command === 'run') {
+  if (command === 'run' || command === 'ingest') {
     const service = findService(dataDir);
     if (!service) return undefined;
+    if (command === 'ingest') return (await import('./ingest-remote.ts')).ingestRemote(service);
     const { runRemote } = await import('./run-remote.ts');
     return runRemote(service, question);
   }

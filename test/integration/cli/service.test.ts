@@ -187,6 +187,23 @@ describe('one Parley service per data dir', () => {
     expect(run.err()).toContain(`pid ${server.child.pid}`);
     expect(run.out()).toContain('Gamma from the terminal about queues');
 
+    // parley ingest too: the service re-ingests (it holds the graph's lock) and its report is printed. This
+    // env's MCP config is empty, so the shipped specialists name servers it lacks: the report says so, exit 1.
+    const ingest = parley(['ingest'], editorEnv(dataDir), temp('parley-proj-d-'));
+    expect(await ingest.exit).toBe(1);
+    expect(ingest.err()).toContain(`pid ${server.child.pid}`);
+    const report = JSON.parse(ingest.out()) as {
+      sources: unknown[];
+      unavailable: unknown[];
+      unknownServers: unknown[];
+    };
+    expect(report.sources.length).toBeGreaterThan(0);
+    expect(report.unavailable).toEqual([]);
+    expect(report.unknownServers).toContainEqual(
+      expect.objectContaining({ specialist: 'architect', server: 'filesystem' }),
+    );
+    expect(ingest.err()).not.toContain('lock');
+
     // Every run was recorded in the one knowledge graph.
     const runs = (await (
       await fetch(new URL('/api/runs', server.record.url), { headers: { Authorization: `Bearer ${token(dataDir)}` } })
