@@ -18,7 +18,9 @@ import { A2ARunBridge } from './bridge.ts';
 import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './card.ts';
 import { ParleyRequestHandler } from './handler.ts';
 import { jsonRpcRoute } from './jsonrpc.ts';
-import { BoundedTaskStore } from './task-store.ts';
+import { ParleyTaskStore } from './task-store.ts';
+import type { A2ATaskStore } from '../../store/a2a-tasks/types.ts';
+import { createMemoryA2aTaskStore } from '../../store/a2a-tasks/memory.ts';
 
 /**
  * How long a client may reuse the card without asking again. Short: the skills follow the registry.
@@ -41,6 +43,11 @@ export interface A2ADeps {
   version?: string;
   /** The authenticated caller id the auth middleware established, if any; tasks are scoped per caller. */
   callerOf?: (c: Context) => string | undefined;
+  /**
+   * Where tasks are kept (src/core.ts gives the run store's, so tasks survive a restart). Absent: in
+   * process memory, bounded by PARLEY_A2A_TASK_RETENTION_MAX.
+   */
+  tasks?: A2ATaskStore;
 }
 
 /** An A2A SDK user for a caller the auth middleware identified; the SDK scopes tasks by userName. */
@@ -57,8 +64,18 @@ export function a2aRoutes(deps: A2ADeps): Hono {
     bearerAuth: authEnabled(deps.config.server.apiKeys, deps.config.server.adminKeys),
   });
   // Finished tasks beyond the cap are dropped, oldest first (the SDK's InMemoryTaskStore kept every task forever).
-  const taskStore = new BoundedTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax });
+  const taskStore = new ParleyTaskStore(
+    deps.tasks ?? createMemoryA2aTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax }),
+  );
   const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });
+  // What the last process left: its unfinished tasks follow their (recovered) runs again. Requests wait
+  // for it, so a resume message or a resubscribe finds the task's bus in place.
+  const recovered = bridge.recover().then(
+    (r) => {
+      if (r.followed || r.failed) deps.logger.info('a2a: tasks the last process left', r);
+    },
+    (err: unknown) => deps.logger.error('a2a: recovering tasks failed', { error: (err as Error).message }),
+  );
   const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge);
   const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
   const userOf = (c: Context): User => {
@@ -67,6 +84,12 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   };
 
   const app = new Hono();
+  const afterRecovery = async (_c: Context, next: () => Promise<void>) => {
+    await recovered;
+    await next();
+  };
+  app.use('/a2a', afterRecovery);
+  app.use('/a2a/*', afterRecovery);
   // The ETag is a digest of the card as sent (shape, URL, skills), so it changes exactly when the card does.
   app.get('/.well-known/agent-card.json', etag(), async (c) => {
     try {
