@@ -3,6 +3,7 @@
  *   GET  /.well-known/agent-card.json   the agent card (v1.0; v0.3 shape when A2A-Version is 0.3 or absent),
  *                                       with a strong ETag, a short max-age, and 304 on If-None-Match
  *   POST /a2a (and /a2a/)               JSON-RPC; SendStreamingMessage and SubscribeToTask answer with SSE
+ *   /a2a/rest/…                         the HTTP+JSON (REST) binding (rest.ts), over the same handler
  * A task is a run (see bridge.ts); docs/protocols/a2a.md documents methods and the resume shape.
  */
 import { Hono, type Context } from 'hono';
@@ -18,6 +19,7 @@ import { A2ARunBridge } from './bridge.ts';
 import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './card.ts';
 import { ParleyRequestHandler } from './handler.ts';
 import { jsonRpcRoute } from './jsonrpc.ts';
+import { REST_PATH, restRoute } from './rest.ts';
 import { ParleyTaskStore } from './task-store.ts';
 import type { A2ATaskStore } from '../../store/a2a-tasks/types.ts';
 import { createMemoryA2aTaskStore } from '../../store/a2a-tasks/memory.ts';
@@ -117,5 +119,16 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   // httpx-based clients (the Python SDK) post to the card's URL with a trailing slash.
   app.post('/a2a', rpc);
   app.post('/a2a/', rpc);
+  app.all(
+    `${REST_PATH}/*`,
+    restRoute({
+      handler,
+      card,
+      userOf,
+      logger: deps.logger,
+      heartbeatMs: deps.config.protocols.sseHeartbeatMs,
+      jsonMaxDepth: deps.config.server.jsonMaxDepth,
+    }),
+  );
   return app;
 }

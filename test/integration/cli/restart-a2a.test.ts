@@ -133,7 +133,9 @@ async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM') {
   await following;
   expect(stateOf(resubscribed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(
-    resubscribed.some((e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId === 'answer'),
+    resubscribed.some(
+      (e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId === 'answer',
+    ),
   ).toBe(true);
   const done = await aliceAfter.getTask({ tenant: '', id: taskId });
   expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
