@@ -152,8 +152,9 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
   /**
    * Follows the run to its end. Events up to `appliedSeq` are already in the stored task: they only
    * rebuild the projection (which approvals are pending). After each event that changed the task, the
-   * event's seq is recorded, after the task itself: a crash in between re-applies one event, which
-   * leaves the same task (artifacts are whole, statuses replace).
+   * event's seq is recorded, after the task itself: a crash in between re-applies the events after the
+   * last recorded seq, which leaves the same task (artifacts are whole, statuses replace, status
+   * messages keep their event's id).
    */
   #pump(
     handle: RunHandle,
@@ -176,7 +177,13 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
             await store.processEvent(out);
             bus.publish(out);
           }
-          await this.#deps.taskStore.setRunSeq(ids.taskId, context, event.seq);
+          // Not awaited: it commits with the next write (one commit per event instead of two). A seq
+          // that did not reach the store only means re-applying events, which leaves the same task.
+          void this.#deps.taskStore
+            .setRunSeq(ids.taskId, context, event.seq)
+            .catch((err: unknown) =>
+              this.#deps.logger.warn('a2a: recording the run seq failed', { error: (err as Error).message }),
+            );
         }
       } catch (err) {
         this.#deps.logger.error('a2a: run pump failed', { taskId: ids.taskId, error: (err as Error).message });
