@@ -153,6 +153,20 @@ describe('the SDK client over HTTP+JSON', () => {
     await expect(bob.getTask({ tenant: '', id: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 
+  it('a tenant in the path scopes the task: found under it, not without it', async () => {
+    const urls: string[] = [];
+    const alice = await restClient('key-alice', urls);
+    const task = (await alice.sendMessage({
+      ...send([text('a tenant question [[route:direct]]')]),
+      tenant: 'acme',
+    })) as Task;
+    expect(urls).toContain(`${rest}/acme/message:send`);
+    expect((await alice.getTask({ tenant: 'acme', id: task.id })).id).toBe(task.id);
+    expect((await list(alice, { tenant: 'acme' })).tasks.map((t) => t.id)).toEqual([task.id]);
+    await expect(alice.getTask({ tenant: '', id: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(alice.getTask({ tenant: 'other', id: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+
   it('streams to input-required, resubscribes, resumes with a decision on the task, and ends COMPLETED', async () => {
     const urls: string[] = [];
     const alice = await restClient('key-alice', urls);
