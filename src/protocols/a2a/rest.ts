@@ -38,9 +38,9 @@ import {
 } from '@a2a-js/sdk';
 import {
   A2AError,
-  ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
+  RestContentTypeNotSupportedError,
   restStatusFor,
   toRestErrorBody,
 } from '@a2a-js/sdk/errors';
@@ -246,12 +246,20 @@ const ROUTES: Route[] = [
   },
 ];
 
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new RequestMalformedError(`the path segment "${segment.slice(0, 80)}" is not valid percent-encoding`);
+  }
+}
+
 /** The route for a path below REST_PATH: without a tenant first (as the SDK's Express glue orders them), then under one. */
 function match(method: string, path: string): { route: Route; ids: string[]; tenant?: string } | undefined {
   const find = (p: string) => {
     for (const route of ROUTES) {
       const m = route.pattern.exec(p);
-      if (m && route.methods.includes(method)) return { route, ids: m.slice(1).map((s) => decodeURIComponent(s)) };
+      if (m && route.methods.includes(method)) return { route, ids: m.slice(1).map(decode) };
     }
     return undefined;
   };
@@ -259,17 +267,20 @@ function match(method: string, path: string): { route: Route; ids: string[]; ten
   if (plain) return plain;
   const tenant = /^\/([^/]+)(\/.*)$/.exec(path);
   const found = tenant && find(tenant[2]!);
-  return found ? { ...found, tenant: decodeURIComponent(tenant[1]!) } : undefined;
+  return found ? { ...found, tenant: decode(tenant[1]!) } : undefined;
 }
 
 /** The JSON body, checked by the rules every Parley JSON body follows (src/http/json-text.ts). */
 async function readBody(c: Context, maxDepth: number): Promise<Record<string, unknown>> {
   const type = c.req.header('content-type');
   const media = type?.split(';', 1)[0]!.trim().toLowerCase();
+  // 415 (the SDK's Express glue says 400): every Parley route refuses a body type a web page can send
+  // without a preflight with 415, and the reason in the details is the SDK's all the same.
   if (type && media !== 'application/json' && media !== A2A_CONTENT_TYPE)
-    throw new ContentTypeNotSupportedError(
-      `Unsupported Content-Type "${type}"; expected application/json or ${A2A_CONTENT_TYPE}.`,
-    );
+    throw new RestContentTypeNotSupportedError({
+      message: `Unsupported Content-Type "${type}"; expected application/json or ${A2A_CONTENT_TYPE}.`,
+      statusCode: 415,
+    });
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (bytes.length === 0) return {};
   const parsed = parseJsonBytes(bytes, maxDepth);

@@ -239,13 +239,14 @@ describe('bad requests get the binding’s own error shape', () => {
     expect(none.body.error.message).toMatch(/message: is required/);
   });
 
-  it('a body that is not JSON-typed: 400 with the content-type reason', async () => {
+  it('a body that is not JSON-typed: 415 with the content-type reason', async () => {
     const res = await raw('/message:send', {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
       body: 'hello',
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(415);
+    expect(res.body.error).toMatchObject({ code: 415, status: 'INVALID_ARGUMENT' });
     expect(res.body.error.details.map((d) => d.reason)).toContain('CONTENT_TYPE_NOT_SUPPORTED');
   });
 
