@@ -216,11 +216,10 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     for (const { scope, task, runSeq } of await this.#deps.taskStore.listUnfinished()) {
       const context = new ServerCallContext({ tenant: scope.tenant, user: ownerUser(scope.owner) });
       const ids: TaskIds = { taskId: task.id, contextId: task.contextId };
-      const bus = this.#buses.createOrGetByTaskId(task.id, context);
       const store = new ResultManager(this.#deps.taskStore, context);
       const handle = this.#deps.engine.get(task.id);
       if (handle) {
-        this.#pump(handle, ids, bus, store, context, runSeq ?? 0);
+        this.#pump(handle, ids, this.#buses.createOrGetByTaskId(task.id, context), store, context, runSeq ?? 0);
         followed++;
         continue;
       }
@@ -230,10 +229,15 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
         status: status(TaskState.TASK_STATE_FAILED, agentMessage(ids.taskId, ids.contextId, [textPart(reason)])),
         metadata: undefined,
       });
-      await store.processEvent(lost);
-      bus.finished();
-      this.#buses.cleanupByTaskId(task.id, context);
-      this.#deps.logger.warn('a2a: a task whose run is gone ended failed', { taskId: task.id });
+      // One task that cannot be saved does not keep the others from being followed.
+      await store.processEvent(lost).then(
+        () => this.#deps.logger.warn('a2a: a task whose run is gone ended failed', { taskId: task.id }),
+        (err: unknown) =>
+          this.#deps.logger.error('a2a: ending a task whose run is gone failed', {
+            taskId: task.id,
+            error: (err as Error).message,
+          }),
+      );
       failed++;
     }
     return { followed, failed };
