@@ -2,8 +2,9 @@
  * A2A tasks across a restart of a real `parley serve` process on the same data dir (docs/protocols/a2a.md
  * "Tasks across a restart"), through the @a2a-js/sdk client: a task waiting on an approval is found
  * again after kill -9 (and SIGTERM) with the same id and state, listed for its owner only, resubscribed,
- * and finished by an approval given through POST /api/approve, with the tool's effect on disk. A task
- * whose run cannot resume ends failed with the run's reason, never task-not-found.
+ * and finished by an approval given through POST /api/approve (kill -9) or a resume message on the task
+ * (SIGTERM), with the tool's effect on disk. A task whose run cannot resume ends failed with the run's
+ * reason, never task-not-found.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
-import { approvalPart, collect, send, stateOf, taskIdOf, text } from '../../support/protocols/a2a-helpers.ts';
+import { approvalPart, collect, data, send, stateOf, taskIdOf, text } from '../../support/protocols/a2a-helpers.ts';
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 vi.setConfig({ testTimeout: 120_000 });
@@ -83,7 +84,8 @@ async function stop(s: ServeProcess, signal: 'SIGKILL' | 'SIGTERM'): Promise<voi
   else expect(stopped.signal).toBe('SIGKILL');
 }
 
-async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM') {
+/** Reaches the approval, stops the server with `signal`, starts it again and decides through `channel`. */
+async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM', channel: '/api/approve' | 'a2a message') {
   const dataDir = tempDataDir();
   const file = `a2a-${signal}.txt`;
   const first = await serve(dataDir);
@@ -114,22 +116,25 @@ async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM') {
   expect((await list(bobAfter)).tasks).toEqual([]);
   await expect(bobAfter.getTask({ tenant: '', id: taskId })).rejects.toBeInstanceOf(TaskNotFoundError);
 
-  // Resubscribe, then approve through another channel: the stream follows the task to its end.
+  // Resubscribe, then decide: the stream follows the task to its end.
   const resubscribed: StreamResponse[] = [];
   const following = (async () => {
     for await (const e of aliceAfter.resubscribeTask({ tenant: '', id: taskId })) resubscribed.push(e);
   })();
   await vi.waitFor(() => expect(resubscribed.length).toBeGreaterThan(0));
   expect(stateOf(resubscribed[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-  const approved = await postJson(
-    `${second.url}/api/approve`,
-    {
-      request_id: pending!.request_id,
-      decisions: Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept'])),
-    },
-    { authorization: `Bearer ${ALICE}` },
-  );
-  expect(approved.status).toBe(200);
+  const decision = {
+    request_id: pending!.request_id,
+    decisions: Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept'])),
+  };
+  if (channel === '/api/approve') {
+    const approved = await postJson(`${second.url}/api/approve`, decision, { authorization: `Bearer ${ALICE}` });
+    expect(approved.status).toBe(200);
+  } else {
+    // A2A's own channel: a message on the task carrying the decision as a data part.
+    const resumed = await collect(aliceAfter.sendMessageStream(send([data(decision)], { taskId })));
+    expect(stateOf(resumed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+  }
   await following;
   expect(stateOf(resubscribed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(
@@ -145,7 +150,7 @@ async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM') {
 
 describe('an A2A task waiting on a human survives a restart', () => {
   it('kill -9: GetTask and ListTasks find it for its owner only, /api/approve finishes it, resubscribe sees the end', async () => {
-    const { dataDir, taskId, second } = await approvalSurvives('SIGKILL');
+    const { dataDir, taskId, second } = await approvalSurvives('SIGKILL', '/api/approve');
     // Finished tasks stay too: after another kill -9 it is still there, completed.
     await stop(second, 'SIGKILL');
     const third = await serve(dataDir);
@@ -153,8 +158,8 @@ describe('an A2A task waiting on a human survives a restart', () => {
     expect((await alice.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
-  it('SIGTERM: the task is left waiting, found again after the start, and finishes the same way', async () => {
-    await approvalSurvives('SIGTERM');
+  it('SIGTERM: the task is left waiting, found again after the start, and a resume message on the task finishes it', async () => {
+    await approvalSurvives('SIGTERM', 'a2a message');
   });
 });
 
