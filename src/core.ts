@@ -28,6 +28,8 @@ import type { AcpSessionStore } from './store/acp-sessions/types.ts';
 import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
+import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
+import type { A2ATaskStore } from './store/a2a-tasks/types.ts';
 
 export interface Core {
   store: KnowledgeStore;
@@ -42,6 +44,8 @@ export interface Core {
   runStore: RunStore;
   /** The SSE messages of MCP Streamable HTTP streams, for Last-Event-ID resumption (docs/protocols/mcp.md). */
   mcpEvents: McpEventStore;
+  /** A2A tasks, so GetTask, ListTasks and SubscribeToTask work after a restart (docs/protocols/a2a.md). */
+  a2aTasks: A2ATaskStore;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
 }
@@ -144,6 +148,7 @@ export async function createCore(
   // The run store closes after the engine and the broker (closers close in reverse order).
   const runStore = openLmdbRunStore(kv, { closeKv: false });
   const mcpEvents = createLmdbMcpEventStore(kv);
+  const a2aTasks = createLmdbA2aTaskStore(kv, { maxFinished: config.protocols.a2aTaskRetentionMax });
   const mcpEventSweep = setInterval(
     () => void mcpEvents.sweep().catch((err: unknown) => logger.warn('MCP event sweep failed', { error: String(err) })),
     3_600_000,
@@ -212,6 +217,7 @@ export async function createCore(
     engine,
     runStore,
     mcpEvents,
+    a2aTasks,
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));

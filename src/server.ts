@@ -135,7 +135,19 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       { path: '/', app: sseRoutes({ engine, config, logger }) },
       { path: '/', app: threadRoutes({ threads: core.threads, logger }) },
       { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
-      { path: '/', app: a2aRoutes({ engine, approvals, store, config, logger, version: VERSION, callerOf: callerId }) },
+      {
+        path: '/',
+        app: a2aRoutes({
+          engine,
+          approvals,
+          store,
+          config,
+          logger,
+          version: VERSION,
+          callerOf: callerId,
+          tasks: core.a2aTasks,
+        }),
+      },
     );
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
     const mcp = mcpRoutes({

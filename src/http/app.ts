@@ -14,6 +14,9 @@ import { originGuard, type OriginPolicy } from './request-origin.ts';
 /** Where the JSON-RPC protocols are mounted: a refused body gets a JSON-RPC error there. */
 export const JSON_RPC_PATHS = ['/mcp', '/acp', '/a2a'];
 
+/** Where routes check JSON bodies themselves, to answer a bad one in their protocol's shape: A2A's REST binding. */
+export const SELF_CHECKED_BODY_PREFIXES = ['/a2a/rest/'];
+
 /** A group of routes mounted under a path prefix ("/" for top-level routes such as /v1/…). */
 export interface RouteGroup {
   path: string;
@@ -67,7 +70,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
     }),
   );
   app.use('*', limitBody(options.bodyLimitBytes));
-  app.use('*', jsonBodies({ maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH, jsonRpcPaths: JSON_RPC_PATHS }));
+  app.use(
+    '*',
+    jsonBodies({
+      maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH,
+      jsonRpcPaths: JSON_RPC_PATHS,
+      selfCheckedPrefixes: SELF_CHECKED_BODY_PREFIXES,
+    }),
+  );
   app.use('*', acceptTraceContext());
 
   app.get('/health', (c) => c.json({ status: 'ok', version: options.version }));

@@ -33,6 +33,11 @@ export interface JsonBodyOptions {
   maxDepth: number;
   /** Paths answered with JSON-RPC errors (`/mcp`, `/acp`, `/a2a`; a trailing slash matches too). */
   jsonRpcPaths: string[];
+  /**
+   * Path prefixes whose routes read and check their bodies themselves, by the same rules
+   * (parseJsonBytes), to refuse a bad one in their protocol's error shape (A2A's REST binding).
+   */
+  selfCheckedPrefixes?: string[];
 }
 
 const hasBody = (c: Context) => {
@@ -47,7 +52,9 @@ const hasBody = (c: Context) => {
  */
 export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
   const rpc = new Set(options.jsonRpcPaths.map((p) => p.replace(/\/$/, '')));
+  const selfChecked = options.selfCheckedPrefixes ?? [];
   return async (c, next) => {
+    if (selfChecked.some((prefix) => c.req.path.startsWith(prefix))) return next();
     const jsonRpc = rpc.has(c.req.path.replace(/\/$/, ''));
     const type = c.req.header('content-type');
     if (!hasBody(c)) {

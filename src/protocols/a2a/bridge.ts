@@ -7,6 +7,10 @@
  * stays current in the TaskStore even when no client is connected (after a disconnect, while
  * waiting for an approval that /api/approve resolves). The bus lives as long as the run: a stream
  * that stops at INPUT_REQUIRED, a resume message, SubscribeToTask and CancelTask all attach to it.
+ *
+ * The pump also records the last run event the task reflects (runSeq). After a restart, recover()
+ * follows every unfinished task's run again from there (Engine.recover() has brought the run back:
+ * waiting on its approvals again, resumed, or ended failed); a task whose run is gone ends failed.
  */
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import {
@@ -16,9 +20,9 @@ import {
   type AgentExecutor,
   type ExecutionEventBus,
   type ExecutionEventBusManager,
+  ServerCallContext,
   type RequestContext,
-  type ServerCallContext,
-  type TaskStore,
+  type User,
 } from '@a2a-js/sdk/server';
 import { LOCAL_CALLER, type PriorMessage, type RunEngine, type RunHandle } from '../../graph/contract.ts';
 import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
@@ -27,6 +31,7 @@ import { ANSWER_ARTIFACT_ID, inputRequired, projectEvent, type Projection, type 
 import { agentMessage, status, textOf, textPart } from './parts.ts';
 import { readResume } from './resume.ts';
 import { runModeOf, runModelsOf } from './options.ts';
+import type { ParleyTaskStore } from './task-store.ts';
 
 interface LiveRun {
   runId: string;
@@ -38,11 +43,14 @@ interface LiveRun {
 export interface A2ARunBridgeDeps {
   engine: RunEngine;
   approvals: ApprovalPort;
-  taskStore: TaskStore;
+  taskStore: ParleyTaskStore;
   logger: Logger;
   /** Conversation turns taken from earlier tasks of the same context (default 20). */
   maxPriorTurns?: number;
 }
+
+/** The SDK user a stored task's owner stands for (the SDK scopes tasks and buses by userName). */
+const ownerUser = (owner: string): User => ({ userName: owner, isAuthenticated: true });
 
 const TERMINAL = new Set([
   TaskState.TASK_STATE_COMPLETED,
@@ -136,17 +144,25 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     const store = new ResultManager(this.#deps.taskStore, rc.context);
     store.setContext(rc.userMessage);
     // The SDK requires a task (or message) as the first event of every execution.
-    bus.publish(AgentEvent.task(task));
     await store.processEvent(AgentEvent.task(task));
+    bus.publish(AgentEvent.task(task));
     this.#pump(handle, ids, bus, store, rc.context);
   }
 
+  /**
+   * Follows the run to its end. Events up to `appliedSeq` are already in the stored task: they only
+   * rebuild the projection (which approvals are pending). After each event that changed the task, the
+   * event's seq is recorded, after the task itself: a crash in between re-applies the events after the
+   * last recorded seq, which leaves the same task (artifacts are whole, statuses replace, status
+   * messages keep their event's id).
+   */
   #pump(
     handle: RunHandle,
     ids: TaskIds,
     bus: ExecutionEventBus,
     store: ResultManager,
     context: ServerCallContext,
+    appliedSeq = 0,
   ): void {
     const projection: Projection = { pending: new Map() };
     const live: LiveRun = { runId: handle.id, ids, projection, done: Promise.resolve() };
@@ -154,10 +170,20 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     live.done = (async () => {
       try {
         for await (const event of handle.events()) {
-          for (const out of projectEvent(event, ids, projection)) {
-            bus.publish(out);
+          const outs = projectEvent(event, ids, projection);
+          if (event.seq <= appliedSeq || outs.length === 0) continue;
+          // Stored first: a client that sees an event (and may stop at a final one) finds it in GetTask.
+          for (const out of outs) {
             await store.processEvent(out);
+            bus.publish(out);
           }
+          // Not awaited: it commits with the next write (one commit per event instead of two). A seq
+          // that did not reach the store only means re-applying events, which leaves the same task.
+          void this.#deps.taskStore
+            .setRunSeq(ids.taskId, context, event.seq)
+            .catch((err: unknown) =>
+              this.#deps.logger.warn('a2a: recording the run seq failed', { error: (err as Error).message }),
+            );
         }
       } catch (err) {
         this.#deps.logger.error('a2a: run pump failed', { taskId: ids.taskId, error: (err as Error).message });
@@ -169,14 +195,52 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
           ),
           metadata: undefined,
         });
-        bus.publish(failed);
         await store.processEvent(failed).catch(() => undefined);
+        bus.publish(failed);
       } finally {
         this.#live.delete(ids.taskId);
         bus.finished();
         this.#buses.cleanupByTaskId(ids.taskId, context);
       }
     })();
+  }
+
+  /**
+   * At start, before serving: follows again the run of every task the last process left unfinished,
+   * from the last event the task reflects. A task whose run the engine no longer has (forgotten, or the
+   * run store was reset) ends failed with that reason, never task-not-found.
+   */
+  async recover(): Promise<{ followed: number; failed: number }> {
+    let followed = 0;
+    let failed = 0;
+    for (const { scope, task, runSeq } of await this.#deps.taskStore.listUnfinished()) {
+      const context = new ServerCallContext({ tenant: scope.tenant, user: ownerUser(scope.owner) });
+      const ids: TaskIds = { taskId: task.id, contextId: task.contextId };
+      const store = new ResultManager(this.#deps.taskStore, context);
+      const handle = this.#deps.engine.get(task.id);
+      if (handle) {
+        this.#pump(handle, ids, this.#buses.createOrGetByTaskId(task.id, context), store, context, runSeq ?? 0);
+        followed++;
+        continue;
+      }
+      const reason = 'the run of this task did not survive a restart of Parley (it is no longer in the run store)';
+      const lost = AgentEvent.statusUpdate({
+        ...ids,
+        status: status(TaskState.TASK_STATE_FAILED, agentMessage(ids.taskId, ids.contextId, [textPart(reason)])),
+        metadata: undefined,
+      });
+      // One task that cannot be saved does not keep the others from being followed.
+      await store.processEvent(lost).then(
+        () => this.#deps.logger.warn('a2a: a task whose run is gone ended failed', { taskId: task.id }),
+        (err: unknown) =>
+          this.#deps.logger.error('a2a: ending a task whose run is gone failed', {
+            taskId: task.id,
+            error: (err as Error).message,
+          }),
+      );
+      failed++;
+    }
+    return { followed, failed };
   }
 
   async #resume(rc: RequestContext, bus: ExecutionEventBus, task: Task): Promise<void> {

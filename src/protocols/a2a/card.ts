@@ -1,6 +1,6 @@
 /**
- * Parley's A2A agent card: skills from the specialist registry, streaming on, one JSON-RPC
- * interface at /a2a declared for v1.0 and (mirrored by the SDK helper) for v0.3.
+ * Parley's A2A agent card: skills from the specialist registry, streaming on, a JSON-RPC interface
+ * at /a2a declared for v1.0 and (mirrored by the SDK helper) for v0.3, and HTTP+JSON at /a2a/rest (v1.0).
  * The v0.3 shape for legacy clients is produced by the SDK's own compat translator.
  */
 import { AgentCard } from '@a2a-js/sdk';
@@ -8,6 +8,7 @@ import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, InMemoryTaskStore, ServerCallContext, type AgentExecutor } from '@a2a-js/sdk/server';
 import type { KnowledgeReads } from '../../graph/contract.ts';
+import { REST_PATH } from './rest.ts';
 
 export interface CardOptions {
   version: string;
@@ -15,11 +16,18 @@ export interface CardOptions {
   bearerAuth: boolean;
 }
 
-/** The JSON-RPC endpoint under a base URL, declared for v1.0 and (mirrored by the SDK helper) v0.3. */
+/**
+ * The endpoints under a base URL: JSON-RPC at /a2a declared for v1.0 and (mirrored by the SDK helper)
+ * v0.3, and the HTTP+JSON (REST) binding at /a2a/rest for v1.0. JSON-RPC comes first: a client that
+ * takes the card's order keeps using it.
+ */
 export function interfacesAt(publicUrl: string): AgentCard['supportedInterfaces'] {
   const base = publicUrl.replace(/\/+$/, '');
   return duplicateInterfacesForLegacy(
-    [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    [
+      { url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url: `${base}${REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+    ],
     ['JSONRPC'],
   );
 }

@@ -4,8 +4,9 @@
  * artifacts, an approval becomes INPUT_REQUIRED carrying the pending requests as a data part, and
  * run.finished becomes the terminal state with its reason.
  *
- * Artifacts are always sent whole (never `append`), so applying an event twice (the request's
- * ResultManager and the run pump's both persist it) leaves the same task.
+ * Artifacts are always sent whole (never `append`), and a status message's id is the event's
+ * (`<runId>:<seq>`), so applying an event twice (the request's ResultManager and the run pump's both
+ * persist it; after a crash the pump may apply its last event again) leaves the same task.
  */
 import { TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server';
@@ -74,9 +75,17 @@ function describe(r: ApprovalRequest): string {
   return r.toolCalls.map((c) => `${c.tool} ${JSON.stringify(c.args)} (${c.reason})`).join('; ');
 }
 
-export function inputRequired(ids: TaskIds, pending: ApprovalRequest[]): AgentExecutionEvent {
+/** The id of the status message that stands for a run event: the same each time the event is projected. */
+const messageIdOf = (event: GraphEvent) => `${event.runId}:${event.seq}`;
+
+export function inputRequired(ids: TaskIds, pending: ApprovalRequest[], messageId?: string): AgentExecutionEvent {
   const text = `Approval needed (${pending.length} pending): ${pending.map((r) => `[${r.id}] ${describe(r)}`).join(' | ')}`;
-  const message = agentMessage(ids.taskId, ids.contextId, [textPart(text), dataPart(approvalPayload(pending))]);
+  const message = agentMessage(
+    ids.taskId,
+    ids.contextId,
+    [textPart(text), dataPart(approvalPayload(pending))],
+    messageId,
+  );
   return AgentEvent.statusUpdate({
     ...ids,
     status: status(TaskState.TASK_STATE_INPUT_REQUIRED, message),
@@ -84,8 +93,13 @@ export function inputRequired(ids: TaskIds, pending: ApprovalRequest[]): AgentEx
   });
 }
 
-function working(ids: TaskIds, progress: Record<string, unknown>, text?: string): AgentExecutionEvent {
-  const message = text === undefined ? undefined : agentMessage(ids.taskId, ids.contextId, [textPart(text)]);
+function working(
+  ids: TaskIds,
+  progress: Record<string, unknown>,
+  text?: string,
+  messageId?: string,
+): AgentExecutionEvent {
+  const message = text === undefined ? undefined : agentMessage(ids.taskId, ids.contextId, [textPart(text)], messageId);
   return AgentEvent.statusUpdate({
     ...ids,
     status: status(TaskState.TASK_STATE_WORKING, message),
@@ -97,7 +111,7 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
   const waiting = state.pending.size > 0;
   // While a human is being asked, progress from parallel branches must not flip the task back to WORKING.
   const progress = (p: Record<string, unknown>, text?: string) =>
-    waiting ? [] : [working(ids, { runId: event.runId, seq: event.seq, ...p }, text)];
+    waiting ? [] : [working(ids, { runId: event.runId, seq: event.seq, ...p }, text, messageIdOf(event))];
 
   switch (event.type) {
     case 'run.started':
@@ -152,10 +166,10 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
       });
     case 'approval.requested':
       state.pending.set(event.request.id, event.request);
-      return [inputRequired(ids, [...state.pending.values()])];
+      return [inputRequired(ids, [...state.pending.values()], messageIdOf(event))];
     case 'approval.resolved': {
       if (!state.pending.delete(event.outcome.requestId)) return [];
-      if (state.pending.size > 0) return [inputRequired(ids, [...state.pending.values()])];
+      if (state.pending.size > 0) return [inputRequired(ids, [...state.pending.values()], messageIdOf(event))];
       // A cancelled run goes straight to CANCELED; no WORKING blip in between.
       if (event.outcome.resolvedBy === 'cancelled') return [];
       const o = event.outcome;
@@ -164,6 +178,7 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
           ids,
           { event: event.type, requestId: o.requestId, resolvedBy: o.resolvedBy, actor: o.actor },
           `Approval ${o.requestId} resolved (${o.resolvedBy}); continuing.`,
+          messageIdOf(event),
         ),
       ];
     }
@@ -235,7 +250,10 @@ function finished(
     out.push(
       AgentEvent.statusUpdate({
         ...ids,
-        status: status(TaskState.TASK_STATE_COMPLETED, agentMessage(ids.taskId, ids.contextId, [textPart(answer)])),
+        status: status(
+          TaskState.TASK_STATE_COMPLETED,
+          agentMessage(ids.taskId, ids.contextId, [textPart(answer)], messageIdOf(event)),
+        ),
         metadata: meta,
       }),
     );
@@ -245,7 +263,10 @@ function finished(
   out.push(
     AgentEvent.statusUpdate({
       ...ids,
-      status: status(TERMINAL[event.status], agentMessage(ids.taskId, ids.contextId, [textPart(reason)])),
+      status: status(
+        TERMINAL[event.status],
+        agentMessage(ids.taskId, ids.contextId, [textPart(reason)], messageIdOf(event)),
+      ),
       metadata: meta,
     }),
   );

@@ -19,9 +19,15 @@ export const dataPart = (value: unknown): Part => ({
   mediaType: 'application/json',
 });
 
-export function agentMessage(taskId: string, contextId: string, parts: Part[]): Message {
+/** An agent message; `messageId` is given when the message stands for one run event (see events.ts). */
+export function agentMessage(
+  taskId: string,
+  contextId: string,
+  parts: Part[],
+  messageId: string = randomUUID(),
+): Message {
   return {
-    messageId: randomUUID(),
+    messageId,
     contextId,
     taskId,
     role: Role.ROLE_AGENT,

@@ -3,6 +3,7 @@
  *   GET  /.well-known/agent-card.json   the agent card (v1.0; v0.3 shape when A2A-Version is 0.3 or absent),
  *                                       with a strong ETag, a short max-age, and 304 on If-None-Match
  *   POST /a2a (and /a2a/)               JSON-RPC; SendStreamingMessage and SubscribeToTask answer with SSE
+ *   /a2a/rest/…                         the HTTP+JSON (REST) binding (rest.ts), over the same handler
  * A task is a run (see bridge.ts); docs/protocols/a2a.md documents methods and the resume shape.
  */
 import { Hono, type Context } from 'hono';
@@ -18,7 +19,10 @@ import { A2ARunBridge } from './bridge.ts';
 import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './card.ts';
 import { ParleyRequestHandler } from './handler.ts';
 import { jsonRpcRoute } from './jsonrpc.ts';
-import { BoundedTaskStore } from './task-store.ts';
+import { REST_PATH, restRoute } from './rest.ts';
+import { ParleyTaskStore } from './task-store.ts';
+import type { A2ATaskStore } from '../../store/a2a-tasks/types.ts';
+import { createMemoryA2aTaskStore } from '../../store/a2a-tasks/memory.ts';
 
 /**
  * How long a client may reuse the card without asking again. Short: the skills follow the registry.
@@ -41,6 +45,11 @@ export interface A2ADeps {
   version?: string;
   /** The authenticated caller id the auth middleware established, if any; tasks are scoped per caller. */
   callerOf?: (c: Context) => string | undefined;
+  /**
+   * Where tasks are kept (src/core.ts gives the run store's, so tasks survive a restart). Absent: in
+   * process memory, bounded by PARLEY_A2A_TASK_RETENTION_MAX.
+   */
+  tasks?: A2ATaskStore;
 }
 
 /** An A2A SDK user for a caller the auth middleware identified; the SDK scopes tasks by userName. */
@@ -57,8 +66,18 @@ export function a2aRoutes(deps: A2ADeps): Hono {
     bearerAuth: authEnabled(deps.config.server.apiKeys, deps.config.server.adminKeys),
   });
   // Finished tasks beyond the cap are dropped, oldest first (the SDK's InMemoryTaskStore kept every task forever).
-  const taskStore = new BoundedTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax });
+  const taskStore = new ParleyTaskStore(
+    deps.tasks ?? createMemoryA2aTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax }),
+  );
   const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });
+  // What the last process left: its unfinished tasks follow their (recovered) runs again. Requests wait
+  // for it, so a resume message or a resubscribe finds the task's bus in place.
+  const recovered = bridge.recover().then(
+    (r) => {
+      if (r.followed || r.failed) deps.logger.info('a2a: tasks the last process left', r);
+    },
+    (err: unknown) => deps.logger.error('a2a: recovering tasks failed', { error: (err as Error).message }),
+  );
   const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge);
   const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
   const userOf = (c: Context): User => {
@@ -67,6 +86,12 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   };
 
   const app = new Hono();
+  const afterRecovery = async (_c: Context, next: () => Promise<void>) => {
+    await recovered;
+    await next();
+  };
+  app.use('/a2a', afterRecovery);
+  app.use('/a2a/*', afterRecovery);
   // The ETag is a digest of the card as sent (shape, URL, skills), so it changes exactly when the card does.
   app.get('/.well-known/agent-card.json', etag(), async (c) => {
     try {
@@ -94,5 +119,16 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   // httpx-based clients (the Python SDK) post to the card's URL with a trailing slash.
   app.post('/a2a', rpc);
   app.post('/a2a/', rpc);
+  app.all(
+    `${REST_PATH}/*`,
+    restRoute({
+      handler,
+      card,
+      userOf,
+      logger: deps.logger,
+      heartbeatMs: deps.config.protocols.sseHeartbeatMs,
+      jsonMaxDepth: deps.config.server.jsonMaxDepth,
+    }),
+  );
   return app;
 }

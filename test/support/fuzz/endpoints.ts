@@ -1,7 +1,7 @@
 /**
  * THE table of what the fuzz test attacks: every route Parley serves, one row each, found with
  *   grep -rnE "app\.(get|post|all|on)\(|\.route\(|upgrade" src/
- * (src/http/app.ts, src/knowledge/routes.ts, src/hitl/routes.ts, src/protocols/{sse,agui,openai,a2a}/routes.ts, src/protocols/mcp/http.ts, src/protocols/acp/{http,ws}.ts).
+ * (src/http/app.ts, src/knowledge/routes.ts, src/hitl/routes.ts, src/protocols/{sse,agui,openai,a2a}/routes.ts, src/protocols/a2a/rest.ts, src/protocols/mcp/http.ts, src/protocols/acp/{http,ws}.ts).
  * A route added there needs a row here.
  *
  * Each row generates the near-valid part of a request (path, route-specific headers, body); the
@@ -484,6 +484,28 @@ const a2aOther = fc
   )
   .map(([envelope, headers]): Shape => ({ path: '/a2a', why: 'a2a:other-method', body: { json: envelope }, headers }));
 const a2aBodies = fc.oneof(a2aRunning('0.3'), a2aRunning('1.0'), a2aOther, junkBodies('/a2a'));
+
+// ── /a2a/rest (A2A's HTTP+JSON binding) ──────────────────────────────────────
+
+const a2aRestSend = (path: string) =>
+  fc.oneof(
+    invalid(fc.record({ message: a2aMessage10 }), a2aParamViolations('1.0')).map((p): Shape => ({
+      path,
+      why: `a2a-rest:${p.why}`,
+      body: { json: p.body },
+      headers: { 'a2a-version': '1.0', ...p.headers },
+      ...(p.encoding ? { encoding: p.encoding } : {}),
+    })),
+    junkBodies(path),
+  );
+const a2aRestQuery = queryOf({
+  pageSize: fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), text),
+  historyLength: fc.oneof(fc.integer({ min: -5, max: 50 }).map(String), text),
+  status: fc.oneof(fc.constantFrom('TASK_STATE_COMPLETED', '3', 'x'), text),
+  pageToken: text,
+  statusTimestampAfter: text,
+  includeArtifacts: fc.constantFrom('true', 'false', 'x'),
+});
 
 // ── /mcp (Streamable HTTP) ───────────────────────────────────────────────────
 
@@ -1014,6 +1036,53 @@ export const ENDPOINTS: Endpoint[] = [
       .map(([s, headers]) => ({ ...s, headers })),
   },
   { id: 'POST /a2a', methods: ['POST'], protocol: 'a2a', startsRuns: true, json: true, near: a2aBodies },
+  // src/protocols/a2a/rest.ts (the HTTP+JSON binding, below /a2a/rest)
+  {
+    id: 'POST /a2a/rest/message:send',
+    methods: ['POST'],
+    protocol: 'rest',
+    startsRuns: true,
+    json: true,
+    near: a2aRestSend('/a2a/rest/message:send'),
+  },
+  {
+    id: 'POST /a2a/rest/message:stream',
+    methods: ['POST'],
+    protocol: 'rest',
+    startsRuns: true,
+    json: true,
+    near: a2aRestSend('/a2a/rest/message:stream'),
+  },
+  {
+    id: 'GET /a2a/rest/tasks',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: fc
+      .tuple(
+        getShape('/a2a/rest/tasks', a2aRestQuery),
+        fc.constantFrom<Record<string, string>>({}, { 'a2a-version': '1.0' }),
+      )
+      .map(([s, headers]) => ({ ...s, headers })),
+  },
+  {
+    id: 'GET /a2a/rest/tasks/:id',
+    methods: ['GET', 'POST'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: fc
+      .tuple(
+        getShape('/a2a/rest/:tenant/tasks/:id', a2aRestQuery),
+        idSegment.map((id) => shape(`/a2a/rest/tasks/${id}:cancel`, 'cancel')),
+        idSegment.map((id) => shape(`/a2a/rest/tasks/${id}:subscribe`, 'subscribe')),
+        fc.constantFrom<Record<string, string>>({}, { 'a2a-version': '1.0' }),
+      )
+      .chain(([get, cancel, subscribe, headers]) =>
+        fc.constantFrom(get, cancel, subscribe).map((s) => ({ ...s, headers })),
+      ),
+  },
   // src/protocols/mcp/http.ts (mounted at /mcp)
   {
     id: 'ALL /mcp',

@@ -87,3 +87,17 @@ describe('projectEvent', () => {
     expect(state.pending.size).toBe(0);
   });
 });
+
+describe('projecting an event again', () => {
+  it('gives its status message the same id, so applying it twice leaves the same history', () => {
+    const approval = ev({ type: 'approval.requested', request: request('r9') });
+    const [first] = projectEvent(approval, ids, { pending: new Map() });
+    const [again] = projectEvent(approval, ids, { pending: new Map() });
+    const messageId = (e: AgentExecutionEvent | undefined) =>
+      e?.kind === 'statusUpdate' ? e.data.status?.message?.messageId : undefined;
+    expect(messageId(first)).toBe(`t1:${approval.seq}`);
+    expect(messageId(again)).toBe(messageId(first));
+    const done = ev({ type: 'run.finished', status: 'failed', error: 'boom', usage, durationMs: 1 });
+    expect(messageId(projectEvent(done, ids, { pending: new Map() })[0])).toBe(`t1:${done.seq}`);
+  });
+});
