@@ -83,6 +83,11 @@ export interface RunHandle {
    * the loop detaches it.
    */
   events(afterSeq?: number): AsyncIterable<GraphEvent>;
+  /**
+   * The seq of the last event emitted so far (0 before the first): how far a replay can read without
+   * waiting. Live runs have it; a finished run known only from the store does not.
+   */
+  lastSeq?(): number;
 }
 
 /** What a run is given besides its request: live ports, never persisted with it. */

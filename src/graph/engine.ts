@@ -39,7 +39,7 @@ import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import type { ApprovalRequest } from '../hitl/types.ts';
-import type { GraphEvent } from './events.ts';
+import type { GraphEvent, GraphEventOf } from './events.ts';
 import type { RunRecord } from '../knowledge/store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
@@ -196,6 +196,9 @@ export class Engine implements RunEngine {
       ctx,
     );
     made.run = run;
+    // A resumed run goes on counting from what it had spent (its budget and its reported usage).
+    const spent = restored.findLast((e): e is GraphEventOf<'usage'> => e.type === 'usage');
+    if (spent) Object.assign(run.meter.totals, spent.usage);
     resume?.(run);
     const result = this.#execute(run, restored.length > 0);
     const handle: RunHandle = {
@@ -205,6 +208,7 @@ export class Engine implements RunEngine {
       admission: admission.promise,
       result,
       events: (afterSeq) => log.events(afterSeq),
+      lastSeq: () => log.lastSeq,
     };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
@@ -575,6 +579,7 @@ export class Engine implements RunEngine {
       admission: Promise.resolve(ADMITTED),
       result: Promise.resolve(result),
       events: (afterSeq) => log.events(afterSeq),
+      lastSeq: () => log.lastSeq,
     };
   }
 }

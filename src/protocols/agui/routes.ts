@@ -121,7 +121,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
       });
     }
     if (!plan.ok) return invalid(c, plan);
-    const afterSeq = entry?.runId === handle.id ? entry.afterSeq : 0;
+    const afterSeq = entry?.afterSeq ?? 0;
     suspended.release(input.threadId, handle.id);
     for (const r of plan.resolutions) {
       const answer = approvals.resolve(r.requestId, r.decision, caller.id);
@@ -138,15 +138,43 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     });
     // Rebuild what the client was already shown, then continue from the same consumer.
     const events = handle.events()[Symbol.asyncIterator]();
-    while (translator.lastSeq < afterSeq) {
+    const shown = entry?.runId === handle.id ? shownUpTo(afterSeq) : shownAfterRestart(plan.resolutions, handle);
+    for (;;) {
+      if (shown.done(translator.lastSeq)) break;
       const next = await events.next();
       if (next.done) break;
       translator.replay(next.value);
+      shown.saw(next.value);
     }
     return open(c, input, parley, handle, events, translator);
   };
 
   return app;
+}
+
+/** Where the earlier stream of a run stopped, as a replay learns it. */
+interface ShownEnd {
+  done(lastSeq: number): boolean;
+  saw(event: GraphEvent): void;
+}
+
+/** This process ended the earlier stream at the interrupt, at `afterSeq`. */
+const shownUpTo = (afterSeq: number): ShownEnd => ({ done: (lastSeq) => lastSeq >= afterSeq, saw: () => undefined });
+
+/**
+ * After a restart the suspension is not in memory: the earlier stream ended at the interrupt, i.e. at
+ * the approval.requested of the requests being answered (the last of them), so the replay reads up to
+ * there, never past what the log holds now (it must not wait on the live run).
+ */
+function shownAfterRestart(resolutions: readonly { requestId: string }[], handle: RunHandle): ShownEnd {
+  const unseen = new Set(resolutions.map((r) => r.requestId));
+  const end = handle.lastSeq?.() ?? 0;
+  return {
+    done: (lastSeq) => unseen.size === 0 || lastSeq >= end,
+    saw: (event) => {
+      if (event.type === 'approval.requested') unseen.delete(event.request.id);
+    },
+  };
 }
 
 /**

@@ -118,7 +118,9 @@ export class AguiTranslator {
         if (e.text) out.push(...this.#reasoning(e.text, at));
         break;
       case 'node.started':
-        out.push(this.#stepStarted(e.node, at));
+        // A run resumed after a restart starts again the nodes that were open when the process
+        // stopped; this stream announced them already (begin()), and AG-UI allows one open step per name.
+        if (!this.#announced.has(e.node)) out.push(this.#stepStarted(e.node, at));
         break;
       case 'node.finished':
         if (this.#announced.delete(e.node))
