@@ -7,13 +7,23 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, readLiveService, readServiceToken, servicePaths, type ServiceRecord } from '../service/files.ts';
+import {
+  isAlive,
+  readServiceRecord,
+  readServiceToken,
+  removeServiceRecord,
+  servicePaths,
+  type ServiceRecord,
+} from '../service/files.ts';
+import type { ServiceStatus } from '../service/routes.ts';
 
 export interface ServiceConnection {
   record: ServiceRecord;
   token: string;
   /** True when this call started the service. */
   started: boolean;
+  /** What the service said when it was found (absent when it was too busy to answer in time). */
+  status?: ServiceStatus;
 }
 
 /** Long enough for a first start: schema creation and the first ingestion of every source. */
@@ -22,12 +32,49 @@ const POLL_MS = 50;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The live service of this data dir with its token, or undefined. */
-export function findService(dataDir: string): ServiceConnection | undefined {
+/**
+ * The live service of this data dir with its token, or undefined. A record whose pid looks alive is not
+ * trusted on its own: after kill -9 the pid can be a zombie or another program's, so the service is
+ * asked (GET /api/service with its token). Nothing listening, or another answer than the recorded pid,
+ * means the record is stale: it is removed and the caller starts a new service. A service too busy to
+ * answer in time is taken as alive (starting a second one on the same data dir would fail on its lock).
+ */
+export async function findService(
+  dataDir: string,
+  onStale?: (record: ServiceRecord) => void,
+): Promise<ServiceConnection | undefined> {
   const paths = servicePaths(dataDir);
-  const record = readLiveService(paths);
-  const token = record && readServiceToken(paths);
-  return record && token ? { record, token, started: false } : undefined;
+  const record = readServiceRecord(paths);
+  if (!record) return undefined;
+  const token = readServiceToken(paths);
+  const probed = token && isAlive(record.pid) ? await probeService(record, token) : { state: 'stale' as const };
+  if (probed.state === 'stale' || !token) {
+    removeServiceRecord(paths, record.pid);
+    onStale?.(record);
+    return undefined;
+  }
+  return { record, token, started: false, ...(probed.status ? { status: probed.status } : {}) };
+}
+
+const PROBE_TIMEOUT_MS = 5000;
+
+/** What GET /api/service says of a recorded service: alive (with its status), busy, or stale. */
+export async function probeService(
+  record: ServiceRecord,
+  token: string,
+): Promise<{ state: 'alive' | 'busy' | 'stale'; status?: ServiceStatus }> {
+  try {
+    const res = await fetch(new URL('/api/service', record.url), {
+      headers: { Authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    if (!res.ok) return { state: 'stale' };
+    const status = (await res.json()) as ServiceStatus;
+    return status.pid === record.pid ? { state: 'alive', status } : { state: 'stale' };
+  } catch (err) {
+    const name = (err as Error).name;
+    return name === 'TimeoutError' || name === 'AbortError' ? { state: 'busy' } : { state: 'stale' };
+  }
 }
 
 /** Takes the start lock, or says who holds it (a dead holder's lock is taken over). */
@@ -65,7 +112,7 @@ export async function findOrStartService(dataDir: string): Promise<ServiceConnec
   mkdirSync(paths.dir, { recursive: true });
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const found = findService(dataDir);
+    const found = await findService(dataDir);
     if (found) return found;
     if (!takeStartLock(lock)) {
       await sleep(POLL_MS); // another bridge is starting it
@@ -74,10 +121,10 @@ export async function findOrStartService(dataDir: string): Promise<ServiceConnec
     try {
       const exited = startInBackground(paths.dir, paths.log);
       while (Date.now() < deadline) {
-        const up = findService(dataDir);
+        const up = await findService(dataDir);
         if (up) return { ...up, started: true };
         const code = exited();
-        if (code !== undefined && !findService(dataDir)) {
+        if (code !== undefined && !(await findService(dataDir))) {
           throw new Error(
             `the Parley service for ${paths.dir} exited (${code}) while starting; its log (${paths.log}) ends:\n${logTail(paths.log)}`,
           );

@@ -5,22 +5,10 @@
  * (a pid in a stale file may belong to another program by now).
  */
 import { isAlive } from '../service/files.ts';
-import type { ServiceStatus } from '../service/routes.ts';
-import { findService, type ServiceConnection } from './service-client.ts';
+import type { ServiceRecord } from '../service/files.ts';
+import { findService } from './service-client.ts';
 
 const STOP_WAIT_MS = 30_000;
-
-async function askStatus(service: ServiceConnection): Promise<ServiceStatus | undefined> {
-  try {
-    const res = await fetch(new URL('/api/service', service.record.url), {
-      headers: { Authorization: `Bearer ${service.token}` },
-      signal: AbortSignal.timeout(5000),
-    });
-    return res.ok ? ((await res.json()) as ServiceStatus) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const seconds = (ms: number) => {
   const s = Math.round(ms / 1000);
@@ -29,14 +17,28 @@ const seconds = (ms: number) => {
 
 /** Prints the service's state; exit code 0 when it runs, 3 when none does (as `systemctl status`). */
 export async function statusCommand(dataDir: string, json: boolean): Promise<number> {
-  const service = findService(dataDir);
-  const status = service && (await askStatus(service));
+  let stale: ServiceRecord | undefined;
+  const service = await findService(dataDir, (record) => (stale = record));
+  const status = service?.status;
   if (json) {
-    process.stdout.write(JSON.stringify(status ? { running: true, ...status } : { running: false }) + '\n');
-    return status ? 0 : 3;
+    const staleRecord = stale ? { staleRecord: { pid: stale.pid, url: stale.url } } : {};
+    const busy = service && !status ? { running: true, busy: true, pid: service.record.pid } : undefined;
+    process.stdout.write(
+      JSON.stringify(status ? { running: true, ...status } : (busy ?? { running: false, ...staleRecord })) + '\n',
+    );
+    return service ? 0 : 3;
+  }
+  if (service && !status) {
+    process.stdout.write(
+      `Parley service: running (pid ${service.record.pid}, ${service.record.url}) but too busy to answer in time.\n`,
+    );
+    return 0;
   }
   if (!status) {
-    process.stdout.write(`No Parley service runs for ${dataDir}.\n`);
+    const why = stale
+      ? ` (stale record of pid ${stale.pid} removed: nothing answers at ${stale.url}; it was killed or crashed)`
+      : '';
+    process.stdout.write(`No Parley service runs for ${dataDir}: not running${why}.\n`);
     return 3;
   }
   const idle = status.idleExitMs > 0 ? `exits after ${seconds(status.idleExitMs)} with no client` : 'never idles out';
@@ -54,8 +56,8 @@ export async function statusCommand(dataDir: string, json: boolean): Promise<num
 }
 
 export async function stopCommand(dataDir: string): Promise<number> {
-  const service = findService(dataDir);
-  const status = service && (await askStatus(service));
+  const service = await findService(dataDir);
+  const status = service?.status;
   if (!status) {
     process.stdout.write(`No Parley service runs for ${dataDir}.\n`);
     return 0;

@@ -14,7 +14,7 @@ export async function viaService(
   const dataDir = config.knowledge.dataDir;
   if (dataDir === ':memory:') return undefined;
   if (command === 'run' || command === 'ingest') {
-    const service = findService(dataDir);
+    const service = await findService(dataDir);
     if (!service) return undefined;
     if (command === 'ingest') return (await import('./ingest-remote.ts')).ingestRemote(service);
     const { runRemote } = await import('./run-remote.ts');

@@ -43,9 +43,23 @@ export function servicePaths(dataDir: string): ServicePaths {
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A process killed (kill -9) whose parent has not reaped it still answers kill(pid, 0); in a container
+ * whose init does not reap orphans it stays so. Linux says so in /proc/<pid>/stat (state Z); elsewhere
+ * the service's own answer (cli/service-client.ts probeService) tells.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 
@@ -64,6 +78,12 @@ export function writeServiceRecord(paths: ServicePaths, record: ServiceRecord): 
 
 /** The service recorded for this data dir, when its process is alive; undefined when none or stale. */
 export function readLiveService(paths: ServicePaths): ServiceRecord | undefined {
+  const record = readServiceRecord(paths);
+  return record && isAlive(record.pid) ? record : undefined;
+}
+
+/** service.json as written, whether or not its process still runs (undefined when absent or unreadable). */
+export function readServiceRecord(paths: ServicePaths): ServiceRecord | undefined {
   let text: string;
   try {
     text = readFileSync(paths.record, 'utf8');
@@ -77,7 +97,7 @@ export function readLiveService(paths: ServicePaths): ServiceRecord | undefined 
     return undefined;
   }
   const record = RecordSchema.safeParse(parsed);
-  return record.success && isAlive(record.data.pid) ? record.data : undefined;
+  return record.success ? record.data : undefined;
 }
 
 /** Removes service.json if it still names `pid` (a newer service may have replaced it). */

@@ -75,12 +75,17 @@ function editorEnv(dataDir: string): Record<string, string> {
 const servicePid = (dataDir: string) =>
   (JSON.parse(readFileSync(join(dataDir, 'service.json'), 'utf8')) as { pid: number }).pid;
 
-function run(args: string[], env: Record<string, string>): Promise<number | null> {
+async function run(args: string[], env: Record<string, string>): Promise<number | null> {
+  return (await runWithOutput(args, env)).code;
+}
+
+function runWithOutput(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { env });
   children.push(child);
-  child.stdout.resume();
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.resume();
-  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
 }
 
 /** An editor launching `node bin/parley.js acp` in `project`, initialized through the ACP SDK's ClientApp. */
@@ -117,7 +122,7 @@ async function editor(project: string, env: Record<string, string>) {
 }
 
 describe('ACP session/load after the agent restarts', () => {
-  for (const how of ['parley stop'] as ('parley stop' | 'kill -9')[]) {
+  for (const how of ['parley stop', 'kill -9'] as const) {
     it(`replays the first turn and carries it into the next prompt (service ended by ${how})`, async () => {
       const dataDir = temp('parley-acp-load-data-');
       const project = realpathSync(temp('parley-acp-load-proj-'));
@@ -142,7 +147,13 @@ describe('ACP session/load after the agent restarts', () => {
       const pid = servicePid(dataDir);
       servicePids.add(pid);
       if (how === 'parley stop') expect(await run(['stop'], env)).toBe(0);
-      else process.kill(pid, 'SIGKILL');
+      else {
+        process.kill(pid, 'SIGKILL');
+        // The record the killed service left is seen for what it is (its pid may linger as a zombie).
+        const status = await runWithOutput(['status'], env);
+        expect(status.code).toBe(3);
+        expect(status.out).toContain(`stale record of pid ${pid} removed`);
+      }
 
       const second = await editor(project, env);
       expect(servicePid(dataDir)).not.toBe(pid);
