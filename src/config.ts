@@ -604,6 +604,39 @@ export const SETTINGS = [
     description:
       'How many finished A2A tasks stay in the task store (GetTask, ListTasks, earlier turns of a context); beyond it the task that finished first is dropped. Running and input-required tasks are always kept.',
   },
+  {
+    env: 'PARLEY_A2A_PUSH_ALLOW_PRIVATE',
+    schema: z.stringbool(),
+    default: 'false',
+    description:
+      'Allow A2A push-notification webhooks on loopback, private, link-local and reserved addresses (checked when a config is set and again at each send). Off: such a webhook is refused, so a client cannot make Parley call into its network.',
+  },
+  {
+    env: 'PARLEY_A2A_PUSH_MAX_CONFIGS',
+    schema: positiveInt,
+    default: '10',
+    description: 'How many push-notification configs one A2A task may have; one more is refused.',
+  },
+  {
+    env: 'PARLEY_A2A_PUSH_MAX_ATTEMPTS',
+    schema: positiveInt,
+    default: '8',
+    description:
+      'How many times a push notification is sent before it is given up (network errors, 408, 429 and 5xx are retried with exponential backoff and jitter; other answers are final).',
+  },
+  {
+    env: 'PARLEY_A2A_PUSH_RETRY_BASE_MS',
+    schema: positiveInt,
+    default: '1000',
+    description:
+      'The first retry delay of a push notification; each retry doubles it (up to 10 minutes), with jitter. A Retry-After header wins when it asks for longer.',
+  },
+  {
+    env: 'PARLEY_A2A_PUSH_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '10000',
+    description: 'How long one push-notification request may take before it counts as failed (and is retried).',
+  },
 ] as const satisfies readonly Setting[];
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
@@ -681,6 +714,7 @@ export interface Config {
     openaiRouting: 'auto' | 'passthrough' | 'orchestration' | 'council';
     sseHeartbeatMs: number;
     a2aTaskRetentionMax: number;
+    a2aPush: { allowPrivate: boolean; maxConfigs: number; maxAttempts: number; retryBaseMs: number; timeoutMs: number };
     mcpSessions: { total: number; perCaller: number };
     acpConnections: { total: number; perCaller: number };
   };
@@ -877,6 +911,13 @@ export function loadConfig(env: Env = process.env): Config {
       openaiRouting: get('PARLEY_OPENAI_ROUTING'),
       sseHeartbeatMs: get('PARLEY_SSE_HEARTBEAT_MS'),
       a2aTaskRetentionMax: get('PARLEY_A2A_TASK_RETENTION_MAX'),
+      a2aPush: {
+        allowPrivate: get('PARLEY_A2A_PUSH_ALLOW_PRIVATE'),
+        maxConfigs: get('PARLEY_A2A_PUSH_MAX_CONFIGS'),
+        maxAttempts: get('PARLEY_A2A_PUSH_MAX_ATTEMPTS'),
+        retryBaseMs: get('PARLEY_A2A_PUSH_RETRY_BASE_MS'),
+        timeoutMs: get('PARLEY_A2A_PUSH_TIMEOUT_MS'),
+      },
       mcpSessions: { total: get('PARLEY_MCP_MAX_SESSIONS'), perCaller: get('PARLEY_MCP_MAX_SESSIONS_PER_CALLER') },
       acpConnections: {
         total: get('PARLEY_ACP_MAX_CONNECTIONS'),

@@ -29,6 +29,8 @@ import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
+import { createLmdbA2aPushStore } from './store/a2a-push/lmdb.ts';
+import type { A2APushStore } from './store/a2a-push/types.ts';
 import type { A2ATaskStore } from './store/a2a-tasks/types.ts';
 
 export interface Core {
@@ -46,6 +48,8 @@ export interface Core {
   mcpEvents: McpEventStore;
   /** A2A tasks, so GetTask, ListTasks and SubscribeToTask work after a restart (docs/protocols/a2a.md). */
   a2aTasks: A2ATaskStore;
+  /** A2A push-notification configs and the outbox of deliveries not yet acknowledged. */
+  a2aPush: A2APushStore;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
 }
@@ -149,6 +153,7 @@ export async function createCore(
   const runStore = openLmdbRunStore(kv, { closeKv: false });
   const mcpEvents = createLmdbMcpEventStore(kv);
   const a2aTasks = createLmdbA2aTaskStore(kv, { maxFinished: config.protocols.a2aTaskRetentionMax });
+  const a2aPush = createLmdbA2aPushStore(kv);
   const mcpEventSweep = setInterval(
     () => void mcpEvents.sweep().catch((err: unknown) => logger.warn('MCP event sweep failed', { error: String(err) })),
     3_600_000,
@@ -218,6 +223,7 @@ export async function createCore(
     runStore,
     mcpEvents,
     a2aTasks,
+    a2aPush,
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));

@@ -146,6 +146,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           version: VERSION,
           callerOf: callerId,
           tasks: core.a2aTasks,
+          push: core.a2aPush,
+          resources,
         }),
       },
     );

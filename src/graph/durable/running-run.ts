@@ -60,6 +60,8 @@ export function runningRunDetail(
   };
 }
 
+const MAX_LOOKUP_ID_CHARS = 512;
+
 /** The HTTP API's view of the runs still going (knowledge/routes.ts RunningRuns). */
 export function runningRunsOf(store: Pick<RunStore, 'runs' | 'checkpoints' | 'approvals'>) {
   return {
@@ -72,6 +74,9 @@ export function runningRunsOf(store: Pick<RunStore, 'runs' | 'checkpoints' | 'ap
         .map((r) => runningRunSummary(r, now));
     },
     async get(id: string) {
+      // No run id is this long (engine and protocol ids are UUIDs or short client ids), and a key
+      // beyond LMDB's limit would be an error, not "not found".
+      if (id.length > MAX_LOOKUP_ID_CHARS) return undefined;
       const run = await store.runs.get(id);
       if (!run || run.status !== 'running') return undefined;
       const [checkpoint, approvals] = await Promise.all([store.checkpoints.load(id), store.approvals.listForRun(id)]);

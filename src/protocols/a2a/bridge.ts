@@ -17,6 +17,7 @@ import {
   AgentEvent,
   DefaultExecutionEventBusManager,
   ResultManager,
+  type AgentExecutionEvent,
   type AgentExecutor,
   type ExecutionEventBus,
   type ExecutionEventBusManager,
@@ -32,6 +33,7 @@ import { agentMessage, status, textOf, textPart } from './parts.ts';
 import { readResume } from './resume.ts';
 import { runModeOf, runModelsOf } from './options.ts';
 import type { ParleyTaskStore } from './task-store.ts';
+import type { PushOutbox } from './push-outbox.ts';
 
 interface LiveRun {
   runId: string;
@@ -47,6 +49,8 @@ export interface A2ARunBridgeDeps {
   logger: Logger;
   /** Conversation turns taken from earlier tasks of the same context (default 20). */
   maxPriorTurns?: number;
+  /** Push notifications: every stored task event is queued for the task's webhooks (push-outbox.ts). */
+  push?: Pick<PushOutbox, 'enqueue'>;
 }
 
 /** The SDK user a stored task's owner stands for (the SDK scopes tasks and buses by userName). */
@@ -176,6 +180,7 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
           for (const out of outs) {
             await store.processEvent(out);
             bus.publish(out);
+            await this.#push(out, context, store);
           }
           // Not awaited: it commits with the next write (one commit per event instead of two). A seq
           // that did not reach the store only means re-applying events, which leaves the same task.
@@ -197,6 +202,7 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
         });
         await store.processEvent(failed).catch(() => undefined);
         bus.publish(failed);
+        await this.#push(failed, context, store);
       } finally {
         this.#live.delete(ids.taskId);
         bus.finished();
@@ -254,6 +260,13 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     this.#deps.logger.warn('a2a: resume decision not applied', { taskId: task.id, reason: answer.message });
     if (live && live.projection.pending.size > 0)
       bus.publish(inputRequired(live.ids, [...live.projection.pending.values()]));
+  }
+
+  /** Queues the stored event for the task's webhooks; a failure there never stops following the run. */
+  async #push(event: AgentExecutionEvent, context: ServerCallContext, store: ResultManager): Promise<void> {
+    await this.#deps.push?.enqueue(event, context, store.getCurrentTask()).catch((err: unknown) => {
+      this.#deps.logger.error('a2a push: queueing a notification failed', { error: (err as Error).message });
+    });
   }
 
   /** Earlier completed tasks of the same context as conversation turns (oldest first). */

@@ -42,7 +42,7 @@ export function buildAgentCard(options: CardOptions): AgentCard {
     supportedInterfaces: interfacesAt(''),
     provider: undefined,
     version: options.version,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: options.bearerAuth
       ? {
           bearer: {
@@ -89,7 +89,7 @@ const noExecutor: AgentExecutor = {
  */
 export async function legacyCard(card: AgentCard): Promise<unknown> {
   const handler = new DefaultRequestHandler(
-    { ...card, capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: true } },
+    { ...card, capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: true } },
     new InMemoryTaskStore(),
     noExecutor,
     undefined,

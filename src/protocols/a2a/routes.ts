@@ -9,7 +9,13 @@
 import { Hono, type Context } from 'hono';
 import { etag } from 'hono/etag';
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler, UnauthenticatedUser, type User } from '@a2a-js/sdk/server';
+import {
+  DefaultRequestHandler,
+  UnauthenticatedUser,
+  type PushNotificationSender,
+  type ServerCallContext,
+  type User,
+} from '@a2a-js/sdk/server';
 import type { Config } from '../../config.ts';
 import { authEnabled } from '../../http/auth.ts';
 import type { KnowledgeReads, RunEngine } from '../../graph/contract.ts';
@@ -23,6 +29,10 @@ import { REST_PATH, restRoute } from './rest.ts';
 import { ParleyTaskStore } from './task-store.ts';
 import type { A2ATaskStore } from '../../store/a2a-tasks/types.ts';
 import { createMemoryA2aTaskStore } from '../../store/a2a-tasks/memory.ts';
+import type { A2APushStore } from '../../store/a2a-push/types.ts';
+import { createMemoryA2aPushStore } from '../../store/a2a-push/memory.ts';
+import { PushOutbox } from './push-outbox.ts';
+import { ParleyPushStore } from './push-store.ts';
 
 /**
  * How long a client may reuse the card without asking again. Short: the skills follow the registry.
@@ -50,7 +60,14 @@ export interface A2ADeps {
    * process memory, bounded by PARLEY_A2A_TASK_RETENTION_MAX.
    */
   tasks?: A2ATaskStore;
+  /** Where push-notification configs and the outbox are kept (src/core.ts gives the run store's); absent: memory. */
+  push?: A2APushStore;
+  /** Lifecycle resources of the server: the push outbox is added so it stops before the store closes. */
+  resources?: { name: string; close: () => void | Promise<void> }[];
 }
+
+/** The SDK sends pushes only while a request consumes the task's events; Parley's outbox sends them all (bridge.ts). */
+const NO_SDK_SENDER: PushNotificationSender = { send: async () => undefined };
 
 /** An A2A SDK user for a caller the auth middleware identified; the SDK scopes tasks by userName. */
 class KeyUser implements User {
@@ -69,7 +86,19 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   const taskStore = new ParleyTaskStore(
     deps.tasks ?? createMemoryA2aTaskStore({ maxFinished: deps.config.protocols.a2aTaskRetentionMax }),
   );
-  const bridge = new A2ARunBridge({ engine: deps.engine, approvals: deps.approvals, taskStore, logger: deps.logger });
+  const pushSettings = deps.config.protocols.a2aPush;
+  const pushPort = deps.push ?? createMemoryA2aPushStore();
+  const scopeOf = (context: ServerCallContext) => taskStore.scopeOf(context);
+  const pushStore = new ParleyPushStore(pushPort, { ...pushSettings, scopeOf });
+  const outbox = new PushOutbox(pushPort, { ...pushSettings, scopeOf }, deps.logger);
+  deps.resources?.push({ name: 'a2a-push-outbox', close: () => outbox.close() });
+  const bridge = new A2ARunBridge({
+    engine: deps.engine,
+    approvals: deps.approvals,
+    taskStore,
+    logger: deps.logger,
+    push: outbox,
+  });
   // What the last process left: its unfinished tasks follow their (recovered) runs again. Requests wait
   // for it, so a resume message or a resubscribe finds the task's bus in place.
   const recovered = bridge.recover().then(
@@ -78,7 +107,8 @@ export function a2aRoutes(deps: A2ADeps): Hono {
     },
     (err: unknown) => deps.logger.error('a2a: recovering tasks failed', { error: (err as Error).message }),
   );
-  const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge);
+  outbox.start();
+  const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge, pushStore, NO_SDK_SENDER);
   const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
   const userOf = (c: Context): User => {
     const id = deps.callerOf?.(c);
