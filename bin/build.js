@@ -18,7 +18,7 @@ import { ROOT, stamp } from './build-state.js';
  * when chosen (NEO4J_URI, OTEL_*) and OpenTelemetry's instrumentations patch modules as Node loads them.
  */
 // Native modules load their prebuilt binary relative to their own package: never bundled.
-const EXTERNAL = ['kuzu', 'lmdb', 'neo4j-driver', '@opentelemetry/*'];
+const EXTERNAL = ['kuzu', 'lmdb', 'neo4j-driver', 'pg', '@opentelemetry/*'];
 
 const outdir = join(ROOT, 'dist');
 rmSync(outdir, { recursive: true, force: true });

@@ -279,6 +279,12 @@ export const SETTINGS = [
       'Buffer pool of the embedded Kuzu database, in MiB, at least 64 (Kuzu\'s own default is 80% of RAM, which an editor-spawned process should not claim). Raise it for a large graph; ":memory:" keeps the whole graph in it.',
   },
   {
+    env: 'PARLEY_DATABASE_URL',
+    schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// URL'),
+    description:
+      'Keep runs, checkpoints, event logs and approvals in Postgres (e.g. postgres://parley:…@db:5432/parley) instead of the data dir, so several Parley processes share them (docs/deployment.md). Migrations run at start.',
+  },
+  {
     env: 'NEO4J_URI',
     schema: z.string().regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\//, 'a neo4j:// or bolt:// URI'),
     description: 'Use Neo4j instead of Kuzu (e.g. neo4j://localhost:7687).',
@@ -667,6 +673,8 @@ export interface Config {
     /** Kuzu's buffer pool in bytes. */
     bufferPoolBytes: number;
     neo4j?: { uri: string; user: string; password: string; database: string; viewRefreshMs: number };
+    /** Postgres for the run store (PARLEY_DATABASE_URL); absent: the data dir's embedded store. */
+    databaseUrl?: string;
     mcpConfigPath: string;
     skillsDirs: string[];
     a2aPeers: string[];
@@ -728,7 +736,7 @@ export type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
 type Env = Record<string, string | undefined>;
 
 /** Settings whose values are secrets: an error names them without quoting the value. */
-const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS)$/;
+const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL)$/;
 
 function readSetting(env: Env, setting: Setting): unknown {
   const raw = env[setting.env];
@@ -836,6 +844,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     knowledge: {
       dataDir: get<string | undefined>('PARLEY_DATA_DIR') ?? paths.dataDir,
+      ...(get<string | undefined>('PARLEY_DATABASE_URL') ? { databaseUrl: get<string>('PARLEY_DATABASE_URL') } : {}),
       bufferPoolBytes: get<number>('PARLEY_KUZU_BUFFER_POOL_MB') * 1024 * 1024,
       neo4j: neo4jUri
         ? {

@@ -25,7 +25,7 @@ import { createLmdbThreadStore } from './store/threads/lmdb.ts';
 import type { ThreadStore } from './store/threads/types.ts';
 import { createLmdbAcpSessionStore } from './store/acp-sessions/lmdb.ts';
 import type { AcpSessionStore } from './store/acp-sessions/types.ts';
-import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
+import { openRunStore } from './store/postgres/open.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
@@ -150,7 +150,7 @@ export async function createCore(
   sweep.unref();
   closers.push({ name: 'thread-sweep', close: () => clearInterval(sweep) });
   // The run store closes after the engine and the broker (closers close in reverse order).
-  const runStore = openLmdbRunStore(kv, { closeKv: false });
+  const runStore = await openRunStore(kv, config.knowledge.databaseUrl, logger);
   const mcpEvents = createLmdbMcpEventStore(kv);
   const a2aTasks = createLmdbA2aTaskStore(kv, { maxFinished: config.protocols.a2aTaskRetentionMax });
   const a2aPush = createLmdbA2aPushStore(kv);

@@ -117,7 +117,7 @@ describe('invalid values', () => {
       expect(bad).toBeDefined();
       expect(() => loadConfig({ [setting.env]: bad })).toThrow(ConfigError);
       // A secret's value is never quoted in the error (it reaches logs); anything else's is.
-      const secret = /(_KEYS?|_PASSWORD|_HEADERS)$/.test(setting.env);
+      const secret = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL)$/.test(setting.env);
       expect(() => loadConfig({ [setting.env]: bad })).toThrow(
         new RegExp(`^${setting.env}${secret ? ' \\(value not shown\\) is invalid' : '='}`),
       );

@@ -1,0 +1,55 @@
+/**
+ * The Postgres schema, as numbered migrations applied in order (migrate.ts). A migration is never
+ * edited once released: a change is a new entry. Payloads are JSONB (plain data the engine writes);
+ * only the fields a query filters or orders on are columns, each with the index it needs.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'run store: runs, checkpoints, event logs, approvals',
+    sql: `
+      CREATE TABLE parley_runs (
+        id text PRIMARY KEY,
+        status text NOT NULL,
+        updated_at bigint NOT NULL,
+        record jsonb NOT NULL
+      );
+      CREATE INDEX parley_runs_unfinished ON parley_runs (id) WHERE status = 'running';
+      CREATE INDEX parley_runs_finished ON parley_runs (updated_at) WHERE status <> 'running';
+
+      CREATE TABLE parley_run_plans (
+        run_id text PRIMARY KEY,
+        round integer NOT NULL,
+        plan jsonb
+      );
+      CREATE TABLE parley_run_steps (
+        run_id text NOT NULL,
+        step_id text NOT NULL,
+        step jsonb NOT NULL,
+        PRIMARY KEY (run_id, step_id)
+      );
+
+      CREATE TABLE parley_run_events (
+        run_id text NOT NULL,
+        seq integer NOT NULL,
+        event jsonb NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+
+      CREATE TABLE parley_run_approvals (
+        id text PRIMARY KEY,
+        run_id text NOT NULL,
+        status text NOT NULL,
+        approval jsonb NOT NULL
+      );
+      CREATE INDEX parley_run_approvals_run ON parley_run_approvals (run_id);
+      CREATE INDEX parley_run_approvals_pending ON parley_run_approvals (id) WHERE status = 'pending';
+    `,
+  },
+];

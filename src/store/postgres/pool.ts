@@ -1,0 +1,50 @@
+/**
+ * The Postgres connection pool of the store (node-postgres). PARLEY_DATABASE_URL names the database;
+ * an optional schema (tests give each suite its own) is created if missing and put first on every
+ * connection's search path. Errors of idle connections (the server restarting) are logged, not thrown:
+ * the pool replaces the connection, and the next query fails or succeeds on its own.
+ */
+import pg from 'pg';
+import type { Logger } from '../../log.ts';
+
+export interface PostgresOptions {
+  url: string;
+  schema?: string;
+  /** Connections at most (default 10). */
+  max?: number;
+  logger?: Logger;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The URL with its password hidden, for logs and errors. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+export async function openPool(options: PostgresOptions): Promise<pg.Pool> {
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema))
+    throw new Error(`invalid Postgres schema name "${options.schema}"`);
+  if (options.schema) {
+    const admin = new pg.Client({ connectionString: options.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  pool.on('error', (err) => options.logger?.warn('postgres: an idle connection failed', { error: err.message }));
+  return pool;
+}

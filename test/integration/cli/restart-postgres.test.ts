@@ -1,0 +1,92 @@
+/**
+ * The run store on Postgres (PARLEY_DATABASE_URL) through a real `parley serve`: a run waiting on an
+ * approval survives kill -9, and the state it resumes from is the database's — the data dir's embedded
+ * store is deleted before the restart — then POST /api/approve finishes it and the file is written.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
+import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { postJson, readSse } from '../../support/protocols/sse-read.ts';
+import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
+import { writeFileQuery } from '../../support/server.ts';
+
+const available = postgresBinDir() !== undefined;
+if (!available) console.log(`restart-postgres.test.ts: ${POSTGRES_MISSING}`);
+vi.setConfig({ testTimeout: 120_000 });
+
+let pg: TestPostgres | undefined;
+const servers: ServeProcess[] = [];
+const dataDirs: string[] = [];
+beforeAll(async () => {
+  if (!available) return;
+  ensureBuilt();
+  pg = await startPostgres();
+}, BUILD_TIMEOUT_MS);
+afterEach(() => {
+  for (const s of servers.splice(0))
+    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+});
+afterAll(async () => {
+  await pg?.stop();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function serve(dataDir: string): Promise<ServeProcess> {
+  const s = await serveProcess(dataDir, { PARLEY_DATABASE_URL: pg!.url });
+  servers.push(s);
+  return s;
+}
+
+describe.skipIf(!available)('the run store on Postgres', () => {
+  it('kill -9: the approval waits again from the database (the embedded store deleted), /api/approve finishes the run', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-restart-pg-'));
+    dataDirs.push(dataDir);
+    const first = await serve(dataDir);
+    expect(first.log()).toContain('run store: Postgres at postgres://postgres@127.0.0.1');
+    const res = await postJson(`${first.url}/stream`, {
+      query: writeFileQuery(dataDir, 'pg.txt', 'from postgres'),
+      mode: 'orchestrate',
+    });
+    const stream = readSse(res);
+    let asked: GraphEventOf<'approval.requested'> | undefined;
+    for (let m = await stream.next(); !m.done; m = await stream.next()) {
+      const e = m.value.json as GraphEvent;
+      if (e.type === 'approval.requested') {
+        asked = e;
+        break;
+      }
+    }
+    expect(asked).toBeDefined();
+    first.child.kill('SIGKILL');
+    await first.exit;
+    await stream.return(undefined);
+    rmSync(join(dataDir, 'store'), { recursive: true, force: true });
+
+    const second = await serve(dataDir);
+    const listed = (await (await fetch(`${second.url}/api/approvals`)).json()) as { approvals: { id: string }[] };
+    expect(listed.approvals.map((a) => a.id)).toEqual([asked!.request.id]);
+    const call = asked!.request.kind === 'tool' ? asked!.request.toolCalls[0]! : undefined;
+    const approved = await postJson(`${second.url}/api/approve`, {
+      request_id: asked!.request.id,
+      decisions: { [call!.toolCallId]: 'accept' },
+    });
+    expect(approved.status).toBe(200);
+    await vi.waitFor(() => expect(existsSync(join(dataDir, 'workspace', 'pg.txt'))).toBe(true), { timeout: 30_000 });
+    expect(readFileSync(join(dataDir, 'workspace', 'pg.txt'), 'utf8')).toBe('from postgres');
+    const events = await fetch(`${second.url}/api/runs/${asked!.runId}/events`, {
+      headers: { accept: 'application/json' },
+    });
+    const all = (await events.json()) as GraphEvent[];
+    await vi.waitFor(async () => {
+      const again = (await (
+        await fetch(`${second.url}/api/runs/${asked!.runId}/events`, { headers: { accept: 'application/json' } })
+      ).json()) as GraphEvent[];
+      expect(again.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    });
+    expect(all[0]).toMatchObject({ type: 'run.started', seq: 1 });
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * A real Postgres for tests (issue 17): Debian's binaries (`postgresql`, /usr/lib/postgresql/<v>/bin),
+ * a cluster made with initdb in a temporary folder, started with pg_ctl on a free 127.0.0.1 port
+ * (fsync off: a test cluster need not survive a power loss), stopped and removed by stop(). initdb
+ * refuses to run as root, so as root the cluster belongs to the `postgres` user the package creates.
+ * Where the binaries are missing, `postgresBinDir()` is undefined and the suites skip with a line
+ * saying so (CI installs them: .ci/run).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export function postgresBinDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')) && existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], 'bin') : undefined;
+}
+
+export const POSTGRES_MISSING =
+  'skipped: no Postgres server binaries (/usr/lib/postgresql/<version>/bin); install the Debian package `postgresql` (CI does)';
+
+export interface TestPostgres {
+  /** postgres://… of the server's `postgres` database. */
+  url: string;
+  /** The URL of another database on the same server. */
+  urlOf(database: string): string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(POSTGRES_MISSING);
+  const root = mkdtempSync(join(tmpdir(), 'parley-pg-'));
+  const data = join(root, 'data');
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) {
+    const ids = execFileSync('id', ['-u', 'postgres']).toString().trim();
+    const gid = execFileSync('id', ['-g', 'postgres']).toString().trim();
+    chownSync(root, Number(ids), Number(gid));
+    chmodSync(root, 0o700);
+  }
+  const run = (cmd: string, args: string[]) => {
+    const [file, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]]
+      : [join(bin, cmd), args];
+    const result = spawnSync(file, argv, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${cmd} failed (${result.status}): ${result.stderr || result.stdout}`);
+  };
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  run('pg_ctl', ['-D', data, '-o', options, '-l', join(root, 'log'), '-w', '-t', '60', 'start']);
+  const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  return {
+    url: urlOf('postgres'),
+    urlOf,
+    async stop() {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  };
+}
