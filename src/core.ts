@@ -25,7 +25,10 @@ import { createLmdbThreadStore } from './store/threads/lmdb.ts';
 import type { ThreadStore } from './store/threads/types.ts';
 import { createLmdbAcpSessionStore } from './store/acp-sessions/lmdb.ts';
 import type { AcpSessionStore } from './store/acp-sessions/types.ts';
-import { openRunStore } from './store/postgres/open.ts';
+import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
+import { openDatabase } from './store/postgres/open.ts';
+import { openPostgresRunStore } from './store/postgres/run-store.ts';
+import { createPostgresThreadStore } from './store/postgres/threads.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
@@ -132,11 +135,17 @@ export async function createCore(
   // One environment for every part of the store; pushed first, so it closes after all of them.
   const kv = openKv(config.knowledge.dataDir);
   closers.push({ name: 'store', close: () => kv.close() });
-  const threads = createLmdbThreadStore(kv, {
+  // With PARLEY_DATABASE_URL, runs and threads live in Postgres (docs/deployment.md); closed after their users.
+  const database = await openDatabase(config.knowledge.databaseUrl, logger);
+  if (database) closers.push({ name: 'database', close: () => database.end() });
+  const threadRetention = {
     maxThreadsPerCaller: config.threads.maxPerCaller,
     maxTurnsPerThread: config.threads.maxTurns,
     maxAgeMs: config.threads.maxAgeMs,
-  });
+  };
+  const threads = database
+    ? createPostgresThreadStore(database, threadRetention)
+    : createLmdbThreadStore(kv, threadRetention);
   // An ACP session's record lives as long as its thread may.
   const acpSessions = createLmdbAcpSessionStore(kv, {
     maxPerCaller: config.threads.maxPerCaller,
@@ -150,7 +159,9 @@ export async function createCore(
   sweep.unref();
   closers.push({ name: 'thread-sweep', close: () => clearInterval(sweep) });
   // The run store closes after the engine and the broker (closers close in reverse order).
-  const runStore = await openRunStore(kv, config.knowledge.databaseUrl, logger);
+  const runStore = database
+    ? openPostgresRunStore(database, { closePool: false })
+    : openLmdbRunStore(kv, { closeKv: false });
   const mcpEvents = createLmdbMcpEventStore(kv);
   const a2aTasks = createLmdbA2aTaskStore(kv, { maxFinished: config.protocols.a2aTaskRetentionMax });
   const a2aPush = createLmdbA2aPushStore(kv);

@@ -52,4 +52,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX parley_run_approvals_pending ON parley_run_approvals (id) WHERE status = 'pending';
     `,
   },
+  {
+    version: 2,
+    name: 'threads and their turns',
+    sql: `
+      CREATE TABLE parley_threads (
+        caller_id text NOT NULL,
+        thread_id text NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        turn_count integer NOT NULL,
+        title text NOT NULL,
+        next_seq integer NOT NULL,
+        PRIMARY KEY (caller_id, thread_id)
+      );
+      CREATE INDEX parley_threads_updated ON parley_threads (caller_id, updated_at);
+      CREATE TABLE parley_thread_turns (
+        caller_id text NOT NULL,
+        thread_id text NOT NULL,
+        seq integer NOT NULL,
+        turn jsonb NOT NULL,
+        PRIMARY KEY (caller_id, thread_id, seq),
+        FOREIGN KEY (caller_id, thread_id) REFERENCES parley_threads (caller_id, thread_id) ON DELETE CASCADE
+      );
+    `,
+  },
 ];

@@ -1,30 +1,27 @@
 /**
- * The run store for a configuration: Postgres when PARLEY_DATABASE_URL is set (pool opened, schema
- * migrated before anything is served), the data dir's LMDB environment otherwise. A database that
- * cannot be reached or migrated stops start-up with one line naming the setting (password hidden).
+ * The database of a configuration: with PARLEY_DATABASE_URL, a pool on it, migrated before anything is
+ * served; undefined without it (the data dir's embedded store serves). A database that cannot be
+ * reached or migrated stops start-up with one line naming the setting (password hidden).
  */
+import type { Pool } from 'pg';
 import { ConfigError } from '../../config-error.ts';
 import type { Logger } from '../../log.ts';
-import type { Kv } from '../kv.ts';
-import { openLmdbRunStore } from '../runs/lmdb/lmdb-run-store.ts';
-import type { RunStore } from '../runs/run-store.ts';
 import { migrate } from './migrate.ts';
 import { openPool, redactUrl } from './pool.ts';
-import { openPostgresRunStore } from './run-store.ts';
 
-export async function openRunStore(kv: Kv, databaseUrl: string | undefined, logger: Logger): Promise<RunStore> {
-  if (!databaseUrl) return openLmdbRunStore(kv, { closeKv: false });
+export async function openDatabase(databaseUrl: string | undefined, logger: Logger): Promise<Pool | undefined> {
+  if (!databaseUrl) return undefined;
   const pool = await openPool({ url: databaseUrl, logger });
   try {
     const applied = await migrate(pool);
     logger.info(
-      `run store: Postgres at ${redactUrl(databaseUrl)}${applied.length ? ` (applied migrations ${applied.join(', ')})` : ''}`,
+      `store: Postgres at ${redactUrl(databaseUrl)} (runs, checkpoints, events, approvals, threads)${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`,
     );
+    return pool;
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw new ConfigError(
       `PARLEY_DATABASE_URL (${redactUrl(databaseUrl)}): cannot use the database: ${(err as Error).message}`,
     );
   }
-  return openPostgresRunStore(pool);
 }

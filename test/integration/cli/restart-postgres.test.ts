@@ -41,15 +41,16 @@ async function serve(dataDir: string): Promise<ServeProcess> {
   return s;
 }
 
-describe.skipIf(!available)('the run store on Postgres', () => {
+describe.skipIf(!available)('the run and thread stores on Postgres', () => {
   it('kill -9: the approval waits again from the database (the embedded store deleted), /api/approve finishes the run', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-restart-pg-'));
     dataDirs.push(dataDir);
     const first = await serve(dataDir);
-    expect(first.log()).toContain('run store: Postgres at postgres://postgres@127.0.0.1');
+    expect(first.log()).toContain('store: Postgres at postgres://postgres@127.0.0.1');
     const res = await postJson(`${first.url}/stream`, {
       query: writeFileQuery(dataDir, 'pg.txt', 'from postgres'),
       mode: 'orchestrate',
+      threadId: 'pg-thread',
     });
     const stream = readSse(res);
     let asked: GraphEventOf<'approval.requested'> | undefined;
@@ -88,5 +89,13 @@ describe.skipIf(!available)('the run store on Postgres', () => {
       expect(again.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
     });
     expect(all[0]).toMatchObject({ type: 'run.started', seq: 1 });
+    // The finished turn is in the database's thread store: a third process without the embedded store lists it.
+    const threadId = 'pg-thread';
+    second.child.kill('SIGKILL');
+    await second.exit;
+    rmSync(join(dataDir, 'store'), { recursive: true, force: true });
+    const third = await serve(dataDir);
+    const threads = (await (await fetch(`${third.url}/api/threads`)).json()) as { threads: { threadId: string }[] };
+    expect(threads.threads.map((t) => t.threadId)).toContain(threadId);
   });
 });
