@@ -29,6 +29,8 @@ import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
 import { openDatabase } from './store/postgres/open.ts';
 import { openPostgresRunStore } from './store/postgres/run-store.ts';
 import { createPostgresThreadStore } from './store/postgres/threads.ts';
+import { createPostgresAcpSessionStore } from './store/postgres/acp-sessions.ts';
+import { createPostgresA2aPushStore } from './store/postgres/a2a-push.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
@@ -147,10 +149,10 @@ export async function createCore(
     ? createPostgresThreadStore(database, threadRetention)
     : createLmdbThreadStore(kv, threadRetention);
   // An ACP session's record lives as long as its thread may.
-  const acpSessions = createLmdbAcpSessionStore(kv, {
-    maxPerCaller: config.threads.maxPerCaller,
-    maxAgeMs: config.threads.maxAgeMs,
-  });
+  const acpRetention = { maxPerCaller: config.threads.maxPerCaller, maxAgeMs: config.threads.maxAgeMs };
+  const acpSessions = database
+    ? createPostgresAcpSessionStore(database, acpRetention)
+    : createLmdbAcpSessionStore(kv, acpRetention);
   // Expired threads are never returned; the sweep frees their space.
   const sweep = setInterval(
     () => void threads.sweep().catch((err: unknown) => logger.warn('thread sweep failed', { error: String(err) })),
@@ -164,7 +166,7 @@ export async function createCore(
     : openLmdbRunStore(kv, { closeKv: false });
   const mcpEvents = createLmdbMcpEventStore(kv);
   const a2aTasks = createLmdbA2aTaskStore(kv, { maxFinished: config.protocols.a2aTaskRetentionMax });
-  const a2aPush = createLmdbA2aPushStore(kv);
+  const a2aPush = database ? createPostgresA2aPushStore(database) : createLmdbA2aPushStore(kv);
   const mcpEventSweep = setInterval(
     () => void mcpEvents.sweep().catch((err: unknown) => logger.warn('MCP event sweep failed', { error: String(err) })),
     3_600_000,

@@ -77,4 +77,37 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'ACP sessions; A2A push configs and outbox',
+    sql: `
+      CREATE TABLE parley_acp_sessions (
+        caller_id text NOT NULL,
+        session_id text NOT NULL,
+        cwd text NOT NULL,
+        updated_at bigint NOT NULL,
+        record jsonb NOT NULL,
+        PRIMARY KEY (caller_id, session_id)
+      );
+      CREATE INDEX parley_acp_sessions_updated ON parley_acp_sessions (caller_id, updated_at);
+
+      CREATE TABLE parley_a2a_push_configs (
+        tenant text NOT NULL,
+        owner text NOT NULL,
+        task_id text NOT NULL,
+        config_id text NOT NULL,
+        config jsonb NOT NULL,
+        PRIMARY KEY (tenant, owner, task_id, config_id)
+      );
+      CREATE TABLE parley_a2a_push_outbox (
+        seq bigserial PRIMARY KEY,
+        tenant text NOT NULL,
+        owner text NOT NULL,
+        task_id text NOT NULL,
+        config_id text NOT NULL,
+        delivery jsonb NOT NULL
+      );
+      CREATE INDEX parley_a2a_push_outbox_task ON parley_a2a_push_outbox (tenant, owner, task_id, config_id);
+    `,
+  },
 ];

@@ -16,6 +16,7 @@ import type {
   StoredRun,
   StoredStep,
 } from '../runs/run-store.ts';
+import { inTransaction } from './transaction.ts';
 
 const json = (value: unknown) => JSON.stringify(value ?? null);
 
@@ -145,19 +146,11 @@ export function openPostgresRunStore(pool: Pool, options: { closePool?: boolean 
     events,
     approvals,
     async forget(runId) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(pool, async (client) => {
         for (const table of ['parley_run_events', 'parley_run_steps', 'parley_run_plans', 'parley_run_approvals'])
           await client.query(`DELETE FROM ${table} WHERE run_id = $1`, [runId]);
         await client.query('DELETE FROM parley_runs WHERE id = $1', [runId]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
     async close() {
       if (options.closePool !== false) await pool.end();

@@ -4,7 +4,7 @@
  * UPDATE, or the insert that creates it), so two replicas appending to one thread keep its turns in
  * order; the per-thread turn cap and the per-caller thread cap are applied in the same transaction.
  */
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import {
   MAX_THREAD_ID_CHARS,
   TITLE_CHARS,
@@ -14,6 +14,7 @@ import {
   type ThreadSummary,
   type ThreadTurn,
 } from '../threads/types.ts';
+import { inTransaction } from './transaction.ts';
 
 interface Row {
   thread_id: string;
@@ -30,21 +31,6 @@ const summaryOf = (r: Row): ThreadSummary => ({
   turnCount: r.turn_count,
   title: r.title,
 });
-
-async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
-}
 
 export function createPostgresThreadStore(
   pool: Pool,

@@ -1,0 +1,17 @@
+/** Runs `work` in one transaction on one connection of the pool: committed, or rolled back on any error. */
+import type { Pool, PoolClient } from 'pg';
+
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
