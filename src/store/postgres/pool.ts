@@ -36,6 +36,9 @@ export async function openPool(options: PostgresOptions): Promise<pg.Pool> {
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    } catch (err) {
+      // Two pools creating the same schema at once: one wins, the other's IF NOT EXISTS races (23505).
+      if ((err as { code?: string }).code !== '23505') throw err;
     } finally {
       await admin.end();
     }
