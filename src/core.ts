@@ -31,6 +31,7 @@ import { openPostgresRunStore } from './store/postgres/run-store.ts';
 import { createPostgresThreadStore } from './store/postgres/threads.ts';
 import { createPostgresAcpSessionStore } from './store/postgres/acp-sessions.ts';
 import { createPostgresA2aPushStore } from './store/postgres/a2a-push.ts';
+import { createPostgresA2aTaskStore } from './store/postgres/a2a-tasks.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
@@ -165,7 +166,10 @@ export async function createCore(
     ? openPostgresRunStore(database, { closePool: false })
     : openLmdbRunStore(kv, { closeKv: false });
   const mcpEvents = createLmdbMcpEventStore(kv);
-  const a2aTasks = createLmdbA2aTaskStore(kv, { maxFinished: config.protocols.a2aTaskRetentionMax });
+  const a2aRetention = { maxFinished: config.protocols.a2aTaskRetentionMax };
+  const a2aTasks = database
+    ? createPostgresA2aTaskStore(database, a2aRetention)
+    : createLmdbA2aTaskStore(kv, a2aRetention);
   const a2aPush = database ? createPostgresA2aPushStore(database) : createLmdbA2aPushStore(kv);
   const mcpEventSweep = setInterval(
     () => void mcpEvents.sweep().catch((err: unknown) => logger.warn('MCP event sweep failed', { error: String(err) })),

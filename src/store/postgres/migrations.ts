@@ -110,4 +110,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX parley_a2a_push_outbox_task ON parley_a2a_push_outbox (tenant, owner, task_id, config_id);
     `,
   },
+  {
+    version: 4,
+    name: 'A2A tasks',
+    sql: `
+      CREATE TABLE parley_a2a_tasks (
+        tenant text NOT NULL,
+        owner text NOT NULL,
+        id text NOT NULL,
+        context_id text NOT NULL,
+        state text NOT NULL,
+        status_ts text NOT NULL,
+        status_ms bigint,
+        terminal boolean NOT NULL,
+        task jsonb NOT NULL,
+        run_seq integer,
+        finished_seq bigint,
+        PRIMARY KEY (tenant, owner, id)
+      );
+      CREATE INDEX parley_a2a_tasks_order ON parley_a2a_tasks (tenant, owner, status_ts COLLATE "C" DESC, id COLLATE "C" DESC);
+      CREATE INDEX parley_a2a_tasks_finished ON parley_a2a_tasks (finished_seq) WHERE finished_seq IS NOT NULL;
+      CREATE INDEX parley_a2a_tasks_unfinished ON parley_a2a_tasks (tenant, owner, id) WHERE NOT terminal;
+      CREATE SEQUENCE parley_a2a_finished_seq;
+    `,
+  },
 ];

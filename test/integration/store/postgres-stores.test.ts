@@ -1,5 +1,5 @@
 /**
- * The ThreadStore, AcpSessionStore and A2APushStore contracts on Postgres (a real server:
+ * The ThreadStore, AcpSessionStore, A2ATaskStore and A2APushStore contracts on Postgres (a real server:
  * test/support/postgres.ts), each store on its own schema.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,6 +11,8 @@ import { createPostgresAcpSessionStore } from '../../../src/store/postgres/acp-s
 import { createPostgresA2aPushStore } from '../../../src/store/postgres/a2a-push.ts';
 import { acpSessionStoreContract } from './acp-sessions.contract.ts';
 import { a2aPushStoreContract } from './a2a-push.contract.ts';
+import { createPostgresA2aTaskStore } from '../../../src/store/postgres/a2a-tasks.ts';
+import { a2aTaskStoreContract } from './a2a-tasks.contract.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { threadStoreContract } from './threads.contract.ts';
 
@@ -39,6 +41,10 @@ describe.skipIf(!available)('Postgres stores', () => {
   acpSessionStoreContract('postgres', async (retention, now) => {
     const pool = await migratedPool();
     return { store: createPostgresAcpSessionStore(pool, retention, now), close: () => pool.end() };
+  });
+  a2aTaskStoreContract('postgres', async (retention) => {
+    const pool = await migratedPool();
+    return { store: createPostgresA2aTaskStore(pool, retention), close: () => pool.end() };
   });
   a2aPushStoreContract('postgres', async () => {
     const pool = await migratedPool();
