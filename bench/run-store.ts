@@ -5,7 +5,10 @@
  * run's event log plus the step's checkpoint — awaited until committed, timed in CPU (process.cpuUsage,
  * all threads) and wall time per step; the median of many steps. Then RSS after opening the store and
  * after writing every step. LMDB: the RunStore as shipped (src/store/runs/lmdb/). Kuzu: the same rows
- * as nodes of a Kuzu database (the database Parley already has), one prepared CREATE per row.
+ * as nodes of a Kuzu database (the database Parley already has), one prepared CREATE per row. Postgres
+ * (when Debian's server binaries are there): the RunStore of PARLEY_DATABASE_URL (src/store/postgres/)
+ * against a local server started as the tests start it (test/support/postgres.ts: fsync off, so wall
+ * time is the round trips, not the disk); its CPU column is Parley's process only, not the server's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +16,11 @@ import { join } from 'node:path';
 import kuzu from 'kuzu';
 import { openKv } from '../src/store/kv.ts';
 import { openLmdbRunStore } from '../src/store/runs/lmdb/lmdb-run-store.ts';
+import type { RunStore } from '../src/store/runs/run-store.ts';
+import { migrate } from '../src/store/postgres/migrate.ts';
+import { openPool } from '../src/store/postgres/pool.ts';
+import { openPostgresRunStore } from '../src/store/postgres/run-store.ts';
+import { postgresBinDir, startPostgres } from '../test/support/postgres.ts';
 
 const STEPS = Number(process.env.STEPS ?? 400);
 const lineage = {
@@ -82,9 +90,18 @@ async function measure(name: string, open: (dir: string) => Promise<Writer>) {
   };
 }
 
-const lmdb = (dir: string): Promise<Writer> => {
-  const store = openLmdbRunStore(openKv(dir));
-  return Promise.resolve({
+const lmdb = (dir: string): Promise<Writer> => Promise.resolve(runStoreWriter(openLmdbRunStore(openKv(dir))));
+
+const postgres = async (): Promise<Writer> => {
+  const server = await startPostgres();
+  const pool = await openPool({ url: server.url });
+  await migrate(pool);
+  const writer = runStoreWriter(openPostgresRunStore(pool));
+  return { step: writer.step, close: () => writer.close().then(() => server.stop()) };
+};
+
+function runStoreWriter(store: RunStore): Writer {
+  return {
     async step(runId, step, seq) {
       const events = stepEvents(runId, step, seq);
       // As the engine does: one append per event, the checkpoint with the step, awaited together.
@@ -94,8 +111,8 @@ const lmdb = (dir: string): Promise<Writer> => {
       ]);
     },
     close: () => store.close(),
-  });
-};
+  };
+}
 
 const kuzuStore = async (dir: string): Promise<Writer> => {
   const db = new kuzu.Database(join(dir, 'runs.kuzu'));
@@ -118,5 +135,17 @@ const kuzuStore = async (dir: string): Promise<Writer> => {
   };
 };
 
-const results = [await measure('lmdb', lmdb), await measure('kuzu', kuzuStore)];
+const only = process.env.STORES?.split(',');
+const wanted = (name: string) => !only || only.includes(name);
+const results = [];
+if (wanted('lmdb')) results.push(await measure('lmdb', lmdb));
+// Postgres before Kuzu: starting the server's processes after a Kuzu database was closed in this
+// process crashed it (SIGSEGV, seen here with kuzu 0.11.3).
+if (wanted('postgres')) {
+  if (postgresBinDir()) results.push(await measure('postgres', postgres));
+  else console.log('postgres: skipped (no server binaries; install the Debian package postgresql)');
+}
+if (wanted('kuzu')) results.push(await measure('kuzu', kuzuStore));
 console.table(results);
+// Explicitly: with Kuzu and pg both loaded, letting the process wind down by itself crashed it at exit.
+process.exit(0);

@@ -26,12 +26,6 @@ import type { ThreadStore } from './store/threads/types.ts';
 import { createLmdbAcpSessionStore } from './store/acp-sessions/lmdb.ts';
 import type { AcpSessionStore } from './store/acp-sessions/types.ts';
 import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
-import { openDatabase } from './store/postgres/open.ts';
-import { openPostgresRunStore } from './store/postgres/run-store.ts';
-import { createPostgresThreadStore } from './store/postgres/threads.ts';
-import { createPostgresAcpSessionStore } from './store/postgres/acp-sessions.ts';
-import { createPostgresA2aPushStore } from './store/postgres/a2a-push.ts';
-import { createPostgresA2aTaskStore } from './store/postgres/a2a-tasks.ts';
 import type { RunStore } from './store/runs/run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
@@ -139,21 +133,24 @@ export async function createCore(
   const kv = openKv(config.knowledge.dataDir);
   closers.push({ name: 'store', close: () => kv.close() });
   // With PARLEY_DATABASE_URL, runs and threads live in Postgres (docs/deployment.md); closed after their users.
-  const database = await openDatabase(config.knowledge.databaseUrl, logger);
+  const pg = config.knowledge.databaseUrl ? await import('./store/postgres/index.ts') : undefined;
+  const database = await pg?.openDatabase(config.knowledge.databaseUrl, logger);
   if (database) closers.push({ name: 'database', close: () => database.end() });
   const threadRetention = {
     maxThreadsPerCaller: config.threads.maxPerCaller,
     maxTurnsPerThread: config.threads.maxTurns,
     maxAgeMs: config.threads.maxAgeMs,
   };
-  const threads = database
-    ? createPostgresThreadStore(database, threadRetention)
-    : createLmdbThreadStore(kv, threadRetention);
+  const threads =
+    pg && database
+      ? pg.createPostgresThreadStore(database, threadRetention)
+      : createLmdbThreadStore(kv, threadRetention);
   // An ACP session's record lives as long as its thread may.
   const acpRetention = { maxPerCaller: config.threads.maxPerCaller, maxAgeMs: config.threads.maxAgeMs };
-  const acpSessions = database
-    ? createPostgresAcpSessionStore(database, acpRetention)
-    : createLmdbAcpSessionStore(kv, acpRetention);
+  const acpSessions =
+    pg && database
+      ? pg.createPostgresAcpSessionStore(database, acpRetention)
+      : createLmdbAcpSessionStore(kv, acpRetention);
   // Expired threads are never returned; the sweep frees their space.
   const sweep = setInterval(
     () => void threads.sweep().catch((err: unknown) => logger.warn('thread sweep failed', { error: String(err) })),
@@ -162,15 +159,13 @@ export async function createCore(
   sweep.unref();
   closers.push({ name: 'thread-sweep', close: () => clearInterval(sweep) });
   // The run store closes after the engine and the broker (closers close in reverse order).
-  const runStore = database
-    ? openPostgresRunStore(database, { closePool: false })
-    : openLmdbRunStore(kv, { closeKv: false });
+  const runStore =
+    pg && database ? pg.openPostgresRunStore(database, { closePool: false }) : openLmdbRunStore(kv, { closeKv: false });
   const mcpEvents = createLmdbMcpEventStore(kv);
   const a2aRetention = { maxFinished: config.protocols.a2aTaskRetentionMax };
-  const a2aTasks = database
-    ? createPostgresA2aTaskStore(database, a2aRetention)
-    : createLmdbA2aTaskStore(kv, a2aRetention);
-  const a2aPush = database ? createPostgresA2aPushStore(database) : createLmdbA2aPushStore(kv);
+  const a2aTasks =
+    pg && database ? pg.createPostgresA2aTaskStore(database, a2aRetention) : createLmdbA2aTaskStore(kv, a2aRetention);
+  const a2aPush = pg && database ? pg.createPostgresA2aPushStore(database) : createLmdbA2aPushStore(kv);
   const mcpEventSweep = setInterval(
     () => void mcpEvents.sweep().catch((err: unknown) => logger.warn('MCP event sweep failed', { error: String(err) })),
     3_600_000,
