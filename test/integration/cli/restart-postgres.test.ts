@@ -97,5 +97,8 @@ describe.skipIf(!available)('the run and thread stores on Postgres', () => {
     const third = await serve(dataDir);
     const threads = (await (await fetch(`${third.url}/api/threads`)).json()) as { threads: { threadId: string }[] };
     expect(threads.threads.map((t) => t.threadId)).toContain(threadId);
+    // And a process on Postgres stops cleanly.
+    third.child.kill('SIGTERM');
+    expect((await third.exit).code).toBe(0);
   });
 });
