@@ -4,6 +4,10 @@
  * bin/parley.js runs the compiled dist/: call ensureBuilt() (test/support/build.ts) in a beforeAll first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach } from 'vitest';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/parley.js', import.meta.url));
@@ -55,4 +59,35 @@ export async function serveProcess(dataDir: string, env: Record<string, string> 
     });
   });
   return { child, url, log: () => stderr, exit };
+}
+
+/**
+ * The servers and data dirs of one test file that starts `parley serve` processes: every server still
+ * running after a test is killed (kill -9), every data dir is removed after the file. `env` is added to
+ * every server the file starts (a test's own `env` wins).
+ */
+export function useServeProcesses(prefix: string, env: Record<string, string> | (() => Record<string, string>) = {}) {
+  const servers: ServeProcess[] = [];
+  const dataDirs: string[] = [];
+  afterEach(() => {
+    for (const s of servers.splice(0))
+      if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  });
+  afterAll(() => {
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    /** The servers started by the current test, oldest first (their logs help a failure). */
+    servers,
+    tempDataDir(): string {
+      const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+      dataDirs.push(dir);
+      return dir;
+    },
+    async serve(dataDir: string, extra: Record<string, string> = {}): Promise<ServeProcess> {
+      const s = await serveProcess(dataDir, { ...(typeof env === 'function' ? env() : env), ...extra });
+      servers.push(s);
+      return s;
+    },
+  };
 }

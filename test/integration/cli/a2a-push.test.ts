@@ -6,10 +6,7 @@
  * killed with kill -9 arrives after the restart; a private webhook is refused unless allowed.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TaskState, type SendMessageRequest } from '@a2a-js/sdk';
 import {
   ClientFactory,
@@ -19,7 +16,7 @@ import {
   type Client,
 } from '@a2a-js/sdk/client';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
+import { useServeProcesses } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 import { collect, send, stateOf, taskIdOf, text } from '../../support/protocols/a2a-helpers.ts';
 
@@ -28,34 +25,15 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const ALICE = 'key-alice-push';
 const BOB = 'key-bob-push';
-const servers: ServeProcess[] = [];
+const { serve, tempDataDir } = useServeProcesses('parley-a2a-push', {
+  PARLEY_API_KEYS: `${ALICE},${BOB}`,
+  PARLEY_A2A_PUSH_ALLOW_PRIVATE: 'true',
+  PARLEY_A2A_PUSH_RETRY_BASE_MS: '50',
+});
 const webhooks: Server[] = [];
-const dataDirs: string[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0))
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
   for (const w of webhooks.splice(0)) await new Promise((r) => w.close(r));
 });
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-a2a-push-'));
-  dataDirs.push(dir);
-  return dir;
-}
-
-async function serve(dataDir: string, env: Record<string, string> = {}): Promise<ServeProcess> {
-  const s = await serveProcess(dataDir, {
-    PARLEY_API_KEYS: `${ALICE},${BOB}`,
-    PARLEY_A2A_PUSH_ALLOW_PRIVATE: 'true',
-    PARLEY_A2A_PUSH_RETRY_BASE_MS: '50',
-    ...env,
-  });
-  servers.push(s);
-  return s;
-}
 
 function clientAs(url: string, key: string): Promise<Client> {
   const fetchImpl: typeof fetch = (input, init) => {

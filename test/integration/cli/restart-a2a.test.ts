@@ -6,10 +6,9 @@
  * (SIGTERM), with the tool's effect on disk. A task whose run cannot resume ends failed with the run's
  * reason, never task-not-found.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { TaskState, type ListTasksRequest, type StreamResponse } from '@a2a-js/sdk';
 import {
   ClientFactory,
@@ -20,7 +19,7 @@ import {
 } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
+import { useServeProcesses, type ServeProcess } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
 import { approvalPart, collect, data, send, stateOf, taskIdOf, text } from '../../support/protocols/a2a-helpers.ts';
@@ -30,27 +29,7 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const ALICE = 'key-alice-restart';
 const BOB = 'key-bob-restart';
-const servers: ServeProcess[] = [];
-const dataDirs: string[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0))
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-});
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-restart-a2a-'));
-  dataDirs.push(dir);
-  return dir;
-}
-
-async function serve(dataDir: string): Promise<ServeProcess> {
-  const s = await serveProcess(dataDir, { PARLEY_API_KEYS: `${ALICE},${BOB}` });
-  servers.push(s);
-  return s;
-}
+const { serve, tempDataDir } = useServeProcesses('parley-restart-a2a', { PARLEY_API_KEYS: `${ALICE},${BOB}` });
 
 /** The SDK client (JSON-RPC, chosen from the card) sending `key` as its bearer token. */
 function clientAs(url: string, key: string): Promise<Client> {

@@ -7,39 +7,18 @@
  * sequence that repeats nothing the first stream showed.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { EventType, HttpAgent, type AgentSubscriber, type BaseEvent } from '@ag-ui/client';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
+import { useServeProcesses } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 vi.setConfig({ testTimeout: 120_000 });
 
-const servers: ServeProcess[] = [];
-const dataDirs: string[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0))
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-});
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-restart-agui-'));
-  dataDirs.push(dir);
-  return dir;
-}
-
-async function serve(dataDir: string): Promise<ServeProcess> {
-  const s = await serveProcess(dataDir);
-  servers.push(s);
-  return s;
-}
+const { serve, tempDataDir } = useServeProcesses('parley-restart-agui');
 
 function recorder(): { events: BaseEvent[]; subscriber: AgentSubscriber } {
   const events: BaseEvent[] = [];

@@ -3,15 +3,14 @@
  * approval survives kill -9, and the state it resumes from is the database's — the data dir's embedded
  * store is deleted before the restart — then POST /api/approve finishes it and the file is written.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { postJson, readSse } from '../../support/protocols/sse-read.ts';
-import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
+import { useServeProcesses } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 
 const available = postgresBinDir() !== undefined;
@@ -19,32 +18,19 @@ if (!available) console.log(`restart-postgres.test.ts: ${POSTGRES_MISSING}`);
 vi.setConfig({ testTimeout: 120_000 });
 
 let pg: TestPostgres | undefined;
-const servers: ServeProcess[] = [];
-const dataDirs: string[] = [];
+const { serve, tempDataDir } = useServeProcesses('parley-restart-pg', () => ({ PARLEY_DATABASE_URL: pg!.url }));
 beforeAll(async () => {
   if (!available) return;
   ensureBuilt();
   pg = await startPostgres();
 }, BUILD_TIMEOUT_MS);
-afterEach(() => {
-  for (const s of servers.splice(0))
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-});
 afterAll(async () => {
   await pg?.stop();
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
-
-async function serve(dataDir: string): Promise<ServeProcess> {
-  const s = await serveProcess(dataDir, { PARLEY_DATABASE_URL: pg!.url });
-  servers.push(s);
-  return s;
-}
 
 describe.skipIf(!available)('the run and thread stores on Postgres', () => {
   it('kill -9: the approval waits again from the database (the embedded store deleted), /api/approve finishes the run', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-restart-pg-'));
-    dataDirs.push(dataDir);
+    const dataDir = tempDataDir();
     const first = await serve(dataDir);
     expect(first.log()).toContain('store: Postgres at postgres://postgres@127.0.0.1');
     const res = await postJson(`${first.url}/stream`, {

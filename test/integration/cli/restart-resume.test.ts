@@ -6,48 +6,27 @@
  * whose permission request was cut by the crash finds the approval waiting after the restart, answered
  * through POST /api/approve the run finishes, and session/load replays the turn with its answer.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { methods } from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
 import { messageText, recordingClient, updatesOf } from '../../support/protocols/acp-client.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
+import { useServeProcesses, type ServeProcess } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 import { structured, type AskResult, type InputRequiredResult } from '../../support/protocols/mcp-helpers.ts';
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 vi.setConfig({ testTimeout: 120_000 });
 
-const servers: ServeProcess[] = [];
-const dataDirs: string[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0))
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-});
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-async function serve(dataDir: string): Promise<ServeProcess> {
-  const s = await serveProcess(dataDir);
-  servers.push(s);
-  return s;
-}
+const { serve, tempDataDir } = useServeProcesses('parley-restart-resume');
 
 async function killHard(s: ServeProcess): Promise<void> {
   s.child.kill('SIGKILL');
   expect((await s.exit).signal).toBe('SIGKILL');
-}
-
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-restart-resume-'));
-  dataDirs.push(dir);
-  return dir;
 }
 
 describe('resuming through the protocol clients after kill -9', () => {

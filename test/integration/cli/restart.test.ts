@@ -5,14 +5,13 @@
  * across the restart (GET /api/runs/:id/events, SSE Last-Event-ID); a run in progress at kill -9 resumes
  * from its checkpointed plan, or ends failed saying a restart interrupted it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { postJson, readSse } from '../../support/protocols/sse-read.ts';
-import { serveProcess, type ServeProcess } from '../../support/serve-process.ts';
+import { useServeProcesses } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
@@ -20,27 +19,7 @@ beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 /** Each test starts two or three servers (each ingests the roster and starts the shipped MCP servers). */
 vi.setConfig({ testTimeout: 120_000 });
 
-const servers: ServeProcess[] = [];
-const dataDirs: string[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0))
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-});
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-restart-'));
-  dataDirs.push(dir);
-  return dir;
-}
-
-async function serve(dataDir: string): Promise<ServeProcess> {
-  const s = await serveProcess(dataDir);
-  servers.push(s);
-  return s;
-}
+const { serve, tempDataDir, servers } = useServeProcesses('parley-restart');
 
 /** Starts a run over POST /stream and reads its events until `until` matches one (that one included). */
 async function streamUntil(url: string, query: string, until: (e: GraphEvent) => boolean) {
