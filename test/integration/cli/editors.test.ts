@@ -10,14 +10,13 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { methods, ndJsonStream, type ClientContext } from '@agentclientprotocol/sdk';
+import { methods } from '@agentclientprotocol/sdk';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { recordingClient } from '../../support/protocols/acp-client.ts';
+import { connectOverStdio, recordingClient } from '../../support/protocols/acp-client.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const DOC = readFileSync(join(ROOT, 'docs/editors.md'), 'utf8');
@@ -142,21 +141,11 @@ describe('docs/editors.md', () => {
       child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const rc = recordingClient();
+      const ready = connectOverStdio(rc.app, child);
       let finish = () => {};
-      const stream = ndJsonStream(
-        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-        Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-      );
-      const ready = new Promise<ClientContext>((resolve) => {
-        void rc.app
-          .connectWith(stream, async (ctx) => {
-            resolve(ctx);
-            await new Promise<void>((r) => (finish = r));
-          })
-          .catch(() => undefined);
-      });
       try {
-        const ctx = await ready;
+        const { ctx, finish: done } = await ready;
+        finish = done;
         const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
         expect(init.agentInfo?.name).toBe('parley');
         const session = await ctx.request(methods.agent.session.new, { cwd: project, mcpServers: [] });

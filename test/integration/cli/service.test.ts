@@ -7,14 +7,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { methods, ndJsonStream, type ClientContext } from '@agentclientprotocol/sdk';
+import { methods, type ClientContext } from '@agentclientprotocol/sdk';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { messageText, recordingClient } from '../../support/protocols/acp-client.ts';
+import { connectOverStdio, messageText, recordingClient } from '../../support/protocols/acp-client.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -124,19 +123,7 @@ async function editor(project: string, env: Record<string, string>): Promise<Edi
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const rc = recordingClient();
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-  );
-  let finish!: () => void;
-  const ctx = await new Promise<ClientContext>((resolve) => {
-    void rc.app
-      .connectWith(stream, async (c) => {
-        resolve(c);
-        await new Promise<void>((r) => (finish = r));
-      })
-      .catch(() => undefined);
-  });
+  const { ctx, finish } = await connectOverStdio(rc.app, child);
   const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
   expect(init.agentInfo?.name).toBe('parley');
   return {

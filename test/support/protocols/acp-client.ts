@@ -2,10 +2,13 @@
  * The test side of ACP: the SDK's own ClientApp, recording every session/update and permission request,
  * answering permission requests with whatever the test chose.
  */
+import { Readable, Writable } from 'node:stream';
 import {
   client,
   methods,
+  ndJsonStream,
   type ClientApp,
+  type ClientContext,
   type CreateElicitationRequest,
   type CreateElicitationResponse,
   type PlanEntry,
@@ -93,4 +96,28 @@ export function messageText(rc: RecordingClient, sessionId: string): string {
 
 export function statuses(entries: PlanEntry[]): string[] {
   return entries.map((e) => e.status);
+}
+
+/**
+ * `app` connected over a child's stdin and stdout, as an editor runs `parley acp`: the connection stays
+ * open until finish() (then the caller ends the child's stdin).
+ */
+export async function connectOverStdio(
+  app: ClientApp,
+  child: { stdin: Writable; stdout: Readable },
+): Promise<{ ctx: ClientContext; finish: () => void }> {
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
+  let finish: () => void = () => undefined;
+  const ctx = await new Promise<ClientContext>((resolve) => {
+    void app
+      .connectWith(stream, async (c) => {
+        resolve(c);
+        await new Promise<void>((r) => (finish = r));
+      })
+      .catch(() => undefined);
+  });
+  return { ctx, finish: () => finish() };
 }

@@ -9,9 +9,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { methods, ndJsonStream, type ClientContext } from '@agentclientprotocol/sdk';
+import { methods } from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../../../../src/scripted-model/index.ts';
 import { createAcpAgent } from '../../../../src/protocols/acp/index.ts';
@@ -20,7 +19,7 @@ import { createLmdbAcpSessionStore } from '../../../../src/store/acp-sessions/lm
 import { createLmdbThreadStore } from '../../../../src/store/threads/lmdb.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../../support/build.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
-import { messageText, recordingClient, updatesOf } from '../../../support/protocols/acp-client.ts';
+import { connectOverStdio, messageText, recordingClient, updatesOf } from '../../../support/protocols/acp-client.ts';
 
 const BIN = fileURLToPath(new URL('../../../../bin/parley.js', import.meta.url));
 const EMPTY_MCP = fileURLToPath(new URL('../../../fixtures/mcp-empty.json', import.meta.url));
@@ -95,19 +94,7 @@ async function editor(project: string, env: Record<string, string>) {
   child.stderr.resume();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const rc = recordingClient();
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-  );
-  let finish!: () => void;
-  const ctx = await new Promise<ClientContext>((resolve) => {
-    void rc.app
-      .connectWith(stream, async (c) => {
-        resolve(c);
-        await new Promise<void>((r) => (finish = r));
-      })
-      .catch(() => undefined);
-  });
+  const { ctx, finish } = await connectOverStdio(rc.app, child);
   const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
   return {
     ctx,

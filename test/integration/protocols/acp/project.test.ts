@@ -8,18 +8,22 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   methods,
-  ndJsonStream,
   type ClientCapabilities,
   type ClientContext,
   type SessionUpdate,
   type ToolCallContent,
 } from '@agentclientprotocol/sdk';
-import { messageText, select, updatesOf, type RecordingClient } from '../../../support/protocols/acp-client.ts';
+import {
+  connectOverStdio,
+  messageText,
+  select,
+  updatesOf,
+  type RecordingClient,
+} from '../../../support/protocols/acp-client.ts';
 import { editorClient, type EditorClient } from '../../../support/protocols/acp-editor.ts';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -47,20 +51,7 @@ async function launch(cwd: string, rc: RecordingClient, capabilities: ClientCapa
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-  );
-  let finish!: () => void;
-  const ready = new Promise<ClientContext>((resolve) => {
-    void rc.app
-      .connectWith(stream, async (c) => {
-        resolve(c);
-        await new Promise<void>((r) => (finish = r));
-      })
-      .catch(() => undefined);
-  });
-  const ctx = await ready;
+  const { ctx, finish } = await connectOverStdio(rc.app, child);
   const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: capabilities });
   expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
   return {
@@ -68,7 +59,7 @@ async function launch(cwd: string, rc: RecordingClient, capabilities: ClientCapa
     ctx,
     stdout: () => stdout,
     close: async () => {
-      finish?.();
+      finish();
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
