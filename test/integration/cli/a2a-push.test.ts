@@ -8,17 +8,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TaskState, type SendMessageRequest } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { useServeProcesses } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
-import { collect, send, stateOf, taskIdOf, text } from '../../support/protocols/a2a-helpers.ts';
+import { a2aClientAs, collect, send, stateOf, taskIdOf, text } from '../../support/protocols/a2a-helpers.ts';
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 vi.setConfig({ testTimeout: 120_000 });
@@ -34,20 +27,6 @@ const webhooks: Server[] = [];
 afterEach(async () => {
   for (const w of webhooks.splice(0)) await new Promise((r) => w.close(r));
 });
-
-function clientAs(url: string, key: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${key}`);
-    return fetch(input, { ...init, headers });
-  };
-  return new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  ).createFromUrl(url);
-}
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -93,8 +72,8 @@ describe('A2A push notifications', () => {
     const dataDir = tempDataDir();
     const hook = await webhook((n) => (n < 2 ? 503 : 200));
     const server = await serve(dataDir);
-    const alice = await clientAs(server.url, ALICE);
-    const bob = await clientAs(server.url, BOB);
+    const alice = await a2aClientAs(server.url, ALICE);
+    const bob = await a2aClientAs(server.url, BOB);
     const events = await collect(
       alice.sendMessageStream(
         withPush(
@@ -159,7 +138,7 @@ describe('A2A push notifications', () => {
     let up = false;
     const hook = await webhook(() => (up ? 200 : 503));
     const first = await serve(dataDir, { PARLEY_A2A_PUSH_RETRY_BASE_MS: '200' });
-    const alice = await clientAs(first.url, ALICE);
+    const alice = await a2aClientAs(first.url, ALICE);
     const events = await collect(
       alice.sendMessageStream(
         withPush(
@@ -193,7 +172,7 @@ describe('A2A push notifications', () => {
     const dataDir = tempDataDir();
     const hook = await webhook(() => 200);
     const server = await serve(dataDir, { PARLEY_A2A_PUSH_ALLOW_PRIVATE: 'false' });
-    const alice = await clientAs(server.url, ALICE);
+    const alice = await a2aClientAs(server.url, ALICE);
     await expect(
       collect(alice.sendMessageStream(withPush(send([text('A question about caching')]), hook.url, 'tok'))),
     ).rejects.toThrow(/PARLEY_A2A_PUSH_ALLOW_PRIVATE/);

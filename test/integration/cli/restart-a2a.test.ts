@@ -9,20 +9,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { TaskState, type ListTasksRequest, type StreamResponse } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { useServeProcesses, type ServeProcess } from '../../support/serve-process.ts';
 import { writeFileQuery } from '../../support/server.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
-import { approvalPart, collect, data, send, stateOf, taskIdOf, text } from '../../support/protocols/a2a-helpers.ts';
+import {
+  a2aClientAs,
+  approvalPart,
+  collect,
+  data,
+  listTasks,
+  send,
+  stateOf,
+  taskIdOf,
+  text,
+} from '../../support/protocols/a2a-helpers.ts';
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 vi.setConfig({ testTimeout: 120_000 });
@@ -31,30 +34,7 @@ const ALICE = 'key-alice-restart';
 const BOB = 'key-bob-restart';
 const { serve, tempDataDir } = useServeProcesses('parley-restart-a2a', { PARLEY_API_KEYS: `${ALICE},${BOB}` });
 
-/** The SDK client (JSON-RPC, chosen from the card) sending `key` as its bearer token. */
-function clientAs(url: string, key: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${key}`);
-    return fetch(input, { ...init, headers });
-  };
-  return new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  ).createFromUrl(url);
-}
-
-const list = (client: Client, params: Partial<ListTasksRequest> = {}) =>
-  client.listTasks({
-    tenant: '',
-    contextId: '',
-    status: TaskState.TASK_STATE_UNSPECIFIED,
-    pageToken: '',
-    statusTimestampAfter: undefined,
-    ...params,
-  });
+const list = listTasks;
 
 async function stop(s: ServeProcess, signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
   s.child.kill(signal);
@@ -68,7 +48,7 @@ async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM', channel: '/api/ap
   const dataDir = tempDataDir();
   const file = `a2a-${signal}.txt`;
   const first = await serve(dataDir);
-  const alice = await clientAs(first.url, ALICE);
+  const alice = await a2aClientAs(first.url, ALICE);
   const asked = await collect(
     alice.sendMessageStream(
       send([text(writeFileQuery(dataDir, file, `written after ${signal}`))], {}, { mode: 'orchestrate' }),
@@ -83,8 +63,8 @@ async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM', channel: '/api/ap
   expect(existsSync(join(dataDir, 'workspace', file))).toBe(false);
 
   const second = await serve(dataDir);
-  const aliceAfter = await clientAs(second.url, ALICE);
-  const bobAfter = await clientAs(second.url, BOB);
+  const aliceAfter = await a2aClientAs(second.url, ALICE);
+  const bobAfter = await a2aClientAs(second.url, BOB);
   // The same task, in the same state, with the same pending approval.
   const found = await aliceAfter.getTask({ tenant: '', id: taskId });
   expect(found.id).toBe(taskId);
@@ -133,7 +113,7 @@ describe('an A2A task waiting on a human survives a restart', () => {
     // Finished tasks stay too: after another kill -9 it is still there, completed.
     await stop(second, 'SIGKILL');
     const third = await serve(dataDir);
-    const alice = await clientAs(third.url, ALICE);
+    const alice = await a2aClientAs(third.url, ALICE);
     expect((await alice.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
@@ -146,7 +126,7 @@ describe('an A2A task whose run cannot resume', () => {
   it('ends failed with the run’s reason after kill -9, never task-not-found', async () => {
     const dataDir = tempDataDir();
     const first = await serve(dataDir);
-    const alice = await clientAs(first.url, ALICE);
+    const alice = await a2aClientAs(first.url, ALICE);
     // A direct answer the model takes its time over: no plan to resume from.
     const stream = alice.sendMessageStream(send([text('think slowly [[route:direct]] [[latency:60000]]')]));
     const events = stream[Symbol.asyncIterator]();
@@ -159,7 +139,7 @@ describe('an A2A task whose run cannot resume', () => {
     await events.return?.(undefined).catch(() => undefined);
 
     const second = await serve(dataDir);
-    const after = await clientAs(second.url, ALICE);
+    const after = await a2aClientAs(second.url, ALICE);
     await vi.waitFor(
       async () =>
         expect((await after.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_FAILED),

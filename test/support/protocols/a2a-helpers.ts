@@ -5,8 +5,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk';
-import { ClientFactory, type Client } from '@a2a-js/sdk/client';
+import {
+  Role,
+  TaskState,
+  type ListTasksRequest,
+  type Message,
+  type Part,
+  type SendMessageRequest,
+  type StreamResponse,
+} from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { a2aRoutes } from '../../../src/protocols/a2a/index.ts';
 import { approvalRoutes } from '../../../src/hitl/routes.ts';
 import { silentLogger } from '../../../src/log.ts';
@@ -157,3 +172,38 @@ export const jsonRpc = (url: string, body: string, version = '1.0') =>
     status: r.status,
     body: (await r.json()) as { id: unknown; error?: { code: number; message: string }; result?: unknown },
   }));
+
+/**
+ * The SDK client at `url` sending `key` as its bearer token: JSON-RPC (chosen from the card), or with
+ * `rest` only the HTTP+JSON transport. `urls` records every URL it fetched.
+ */
+export function a2aClientAs(
+  url: string,
+  key: string,
+  options: { rest?: boolean; urls?: string[] } = {},
+): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    options.urls?.push(String(input));
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${key}`);
+    return fetch(input, { ...init, headers });
+  };
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [options.rest ? new RestTransportFactory({ fetchImpl }) : new JsonRpcTransportFactory({ fetchImpl })],
+      ...(options.rest ? { preferredTransports: ['HTTP+JSON'] } : {}),
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  ).createFromUrl(url);
+}
+
+/** ListTasks with every field the request needs defaulted (all tasks of the caller, first page). */
+export const listTasks = (client: Client, params: Partial<ListTasksRequest> = {}) =>
+  client.listTasks({
+    tenant: '',
+    contextId: '',
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: '',
+    statusTimestampAfter: undefined,
+    ...params,
+  });

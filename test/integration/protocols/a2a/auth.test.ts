@@ -5,20 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { TaskState, type Task } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import { type Client } from '@a2a-js/sdk/client';
 import { createHttpApp } from '../../../../src/http/app.ts';
 import { callerOf } from '../../../../src/http/auth.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import { a2aRoutes } from '../../../../src/protocols/a2a/index.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
 import { listen, type TestServer } from '../../../support/http.ts';
-import { NOTER, send, text } from '../../../support/protocols/a2a-helpers.ts';
+import { a2aClientAs, NOTER, send, text } from '../../../support/protocols/a2a-helpers.ts';
 
 const KEYS = ['key-alice', 'key-bob'];
 let parley: TestParley;
@@ -55,20 +49,7 @@ afterAll(async () => {
   await parley?.close();
 });
 
-async function clientWith(key: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${key}`);
-    return fetch(input, { ...init, headers });
-  };
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  return factory.createFromUrl(server.url);
-}
+const clientWith = (key: string): Promise<Client> => a2aClientAs(server.url, key);
 
 describe('A2A behind API-key auth', () => {
   it('the card is public and declares bearer auth', async () => {

@@ -6,14 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { TaskState, type ListTasksRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  RestTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { type Client } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { createHttpApp } from '../../../../src/http/app.ts';
 import { callerOf } from '../../../../src/http/auth.ts';
@@ -26,7 +20,9 @@ import { startFixtureHttpServer, type FixtureHttpServer } from '../../../fixture
 import {
   NOTER,
   NOTE_QUERY,
+  a2aClientAs,
   approvalPart,
+  listTasks,
   collect,
   data,
   send,
@@ -77,31 +73,10 @@ afterAll(async () => {
 });
 
 /** The SDK client with only its REST transport, as `key`; `urls` records every URL it fetched. */
-async function restClient(key: string, urls: string[] = []): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    urls.push(String(input));
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${key}`);
-    return fetch(input, { ...init, headers });
-  };
-  return new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new RestTransportFactory({ fetchImpl })],
-      preferredTransports: ['HTTP+JSON'],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  ).createFromUrl(server.url);
-}
+const restClient = (key: string, urls: string[] = []): Promise<Client> =>
+  a2aClientAs(server.url, key, { rest: true, urls });
 
-const list = (client: Client, params: Partial<ListTasksRequest> = {}) =>
-  client.listTasks({
-    tenant: '',
-    contextId: '',
-    status: TaskState.TASK_STATE_UNSPECIFIED,
-    pageToken: '',
-    statusTimestampAfter: undefined,
-    ...params,
-  });
+const list = listTasks;
 
 type RestError = { error: { code: number; status: string; message: string; details: { reason?: string }[] } };
 
