@@ -40,6 +40,22 @@ function isBlocked(address: string): boolean {
   return blocked.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
+/** A lookup that hangs (a resolver that never answers) must not hold a client's request or a send. */
+const LOOKUP_TIMEOUT_MS = 5000;
+
+async function resolveAll(host: string): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`looking up ${host} timed out`)), LOOKUP_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return (await Promise.race([lookup(host, { all: true, verbatim: true }), timedOut])).map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface OutboundOptions {
   allowPrivate: boolean;
 }
@@ -59,7 +75,7 @@ export async function outboundProblem(url: string, options: OutboundOptions): Pr
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = isIP(host) ? [host] : await resolveAll(host);
   } catch {
     return `the host ${host} does not resolve`;
   }
