@@ -282,7 +282,7 @@ export const SETTINGS = [
     env: 'PARLEY_DATABASE_URL',
     schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// URL'),
     description:
-      'Keep runs, checkpoints, event logs, approvals, threads, ACP sessions and A2A tasks and push configs in Postgres (e.g. postgres://parley:…@db:5432/parley) instead of the data dir, so several Parley processes share them (docs/deployment.md). Migrations run at start.',
+      'Keep runs, checkpoints, event logs, approvals, threads, ACP sessions, MCP stream events and A2A tasks and push configs in Postgres (e.g. postgres://parley:…@db:5432/parley) instead of the data dir, so several Parley processes share them (docs/deployment.md). Migrations run at start.',
   },
   {
     env: 'NEO4J_URI',

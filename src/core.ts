@@ -161,7 +161,7 @@ export async function createCore(
   // The run store closes after the engine and the broker (closers close in reverse order).
   const runStore =
     pg && database ? pg.openPostgresRunStore(database, { closePool: false }) : openLmdbRunStore(kv, { closeKv: false });
-  const mcpEvents = createLmdbMcpEventStore(kv);
+  const mcpEvents = pg && database ? pg.createPostgresMcpEventStore(database) : createLmdbMcpEventStore(kv);
   const a2aRetention = { maxFinished: config.protocols.a2aTaskRetentionMax };
   const a2aTasks =
     pg && database ? pg.createPostgresA2aTaskStore(database, a2aRetention) : createLmdbA2aTaskStore(kv, a2aRetention);

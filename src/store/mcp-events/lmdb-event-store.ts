@@ -26,9 +26,10 @@ export interface McpEventStore extends EventStore {
   sweep(now?: number): Promise<number>;
 }
 
-const SEPARATOR = '|';
+export const SEPARATOR = '|';
 
-function parseEventId(eventId: string): { streamId: string; seq: number } | undefined {
+/** `<stream id>|<seq>` apart, or undefined for an id no store hands out. */
+export function parseEventId(eventId: string): { streamId: string; seq: number } | undefined {
   const at = eventId.lastIndexOf(SEPARATOR);
   if (at <= 0) return undefined;
   const seq = Number(eventId.slice(at + 1));

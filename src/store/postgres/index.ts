@@ -8,3 +8,4 @@ export { createPostgresThreadStore } from './threads.ts';
 export { createPostgresAcpSessionStore } from './acp-sessions.ts';
 export { createPostgresA2aPushStore } from './a2a-push.ts';
 export { createPostgresA2aTaskStore } from './a2a-tasks.ts';
+export { createPostgresMcpEventStore } from './mcp-events.ts';

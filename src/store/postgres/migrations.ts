@@ -134,4 +134,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE SEQUENCE parley_a2a_finished_seq;
     `,
   },
+  {
+    version: 5,
+    name: 'MCP Streamable HTTP events',
+    sql: `
+      CREATE TABLE parley_mcp_events (
+        stream_id text NOT NULL,
+        seq bigserial NOT NULL,
+        at bigint NOT NULL,
+        message jsonb NOT NULL,
+        PRIMARY KEY (stream_id, seq)
+      );
+      CREATE INDEX parley_mcp_events_at ON parley_mcp_events (at);
+    `,
+  },
 ];

@@ -15,7 +15,7 @@ export async function openDatabase(databaseUrl: string | undefined, logger: Logg
   try {
     const applied = await migrate(pool);
     logger.info(
-      `store: Postgres at ${redactUrl(databaseUrl)} (runs, checkpoints, events, approvals, threads, ACP sessions, A2A tasks and push)${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`,
+      `store: Postgres at ${redactUrl(databaseUrl)} (runs, checkpoints, events, approvals, threads, ACP sessions, MCP stream events, A2A tasks and push)${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`,
     );
     return pool;
   } catch (err) {

@@ -1,5 +1,5 @@
 /**
- * The ThreadStore, AcpSessionStore, A2ATaskStore and A2APushStore contracts on Postgres (a real server:
+ * The ThreadStore, AcpSessionStore, MCP event store, A2ATaskStore and A2APushStore contracts on Postgres (a real server:
  * test/support/postgres.ts), each store on its own schema.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,6 +13,8 @@ import { acpSessionStoreContract } from './acp-sessions.contract.ts';
 import { a2aPushStoreContract } from './a2a-push.contract.ts';
 import { createPostgresA2aTaskStore } from '../../../src/store/postgres/a2a-tasks.ts';
 import { a2aTaskStoreContract } from './a2a-tasks.contract.ts';
+import { createPostgresMcpEventStore } from '../../../src/store/postgres/mcp-events.ts';
+import { mcpEventStoreContract } from './mcp-events.contract.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { threadStoreContract } from './threads.contract.ts';
 
@@ -45,6 +47,10 @@ describe.skipIf(!available)('Postgres stores', () => {
   a2aTaskStoreContract('postgres', async (retention) => {
     const pool = await migratedPool();
     return { store: createPostgresA2aTaskStore(pool, retention), close: () => pool.end() };
+  });
+  mcpEventStoreContract('postgres', async (options) => {
+    const pool = await migratedPool();
+    return { store: createPostgresMcpEventStore(pool, options), close: () => pool.end() };
   });
   a2aPushStoreContract('postgres', async () => {
     const pool = await migratedPool();
