@@ -106,13 +106,16 @@ function logTail(path: string, lines = 15): string {
 }
 
 /** The running service, or one started now in the background. Throws when it cannot start, with its log's tail. */
-export async function findOrStartService(dataDir: string): Promise<ServiceConnection> {
+export async function findOrStartService(
+  dataDir: string,
+  onStale?: (record: ServiceRecord) => void,
+): Promise<ServiceConnection> {
   const paths = servicePaths(dataDir);
   const lock = join(paths.dir, 'service.lock');
   mkdirSync(paths.dir, { recursive: true });
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const found = await findService(dataDir);
+    const found = await findService(dataDir, onStale);
     if (found) return found;
     if (!takeStartLock(lock)) {
       await sleep(POLL_MS); // another bridge is starting it

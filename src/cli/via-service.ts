@@ -26,7 +26,11 @@ export async function viaService(
       : await (await import('./bridge-mcp.ts')).loadMcpBridge();
   let service;
   try {
-    service = await findOrStartService(dataDir);
+    service = await findOrStartService(dataDir, (stale) =>
+      process.stderr.write(
+        `parley ${command}: the service recorded in service.json (pid ${stale.pid}, ${stale.url}) no longer answers (killed or crashed); starting a new one\n`,
+      ),
+    );
   } catch (err) {
     process.stderr.write(`parley ${command}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;

@@ -247,6 +247,9 @@ describe('one Parley service per data dir', () => {
     await first.client.close();
     const second = await connect();
     expect(second.record.pid).not.toBe(first.record.pid);
+    expect(second.stderr()).toContain(
+      `the service recorded in service.json (pid ${first.record.pid}, ${first.record.url}) no longer answers`,
+    );
     expect((await second.client.listTools()).tools.length).toBeGreaterThan(0);
 
     const status = parley(['status', '--json'], env);
