@@ -41,14 +41,20 @@ interface Start {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The environment minus every model, Parley and OpenTelemetry setting. */
+/**
+ * An empty Parley home for every process the bench starts: its files fall back to the shipped ones, so
+ * the figures do not depend on what the user keeps in their own home (docs/configuration.md).
+ */
+const HOME = mkdtempSync(join(tmpdir(), 'parley-startup-home-'));
+
+/** The environment minus every model, Parley and OpenTelemetry setting, with the bench's empty home. */
 function cleanEnv(dataDir: string): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_'),
     ),
   );
-  return { ...env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: '0', PARLEY_LOG_LEVEL: 'info' };
+  return { ...env, PARLEY_HOME: HOME, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: '0', PARLEY_LOG_LEVEL: 'info' };
 }
 
 function rssKb(pid: number): number {
@@ -171,15 +177,8 @@ function hwmKb(pid: number): number {
 async function bridgeStart(kind: 'acp' | 'mcp', dataDir: string, project: string): Promise<BridgeStart> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [bin, kind], {
-    // Until a Parley home (issue 16 §1) exists, an editor's snippet names the checkout's files.
-    env: {
-      ...cleanEnv(dataDir),
-      PARLEY_PORT: '',
-      PARLEY_LOG_LEVEL: 'warn',
-      PARLEY_MCP_CONFIG: join(ROOT, 'mcp_config.json'),
-      PARLEY_SKILLS_DIRS: join(ROOT, 'specialists'),
-      PARLEY_PRICES_FILE: join(ROOT, 'prices.json'),
-    },
+    // As docs/editors.md launches it: no paths, the home's files (here the shipped ones, the home being empty).
+    env: { ...cleanEnv(dataDir), PARLEY_PORT: '', PARLEY_LOG_LEVEL: 'warn' },
     cwd: project,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -290,5 +289,5 @@ try {
     console.log(`| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(r.median)} | ${fmt(peak)} |`);
   }
 } finally {
-  for (const dir of temp) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [...temp, HOME]) rmSync(dir, { recursive: true, force: true });
 }
