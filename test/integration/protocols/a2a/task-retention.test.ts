@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TaskState, type ListTasksRequest, type Task } from '@a2a-js/sdk';
+import { TaskState, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { a2aRoutes } from '../../../../src/protocols/a2a/index.ts';
@@ -24,6 +24,7 @@ import {
   stateOf,
   taskIdOf,
   text,
+  listTasks,
 } from '../../../support/protocols/a2a-helpers.ts';
 
 let fixture: FixtureHttpServer;
@@ -60,15 +61,7 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const list = (client: Client, params: Partial<ListTasksRequest> = {}) =>
-  client.listTasks({
-    tenant: '',
-    contextId: '',
-    status: TaskState.TASK_STATE_UNSPECIFIED,
-    pageToken: '',
-    statusTimestampAfter: undefined,
-    ...params,
-  });
+const list = listTasks;
 const ask = async (client: Client, query: string, on: { contextId?: string } = {}) =>
   (await client.sendMessage(send([text(`${query} [[route:direct]]`)], on))) as Task;
 const getTask = (client: Client, id: string) => client.getTask({ tenant: '', id });
