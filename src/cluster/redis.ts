@@ -1,0 +1,135 @@
+/**
+ * The Cluster on Redis (PARLEY_REDIS_URL): one connection for commands, one in subscriber mode.
+ * Leases are plain keys holding the replica id with a PX expiry, changed only by their holder (the
+ * Lua scripts compare before they write), so a replica that stalled past its lease cannot renew a
+ * lease another replica has since taken.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from '../log.ts';
+import type { Cluster, ClusterListener } from './types.ts';
+
+const ACQUIRE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0`;
+
+const RENEW = `
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) else table.insert(lost, key) end
+end
+return lost`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+const INCREMENT = `
+local value = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return value`;
+
+export interface RedisClusterOptions {
+  url: string;
+  logger: Logger;
+  /** Prefix of every key and channel (several Parley deployments may share one Redis). */
+  prefix?: string;
+  /** How long start-up waits for Redis before it fails. */
+  connectTimeoutMs?: number;
+}
+
+export async function openRedisCluster(options: RedisClusterOptions): Promise<Cluster> {
+  const prefix = options.prefix ?? 'parley:';
+  const connect = () =>
+    new Redis(options.url, {
+      lazyConnect: true,
+      connectTimeout: options.connectTimeoutMs ?? 10_000,
+      // Commands wait (bounded) for a reconnect instead of failing at the first network blip.
+      maxRetriesPerRequest: 3,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+  const commands = connect();
+  const subscriber = connect();
+  const listeners = new Map<string, Set<ClusterListener>>();
+  let lastError: string | undefined;
+  for (const connection of [commands, subscriber]) {
+    connection.on('error', (err: Error) => {
+      if (lastError !== err.message) options.logger.warn('redis: connection error', { error: err.message });
+      lastError = err.message;
+    });
+    connection.on('ready', () => (lastError = undefined));
+  }
+  try {
+    await Promise.all([commands.connect(), subscriber.connect()]);
+  } catch (err) {
+    commands.disconnect();
+    subscriber.disconnect();
+    // The URL may carry a password: name the setting, never its value.
+    throw new Error(`PARLEY_REDIS_URL: cannot connect to Redis (${(err as Error).message})`);
+  }
+  subscriber.on('message', (channel: string, raw: string) => {
+    const group = listeners.get(channel.slice(prefix.length));
+    if (!group) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(raw);
+    } catch {
+      options.logger.warn('redis: ignored a message that is not JSON', { channel });
+      return;
+    }
+    for (const listener of [...group]) listener(message);
+  });
+
+  const replicaId = randomUUID();
+  const key = (k: string) => prefix + k;
+  return {
+    replicaId,
+    shared: true,
+    async publish(channel, message) {
+      await commands.publish(key(channel), JSON.stringify(message));
+    },
+    subscribe(channel, listener) {
+      let group = listeners.get(channel);
+      if (!group) {
+        listeners.set(channel, (group = new Set()));
+        subscriber.subscribe(key(channel)).catch((err: unknown) => {
+          options.logger.warn('redis: subscribe failed', { channel, error: String(err) });
+        });
+      }
+      group.add(listener);
+      return () => {
+        group.delete(listener);
+        if (group.size > 0 || listeners.get(channel) !== group) return;
+        listeners.delete(channel);
+        subscriber.unsubscribe(key(channel)).catch(() => {});
+      };
+    },
+    async claim(k, ttlMs) {
+      return (await commands.set(key(k), replicaId, 'PX', Math.ceil(ttlMs), 'NX')) === 'OK';
+    },
+    async acquireLease(k, ttlMs) {
+      return (await commands.eval(ACQUIRE, 1, key(k), replicaId, Math.ceil(ttlMs))) === 1;
+    },
+    async renewLeases(keys, ttlMs) {
+      if (keys.length === 0) return [];
+      const lost = (await commands.eval(RENEW, keys.length, ...keys.map(key), replicaId, Math.ceil(ttlMs))) as string[];
+      return lost.map((k) => k.slice(prefix.length));
+    },
+    async releaseLease(k) {
+      await commands.eval(RELEASE, 1, key(k), replicaId);
+    },
+    async increment(k, by, ttlMs) {
+      return Number(await commands.eval(INCREMENT, 1, key(k), by, Math.ceil(ttlMs)));
+    },
+    ready: () =>
+      commands.status === 'ready' && subscriber.status === 'ready' ? true : `redis: ${lastError ?? commands.status}`,
+    async close() {
+      listeners.clear();
+      await Promise.allSettled([commands.quit(), subscriber.quit()]);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The Cluster port (docs/deployment.md, "Replicas"): what Parley processes sharing one Postgres need
+ * from each other while they run. Durable state is the run store's (Postgres); this is the live part:
+ *   publish/subscribe  approval decisions, cancellations, "run R has new events", runs starting and ending
+ *   claim              once-only decisions (the first answer to an approval wins on every replica)
+ *   leases             which replica executes a run; an expired lease lets a live replica take the run over
+ *   counters           shared windows for the rate limit
+ *
+ * One process uses the in-process implementation (local.ts); PARLEY_REDIS_URL selects Redis (redis.ts).
+ * Messages are plain JSON data. Delivery is at most once (Redis pub/sub): every user of it also reads the
+ * durable state, so a lost message costs latency, never correctness.
+ */
+export type ClusterListener = (message: unknown) => void;
+
+export interface Cluster {
+  /** This process's id in the cluster (unique per start). */
+  readonly replicaId: string;
+  /** True when other processes may share the state (Redis); false for the in-process implementation. */
+  readonly shared: boolean;
+  publish(channel: string, message: unknown): Promise<void>;
+  /** Calls `listener` for every message on `channel` (this process's own included); returns the unsubscribe. */
+  subscribe(channel: string, listener: ClusterListener): () => void;
+  /** True for the first caller of `key` within `ttlMs` (SET NX): a decision only one replica may make. */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+  /** Takes the lease on `key` for this replica if it is free or already ours; true when held. */
+  acquireLease(key: string, ttlMs: number): Promise<boolean>;
+  /** Extends the leases this replica holds; returns the keys it no longer holds. */
+  renewLeases(keys: readonly string[], ttlMs: number): Promise<string[]>;
+  /** Frees a lease this replica holds (no-op otherwise). */
+  releaseLease(key: string): Promise<void>;
+  /** Adds `by` to the counter `key` (created with `ttlMs` to live) and returns the new value. */
+  increment(key: string, by: number, ttlMs: number): Promise<number>;
+  /** For GET /ready: true, or why not. */
+  ready(): boolean | string;
+  close(): Promise<void>;
+}
