@@ -285,6 +285,19 @@ export const SETTINGS = [
       'Keep runs, checkpoints, event logs, approvals, threads, ACP sessions, MCP stream events and A2A tasks and push configs in Postgres (e.g. postgres://parley:…@db:5432/parley) instead of the data dir, so several Parley processes share them (docs/deployment.md). Migrations run at start.',
   },
   {
+    env: 'PARLEY_REDIS_URL',
+    schema: z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL'),
+    description:
+      'Run as one replica of several (docs/deployment.md, "Replicas"): approvals, cancellations, live events, run leases and the rate limit go through this Redis (e.g. redis://redis:6379). Needs PARLEY_DATABASE_URL.',
+  },
+  {
+    env: 'PARLEY_REPLICA_LEASE_MS',
+    schema: z.coerce.number().int().min(1000).max(600_000),
+    default: '15000',
+    description:
+      'With PARLEY_REDIS_URL: how long a replica holds a run without renewing its lease (renewed every third of it). A killed replica\'s runs continue on a live one this long after its death, at most.',
+  },
+  {
     env: 'NEO4J_URI',
     schema: z.string().regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\//, 'a neo4j:// or bolt:// URI'),
     description: 'Use Neo4j instead of Kuzu (e.g. neo4j://localhost:7687).',
@@ -675,6 +688,10 @@ export interface Config {
     neo4j?: { uri: string; user: string; password: string; database: string; viewRefreshMs: number };
     /** Postgres for the run store (PARLEY_DATABASE_URL); absent: the data dir's embedded store. */
     databaseUrl?: string;
+    /** Redis shared by replicas (PARLEY_REDIS_URL); absent: this process is the only one. */
+    redisUrl?: string;
+    /** PARLEY_REPLICA_LEASE_MS. */
+    replicaLeaseMs: number;
     mcpConfigPath: string;
     skillsDirs: string[];
     a2aPeers: string[];
@@ -736,7 +753,7 @@ export type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
 type Env = Record<string, string | undefined>;
 
 /** Settings whose values are secrets: an error names them without quoting the value. */
-const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL)$/;
+const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL|_REDIS_URL)$/;
 
 function readSetting(env: Env, setting: Setting): unknown {
   const raw = env[setting.env];
@@ -813,6 +830,10 @@ export function loadConfig(env: Env = process.env): Config {
   ) as Record<ModelRole, RoleModelConfig>;
 
   const neo4jUri = get<string | undefined>('NEO4J_URI');
+  if (get<string | undefined>('PARLEY_REDIS_URL') && !get<string | undefined>('PARLEY_DATABASE_URL')) {
+    // Replicas share their durable state through Postgres; Redis alone would leave each with its own.
+    throw new ConfigError('PARLEY_REDIS_URL needs PARLEY_DATABASE_URL: replicas keep their runs in one Postgres');
+  }
   // A variable's own value is kept as given (a relative path reads from the folder Parley starts in,
   // and errors quote it as the user wrote it); otherwise the home's copy or the shipped default.
   const paths = resolveParleyPaths(env);
@@ -845,6 +866,8 @@ export function loadConfig(env: Env = process.env): Config {
     knowledge: {
       dataDir: get<string | undefined>('PARLEY_DATA_DIR') ?? paths.dataDir,
       ...(get<string | undefined>('PARLEY_DATABASE_URL') ? { databaseUrl: get<string>('PARLEY_DATABASE_URL') } : {}),
+      ...(get<string | undefined>('PARLEY_REDIS_URL') ? { redisUrl: get<string>('PARLEY_REDIS_URL') } : {}),
+      replicaLeaseMs: get<number>('PARLEY_REPLICA_LEASE_MS'),
       bufferPoolBytes: get<number>('PARLEY_KUZU_BUFFER_POOL_MB') * 1024 * 1024,
       neo4j: neo4jUri
         ? {

@@ -32,6 +32,7 @@ import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
 import { createLmdbA2aPushStore } from './store/a2a-push/lmdb.ts';
 import type { A2APushStore } from './store/a2a-push/types.ts';
 import type { A2ATaskStore } from './store/a2a-tasks/types.ts';
+import type { Cluster } from './cluster/types.ts';
 
 export interface Core {
   store: KnowledgeStore;
@@ -50,6 +51,8 @@ export interface Core {
   a2aTasks: A2ATaskStore;
   /** A2A push-notification configs and the outbox of deliveries not yet acknowledged. */
   a2aPush: A2APushStore;
+  /** With PARLEY_REDIS_URL: the other replicas (docs/deployment.md); absent when this process is alone. */
+  cluster?: Cluster;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
 }
@@ -173,8 +176,19 @@ export async function createCore(
   mcpEventSweep.unref();
   closers.push({ name: 'mcp-event-sweep', close: () => clearInterval(mcpEventSweep) });
   closers.push({ name: 'run-store', close: () => runStore.close() });
+  // Replicas: Redis carries what the processes sharing this Postgres tell each other; it closes after the engine.
+  const cluster = config.knowledge.redisUrl
+    ? await (await import('./cluster/redis.ts')).openRedisCluster({ url: config.knowledge.redisUrl, logger })
+    : undefined;
+  if (cluster) {
+    closers.push({ name: 'redis', close: () => cluster.close(), ready: () => cluster.ready() });
+    logger.info('replicas: sharing runs, approvals and limits with the other replicas through Redis', {
+      replica: cluster.replicaId,
+    });
+  }
 
   const approvals = new ApprovalBroker({
+    ...(cluster ? { cluster } : {}),
     store: runStore.approvals,
     timeoutMs: config.approvals.timeoutMs,
     defaultDecision: config.approvals.defaultDecision,
@@ -218,6 +232,7 @@ export async function createCore(
     logger,
     maxOutputTokens: (role) => config.model.roles[role]?.maxTokens,
     runStore,
+    ...(cluster ? { cluster } : {}),
   });
   closers.push({ name: 'engine', close: () => engine.close() });
   // What the last process left: replayable runs, runs waiting on a human again, interrupted runs resumed or failed.
@@ -236,6 +251,7 @@ export async function createCore(
     mcpEvents,
     a2aTasks,
     a2aPush,
+    ...(cluster ? { cluster } : {}),
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));

@@ -42,6 +42,9 @@ export function createLocalCluster(now: () => number = Date.now): Cluster {
       set(key, 'claimed', now() + ttlMs);
       return true;
     },
+    async isClaimed(key) {
+      return live(key) !== undefined;
+    },
     async acquireLease(key, ttlMs) {
       const held = live(key);
       if (held && held.value !== replicaId) return false;

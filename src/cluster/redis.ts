@@ -111,6 +111,9 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
     async claim(k, ttlMs) {
       return (await commands.set(key(k), replicaId, 'PX', Math.ceil(ttlMs), 'NX')) === 'OK';
     },
+    async isClaimed(k) {
+      return (await commands.exists(key(k))) === 1;
+    },
     async acquireLease(k, ttlMs) {
       return (await commands.eval(ACQUIRE, 1, key(k), replicaId, Math.ceil(ttlMs))) === 1;
     },

@@ -22,6 +22,8 @@ export interface Cluster {
   subscribe(channel: string, listener: ClusterListener): () => void;
   /** True for the first caller of `key` within `ttlMs` (SET NX): a decision only one replica may make. */
   claim(key: string, ttlMs: number): Promise<boolean>;
+  /** True while a claim on `key` holds (a flag another replica set). */
+  isClaimed(key: string): Promise<boolean>;
   /** Takes the lease on `key` for this replica if it is free or already ours; true when held. */
   acquireLease(key: string, ttlMs: number): Promise<boolean>;
   /** Extends the leases this replica holds; returns the keys it no longer holds. */

@@ -10,6 +10,7 @@ import type { GraphPlan } from './graph-plan.ts';
 import type { RunRequest } from './run-request.ts';
 import type { ThreadStore } from '../store/threads/types.ts';
 import type { RunStore } from '../store/runs/run-store.ts';
+import type { Cluster } from '../cluster/types.ts';
 
 /** The slices of Config the engine reads. Pass the whole Config or just these. */
 export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
@@ -64,4 +65,9 @@ export interface EngineDeps {
    * Absent: runs live in memory only, as before (a restart loses them).
    */
   runStore?: RunStore;
+  /**
+   * The other replicas (docs/deployment.md, "Replicas"): with a shared cluster and a shared run store,
+   * runs are leased, followed, cancelled and taken over across processes. Absent: this process is alone.
+   */
+  cluster?: Cluster;
 }

@@ -44,6 +44,9 @@ import type { RunRecord } from '../knowledge/store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
 import { resumptionOf } from './durable/resume-plan.ts';
+import { ReplicaRuns } from './replicas/replica-runs.ts';
+import type { ApprovalOutcome } from '../hitl/types.ts';
+import type { StoredApproval } from '../store/runs/run-store.ts';
 
 const NODES: Record<NodeName, NodeFn> = {
   usage_guard: usageGuard,
@@ -117,9 +120,29 @@ export class Engine implements RunEngine {
   /** The finished runs still retained, in the order they finished (so oldest first). */
   readonly #finished = new Map<string, Entry>();
   #sweep?: ReturnType<typeof setInterval>;
+  /** With a shared cluster and run store: runs leased, followed and taken over across replicas. */
+  readonly #replicas?: ReplicaRuns;
 
   constructor(deps: EngineDeps) {
     this.#ctx = createEngineContext(deps);
+    const { cluster, runStore, logger, now, config } = this.#ctx;
+    if (cluster?.shared && runStore) {
+      this.#replicas = new ReplicaRuns({
+        cluster,
+        store: runStore,
+        leaseMs: config.knowledge.replicaLeaseMs,
+        logger,
+        now,
+        hooks: {
+          isLocal: (id) => this.#runs.has(id),
+          resume: (run, pending, cancelled) => this.#resumeStored(run, pending, cancelled),
+          cancelLocal: (id, reason) => (this.#runs.get(id)?.run ? this.cancel(id, reason) : false),
+          suspendLocal: (id, reason) => this.#suspend(id, reason),
+          retainFinished: (run) => this.#retainStored(run),
+          syncApprovals: (pending) => this.#ctx.approvals.syncRemote?.(pending),
+        },
+      });
+    }
   }
 
   /** Runs still in progress. */
@@ -175,7 +198,9 @@ export class Engine implements RunEngine {
         ctx.logger.error('run store: recording a run failed', { runId: id, error: String(err) });
       });
     }
-    const persist = store ? persistEvents(store, { record, plan: () => made.run?.plan }, ctx.logger) : undefined;
+    const persisted = store ? persistEvents(store, { record, plan: () => made.run?.plan }, ctx.logger) : undefined;
+    // Replicas: followers on other processes are told when the stored log grows.
+    const persist = persisted && this.#replicas ? this.#replicas.signalEvents(id, persisted) : persisted;
     const log = new RunEventLog(id, {
       buffer: ctx.config.engine.eventBuffer,
       now: ctx.now,
@@ -212,7 +237,9 @@ export class Engine implements RunEngine {
     };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
+    this.#replicas?.started({ id, callerId: run.callerId, threadId }, restored.length > 0);
     void result.then(() => {
+      this.#replicas?.ended(id, !(run.abort.signal.reason instanceof RunSuspendedError));
       this.#retain(entry);
       this.#saveLedger();
     });
@@ -235,6 +262,13 @@ export class Engine implements RunEngine {
 
   cancel(runId: string, reason?: string): boolean {
     const entry = this.#runs.get(runId);
+    if (!entry && this.#replicas?.remote(runId)) {
+      // Executing on another replica: the cancel goes there (docs/deployment.md).
+      this.#replicas.cancelRemote(runId, reason).catch((err: unknown) => {
+        this.#ctx.logger.warn('replicas: sending a cancel failed', { runId, error: String(err) });
+      });
+      return true;
+    }
     if (!entry?.run || entry.run.abort.signal.aborted) return false;
     entry.run.abort.abort(new RunCancelledError(reason ? `cancelled: ${reason}` : 'cancelled'));
     this.#cancelApprovals(runId);
@@ -242,7 +276,7 @@ export class Engine implements RunEngine {
   }
 
   get(runId: string, caller?: Caller): RunHandle | undefined {
-    const handle = this.#runs.get(runId)?.handle;
+    const handle = this.#runs.get(runId)?.handle ?? this.#replicas?.remote(runId);
     return handle && canSee(caller, handle.callerId) ? handle : undefined;
   }
 
@@ -256,11 +290,16 @@ export class Engine implements RunEngine {
     const { runStore, approvals } = this.#ctx;
     if (!runStore || !approvals.suspendRun) return;
     const waiting = [...this.#runs.values()].filter((e) => e.run && approvals.listPending(e.handle.id).length);
-    for (const e of waiting) {
-      approvals.suspendRun(e.handle.id);
-      e.run!.abort.abort(new RunSuspendedError('the run waits on a human: suspended until the next start'));
-    }
+    for (const e of waiting) this.#suspend(e.handle.id, 'the run waits on a human: suspended until the next start');
     await Promise.all(waiting.map((e) => e.handle.result));
+  }
+
+  /** Stops a run as it is, checkpointed: the next start (or another replica) goes on with it. */
+  #suspend(runId: string, reason: string): void {
+    const run = this.#runs.get(runId)?.run;
+    if (!run) return;
+    this.#ctx.approvals.suspendRun?.(runId);
+    run.abort.abort(new RunSuspendedError(reason));
   }
 
   /**
@@ -270,6 +309,13 @@ export class Engine implements RunEngine {
    */
   async close(reason = 'engine shutting down'): Promise<void> {
     await this.suspendWaiting();
+    if (this.#replicas) {
+      // One replica of several stopping (a rolling deploy): its runs go on elsewhere from their checkpoints.
+      const running = [...this.#runs.values()].filter((e) => e.run);
+      for (const e of running) this.#suspend(e.handle.id, 'this replica is stopping: another one goes on with the run');
+      await Promise.all(running.map((e) => e.handle.result));
+      this.#replicas.close();
+    }
     const running = [...this.#runs.values()].filter((e) => e.run);
     for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.handle.result));
@@ -512,39 +558,102 @@ export class Engine implements RunEngine {
     if (this.#finished.size) this.#sweepLater();
     await this.#rememberMissed(keep);
 
+    if (this.#replicas) {
+      // Other replicas may be executing the unfinished runs: only those whose lease expired are taken over.
+      const before = this.#runs.size;
+      await this.#replicas.start();
+      return { resumed: this.#runs.size - before, failed: 0, retained: keep.length };
+    }
     let resumed = 0;
     let failed = 0;
     const pending = await store.approvals.listPending();
     for (const r of await store.runs.listUnfinished()) {
       if (this.#runs.has(r.id)) continue;
-      const events = (await store.events.read(r.id)) as unknown as GraphEvent[];
-      const resumption = resumptionOf(events, await store.checkpoints.load(r.id));
-      const waiting = pending.filter((a) => a.runId === r.id);
-      if (resumption.resume) {
-        this.#ctx.approvals.restore?.(waiting.map((a) => a.request as ApprovalRequest));
-        this.#launch(r, events, (run) => {
-          run.resumePlan = resumption.plan;
-          run.planRound = resumption.round;
-          run.kept = resumption.kept;
-        });
+      if (
+        await this.#resumeStored(
+          r,
+          pending.filter((a) => a.runId === r.id),
+        )
+      )
         resumed++;
-      } else {
-        for (const a of waiting)
-          await store.approvals.decide(a.id, { resolvedBy: 'cancelled', reason: resumption.reason });
-        this.#launch(r, events, (run) => {
-          run.outcome = { status: 'failed', error: resumption.reason };
-        });
-        failed++;
-      }
-      this.#ctx.logger.info(
-        resumption.resume ? 'resumed a run after a restart' : 'a run interrupted by a restart failed',
-        {
-          runId: r.id,
-          ...(resumption.resume ? { approvals: waiting.length } : { reason: resumption.reason }),
-        },
-      );
+      else failed++;
     }
     return { resumed, failed, retained: keep.length };
+  }
+
+  /**
+   * Resumes a run the store has unfinished (after a restart, or taken over from a dead replica): from
+   * its checkpoint, its pending approvals waiting again under their ids and those answered meanwhile
+   * applied; or, when it cannot resume (or a cancel came for it), it ends with the reason. True when resumed.
+   */
+  async #resumeStored(r: StoredRun, waiting: StoredApproval[], cancelled = false): Promise<boolean> {
+    const store = this.#ctx.runStore!;
+    const events = (await store.events.read(r.id)) as unknown as GraphEvent[];
+    const resumption = cancelled
+      ? { resume: false as const, reason: 'cancelled while no replica held the run' }
+      : resumptionOf(events, await store.checkpoints.load(r.id));
+    if (resumption.resume) {
+      const decided = await this.#answeredNotActed(r.id, events);
+      const requests = [...waiting.map((a) => a.request), ...Object.values(decided).map((d) => d.request)];
+      this.#ctx.approvals.restore?.(
+        requests as ApprovalRequest[],
+        Object.fromEntries(Object.entries(decided).map(([id, d]) => [id, d.outcome])),
+      );
+      this.#launch(r, events, (run) => {
+        run.resumePlan = resumption.plan;
+        run.planRound = resumption.round;
+        run.kept = resumption.kept;
+      });
+    } else {
+      for (const a of waiting)
+        await store.approvals.decide(a.id, { resolvedBy: 'cancelled', reason: resumption.reason });
+      this.#launch(r, events, (run) => {
+        run.outcome = cancelled
+          ? { status: 'cancelled', error: resumption.reason }
+          : { status: 'failed', error: resumption.reason };
+      });
+    }
+    this.#ctx.logger.info(
+      resumption.resume ? 'resumed a run after a restart' : 'a run interrupted by a restart ended',
+      {
+        runId: r.id,
+        ...(resumption.resume ? { approvals: waiting.length } : { reason: resumption.reason }),
+      },
+    );
+    return resumption.resume;
+  }
+
+  /** Approvals answered (on another replica, or just before a crash) whose answer the run has not yet acted on. */
+  async #answeredNotActed(
+    runId: string,
+    events: GraphEvent[],
+  ): Promise<Record<string, { request: unknown; outcome: ApprovalOutcome }>> {
+    const acted = new Set(
+      events
+        .filter((e): e is GraphEventOf<'approval.resolved'> => e.type === 'approval.resolved')
+        .map((e) => e.outcome.requestId),
+    );
+    const answered = (await this.#ctx.runStore!.approvals.listForRun(runId)).filter(
+      (a) =>
+        a.status === 'decided' &&
+        !acted.has(a.id) &&
+        (a.outcome as ApprovalOutcome | undefined)?.resolvedBy === 'human',
+    );
+    return Object.fromEntries(
+      answered.map((a) => [a.id, { request: a.request, outcome: a.outcome as ApprovalOutcome }]),
+    );
+  }
+
+  /** A run another replica finished, retained here for replay like one finished here. */
+  #retainStored(r: StoredRun): void {
+    if (this.#runs.has(r.id)) return;
+    const entry: Entry = {
+      handle: storedRunHandle(r, this.#ctx.runStore!),
+      expiresAt: r.updatedAt + this.#ctx.config.engine.runRetentionMs,
+    };
+    this.#runs.set(r.id, entry);
+    this.#finished.set(r.id, entry);
+    this.#sweepLater();
   }
 
   #sweepExpired(): void {

@@ -106,8 +106,9 @@ export interface RunState {
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
 export interface EngineContext extends Required<
-  Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan' | 'threads' | 'runStore'>
+  Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan' | 'threads' | 'runStore' | 'cluster'>
 > {
+  cluster?: EngineDeps['cluster'];
   runStore?: EngineDeps['runStore'];
   presetPlan?: EngineDeps['presetPlan'];
   threads?: EngineDeps['threads'];

@@ -21,6 +21,7 @@ import type {
 import { checkDecision } from './decision-check.ts';
 import { asksTheSame, forNewCallIds } from './restored-match.ts';
 import type { ApprovalRecords } from '../store/runs/run-store.ts';
+import type { Cluster } from '../cluster/types.ts';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -39,7 +40,22 @@ export interface ApprovalBrokerOptions {
   store?: ApprovalRecords;
   /** How many settled ids are remembered so a late resolve says "already resolved", not "not found". */
   rememberSettled?: number;
+  /**
+   * Replicas (docs/deployment.md): requests waiting on other replicas are listed and answered here too,
+   * and the first answer on any replica wins. Needs `store` (the shared run store).
+   */
+  cluster?: Cluster;
 }
+
+/** What replicas tell each other about approvals (channel "approvals"). */
+type ApprovalMessage =
+  | { type: 'pending'; request: ApprovalRequest }
+  | { type: 'settled'; id: string; callerId: string; outcome: ApprovalOutcome }
+  | { type: 'decide'; id: string; outcome: ApprovalOutcome };
+
+const CHANNEL = 'approvals';
+/** How long a claim on an answer blocks a second one: longer than any request waits in practice. */
+const CLAIM_MS = 7 * 24 * 3_600_000;
 
 interface Pending {
   request: ApprovalRequest;
@@ -64,11 +80,48 @@ export class ApprovalBroker implements ApprovalPort {
   /** Settled ids and who owned them (so a late answer from another caller still reads "not found"). */
   readonly #settled = new Map<string, { outcome: ApprovalOutcome; callerId: string }>();
   readonly #restored = new Map<string, Restored>();
-  readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval' | 'store'>> &
+  /** Requests waiting on other replicas (listed and answerable here); empty without a shared cluster. */
+  readonly #remote = new Map<string, ApprovalRequest>();
+  readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval' | 'store' | 'cluster'>> &
     Pick<ApprovalBrokerOptions, 'recordApproval' | 'store'>;
+  /** Set only when other processes share the state. */
+  readonly #cluster?: Cluster;
+  readonly #unsubscribe?: () => void;
 
   constructor(options: ApprovalBrokerOptions) {
-    this.#options = { logger: silentLogger, rememberSettled: 1000, ...options };
+    const { cluster, ...rest } = options;
+    this.#options = { logger: silentLogger, rememberSettled: 1000, ...rest };
+    if (cluster?.shared) {
+      this.#cluster = cluster;
+      this.#unsubscribe = cluster.subscribe(CHANNEL, (m) => this.#onMessage(m as ApprovalMessage));
+    }
+  }
+
+  #onMessage(message: ApprovalMessage): void {
+    if (message.type === 'pending') {
+      if (!this.#pending.has(message.request.id)) this.#remote.set(message.request.id, message.request);
+    } else if (message.type === 'settled') {
+      if (this.#remote.delete(message.id)) this.#remember(message.id, message.outcome, message.callerId);
+    } else if (message.type === 'decide') {
+      // Claimed and stored by the replica that took the answer: this one, holding the run, acts on it.
+      if (this.#pending.get(message.id)?.durable) this.#finish(message.id, message.outcome, { stored: true });
+    }
+  }
+
+  #tell(message: ApprovalMessage): void {
+    this.#cluster?.publish(CHANNEL, message).catch((err: unknown) => {
+      this.#options.logger.warn('approvals: telling the other replicas failed', { error: String(err) });
+    });
+  }
+
+  /**
+   * Replicas: the pending requests of the shared store, so a message lost on the way never hides one
+   * for long (the engine calls this on start and on each takeover sweep).
+   */
+  syncRemote(pending: ApprovalRequest[]): void {
+    if (!this.#cluster) return;
+    this.#remote.clear();
+    for (const request of pending) if (!this.#pending.has(request.id)) this.#remote.set(request.id, request);
   }
 
   request(input: ApprovalRequestInput, options: { timeoutMs?: number; signal?: AbortSignal } = {}): IssuedApproval {
@@ -90,7 +143,8 @@ export class ApprovalBroker implements ApprovalPort {
       request,
       settle,
       timer: setTimeout(
-        () => this.#finish(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, timeoutMs)),
+        () =>
+          this.#settleOnce(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, timeoutMs)),
         timeoutMs,
       ),
       detachSignal: () => {},
@@ -123,7 +177,10 @@ export class ApprovalBroker implements ApprovalPort {
       updatedAt: Date.now(),
     });
     return write.then(
-      () => void (entry.durable = true),
+      () => {
+        entry.durable = true;
+        this.#tell({ type: 'pending', request });
+      },
       (err: unknown) => {
         // A broken store must not wedge the run: the request still waits, in this process only.
         entry.durable = true;
@@ -160,17 +217,34 @@ export class ApprovalBroker implements ApprovalPort {
     return undefined;
   }
 
-  restore(requests: ApprovalRequest[]): void {
+  restore(requests: ApprovalRequest[], decided: Record<string, ApprovalOutcome> = {}): void {
     for (const request of requests) {
       if (this.#pending.has(request.id)) continue;
+      this.#remote.delete(request.id);
       let settle!: (outcome: ApprovalOutcome) => void;
       const settled = new Promise<ApprovalOutcome>((resolve) => (settle = resolve));
+      const outcome = decided[request.id];
+      if (outcome) {
+        // Answered (on another replica, or just before a crash) but not yet acted on: the run gets the answer.
+        settle(outcome);
+        const entry: Pending = {
+          request,
+          settle,
+          timer: setTimeout(() => {}, 0),
+          detachSignal: () => {},
+          audit: Promise.resolve(),
+          durable: true,
+        };
+        this.#restored.set(request.id, { request, settled, entry });
+        continue;
+      }
       const remaining = Math.min(Math.max(0, Date.parse(request.expiresAt) - Date.now()), MAX_TIMER_MS);
       const entry: Pending = {
         request,
         settle,
         timer: setTimeout(
-          () => this.#finish(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, remaining)),
+          () =>
+            this.#settleOnce(request.id, defaultOutcome(request, 'timeout', this.#options.defaultDecision, remaining)),
           remaining,
         ),
         detachSignal: () => {},
@@ -180,6 +254,8 @@ export class ApprovalBroker implements ApprovalPort {
       entry.timer.unref?.();
       this.#pending.set(request.id, entry);
       this.#restored.set(request.id, { request, settled, entry });
+      // It now waits here (a replica that took the run over): the others list it as this one's.
+      this.#tell({ type: 'pending', request });
     }
   }
 
@@ -193,15 +269,17 @@ export class ApprovalBroker implements ApprovalPort {
     for (const [id, restored] of [...this.#restored]) if (restored.request.runId === runId) this.#restored.delete(id);
   }
 
-  resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): ResolveAnswer {
+  async resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): Promise<ResolveAnswer> {
     const entry = this.#pending.get(id);
-    if (!entry || !entry.durable || !canSee(caller, ownerOf(entry.request))) {
+    const remote = entry ? undefined : this.#remote.get(id);
+    const request = entry?.durable ? entry.request : remote;
+    if (!request || !canSee(caller, ownerOf(request))) {
       const settled = entry ? undefined : this.#settled.get(id);
       return settled && canSee(caller, settled.callerId)
-        ? { ok: false, code: 'already_resolved', message: `approval ${id} was already resolved` }
+        ? alreadyResolved(id)
         : { ok: false, code: 'not_found', message: `no approval with id ${id}` };
     }
-    const checked = checkDecision(entry.request, decision);
+    const checked = checkDecision(request, decision);
     if (!checked.ok) return { ok: false, code: 'invalid', message: checked.message };
     const outcome: ApprovalOutcome = {
       requestId: id,
@@ -210,19 +288,34 @@ export class ApprovalBroker implements ApprovalPort {
       actor,
       at: new Date().toISOString(),
     };
-    this.#finish(id, outcome);
+    if (this.#cluster && !(await this.#cluster.claim(`approval:${id}`, CLAIM_MS))) return alreadyResolved(id);
+    if (entry) {
+      // Settled meanwhile (a timeout, a cancellation) while the claim was on its way.
+      if (this.#pending.get(id) !== entry) return alreadyResolved(id);
+      this.#finish(id, outcome);
+    } else {
+      // Another replica holds the run: the decision is committed first (a replica taking the run over
+      // after that one's death finds it), then the holder is told to act on it.
+      await this.#options.store?.decide(id, outcome);
+      this.#remote.delete(id);
+      this.#remember(id, outcome, ownerOf(request));
+      this.#tell({ type: 'decide', id, outcome });
+      this.#tell({ type: 'settled', id, callerId: ownerOf(request), outcome });
+    }
     return { ok: true, outcome: structuredClone(outcome) };
   }
 
   get(id: string, caller?: Caller): ApprovalRequest | undefined {
     const entry = this.#pending.get(id);
-    return entry?.durable && canSee(caller, ownerOf(entry.request)) ? structuredClone(entry.request) : undefined;
+    const request = entry?.durable ? entry.request : entry ? undefined : this.#remote.get(id);
+    return request && canSee(caller, ownerOf(request)) ? structuredClone(request) : undefined;
   }
 
   listPending(runId?: string, caller?: Caller): ApprovalRequest[] {
     return [...this.#pending.values()]
       .filter((p) => p.durable)
       .map((p) => p.request)
+      .concat([...this.#remote.values()])
       .filter((r) => (runId === undefined || r.runId === runId) && canSee(caller, ownerOf(r)))
       .map((r) => structuredClone(r));
   }
@@ -236,13 +329,24 @@ export class ApprovalBroker implements ApprovalPort {
 
   /** Shutdown: settles everything still pending as cancelled and waits for the audit writes. */
   async close(): Promise<void> {
+    this.#unsubscribe?.();
     const entries = [...this.#pending.values()];
     for (const { request } of entries) this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', 0));
     // #finish chained each outcome write onto entry.audit.
     await Promise.allSettled(entries.map((e) => e.audit));
   }
 
-  #finish(id: string, outcome: ApprovalOutcome): void {
+  /** A timeout's default: with replicas, only if no human's answer on another replica claimed it first. */
+  #settleOnce(id: string, outcome: ApprovalOutcome): void {
+    if (!this.#cluster) return this.#finish(id, outcome);
+    this.#cluster.claim(`approval:${id}`, CLAIM_MS).then(
+      (won) => won && this.#finish(id, outcome),
+      // Redis unreachable: the run must not wait forever on a timeout that never applies.
+      () => this.#finish(id, outcome),
+    );
+  }
+
+  #finish(id: string, outcome: ApprovalOutcome, options: { stored?: boolean } = {}): void {
     const entry = this.#pending.get(id);
     if (!entry) return;
     this.#pending.delete(id);
@@ -259,11 +363,13 @@ export class ApprovalBroker implements ApprovalPort {
         resolvedAt: outcome.at,
       });
       // The run acts on a decision only once it is committed (a restart then never asks again).
-      await store?.decide(id, outcome).catch((err: unknown) => {
-        this.#options.logger.error('storing an approval decision failed', { id, error: String(err) });
-      });
+      if (!options.stored)
+        await store?.decide(id, outcome).catch((err: unknown) => {
+          this.#options.logger.error('storing an approval decision failed', { id, error: String(err) });
+        });
     });
     entry.settle(outcome);
+    this.#tell({ type: 'settled', id, callerId: ownerOf(entry.request), outcome });
   }
 
   #remember(id: string, outcome: ApprovalOutcome, callerId: string): void {
@@ -285,6 +391,12 @@ export class ApprovalBroker implements ApprovalPort {
     }
   }
 }
+
+const alreadyResolved = (id: string): ResolveAnswer => ({
+  ok: false,
+  code: 'already_resolved',
+  message: `approval ${id} was already resolved`,
+});
 
 /** Who owns a request: its run's caller; one issued without a caller belongs to the one local caller (like a run). */
 const ownerOf = (request: ApprovalRequest): string => request.callerId ?? LOCAL_CALLER.id;

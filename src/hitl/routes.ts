@@ -96,7 +96,7 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
       return error(c, 400, 'invalid_request', `${fieldOf(issue)}: ${issue.message}${unrecognized}`);
     }
     const id = (parsed.data.request_id ?? parsed.data.id)!;
-    const answer: ResolveAnswer = deps.broker.resolve(id, toDecision(parsed.data), actorOf(c), callerOf(c));
+    const answer: ResolveAnswer = await deps.broker.resolve(id, toDecision(parsed.data), actorOf(c), callerOf(c));
     if (answer.ok) return c.json({ outcome: answer.outcome }, 200);
     if (answer.code === 'invalid') return error(c, 400, 'invalid_decision', answer.message);
     // A decision that came too late (the timeout, a cancellation or another human was first) is a

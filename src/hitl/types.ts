@@ -96,7 +96,7 @@ export interface ApprovalPort {
    * `caller` scopes every look-up: another caller's request answers exactly like an unknown id.
    * Without a caller the look-up is unscoped (internal channels already bound to one run).
    */
-  resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): ResolveAnswer;
+  resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): Promise<ResolveAnswer>;
   get(id: string, caller?: Caller): ApprovalRequest | undefined;
   listPending(runId?: string, caller?: Caller): ApprovalRequest[];
   /** Settles every pending request of the run as cancelled (deny / cancel). */
@@ -110,7 +110,9 @@ export interface ApprovalPort {
    * After a restart: the stored pending requests wait again under their ids (listed, answerable,
    * timing out at their original expiry). The resumed run's matching request() adopts each one.
    */
-  restore?(requests: ApprovalRequest[]): void;
+  restore?(requests: ApprovalRequest[], decided?: Record<string, ApprovalOutcome>): void;
+  /** Replicas: the pending requests of the shared store, those of other replicas listed and answerable here. */
+  syncRemote?(pending: ApprovalRequest[]): void;
 }
 
 /** What request() hands back. */

@@ -254,7 +254,7 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     // First event must be the task; it goes back to WORKING since the decision is applied next.
     bus.publish(AgentEvent.task({ ...task, status: status(TaskState.TASK_STATE_WORKING) }));
     const check = readResume(rc.userMessage, this.pendingFor(task.id));
-    const answer = check.ok ? this.#deps.approvals.resolve(check.requestId, check.decision, 'a2a') : check;
+    const answer = check.ok ? await this.#deps.approvals.resolve(check.requestId, check.decision, 'a2a') : check;
     if (answer.ok) return;
     // Checked before the SDK saw the message, so this is a race (timeout, another channel): show what is still pending.
     this.#deps.logger.warn('a2a: resume decision not applied', { taskId: task.id, reason: answer.message });

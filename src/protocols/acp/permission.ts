@@ -53,7 +53,7 @@ export async function askClient(request: ApprovalRequest, deps: PermissionDeps, 
   const decision =
     request.kind === 'tool' ? await askTools(request, deps, signal) : await askElicitation(request, deps, signal);
   if (!decision || signal.aborted) return;
-  const answer = deps.approvals.resolve(request.id, decision, ACP_ACTOR);
+  const answer = await deps.approvals.resolve(request.id, decision, ACP_ACTOR);
   if (!answer.ok && answer.code !== 'already_resolved') {
     deps.logger.warn('acp: approval answer rejected', {
       requestId: request.id,

@@ -124,7 +124,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     const afterSeq = entry?.afterSeq ?? 0;
     suspended.release(input.threadId, handle.id);
     for (const r of plan.resolutions) {
-      const answer = approvals.resolve(r.requestId, r.decision, caller.id);
+      const answer = await approvals.resolve(r.requestId, r.decision, caller.id);
       if (!answer.ok && answer.code === 'invalid')
         return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
     }

@@ -145,7 +145,7 @@ async function askHuman(
         };
   try {
     const answer = await ctx.mcpReq.elicitInput(params, { signal });
-    const resolved = deps.approvals.resolve(
+    const resolved = await deps.approvals.resolve(
       request.id,
       decisionFrom(request, answer.action, answer.content as Record<string, unknown> | undefined),
       'mcp-elicitation',

@@ -350,7 +350,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
               ...(feedback ? { feedback } : {}),
             };
       const runId = deps.approvals.get(request_id, caller)?.runId;
-      const answer = deps.approvals.resolve(request_id, decision, `mcp:${caller.id}`, caller);
+      const answer = await deps.approvals.resolve(request_id, decision, `mcp:${caller.id}`, caller);
       if (!answer.ok) return toolError(`${answer.code}: ${answer.message}`);
       return json({
         outcome: answer.outcome,

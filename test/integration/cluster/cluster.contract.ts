@@ -40,7 +40,10 @@ export function clusterContract(name: string, open: () => Promise<{ a: Cluster; 
       const { a, b } = await open();
       const results = await Promise.all([a.claim('k', 200), b.claim('k', 200), a.claim('k', 200)]);
       expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await b.isClaimed('k')).toBe(true);
+      expect(await b.isClaimed('other')).toBe(false);
       await new Promise((r) => setTimeout(r, 300));
+      expect(await a.isClaimed('k')).toBe(false);
       expect(await b.claim('k', 200)).toBe(true);
     });
 

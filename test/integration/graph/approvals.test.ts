@@ -44,7 +44,7 @@ async function runWithDecision(query: string, decide: (toolCallId: string) => To
     if (e.type === 'approval.requested' && e.request.kind === 'tool') {
       writesWhenAsked = mcp.state.writes.length;
       const call = e.request.toolCalls[0]!;
-      const answer = p.approvals.resolve(
+      const answer = await p.approvals.resolve(
         e.request.id,
         { kind: 'tool', decisions: { [call.toolCallId]: decide(call.toolCallId) }, feedback },
         'tester',
@@ -166,6 +166,6 @@ describe('approval timeouts and cancellation', () => {
     expect(await handle.result).toMatchObject({ status: 'cancelled', error: 'cancelled: changed my mind' });
     const requested = ofType(events, 'approval.requested')[0]!.request;
     expect(p.approvals.listPending(handle.id)).toEqual([]);
-    expect(p.approvals.resolve(requested.id, { kind: 'tool', decisions: {} }, 'late').ok).toBe(false);
+    expect((await p.approvals.resolve(requested.id, { kind: 'tool', decisions: {} }, 'late')).ok).toBe(false);
   });
 });

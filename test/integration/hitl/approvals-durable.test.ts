@@ -46,7 +46,7 @@ describe('approvals over the run store', () => {
     await issued.stored;
     expect(broker.listPending().map((r) => r.id)).toEqual([issued.request.id]);
     expect((await store.approvals.get(issued.request.id))?.status).toBe('pending');
-    broker.resolve(issued.request.id, { kind: 'tool', decisions: { c1: { type: 'accept' } } }, 'alice');
+    await broker.resolve(issued.request.id, { kind: 'tool', decisions: { c1: { type: 'accept' } } }, 'alice');
     await issued.outcome;
     expect(await store.approvals.get(issued.request.id)).toMatchObject({
       status: 'decided',
@@ -74,7 +74,7 @@ describe('approvals over the run store', () => {
     expect(broker.listPending(undefined, { id: 'bob' })).toEqual([]);
 
     // The human answers before the resumed step asks again: the answer waits for it.
-    const answer = broker.resolve(
+    const answer = await broker.resolve(
       issued.request.id,
       { kind: 'tool', decisions: { 's1-call_A': { type: 'accept' } } },
       'alice',

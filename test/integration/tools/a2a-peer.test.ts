@@ -59,7 +59,13 @@ describe('A2aPeerHost', () => {
       stepId: 'step-a2a',
     });
     expect(
-      broker.resolve(request!.id, { kind: 'elicitation', action: 'accept', content: { answer: '1969' } }, 'tester').ok,
+      (
+        await broker.resolve(
+          request!.id,
+          { kind: 'elicitation', action: 'accept', content: { answer: '1969' } },
+          'tester',
+        )
+      ).ok,
     ).toBe(true);
     const out = await running;
     expect(out).toMatchObject({ ok: true, output: 'answer was 1969' });
@@ -69,7 +75,7 @@ describe('A2aPeerHost', () => {
   it('declining the question cancels the peer task', async () => {
     const running = host.run(plainPeer.url, 'ask again', ctx('run-e'));
     await expect.poll(() => broker.listPending('run-e').length).toBe(1);
-    broker.resolve(broker.listPending('run-e')[0]!.id, { kind: 'elicitation', action: 'decline' }, 'tester');
+    await broker.resolve(broker.listPending('run-e')[0]!.id, { kind: 'elicitation', action: 'decline' }, 'tester');
     const out = await running;
     expect(out).toMatchObject({ ok: false, error: expect.stringMatching(/no answer was given/) });
     expect(plainPeer.cancelled).toHaveLength(1);

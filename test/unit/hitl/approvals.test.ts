@@ -62,7 +62,11 @@ describe('ApprovalBroker', () => {
   it('accept settles once; a second resolve is a no-op answer; unknown ids are not_found', async () => {
     const { broker, records } = makeBroker();
     const { request, outcome } = broker.request(toolRequest());
-    const first = broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'key-1');
+    const first = await broker.resolve(
+      request.id,
+      { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } },
+      'key-1',
+    );
     expect(first.ok).toBe(true);
     const settled = await outcome;
     expect(settled).toMatchObject({
@@ -70,9 +74,13 @@ describe('ApprovalBroker', () => {
       actor: 'key-1',
       decision: { decisions: { 'call-1': { type: 'accept' } } },
     });
-    const second = broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'deny' } } }, 'key-2');
+    const second = await broker.resolve(
+      request.id,
+      { kind: 'tool', decisions: { 'call-1': { type: 'deny' } } },
+      'key-2',
+    );
     expect(second).toMatchObject({ ok: false, code: 'already_resolved' });
-    expect(broker.resolve('nope', { kind: 'tool', decisions: {} }, 'k')).toMatchObject({
+    expect(await broker.resolve('nope', { kind: 'tool', decisions: {} }, 'k')).toMatchObject({
       ok: false,
       code: 'not_found',
     });
@@ -88,7 +96,7 @@ describe('ApprovalBroker', () => {
   it('deny carries feedback to the caller', async () => {
     const { broker } = makeBroker();
     const { request, outcome } = broker.request(toolRequest());
-    broker.resolve(
+    await broker.resolve(
       request.id,
       { kind: 'tool', decisions: { 'call-1': { type: 'deny' } }, feedback: 'use a temp dir' },
       'k',
@@ -103,7 +111,7 @@ describe('ApprovalBroker', () => {
   it('edit is validated against the tool input schema; an invalid edit changes nothing', async () => {
     const { broker } = makeBroker();
     const { request, outcome } = broker.request(toolRequest());
-    const bad = broker.resolve(
+    const bad = await broker.resolve(
       request.id,
       { kind: 'tool', decisions: { 'call-1': { type: 'edit', args: { path: 7 } } } },
       'k',
@@ -111,7 +119,7 @@ describe('ApprovalBroker', () => {
     expect(bad).toMatchObject({ ok: false, code: 'invalid' });
     expect(bad.ok ? '' : bad.message).toMatch(/input schema/);
     expect(broker.get(request.id)).toBeDefined();
-    const good = broker.resolve(
+    const good = await broker.resolve(
       request.id,
       { kind: 'tool', decisions: { 'call-1': { type: 'edit', args: { path: 'b.txt', content: 'edited' } } } },
       'k',
@@ -126,19 +134,21 @@ describe('ApprovalBroker', () => {
   it('decisions must cover exactly the request tool calls and match its kind', async () => {
     const { broker } = makeBroker();
     const { request } = broker.request(toolRequest('run-1', ['c1', 'c2']));
-    expect(broker.resolve(request.id, { kind: 'tool', decisions: { c1: { type: 'accept' } } }, 'k')).toMatchObject({
+    expect(
+      await broker.resolve(request.id, { kind: 'tool', decisions: { c1: { type: 'accept' } } }, 'k'),
+    ).toMatchObject({
       ok: false,
       code: 'invalid',
       message: expect.stringMatching(/missing: c2/),
     });
     expect(
-      broker.resolve(
+      await broker.resolve(
         request.id,
         { kind: 'tool', decisions: { c1: { type: 'accept' }, c2: { type: 'accept' }, c3: { type: 'deny' } } },
         'k',
       ),
     ).toMatchObject({ ok: false, code: 'invalid', message: expect.stringMatching(/unknown tool calls: c3/) });
-    expect(broker.resolve(request.id, { kind: 'elicitation', action: 'accept' }, 'k')).toMatchObject({
+    expect(await broker.resolve(request.id, { kind: 'elicitation', action: 'accept' }, 'k')).toMatchObject({
       ok: false,
       code: 'invalid',
     });
@@ -163,7 +173,7 @@ describe('ApprovalBroker', () => {
     // the outcome is released only after the audit write
     expect(records.at(-1)).toMatchObject({ id: request.id, resolvedBy: 'timeout', decision: settled.decision });
     expect(
-      broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'late'),
+      await broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'late'),
     ).toMatchObject({
       code: 'already_resolved',
     });
@@ -190,10 +200,10 @@ describe('ApprovalBroker', () => {
     const order: string[] = [];
     void a.outcome.then(() => order.push('a'));
     void b.outcome.then(() => order.push('b'));
-    broker.resolve(b.request.id, { kind: 'tool', decisions: { b: { type: 'deny' } } }, 'k');
+    await broker.resolve(b.request.id, { kind: 'tool', decisions: { b: { type: 'deny' } } }, 'k');
     const bOut = await b.outcome;
     expect(broker.get(a.request.id)).toBeDefined();
-    broker.resolve(a.request.id, { kind: 'tool', decisions: { a: { type: 'accept' } } }, 'k');
+    await broker.resolve(a.request.id, { kind: 'tool', decisions: { a: { type: 'accept' } } }, 'k');
     const aOut = await a.outcome;
     expect(order).toEqual(['b', 'a']);
     expect(aOut.decision).toMatchObject({ decisions: { a: { type: 'accept' } } });
@@ -229,12 +239,12 @@ describe('ApprovalBroker', () => {
       requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
     });
     expect(
-      broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { town: 'x' } }, 'k'),
+      await broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { town: 'x' } }, 'k'),
     ).toMatchObject({
       code: 'invalid',
     });
     expect(
-      broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { city: 'Oslo' } }, 'k').ok,
+      (await broker.resolve(request.id, { kind: 'elicitation', action: 'accept', content: { city: 'Oslo' } }, 'k')).ok,
     ).toBe(true);
     expect((await outcome).decision).toEqual({ kind: 'elicitation', action: 'accept', content: { city: 'Oslo' } });
 
@@ -253,7 +263,7 @@ describe('ApprovalBroker', () => {
       logger: { debug() {}, info() {}, warn() {}, error: (m) => errors.push(m) },
     });
     const { request, outcome } = broker.request(toolRequest());
-    broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'k');
+    await broker.resolve(request.id, { kind: 'tool', decisions: { 'call-1': { type: 'accept' } } }, 'k');
     expect((await outcome).resolvedBy).toBe('human');
     expect(errors.length).toBeGreaterThanOrEqual(1);
   });
@@ -268,12 +278,12 @@ describe("ApprovalBroker: requests belong to their run's caller", () => {
   it('another caller cannot list, get or resolve it, before or after it settles: the answers of an unknown id', async () => {
     const { broker } = makeBroker();
     const { request, outcome } = broker.request({ ...toolRequest('run-a'), callerId: alice.id });
-    const unknown = broker.resolve('no-such-id', accept, bob.id, bob);
+    const unknown = await broker.resolve('no-such-id', accept, bob.id, bob);
 
     expect(broker.listPending(undefined, bob)).toEqual([]);
     expect(broker.listPending('run-a', bob)).toEqual([]);
     expect(broker.get(request.id, bob)).toBeUndefined();
-    const refused = broker.resolve(request.id, accept, bob.id, bob);
+    const refused = await broker.resolve(request.id, accept, bob.id, bob);
     if (refused.ok || unknown.ok) throw new Error('expected both to be refused');
     expect([refused.code, refused.message.replace(request.id, '<id>')]).toEqual([
       unknown.code,
@@ -284,12 +294,15 @@ describe("ApprovalBroker: requests belong to their run's caller", () => {
     expect(broker.listPending(undefined, alice).map((r) => r.id)).toEqual([request.id]);
     expect(broker.listPending(undefined, admin).map((r) => r.id)).toEqual([request.id]);
     expect(broker.get(request.id, admin)?.callerId).toBe(alice.id);
-    expect(broker.resolve(request.id, accept, admin.id, admin).ok).toBe(true);
+    expect((await broker.resolve(request.id, accept, admin.id, admin)).ok).toBe(true);
     expect((await outcome).actor).toBe(admin.id);
 
     // Settled: its owner hears "already resolved"; another caller still hears "not found".
-    expect(broker.resolve(request.id, accept, alice.id, alice)).toMatchObject({ ok: false, code: 'already_resolved' });
-    expect(broker.resolve(request.id, accept, bob.id, bob)).toMatchObject({ ok: false, code: 'not_found' });
+    expect(await broker.resolve(request.id, accept, alice.id, alice)).toMatchObject({
+      ok: false,
+      code: 'already_resolved',
+    });
+    expect(await broker.resolve(request.id, accept, bob.id, bob)).toMatchObject({ ok: false, code: 'not_found' });
     await broker.close();
   });
 });

@@ -249,7 +249,7 @@ describe('cancel and subscribe', () => {
       request.kind === 'tool'
         ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, { type: 'accept' as const }]))
         : {};
-    expect(rig.parley.approvals.resolve(request.id, { kind: 'tool', decisions }, 'test').ok).toBe(true);
+    expect((await rig.parley.approvals.resolve(request.id, { kind: 'tool', decisions }, 'test')).ok).toBe(true);
     const rest: TaskState[] = [];
     for (let next = await sub.next(); !next.done; next = await sub.next()) {
       const state = stateOf(next.value);

@@ -240,10 +240,12 @@ describe('ACP: elicitations from MCP servers', () => {
       const request = parley.approvals.listPending().find((r) => r.kind === 'elicitation')!;
       expect(JSON.stringify(updatesOf(rc, session.sessionId, 'agent_thought_chunk'))).toContain(request.id);
       expect(
-        parley.approvals.resolve(
-          request.id,
-          { kind: 'elicitation', action: 'accept', content: { city: 'Rome' } },
-          'test',
+        (
+          await parley.approvals.resolve(
+            request.id,
+            { kind: 'elicitation', action: 'accept', content: { city: 'Rome' } },
+            'test',
+          )
         ).ok,
       ).toBe(true);
       expect((await pending).stopReason).toBe('end_turn');

@@ -84,7 +84,7 @@ describe('planResume', () => {
         },
       },
     ]);
-    expect(broker.resolve(request.id, plan.resolutions[0]!.decision, 'test').ok).toBe(true);
+    expect((await broker.resolve(request.id, plan.resolutions[0]!.decision, 'test')).ok).toBe(true);
     expect((await outcome).decision).toMatchObject({ decisions: { c1: { type: 'edit' }, c2: { type: 'deny' } } });
   });
 

@@ -1,0 +1,217 @@
+/**
+ * Runs across replicas (docs/deployment.md, "Replicas"), for an engine whose Cluster is shared:
+ *   - every run this replica executes holds a lease; its start and end are announced, and each growth
+ *     of its event log is signalled so followers elsewhere read the new events from the shared store;
+ *   - runs executing elsewhere are followed here (get, events, result), and a cancel for one is sent on;
+ *   - a sweep (at start, then every half lease) takes over the runs whose replica died: its lease
+ *     expired, so this one takes the lease and resumes the run from its checkpoint.
+ * The engine keeps executing; this class only decides where and tells the others.
+ */
+import type { Cluster } from '../../cluster/types.ts';
+import type { Logger } from '../../log.ts';
+import type { RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
+import type { ApprovalRequest } from '../../hitl/types.ts';
+import type { RunEnding } from '../events.ts';
+import { cancelKey, RUNS_CHANNEL, runEventsChannel, type RunsMessage } from './channels.ts';
+import { followedRunHandle, type FollowedRun } from './followed-run.ts';
+import { RunLeases } from './run-leases.ts';
+
+/** What ReplicaRuns asks of the engine. */
+export interface ReplicaEngineHooks {
+  /** True when this replica executes (or retains) the run. */
+  isLocal(runId: string): boolean;
+  /** Resumes a run whose replica died (its lease is now this one's); `cancelled`: a cancel was asked meanwhile. */
+  resume(run: StoredRun, pending: StoredApproval[], cancelled: boolean): Promise<unknown>;
+  /** Cancels a run this replica executes (false when it does not). */
+  cancelLocal(runId: string, reason?: string): boolean;
+  /** Stops a run whose lease went elsewhere, as it is (no end is recorded: the new holder goes on). */
+  suspendLocal(runId: string, reason: string): void;
+  /** A run another replica finished: retained here for replay like one finished here. */
+  retainFinished(run: StoredRun): void;
+  /** Pending approvals of the shared store (the broker lists those of other replicas from them). */
+  syncApprovals(pending: ApprovalRequest[]): void;
+}
+
+const CANCEL_FLAG_MS = 24 * 3_600_000;
+
+export class ReplicaRuns {
+  readonly #cluster: Cluster;
+  readonly #store: RunStore;
+  readonly #leaseMs: number;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #hooks: ReplicaEngineHooks;
+  readonly #leases: RunLeases;
+  readonly #remote = new Map<string, FollowedRun>();
+  #unsubscribe?: () => void;
+  #timer?: ReturnType<typeof setInterval>;
+  #sweeping?: Promise<void>;
+
+  constructor(options: {
+    cluster: Cluster;
+    store: RunStore;
+    leaseMs: number;
+    logger: Logger;
+    now: () => number;
+    hooks: ReplicaEngineHooks;
+  }) {
+    this.#cluster = options.cluster;
+    this.#store = options.store;
+    this.#leaseMs = options.leaseMs;
+    this.#logger = options.logger;
+    this.#now = options.now;
+    this.#hooks = options.hooks;
+    this.#leases = new RunLeases(options.cluster, options.leaseMs, options.logger, (runId) =>
+      options.hooks.suspendLocal(runId, 'the run lease was lost: another replica goes on with the run'),
+    );
+  }
+
+  /** Subscribes, takes over what dead replicas left, and keeps sweeping. Call once, before serving. */
+  async start(): Promise<void> {
+    this.#unsubscribe = this.#cluster.subscribe(RUNS_CHANNEL, (m) => this.#onMessage(m as RunsMessage));
+    await this.sweep();
+    this.#timer = setInterval(() => void this.sweep(), Math.max(500, Math.floor(this.#leaseMs / 2)));
+    this.#timer.unref();
+  }
+
+  /** A run from another replica this one follows. */
+  remote(runId: string): FollowedRun | undefined {
+    return this.#remote.get(runId);
+  }
+
+  /** A run starts (or resumes) here: lease it and tell the others. */
+  started(run: { id: string; callerId: string; threadId: string }, resumed: boolean): void {
+    this.#remote.get(run.id)?.stop();
+    this.#remote.delete(run.id);
+    // A resumed run's lease was taken before it resumed.
+    const lease = resumed ? Promise.resolve(true) : this.#leases.acquire(run.id);
+    lease.then(
+      (held) =>
+        held || this.#logger.warn('replicas: another replica holds the lease of a new run id', { runId: run.id }),
+      (err: unknown) => this.#logger.warn('replicas: leasing a run failed', { runId: run.id, error: String(err) }),
+    );
+    this.#tell({
+      type: 'started',
+      id: run.id,
+      callerId: run.callerId,
+      threadId: run.threadId,
+      replicaId: this.#cluster.replicaId,
+    });
+  }
+
+  /** A run executed here ended (or was suspended): free its lease, tell the others. */
+  ended(runId: string, finished: boolean): void {
+    this.#leases.release(runId);
+    if (finished) this.#tell({ type: 'finished', id: runId });
+  }
+
+  /**
+   * Wraps a run's persister: once events are committed, followers elsewhere are told how far the log
+   * goes. One message per batch of commits, not per event (a run emits hundreds of token deltas).
+   */
+  signalEvents<E extends { seq: number }>(
+    runId: string,
+    persist: (event: E) => Promise<unknown>,
+  ): (event: E) => Promise<unknown> {
+    let latest = 0;
+    let scheduled = false;
+    const channel = runEventsChannel(runId);
+    const send = () => {
+      scheduled = false;
+      this.#cluster.publish(channel, { seq: latest }).catch(() => {});
+    };
+    return (event) =>
+      persist(event).then((committed) => {
+        latest = Math.max(latest, event.seq);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(send);
+        }
+        return committed;
+      });
+  }
+
+  /** A cancel for a run executing on another replica; false when no replica is known to run it. */
+  async cancelRemote(runId: string, reason?: string): Promise<boolean> {
+    if (!this.#remote.has(runId)) return false;
+    // Kept as a flag too: if that replica died, the one taking the run over ends it cancelled.
+    await this.#cluster.claim(cancelKey(runId), CANCEL_FLAG_MS);
+    await this.#cluster.publish(RUNS_CHANNEL, { type: 'cancel', id: runId, ...(reason ? { reason } : {}) });
+    return true;
+  }
+
+  /** Runs still unfinished in the store: followed when their replica lives, taken over when it died. */
+  sweep(): Promise<void> {
+    this.#sweeping ??= this.#sweep().finally(() => (this.#sweeping = undefined));
+    return this.#sweeping;
+  }
+
+  async #sweep(): Promise<void> {
+    try {
+      const [unfinished, pending] = await Promise.all([
+        this.#store.runs.listUnfinished(),
+        this.#store.approvals.listPending(),
+      ]);
+      const open = new Set(unfinished.map((r) => r.id));
+      for (const run of unfinished) {
+        if (this.#hooks.isLocal(run.id)) continue;
+        // A run younger than a lease may not hold its lease yet: its replica is still starting it.
+        const orphan = this.#now() - run.createdAt >= this.#leaseMs && (await this.#leases.acquire(run.id));
+        if (!orphan) {
+          if (!this.#remote.has(run.id)) this.#remote.set(run.id, followedRunHandle(run, this.#store, this.#cluster));
+          continue;
+        }
+        this.#logger.info('replicas: taking over a run whose replica stopped', { runId: run.id });
+        const cancelled = await this.#cluster.isClaimed(cancelKey(run.id));
+        await this.#hooks.resume(
+          run,
+          pending.filter((a) => a.runId === run.id),
+          cancelled,
+        );
+      }
+      // Ended while a message about it was lost.
+      for (const id of [...this.#remote.keys()]) if (!open.has(id)) await this.#finished(id);
+      this.#hooks.syncApprovals(
+        pending.filter((a) => !this.#hooks.isLocal(a.runId)).map((a) => a.request as ApprovalRequest),
+      );
+    } catch (err) {
+      this.#logger.warn('replicas: the run sweep failed', { error: String(err) });
+    }
+  }
+
+  #onMessage(message: RunsMessage): void {
+    if (message.type === 'started') {
+      if (message.replicaId === this.#cluster.replicaId || this.#hooks.isLocal(message.id)) return;
+      const stub = { ...message, status: 'running', request: {}, createdAt: this.#now(), updatedAt: this.#now() };
+      if (!this.#remote.has(message.id))
+        this.#remote.set(message.id, followedRunHandle(stub as StoredRun, this.#store, this.#cluster));
+    } else if (message.type === 'finished') {
+      if (this.#remote.has(message.id)) void this.#finished(message.id);
+    } else if (message.type === 'cancel') {
+      this.#hooks.cancelLocal(message.id, message.reason);
+    }
+  }
+
+  async #finished(runId: string): Promise<void> {
+    const followed = this.#remote.get(runId);
+    const stored = await this.#store.runs.get(runId).catch(() => undefined);
+    if (this.#remote.get(runId) !== followed) return;
+    this.#remote.delete(runId);
+    if (stored?.ending) followed?.ended(stored.ending as RunEnding);
+    if (stored && stored.status !== 'running') this.#hooks.retainFinished(stored);
+  }
+
+  #tell(message: RunsMessage): void {
+    this.#cluster.publish(RUNS_CHANNEL, message).catch((err: unknown) => {
+      this.#logger.warn('replicas: telling the other replicas failed', { error: String(err) });
+    });
+  }
+
+  close(): void {
+    this.#unsubscribe?.();
+    if (this.#timer) clearInterval(this.#timer);
+    this.#leases.close();
+    for (const followed of this.#remote.values()) followed.stop();
+    this.#remote.clear();
+  }
+}
