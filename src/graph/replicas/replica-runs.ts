@@ -81,7 +81,7 @@ export class ReplicaRuns {
 
   /** A run starts (or resumes) here: lease it and tell the others. */
   started(run: { id: string; callerId: string; threadId: string }, resumed: boolean): void {
-    this.#remote.get(run.id)?.stop();
+    // Taken over here: readers of the followed handle read on from the store, where this replica writes.
     this.#remote.delete(run.id);
     // A resumed run's lease was taken before it resumed.
     const lease = resumed ? Promise.resolve(true) : this.#leases.acquire(run.id);

@@ -4,6 +4,7 @@
  * checkpoints, event logs and approvals. Every write is one statement or one transaction, committed
  * before its promise resolves. Tables: migrations.ts (version 1).
  */
+import { orderedAppends } from './ordered-appends.ts';
 import type { Pool } from 'pg';
 import type {
   ApprovalRecords,
@@ -80,16 +81,19 @@ export function openPostgresRunStore(pool: Pool, options: { closePool?: boolean 
     },
   };
 
+  // One statement per batch: committed together, in order; batches of a run one after the other.
+  const insertEvents = orderedAppends(async (runId, list) => {
+    await pool.query(
+      `INSERT INTO parley_run_events (run_id, seq, event)
+       SELECT $1, e.seq, e.event FROM jsonb_to_recordset($2::jsonb) AS e(seq integer, event jsonb)
+       ON CONFLICT (run_id, seq) DO NOTHING`,
+      [runId, JSON.stringify(list.map((event) => ({ seq: event.seq, event })))],
+    );
+  });
   const events: RunEventLogs = {
     async append(runId, list) {
       if (list.length === 0) return;
-      // One statement for the batch: committed together, in order.
-      await pool.query(
-        `INSERT INTO parley_run_events (run_id, seq, event)
-         SELECT $1, e.seq, e.event FROM jsonb_to_recordset($2::jsonb) AS e(seq integer, event jsonb)
-         ON CONFLICT (run_id, seq) DO NOTHING`,
-        [runId, JSON.stringify(list.map((event) => ({ seq: event.seq, event })))],
-      );
+      await insertEvents(runId, list);
     },
     async read(runId, afterSeq = 0, limit) {
       const { rows } = await pool.query<{ event: StoredEvent }>(

@@ -70,6 +70,21 @@ export function defineRunStoreContract(backend: RunStoreBackend): void {
       expect(await store.events.read('r2')).toEqual([{ seq: 1, type: 'run.started' }]);
       expect(await store.events.read('unknown')).toEqual([]);
     });
+
+    it("commits one run's appends in the order asked: once one resolves, every earlier one is readable", async () => {
+      const { store } = await open();
+      // The engine never awaits an append before the next: a reader elsewhere (a replica following the
+      // run, the next start after kill -9) must never find seq N stored while an earlier one is not.
+      const appends = Array.from({ length: 60 }, (_, i) =>
+        store.events.append('r1', [{ seq: i + 1, type: 'step.delta', text: 'x'.repeat((i * 997) % 4000) }]),
+      );
+      await appends[29];
+      expect((await store.events.read('r1')).slice(0, 30).map((e) => e.seq)).toEqual(
+        Array.from({ length: 30 }, (_, i) => i + 1),
+      );
+      await Promise.all(appends);
+      expect((await store.events.read('r1')).map((e) => e.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    });
   });
 
   describe('checkpoints', () => {

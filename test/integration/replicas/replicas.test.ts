@@ -1,0 +1,115 @@
+/**
+ * Several `parley serve` processes on one Postgres and one Redis act as one server (issue 17,
+ * docs/deployment.md "Replicas"): approvals, followers, cancels and runs cross replicas, and a replica
+ * killed with kill -9 has its runs taken over by a live one once its lease (2 s here) expires.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import type { ApprovalRequest } from '../../../src/hitl/types.ts';
+import type { GraphEvent } from '../../../src/graph/events.ts';
+import { postJson } from '../../support/protocols/sse-read.ts';
+import { follow, replicasMissing, startRun, useReplicas } from './support.ts';
+
+const missing = replicasMissing();
+if (missing) console.log(`replicas.test.ts: ${missing}`);
+else console.log('replicas.test.ts: each replica has its own embedded knowledge graph (no NEO4J_URI)');
+vi.setConfig({ testTimeout: 120_000 });
+
+const { replica, workspace, writeQuery } = useReplicas('parley-replicas');
+
+const approvals = async (url: string) =>
+  ((await (await fetch(`${url}/api/approvals`)).json()) as { approvals: ApprovalRequest[] }).approvals;
+const acceptAll = (request: ApprovalRequest) =>
+  request.kind === 'tool' ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, 'accept'])) : {};
+const askedIn = (events: GraphEvent[]) =>
+  events.find((e): e is GraphEvent & { type: 'approval.requested' } => e.type === 'approval.requested')!.request;
+const seqs = (events: GraphEvent[]) => events.map((e) => e.seq);
+
+describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
+  it('an approval asked on A is listed and answered on B; A goes on; a follower on B sees the end and can reconnect to A', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const run = await startRun(
+      a.url,
+      { query: writeQuery('one.txt', 'from A'), mode: 'orchestrate' },
+      'approval.requested',
+    );
+    const request = askedIn(run.events);
+    // A follower on B, from the start.
+    const onB = follow(await fetch(`${b.url}/api/runs/${run.runId}/events`));
+    await vi.waitFor(async () => expect((await approvals(b.url)).map((r) => r.id)).toEqual([request.id]));
+    const answered = await postJson(`${b.url}/api/approve`, { request_id: request.id, decisions: acceptAll(request) });
+    expect(answered.status).toBe(200);
+    // The first answer wins on every replica.
+    const late = await postJson(`${a.url}/api/approve`, { request_id: request.id, decisions: acceptAll(request) });
+    expect(late.status).toBe(409);
+    await run.done;
+    expect(run.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    expect(readFileSync(join(workspace, 'one.txt'), 'utf8')).toBe('from A');
+    await onB.done;
+    // B's follower saw every event A's own stream did, in order.
+    expect(seqs(onB.events)).toEqual(seqs(run.events));
+    expect(onB.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    // Reconnecting with Last-Event-ID to either replica goes on after that event.
+    const cut = onB.events[5]!.seq;
+    for (const url of [a.url, b.url]) {
+      const again = follow(
+        await fetch(`${url}/api/runs/${run.runId}/events`, { headers: { 'last-event-id': String(cut) } }),
+      );
+      await again.done;
+      expect(seqs(again.events)).toEqual(seqs(run.events).filter((s) => s > cut));
+    }
+    expect((await approvals(a.url)).length + (await approvals(b.url)).length).toBe(0);
+  });
+
+  it('a cancel sent to B stops the run executing on A', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const run = await startRun(
+      a.url,
+      { query: writeQuery('never.txt', 'no'), mode: 'orchestrate' },
+      'approval.requested',
+    );
+    await vi.waitFor(async () => expect(await approvals(b.url)).toHaveLength(1));
+    const cancelled = await fetch(`${b.url}/stream/${run.runId}/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(202);
+    await run.done;
+    expect(run.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
+    expect(existsSync(join(workspace, 'never.txt'))).toBe(false);
+    await vi.waitFor(async () => expect(await approvals(b.url)).toHaveLength(0));
+  });
+
+  it('kill -9 of A: B takes its runs over once the lease expires, the approval waits under the same id, nothing told is lost', async () => {
+    const a = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400' });
+    const b = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400' });
+    const waiting = await startRun(
+      a.url,
+      { query: writeQuery('after.txt', 'taken over'), mode: 'orchestrate' },
+      'approval.requested',
+    );
+    const busy = await startRun(a.url, { query: 'Compare the rivers of Europe', mode: 'orchestrate' }, 'plan.ready');
+    const request = askedIn(waiting.events);
+    const followers = [
+      follow(await fetch(`${b.url}/api/runs/${waiting.runId}/events`)),
+      follow(await fetch(`${b.url}/api/runs/${busy.runId}/events`)),
+    ];
+    const killedAt = Date.now();
+    a.child.kill('SIGKILL');
+    await a.exit;
+    await vi.waitFor(() => expect(b.log()).toContain('taking over a run'), { timeout: 30_000 });
+    const takeoverMs = Date.now() - killedAt;
+    console.log(`replicas.test.ts: runs taken over ${takeoverMs} ms after kill -9 (lease 2000 ms)`);
+    expect((await approvals(b.url)).map((r) => r.id)).toEqual([request.id]);
+    expect(
+      (await postJson(`${b.url}/api/approve`, { request_id: request.id, decisions: acceptAll(request) })).status,
+    ).toBe(200);
+    await Promise.all(followers.map((f) => f.done));
+    for (const [i, f] of followers.entries()) {
+      expect(f.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+      // Every event A's client was told is in B's log under the same seq.
+      const told = [waiting, busy][i]!.events;
+      expect(f.events.slice(0, told.length).map((e) => [e.seq, e.type])).toEqual(told.map((e) => [e.seq, e.type]));
+      expect(seqs(f.events)).toEqual(f.events.map((_, n) => n + 1));
+    }
+    expect(readFileSync(join(workspace, 'after.txt'), 'utf8')).toBe('taken over');
+  });
+});

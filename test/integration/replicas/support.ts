@@ -1,0 +1,100 @@
+/**
+ * Replicas for the tests (issue 17): a real Postgres and a real Redis (test/support), and `parley serve`
+ * processes sharing them, each with its own data dir and one shared workspace folder (the volume a real
+ * deployment mounts on every replica), so a file a run writes is found whichever replica ran the call.
+ * Each replica has its own embedded knowledge graph: no Neo4j here (docs/deployment.md says how to share it).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { GraphEvent } from '../../../src/graph/events.ts';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
+import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { readSse, postJson } from '../../support/protocols/sse-read.ts';
+import { REDIS_MISSING, redisServerPresent, startRedis, type TestRedis } from '../../support/redis.ts';
+import { useServeProcesses, type ServeProcess } from '../../support/serve-process.ts';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+/** Why the replica tests cannot run here, or undefined when they can. */
+export const replicasMissing = (): string | undefined =>
+  postgresBinDir() === undefined ? POSTGRES_MISSING : redisServerPresent() ? undefined : REDIS_MISSING;
+
+export function useReplicas(prefix: string, env: Record<string, string> = {}) {
+  let pg: TestPostgres | undefined;
+  let redis: TestRedis | undefined;
+  const shared = mkdtempSync(join(tmpdir(), `${prefix}-shared-`));
+  const workspace = join(shared, 'workspace');
+  mkdirSync(workspace);
+  // The shipped MCP config with the filesystem server on the shared folder.
+  const config = JSON.parse(readFileSync(join(ROOT, 'mcp_config.json'), 'utf8')) as {
+    mcpServers: Record<string, { args: string[] }>;
+  };
+  config.mcpServers.filesystem!.args = config.mcpServers.filesystem!.args.map((a) =>
+    a === '${PARLEY_DATA_DIR}/workspace' ? workspace : a,
+  );
+  const mcpConfig = join(shared, 'mcp_config.json');
+  writeFileSync(mcpConfig, JSON.stringify(config));
+
+  const processes = useServeProcesses(prefix, () => ({
+    PARLEY_DATABASE_URL: pg!.url,
+    PARLEY_REDIS_URL: redis!.url,
+    PARLEY_MCP_CONFIG: mcpConfig,
+    PARLEY_REPLICA_LEASE_MS: '2000',
+    ...env,
+  }));
+  beforeAll(async () => {
+    if (replicasMissing()) return;
+    ensureBuilt();
+    [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), redis?.stop()]);
+    rmSync(shared, { recursive: true, force: true });
+  });
+  return {
+    workspace,
+    servers: processes.servers,
+    /** A new replica (its own data dir). */
+    replica: (extra: Record<string, string> = {}): Promise<ServeProcess> =>
+      processes.serve(processes.tempDataDir(), extra),
+    /** "Write <file> …" through the filesystem server of the shared workspace: needs an approval. */
+    writeQuery(file: string, content: string): string {
+      const args = JSON.stringify({ path: join(workspace, file), content });
+      return `Write ${file} to the workspace files [[steps:1]] [[tool:filesystem/write_file ${args}]]`;
+    },
+  };
+}
+
+/** A run's event stream (POST /stream or GET /api/runs/:id/events), read in the background. */
+export function follow(res: Response) {
+  const events: GraphEvent[] = [];
+  const state: { error?: unknown } = {};
+  const done = (async () => {
+    try {
+      for await (const m of readSse(res)) {
+        events.push(m.json);
+        if (m.json.type === 'run.finished') break;
+      }
+    } catch (err) {
+      // The replica serving it was killed: what was read so far is what the client was told.
+      state.error = err;
+    }
+  })();
+  return { events, done, state };
+}
+
+/** Starts a run on `url` and reads its stream until `until` is seen; the rest is read in the background. */
+export async function startRun(url: string, body: Record<string, unknown>, until: GraphEvent['type']) {
+  const res = await postJson(`${url}/stream`, body);
+  const runId = res.headers.get('x-parley-run-id')!;
+  const stream = follow(res);
+  const deadline = Date.now() + 60_000;
+  while (!stream.events.some((e) => e.type === until)) {
+    if (Date.now() > deadline)
+      throw new Error(`no ${until} within 60 s: ${JSON.stringify(stream.events.map((e) => e.type))}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { runId, ...stream };
+}
