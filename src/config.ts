@@ -295,7 +295,7 @@ export const SETTINGS = [
     schema: z.coerce.number().int().min(1000).max(600_000),
     default: '15000',
     description:
-      'With PARLEY_REDIS_URL: how long a replica holds a run without renewing its lease (renewed every third of it). A killed replica\'s runs continue on a live one this long after its death, at most.',
+      "With PARLEY_REDIS_URL: how long a replica holds a run without renewing its lease (renewed every third of it). A killed replica's runs continue on a live one this long after its death, at most.",
   },
   {
     env: 'NEO4J_URI',

@@ -12,8 +12,6 @@ import { runEventsChannel } from './channels.ts';
 
 const PAGE = 500;
 const POLL_MS = 1_000;
-/** How long a missing seq is waited for: events commit concurrently, so a later one can land first. */
-const GAP_WAIT_MS = 5_000;
 
 export interface FollowedRun extends RunHandle {
   /** The executing replica said the run ended: its result settles even if nobody reads its events. */
