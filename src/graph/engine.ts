@@ -45,6 +45,7 @@ import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
 import { resumptionOf } from './durable/resume-plan.ts';
 import { ReplicaRuns } from './replicas/replica-runs.ts';
+import { shareLedger } from './replicas/shared-ledger.ts';
 import type { ApprovalOutcome } from '../hitl/types.ts';
 import type { StoredApproval } from '../store/runs/run-store.ts';
 
@@ -122,11 +123,13 @@ export class Engine implements RunEngine {
   #sweep?: ReturnType<typeof setInterval>;
   /** With a shared cluster and run store: runs leased, followed and taken over across replicas. */
   readonly #replicas?: ReplicaRuns;
+  #unshareLedger?: () => void;
 
   constructor(deps: EngineDeps) {
     this.#ctx = createEngineContext(deps);
     const { cluster, runStore, logger, now, config } = this.#ctx;
     if (cluster?.shared && runStore) {
+      this.#unshareLedger = shareLedger(this.#ctx.ledger, cluster, logger);
       this.#replicas = new ReplicaRuns({
         cluster,
         store: runStore,
@@ -315,6 +318,7 @@ export class Engine implements RunEngine {
       for (const e of running) this.#suspend(e.handle.id, 'this replica is stopping: another one goes on with the run');
       await Promise.all(running.map((e) => e.handle.result));
       this.#replicas.close();
+      this.#unshareLedger?.();
     }
     const running = [...this.#runs.values()].filter((e) => e.run);
     for (const e of running) this.cancel(e.handle.id, reason);

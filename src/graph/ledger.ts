@@ -27,6 +27,15 @@ export interface LedgerSnapshot {
   threads: { caller: string; thread: string; windowStart: number; tokens: number; costUsd: number }[];
 }
 
+/**
+ * What one replica tells the others its ledger saw (docs/deployment.md, "Replicas"): a run start (the
+ * rate limit) and settled spend. Reservations stay local: a replica's calls in flight are the only
+ * spend the others do not see, which bounds a shared budget's overshoot by them.
+ */
+export type LedgerDelta =
+  | { type: 'start'; caller: string; at: number }
+  | { type: 'charge'; caller: string; thread?: string; tokens: number; costUsd: number };
+
 /** Entries kept per map; beyond it expired windows go first, then the oldest windows. */
 const MAX_ENTRIES = 10_000;
 const MINUTE = 60_000;
@@ -40,6 +49,8 @@ export class CallerLedger {
   readonly #limits: CallerLimits;
   readonly #threadLimits: ThreadLimits;
   readonly #now: () => number;
+  /** Replicas: called with every start and charge, for the other replicas' ledgers. */
+  share?: (delta: LedgerDelta) => void;
 
   constructor(
     limits: CallerLimits,
@@ -66,6 +77,21 @@ export class CallerLedger {
     }
     this.checkSpend(callerId, 0, 0, threadId);
     e.starts.push(now);
+    this.share?.({ type: 'start', caller: callerId, at: now });
+  }
+
+  /** Another replica's start or spend, counted here as if it were this one's. */
+  apply(delta: LedgerDelta): void {
+    if (delta.type === 'start') {
+      const starts = this.#caller(delta.caller).starts;
+      starts.push(delta.at);
+      starts.sort((a, b) => a - b);
+      return;
+    }
+    for (const e of this.#entries(delta.caller, delta.thread)) {
+      e.tokens += delta.tokens;
+      e.costUsd += delta.costUsd;
+    }
   }
 
   /** Throws when the window spend (settled and reserved) plus `tokens` and `costUsd` would exceed the caller's or the thread's limits. */
@@ -122,10 +148,19 @@ export class CallerLedger {
   }
 
   charge(callerId: string, usage: ModelUsage, threadId?: string): void {
+    const tokens = usage.inputTokens + usage.outputTokens;
+    const costUsd = usage.costUsd ?? 0;
     for (const e of this.#entries(callerId, threadId)) {
-      e.tokens += usage.inputTokens + usage.outputTokens;
-      e.costUsd += usage.costUsd ?? 0;
+      e.tokens += tokens;
+      e.costUsd += costUsd;
     }
+    this.share?.({
+      type: 'charge',
+      caller: callerId,
+      ...(threadId !== undefined ? { thread: threadId } : {}),
+      tokens,
+      costUsd,
+    });
   }
 
   /** The settled spend of every window still open: what the ledger file keeps across a restart. */

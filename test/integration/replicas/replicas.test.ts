@@ -113,3 +113,53 @@ describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
     expect(readFileSync(join(workspace, 'after.txt'), 'utf8')).toBe('taken over');
   });
 });
+
+describe.skipIf(missing !== undefined)('limits shared by replicas', () => {
+  const run = (url: string, query: string) => postJson(`${url}/stream`, { query, mode: 'direct' });
+
+  it('the per-minute rate limit counts the runs started on every replica', async () => {
+    const [a, b] = await Promise.all([
+      replica({ PARLEY_RATE_LIMIT_PER_MINUTE: '3' }),
+      replica({ PARLEY_RATE_LIMIT_PER_MINUTE: '3' }),
+    ]);
+    for (const url of [a.url, b.url, a.url]) {
+      const res = await run(url, 'What is a river?');
+      expect(res.status).toBe(200);
+      await follow(res).done;
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the last start reaches the other replica
+    const refused = await run(b.url, 'What is a lake?');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it("a caller's token budget holds across replicas: refused once the runs on both together spent it", async () => {
+    const budget = 800;
+    const env = { PARLEY_CALLER_MAX_TOKENS: String(budget) };
+    const [a, b] = await Promise.all([replica(env), replica(env)]);
+    const spent: number[] = [];
+    let refusedOn: string | undefined;
+    for (let i = 0; i < 40 && !refusedOn; i++) {
+      const url = i % 2 === 0 ? a.url : b.url;
+      const res = await run(url, `Tell me about river number ${i}`);
+      if (res.status === 429) {
+        refusedOn = url;
+        break;
+      }
+      const { events, done } = follow(res);
+      await done;
+      const end = events.at(-1) as GraphEvent & { type: 'run.finished' };
+      if (end.status === 'blocked') refusedOn = url;
+      else spent.push(end.usage.inputTokens + end.usage.outputTokens);
+      await new Promise((r) => setTimeout(r, 100)); // the charge reaches the other replica
+    }
+    const total = spent.reduce((x, y) => x + y, 0);
+    console.log(
+      `replicas.test.ts: ${spent.length} runs spent ${total} tokens of ${budget} across 2 replicas, then refused`,
+    );
+    expect(refusedOn).toBeDefined();
+    expect(spent.length).toBeGreaterThan(1);
+    // Alone, each replica would have let the caller spend the whole budget again.
+    expect(total).toBeLessThanOrEqual(budget + Math.max(...spent));
+  });
+});
