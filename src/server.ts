@@ -147,6 +147,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           callerOf: callerId,
           tasks: core.a2aTasks,
           push: core.a2aPush,
+          ...(core.cluster ? { cluster: core.cluster } : {}),
           resources,
         }),
       },

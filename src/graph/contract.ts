@@ -107,4 +107,11 @@ export interface RunEngine {
    * caller may see (its own; any for an admin): another caller's run is undefined, like an unknown one.
    */
   get(runId: string, caller?: Caller): RunHandle | undefined;
+  /**
+   * Replicas: false when the run executes on another replica (get() then follows it from the shared
+   * store). Absent or true: this process executes it (or retains it finished).
+   */
+  executesHere?(runId: string): boolean;
+  /** Replicas: `listener` hears of every run this replica takes over from a dead one; returns the unsubscribe. */
+  onTakeover?(listener: (runId: string) => void): () => void;
 }

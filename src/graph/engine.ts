@@ -124,6 +124,7 @@ export class Engine implements RunEngine {
   /** With a shared cluster and run store: runs leased, followed and taken over across replicas. */
   readonly #replicas?: ReplicaRuns;
   #unshareLedger?: () => void;
+  readonly #takeoverListeners = new Set<(runId: string) => void>();
 
   constructor(deps: EngineDeps) {
     this.#ctx = createEngineContext(deps);
@@ -138,7 +139,10 @@ export class Engine implements RunEngine {
         now,
         hooks: {
           isLocal: (id) => this.#runs.has(id),
-          resume: (run, pending, cancelled) => this.#resumeStored(run, pending, cancelled),
+          resume: async (run, pending, cancelled) => {
+            await this.#resumeStored(run, pending, cancelled);
+            for (const listener of this.#takeoverListeners) listener(run.id);
+          },
           cancelLocal: (id, reason) => (this.#runs.get(id)?.run ? this.cancel(id, reason) : false),
           suspendLocal: (id, reason) => this.#suspend(id, reason),
           retainFinished: (run) => this.#retainStored(run),
@@ -281,6 +285,15 @@ export class Engine implements RunEngine {
   get(runId: string, caller?: Caller): RunHandle | undefined {
     const handle = this.#runs.get(runId)?.handle ?? this.#replicas?.remote(runId);
     return handle && canSee(caller, handle.callerId) ? handle : undefined;
+  }
+
+  executesHere(runId: string): boolean {
+    return this.#runs.has(runId) || !this.#replicas?.remote(runId);
+  }
+
+  onTakeover(listener: (runId: string) => void): () => void {
+    this.#takeoverListeners.add(listener);
+    return () => this.#takeoverListeners.delete(listener);
   }
 
   /**

@@ -32,7 +32,7 @@ import { ANSWER_ARTIFACT_ID, inputRequired, projectEvent, type Projection, type 
 import { agentMessage, status, textOf, textPart } from './parts.ts';
 import { readResume } from './resume.ts';
 import { runModeOf, runModelsOf } from './options.ts';
-import type { ParleyTaskStore } from './task-store.ts';
+import type { ParleyTaskStore, UnfinishedTask } from './task-store.ts';
 import type { PushOutbox } from './push-outbox.ts';
 
 interface LiveRun {
@@ -70,6 +70,19 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
 
   constructor(deps: A2ARunBridgeDeps) {
     this.#deps = deps;
+    // Replicas: a run taken over from a dead replica brings its task along (that replica's pump is gone).
+    deps.engine.onTakeover?.((runId) => void this.#adopt(runId));
+  }
+
+  async #adopt(runId: string): Promise<void> {
+    if (this.#live.has(runId)) return;
+    try {
+      const entry = (await this.#deps.taskStore.listUnfinished()).find((t) => t.task.id === runId);
+      if (entry && !this.#live.has(runId) && (await this.#follow(entry)))
+        this.#deps.logger.info('a2a: following a task taken over from another replica', { taskId: runId });
+    } catch (err) {
+      this.#deps.logger.error('a2a: following a task taken over failed', { taskId: runId, error: String(err) });
+    }
   }
 
   /** Approvals the task's run is waiting for (what a resume message must answer). */
@@ -160,6 +173,34 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
    * last recorded seq, which leaves the same task (artifacts are whole, statuses replace, status
    * messages keep their event's id).
    */
+  /** Follows a stored unfinished task's run again from the last event it reflects; false when the run is gone (the task ends failed). */
+  async #follow({ scope, task, runSeq }: UnfinishedTask): Promise<boolean> {
+    const context = new ServerCallContext({ tenant: scope.tenant, user: ownerUser(scope.owner) });
+    const ids: TaskIds = { taskId: task.id, contextId: task.contextId };
+    const store = new ResultManager(this.#deps.taskStore, context);
+    const handle = this.#deps.engine.get(task.id);
+    if (handle) {
+      this.#pump(handle, ids, this.#buses.createOrGetByTaskId(task.id, context), store, context, runSeq ?? 0);
+      return true;
+    }
+    const reason = 'the run of this task did not survive a restart of Parley (it is no longer in the run store)';
+    const lost = AgentEvent.statusUpdate({
+      ...ids,
+      status: status(TaskState.TASK_STATE_FAILED, agentMessage(ids.taskId, ids.contextId, [textPart(reason)])),
+      metadata: undefined,
+    });
+    // One task that cannot be saved does not keep the others from being followed.
+    await store.processEvent(lost).then(
+      () => this.#deps.logger.warn('a2a: a task whose run is gone ended failed', { taskId: task.id }),
+      (err: unknown) =>
+        this.#deps.logger.error('a2a: ending a task whose run is gone failed', {
+          taskId: task.id,
+          error: (err as Error).message,
+        }),
+    );
+    return false;
+  }
+
   #pump(
     handle: RunHandle,
     ids: TaskIds,
@@ -219,32 +260,11 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
   async recover(): Promise<{ followed: number; failed: number }> {
     let followed = 0;
     let failed = 0;
-    for (const { scope, task, runSeq } of await this.#deps.taskStore.listUnfinished()) {
-      const context = new ServerCallContext({ tenant: scope.tenant, user: ownerUser(scope.owner) });
-      const ids: TaskIds = { taskId: task.id, contextId: task.contextId };
-      const store = new ResultManager(this.#deps.taskStore, context);
-      const handle = this.#deps.engine.get(task.id);
-      if (handle) {
-        this.#pump(handle, ids, this.#buses.createOrGetByTaskId(task.id, context), store, context, runSeq ?? 0);
-        followed++;
-        continue;
-      }
-      const reason = 'the run of this task did not survive a restart of Parley (it is no longer in the run store)';
-      const lost = AgentEvent.statusUpdate({
-        ...ids,
-        status: status(TaskState.TASK_STATE_FAILED, agentMessage(ids.taskId, ids.contextId, [textPart(reason)])),
-        metadata: undefined,
-      });
-      // One task that cannot be saved does not keep the others from being followed.
-      await store.processEvent(lost).then(
-        () => this.#deps.logger.warn('a2a: a task whose run is gone ended failed', { taskId: task.id }),
-        (err: unknown) =>
-          this.#deps.logger.error('a2a: ending a task whose run is gone failed', {
-            taskId: task.id,
-            error: (err as Error).message,
-          }),
-      );
-      failed++;
+    for (const entry of await this.#deps.taskStore.listUnfinished()) {
+      // Replicas: a task whose run executes on another replica is that replica's to follow.
+      if (this.#deps.engine.executesHere?.(entry.task.id) === false) continue;
+      if (await this.#follow(entry)) followed++;
+      else failed++;
     }
     return { followed, failed };
   }

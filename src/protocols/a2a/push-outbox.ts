@@ -15,6 +15,7 @@ import { outboundProblem } from '../../http/outbound-guard.ts';
 import type { Logger } from '../../log.ts';
 import type { A2APushStore, PushDelivery } from '../../store/a2a-push/types.ts';
 import type { TaskScope } from '../../store/a2a-tasks/types.ts';
+import type { Cluster } from '../../cluster/types.ts';
 
 export interface PushOutboxOptions {
   allowPrivate: boolean;
@@ -22,7 +23,15 @@ export interface PushOutboxOptions {
   retryBaseMs: number;
   timeoutMs: number;
   scopeOf: (context: ServerCallContext) => TaskScope;
+  /**
+   * Replicas share one outbox (Postgres): a config's deliveries are sent by the replica holding its
+   * lease, so each goes out once and in order; what a dead replica was sending is picked up after its lease.
+   */
+  cluster?: Cluster;
 }
+
+/** Replicas: how often a replica looks for deliveries another one left (its lease expired). */
+const SHARED_SWEEP_MS = 5_000;
 
 /** Queued deliveries one task may have; beyond it new ones are dropped (and logged): a dead webhook's backlog stays bounded. */
 export const MAX_QUEUED_PER_TASK = 1000;
@@ -43,6 +52,7 @@ export class PushOutbox {
   /** Configs with a delivery in flight: the next of the same config waits for it. */
   readonly #inFlight = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
+  #sweep: NodeJS.Timeout | undefined;
   #draining: Promise<void> | undefined;
   #again = false;
   #closed = false;
@@ -56,6 +66,10 @@ export class PushOutbox {
   /** Sends what an earlier process left in the outbox. */
   start(): void {
     this.#kick();
+    if (this.#options.cluster?.shared) {
+      this.#sweep = setInterval(() => this.#kick(), SHARED_SWEEP_MS);
+      this.#sweep.unref();
+    }
   }
 
   /** Queues the event for every push config of its task (committed before it resolves), then sends. */
@@ -107,6 +121,7 @@ export class PushOutbox {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#sweep);
     await this.#draining;
     await Promise.all(this.#inFlight.values());
   }
@@ -144,8 +159,12 @@ export class PushOutbox {
         continue;
       }
       if (this.#inFlight.size >= SEND_CONCURRENCY) break;
+      const cluster = this.#options.cluster?.shared ? this.#options.cluster : undefined;
+      const lease = `push:${key}`;
+      if (cluster && !(await cluster.acquireLease(lease, this.#options.timeoutMs + 30_000))) continue;
       const sending = this.#send(d).finally(() => {
         this.#inFlight.delete(key);
+        if (cluster) void cluster.releaseLease(lease).catch(() => undefined);
         this.#kick();
       });
       this.#inFlight.set(key, sending);

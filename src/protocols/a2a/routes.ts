@@ -32,6 +32,7 @@ import { createMemoryA2aTaskStore } from '../../store/a2a-tasks/memory.ts';
 import type { A2APushStore } from '../../store/a2a-push/types.ts';
 import { createMemoryA2aPushStore } from '../../store/a2a-push/memory.ts';
 import { PushOutbox } from './push-outbox.ts';
+import type { Cluster } from '../../cluster/types.ts';
 import { ParleyPushStore } from './push-store.ts';
 
 /**
@@ -62,6 +63,8 @@ export interface A2ADeps {
   tasks?: A2ATaskStore;
   /** Where push-notification configs and the outbox are kept (src/core.ts gives the run store's); absent: memory. */
   push?: A2APushStore;
+  /** Replicas (docs/deployment.md): the push outbox sends each delivery from one replica. */
+  cluster?: Cluster;
   /** Lifecycle resources of the server: the push outbox is added so it stops before the store closes. */
   resources?: { name: string; close: () => void | Promise<void> }[];
 }
@@ -90,7 +93,11 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   const pushPort = deps.push ?? createMemoryA2aPushStore();
   const scopeOf = (context: ServerCallContext) => taskStore.scopeOf(context);
   const pushStore = new ParleyPushStore(pushPort, { ...pushSettings, scopeOf });
-  const outbox = new PushOutbox(pushPort, { ...pushSettings, scopeOf }, deps.logger);
+  const outbox = new PushOutbox(
+    pushPort,
+    { ...pushSettings, scopeOf, ...(deps.cluster ? { cluster: deps.cluster } : {}) },
+    deps.logger,
+  );
   deps.resources?.push({ name: 'a2a-push-outbox', close: () => outbox.close() });
   const bridge = new A2ARunBridge({
     engine: deps.engine,

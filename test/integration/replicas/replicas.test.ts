@@ -9,6 +9,16 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest } from '../../../src/hitl/types.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
+import {
+  a2aClientAs,
+  approvalPart,
+  collect,
+  send,
+  stateOf,
+  taskIdOf,
+  text,
+} from '../../support/protocols/a2a-helpers.ts';
 import { follow, replicasMissing, startRun, useReplicas } from './support.ts';
 
 const missing = replicasMissing();
@@ -161,5 +171,36 @@ describe.skipIf(missing !== undefined)('limits shared by replicas', () => {
     expect(spent.length).toBeGreaterThan(1);
     // Alone, each replica would have let the caller spend the whole budget again.
     expect(total).toBeLessThanOrEqual(budget + Math.max(...spent));
+  });
+});
+
+describe.skipIf(missing !== undefined)('A2A tasks across replicas', () => {
+  it('a task waiting on A is found on B; after kill -9 of A, B takes its run and task over and finishes it', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const onA = await a2aClientAs(a.url, '');
+    const asked = await collect(
+      onA.sendMessageStream(send([text(writeQuery('a2a.txt', 'via A2A'))], {}, { mode: 'orchestrate' })),
+    );
+    expect(stateOf(asked.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const taskId = taskIdOf(asked);
+    const [pending] = approvalPart(asked).pending;
+    const onB = await a2aClientAs(b.url, '');
+    expect((await onB.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+
+    a.child.kill('SIGKILL');
+    await a.exit;
+    await vi.waitFor(() => expect(b.log()).toContain('a2a: following a task taken over'), { timeout: 30_000 });
+    const resubscribed: StreamResponse[] = [];
+    const following = (async () => {
+      for await (const e of onB.resubscribeTask({ tenant: '', id: taskId })) resubscribed.push(e);
+    })();
+    await vi.waitFor(() => expect(resubscribed.length).toBeGreaterThan(0));
+    expect(stateOf(resubscribed[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const decisions = Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept']));
+    expect((await postJson(`${b.url}/api/approve`, { request_id: pending!.request_id, decisions })).status).toBe(200);
+    await following;
+    expect(stateOf(resubscribed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await onB.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(readFileSync(join(workspace, 'a2a.txt'), 'utf8')).toBe('via A2A');
   });
 });
