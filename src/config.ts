@@ -753,7 +753,7 @@ export type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
 type Env = Record<string, string | undefined>;
 
 /** Settings whose values are secrets: an error names them without quoting the value. */
-const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL|_REDIS_URL)$/;
+export const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL|_REDIS_URL)$/;
 
 function readSetting(env: Env, setting: Setting): unknown {
   const raw = env[setting.env];

@@ -138,7 +138,17 @@ export async function createCore(
   // With PARLEY_DATABASE_URL, runs and threads live in Postgres (docs/deployment.md); closed after their users.
   const pg = config.knowledge.databaseUrl ? await import('./store/postgres/index.ts') : undefined;
   const database = await pg?.openDatabase(config.knowledge.databaseUrl, logger);
-  if (database) closers.push({ name: 'database', close: () => database.end() });
+  if (database)
+    closers.push({
+      name: 'database',
+      close: () => database.end(),
+      // GET /ready: a replica that cannot reach Postgres should get no traffic.
+      ready: () =>
+        database.query('SELECT 1').then(
+          () => true,
+          (err: unknown) => `postgres: ${(err as Error).message}`,
+        ),
+    });
   const threadRetention = {
     maxThreadsPerCaller: config.threads.maxPerCaller,
     maxTurnsPerThread: config.threads.maxTurns,

@@ -54,7 +54,8 @@ export function createLocalCluster(now: () => number = Date.now): Cluster {
     async renewLeases(leaseKeys, ttlMs) {
       const lost: string[] = [];
       for (const key of leaseKeys) {
-        if (live(key)?.value === replicaId) set(key, replicaId, now() + ttlMs);
+        const holder = live(key)?.value;
+        if (holder === undefined || holder === replicaId) set(key, replicaId, now() + ttlMs);
         else lost.push(key);
       }
       return lost;

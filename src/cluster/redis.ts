@@ -17,10 +17,12 @@ if holder == false or holder == ARGV[1] then
 end
 return 0`;
 
+// A free key is taken again: after a Redis restart (no persistence) the holders keep their runs.
 const RENEW = `
 local lost = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) else table.insert(lost, key) end
+  local holder = redis.call('GET', key)
+  if holder == false or holder == ARGV[1] then redis.call('SET', key, ARGV[1], 'PX', ARGV[2]) else table.insert(lost, key) end
 end
 return lost`;
 

@@ -26,7 +26,10 @@ export interface Cluster {
   isClaimed(key: string): Promise<boolean>;
   /** Takes the lease on `key` for this replica if it is free or already ours; true when held. */
   acquireLease(key: string, ttlMs: number): Promise<boolean>;
-  /** Extends the leases this replica holds; returns the keys it no longer holds. */
+  /**
+   * Extends the leases this replica holds (taking a free one again: Redis may have restarted empty);
+   * returns the keys another replica holds now.
+   */
   renewLeases(keys: readonly string[], ttlMs: number): Promise<string[]>;
   /** Frees a lease this replica holds (no-op otherwise). */
   releaseLease(key: string): Promise<void>;

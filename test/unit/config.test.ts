@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, ROLE_SETTING_SUFFIXES, SCRIPTED_BASE_URL, SETTINGS } from '../../src/config.ts';
+import {
+  ConfigError,
+  loadConfig,
+  ROLE_SETTING_SUFFIXES,
+  SCRIPTED_BASE_URL,
+  SECRET_SETTING,
+  SETTINGS,
+} from '../../src/config.ts';
 import { MODEL_ROLES } from '../../src/llm/types.ts';
 import { PACKAGE_ROOT } from '../../src/package-root.ts';
 import { NO_HOME } from '../support/home.ts';
@@ -117,12 +124,20 @@ describe('invalid values', () => {
       expect(bad).toBeDefined();
       expect(() => loadConfig({ [setting.env]: bad })).toThrow(ConfigError);
       // A secret's value is never quoted in the error (it reaches logs); anything else's is.
-      const secret = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL)$/.test(setting.env);
+      const secret = SECRET_SETTING.test(setting.env);
       expect(() => loadConfig({ [setting.env]: bad })).toThrow(
         new RegExp(`^${setting.env}${secret ? ' \\(value not shown\\) is invalid' : '='}`),
       );
     });
   }
+
+  it('PARLEY_REDIS_URL needs PARLEY_DATABASE_URL (replicas keep their runs in one Postgres)', () => {
+    expect(() => loadConfig({ PARLEY_REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(
+      /^PARLEY_REDIS_URL needs PARLEY_DATABASE_URL/,
+    );
+    const both = loadConfig({ PARLEY_REDIS_URL: 'redis://r:6379', PARLEY_DATABASE_URL: 'postgres://p@db/parley' });
+    expect(both.knowledge).toMatchObject({ redisUrl: 'redis://r:6379', replicaLeaseMs: 15_000 });
+  });
 
   it('PARLEY_IMAGE_ROLES takes model roles or none, and names a wrong role', () => {
     expect(loadConfig({}).engine.imageRoles).toEqual(['default', 'planner', 'specialist', 'synthesizer']);
