@@ -113,7 +113,6 @@ const stopAll = async (servers: ServeProcess[]) => {
 const baseEnv = {
   PARLEY_SCRIPTED_LATENCY_MS: latencyMs,
   PARLEY_RATE_LIMIT_PER_MINUTE: '100000',
-  PARLEY_LOG_LEVEL: 'warn',
 };
 
 const rows: string[] = [];
