@@ -45,6 +45,7 @@ import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
 import { resumptionOf } from './durable/resume-plan.ts';
 import { ReplicaRuns } from './replicas/replica-runs.ts';
+import { RunSuspendedError } from './run-suspended.ts';
 import { shareLedger } from './replicas/shared-ledger.ts';
 import type { ApprovalOutcome } from '../hitl/types.ts';
 import type { StoredApproval } from '../store/runs/run-store.ts';
@@ -68,13 +69,7 @@ export class RunCancelledError extends Error {
   override name = 'RunCancelledError';
 }
 
-/**
- * Why a run waiting on a human stopped at shutdown: it is left in the run store, unfinished, for the
- * next start (no run.finished, no record).
- */
-export class RunSuspendedError extends Error {
-  override name = 'RunSuspendedError';
-}
+export { RunSuspendedError } from './run-suspended.ts';
 
 /** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
 const RUN_FINISHED = new RunCancelledError('run finished');

@@ -5,6 +5,7 @@
  * When a step failed and steps depending on it cannot run, it goes to the planner at once
  * (replan-on-failure.ts) rather than running the rest and waiting for the verifier.
  */
+import { isSuspended } from '../run-suspended.ts';
 import { scheduleSteps, type StepOutcome } from '../scheduler.ts';
 import type { GraphEventBody } from '../events.ts';
 import type { PlanStep } from '../graph-plan.ts';
@@ -39,7 +40,8 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
       run.attempts.set(step.id, attempt);
       emit(run, { type: 'step.started', stepId: step.id, specialist: step.specialist, objective, attempt });
     },
-    onFinish: (outcome) => emit(run, finishedEvent(outcome)),
+    // A suspended run's steps run again where it resumes: they did not finish.
+    onFinish: (outcome) => isSuspended(run.abort.signal) || emit(run, finishedEvent(outcome)),
     run: (step, objective, signal, clock) =>
       runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
   });

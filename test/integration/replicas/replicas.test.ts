@@ -124,6 +124,34 @@ describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
   });
 });
 
+describe.skipIf(missing !== undefined)('a rolling deploy', () => {
+  it('SIGTERM of A: after its grace period its running run goes on from its checkpoint on B', async () => {
+    // A run longer than A's grace period: A suspends it (checkpointed) and frees its lease.
+    const a = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400', PARLEY_SHUTDOWN_TIMEOUT_MS: '300' });
+    const b = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400' });
+    const run = await startRun(
+      a.url,
+      { query: 'Compare the lakes of Finland and the rivers of Norway [[steps:3]]', mode: 'orchestrate' },
+      'plan.ready',
+    );
+    const onB = follow(await fetch(`${b.url}/api/runs/${run.runId}/events`));
+    const t0 = Date.now();
+    a.child.kill('SIGTERM');
+    expect((await a.exit).code).toBe(0);
+    const exitMs = Date.now() - t0;
+    await onB.done;
+    console.log(`replicas.test.ts: A exited ${exitMs} ms after SIGTERM; B finished its run`);
+    expect(b.log()).toContain('taking over a run');
+    expect(onB.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    expect(seqs(onB.events)).toEqual(onB.events.map((_, n) => n + 1));
+    // The steps A interrupted are not announced as finished (they were not): each step finishes once, succeeded.
+    const finished = onB.events.filter((e): e is GraphEvent & { type: 'step.finished' } => e.type === 'step.finished');
+    expect(finished.map((e) => e.status)).toEqual(finished.map(() => 'succeeded'));
+    expect(new Set(finished.map((e) => e.stepId)).size).toBe(finished.length);
+    expect(finished.length).toBeGreaterThan(0);
+  });
+});
+
 describe.skipIf(missing !== undefined)('limits shared by replicas', () => {
   const run = (url: string, query: string) => postJson(`${url}/stream`, { query, mode: 'direct' });
 
