@@ -67,6 +67,8 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
   readonly #deps: A2ARunBridgeDeps;
   readonly #buses = new DefaultExecutionEventBusManager();
   readonly #live = new Map<string, LiveRun>();
+  /** Replicas: tasks whose run another replica executes, projected here for SubscribeToTask only. */
+  readonly #mirrors = new Map<string, { stopped: boolean }>();
 
   constructor(deps: A2ARunBridgeDeps) {
     this.#deps = deps;
@@ -76,6 +78,9 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
 
   async #adopt(runId: string): Promise<void> {
     if (this.#live.has(runId)) return;
+    // Its subscribers here stay on the same bus; the pump takes over from the mirror.
+    const mirror = this.#mirrors.get(runId);
+    if (mirror) mirror.stopped = true;
     try {
       const entry = (await this.#deps.taskStore.listUnfinished()).find((t) => t.task.id === runId);
       if (entry && !this.#live.has(runId) && (await this.#follow(entry)))
@@ -173,6 +178,43 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
    * last recorded seq, which leaves the same task (artifacts are whole, statuses replace, status
    * messages keep their event's id).
    */
+  /**
+   * Replicas: SubscribeToTask for a task whose run another replica executes. Its events (read from the
+   * shared run store) are projected onto a bus here for the subscribers only: the executing replica
+   * stores the task and sends its pushes. Called before the SDK looks for the task's bus.
+   */
+  async followElsewhere(taskId: string, context: ServerCallContext): Promise<void> {
+    const elsewhere = () =>
+      !this.#live.has(taskId) && !this.#mirrors.has(taskId) && this.#deps.engine.executesHere?.(taskId) === false;
+    if (!elsewhere()) return;
+    const found = await this.#deps.taskStore.loadWithSeq(taskId, context);
+    const state = found?.task.status?.state;
+    const handle = this.#deps.engine.get(taskId);
+    if (!found || !handle || state === undefined || TERMINAL.has(state) || !elsewhere()) return;
+    const ids: TaskIds = { taskId, contextId: found.task.contextId };
+    const bus = this.#buses.createOrGetByTaskId(taskId, context);
+    const mirror = { stopped: false };
+    this.#mirrors.set(taskId, mirror);
+    void (async () => {
+      const projection: Projection = { pending: new Map() };
+      try {
+        for await (const event of handle.events()) {
+          if (mirror.stopped) return;
+          const outs = projectEvent(event, ids, projection);
+          if (event.seq > found.runSeq) for (const out of outs) bus.publish(out);
+        }
+      } catch (err) {
+        this.#deps.logger.warn('a2a: following a task of another replica failed', { taskId, error: String(err) });
+      } finally {
+        this.#mirrors.delete(taskId);
+        if (!mirror.stopped) {
+          bus.finished();
+          this.#buses.cleanupByTaskId(taskId, context);
+        }
+      }
+    })();
+  }
+
   /** Follows a stored unfinished task's run again from the last event it reflects; false when the run is gone (the task ends failed). */
   async #follow({ scope, task, runSeq }: UnfinishedTask): Promise<boolean> {
     const context = new ServerCallContext({ tenant: scope.tenant, user: ownerUser(scope.owner) });

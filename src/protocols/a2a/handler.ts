@@ -79,8 +79,10 @@ export class ParleyRequestHandler implements A2ARequestHandler {
   cancelTask(params: Params<'cancelTask'>, context: ServerCallContext) {
     return this.inner.cancelTask(params, context);
   }
-  resubscribe(params: Params<'resubscribe'>, context: ServerCallContext) {
-    return this.inner.resubscribe(params, context);
+  async *resubscribe(params: Params<'resubscribe'>, context: ServerCallContext) {
+    // Replicas: a task whose run executes on another replica gets a bus here first.
+    await this.bridge.followElsewhere(params.id, context);
+    yield* this.inner.resubscribe(params, context);
   }
   createTaskPushNotificationConfig(params: Params<'createTaskPushNotificationConfig'>, context: ServerCallContext) {
     return this.inner.createTaskPushNotificationConfig(params, context);

@@ -78,6 +78,12 @@ export class ParleyTaskStore implements TaskStore {
     return stored && fromStored(stored);
   }
 
+  /** The task with the last run event it reflects (a subscriber on another replica follows on from there). */
+  async loadWithSeq(taskId: string, context: ServerCallContext): Promise<{ task: Task; runSeq: number } | undefined> {
+    const stored = await this.port.get(this.scopeOf(context), taskId);
+    return stored && { task: fromStored(stored), runSeq: stored.runSeq ?? 0 };
+  }
+
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const scope = this.scopeOf(context);
     if (!fitsKey(scope, task.id))

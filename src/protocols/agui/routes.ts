@@ -168,7 +168,8 @@ const shownUpTo = (afterSeq: number): ShownEnd => ({ done: (lastSeq) => lastSeq 
  */
 function shownAfterRestart(resolutions: readonly { requestId: string }[], handle: RunHandle): ShownEnd {
   const unseen = new Set(resolutions.map((r) => r.requestId));
-  const end = handle.lastSeq?.() ?? 0;
+  // A run followed from another replica has no live log here: read until the requests are seen.
+  const end = handle.lastSeq?.() ?? Number.POSITIVE_INFINITY;
   return {
     done: (lastSeq) => unseen.size === 0 || lastSeq >= end,
     saw: (event) => {

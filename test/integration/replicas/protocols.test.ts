@@ -1,0 +1,92 @@
+/**
+ * Protocol clients on replica B following and answering a run that executes on replica A (issue 17,
+ * docs/deployment.md "Replicas"), through each protocol's own client: AG-UI's HttpAgent resumes an
+ * interrupt on B, and A2A's SubscribeToTask on B follows a task whose run A executes.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { EventType, HttpAgent, type BaseEvent } from '@ag-ui/client';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
+import { postJson } from '../../support/protocols/sse-read.ts';
+import {
+  a2aClientAs,
+  approvalPart,
+  collect,
+  send,
+  stateOf,
+  taskIdOf,
+  text,
+} from '../../support/protocols/a2a-helpers.ts';
+import { replicasMissing, useReplicas } from './support.ts';
+
+const missing = replicasMissing();
+if (missing) console.log(`protocols.test.ts: ${missing}`);
+vi.setConfig({ testTimeout: 120_000 });
+
+const { replica, workspace, writeQuery } = useReplicas('parley-replica-protocols');
+
+describe.skipIf(missing !== undefined)('protocol clients across replicas', () => {
+  it('AG-UI: an interrupt shown by A is resumed through B; A goes on and B streams the rest', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const threadId = randomUUID();
+    const agent = new HttpAgent({ url: `${a.url}/ag-ui`, threadId });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: writeQuery('agui.txt', 'through B') });
+    const firstRunId = randomUUID();
+    const before: BaseEvent[] = [];
+    await agent.runAgent(
+      { runId: firstRunId, forwardedProps: { parley: { interrupts: true, mode: 'orchestrate' } } },
+      { onEvent: ({ event }) => void before.push(event) },
+    );
+    expect(before.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt' } });
+    const interrupt = agent.pendingInterrupts[0]!;
+
+    const onB = new HttpAgent({ url: `${b.url}/ag-ui`, threadId, initialMessages: agent.messages });
+    const after: BaseEvent[] = [];
+    await onB.runAgent(
+      {
+        runId: randomUUID(),
+        resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { decision: 'accept' } }],
+      },
+      { onEvent: ({ event }) => void after.push(event) },
+    );
+    expect(after[0]).toMatchObject({
+      type: EventType.RUN_STARTED,
+      metadata: { parleyRunId: firstRunId, resumed: true },
+    });
+    expect(after.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+    // Nothing the first stream showed is shown again.
+    expect(after.some((e) => e.type === EventType.CUSTOM && 'name' in e && e.name === 'approval_required')).toBe(false);
+    expect(readFileSync(join(workspace, 'agui.txt'), 'utf8')).toBe('through B');
+    // The run executed on A: its log says so, B only followed it.
+    expect(a.log()).not.toContain('taking over');
+    expect(b.log()).not.toContain('taking over');
+  });
+
+  it('A2A: SubscribeToTask on B follows a task whose run A executes, to its end', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const onA = await a2aClientAs(a.url, '');
+    const asked = await collect(
+      onA.sendMessageStream(send([text(writeQuery('sub.txt', 'followed on B'))], {}, { mode: 'orchestrate' })),
+    );
+    expect(stateOf(asked.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const taskId = taskIdOf(asked);
+    const [pending] = approvalPart(asked).pending;
+    const onB = await a2aClientAs(b.url, '');
+    const followed: StreamResponse[] = [];
+    const following = (async () => {
+      for await (const e of onB.resubscribeTask({ tenant: '', id: taskId })) followed.push(e);
+    })();
+    await vi.waitFor(() => expect(followed.length).toBeGreaterThan(0));
+    expect(stateOf(followed[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const decisions = Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept']));
+    expect((await postJson(`${a.url}/api/approve`, { request_id: pending!.request_id, decisions })).status).toBe(200);
+    await following;
+    expect(stateOf(followed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(
+      followed.some((e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId === 'answer'),
+    ).toBe(true);
+    expect(readFileSync(join(workspace, 'sub.txt'), 'utf8')).toBe('followed on B');
+  });
+});
