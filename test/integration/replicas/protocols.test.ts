@@ -1,7 +1,8 @@
 /**
  * Protocol clients on replica B following and answering a run that executes on replica A (issue 17,
  * docs/deployment.md "Replicas"), through each protocol's own client: AG-UI's HttpAgent resumes an
- * interrupt on B, and A2A's SubscribeToTask on B follows a task whose run A executes.
+ * interrupt on B, A2A's SubscribeToTask on B follows a task whose run A executes, and an MCP client of B
+ * sees and answers the approval A's run waits for.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { EventType, HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { postJson } from '../../support/protocols/sse-read.ts';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   a2aClientAs,
   approvalPart,
@@ -19,7 +21,13 @@ import {
   taskIdOf,
   text,
 } from '../../support/protocols/a2a-helpers.ts';
-import { replicasMissing, useReplicas } from './support.ts';
+import { replicasMissing, startRun, useReplicas } from './support.ts';
+
+interface PendingOut {
+  requestId: string;
+  toolCalls: { toolCallId: string }[];
+  answerWith: { tool: string; arguments: Record<string, unknown> };
+}
 
 const missing = replicasMissing();
 if (missing) console.log(`protocols.test.ts: ${missing}`);
@@ -88,5 +96,32 @@ describe.skipIf(missing !== undefined)('protocol clients across replicas', () =>
       followed.some((e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId === 'answer'),
     ).toBe(true);
     expect(readFileSync(join(workspace, 'sub.txt'), 'utf8')).toBe('followed on B');
+  });
+
+  it('MCP: a client of B sees the approval a run on A waits for (get_run) and answers it (approve); A goes on', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const run = await startRun(
+      a.url,
+      { query: writeQuery('mcp.txt', 'answered over MCP'), mode: 'orchestrate' },
+      'approval.requested',
+    );
+    const client = new Client({ name: 'replica-b', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${b.url}/mcp`)));
+    try {
+      const got = await client.callTool({ name: 'get_run', arguments: { run_id: run.runId, waitMs: 5_000 } });
+      const waiting = got.structuredContent as { status: string; pending: PendingOut[] };
+      expect(waiting.status).toBe('input_required');
+      const [pending] = waiting.pending;
+      const answered = await client.callTool({
+        name: 'approve',
+        arguments: { request_id: pending!.requestId, decisions: { [pending!.toolCalls[0]!.toolCallId]: 'accept' } },
+      });
+      expect(answered.isError).toBeFalsy();
+      await run.done;
+      expect(run.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+      expect(readFileSync(join(workspace, 'mcp.txt'), 'utf8')).toBe('answered over MCP');
+    } finally {
+      await client.close();
+    }
   });
 });
