@@ -12,7 +12,6 @@
  * Options: --clients 8, --seconds 15, --latency 50, --lease 3000.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +19,7 @@ import { percentile } from './lib/stats.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { startRedis } from '../test/support/redis.ts';
 import { serveProcess, type ServeProcess } from '../test/support/serve-one.ts';
+import { roundRobin } from '../test/support/round-robin.ts';
 import { readSse } from '../test/support/protocols/sse-read.ts';
 
 const { values } = parseArgs({
@@ -42,30 +42,6 @@ const tempDir = (name: string) => {
   return dir;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Round-robin over the replicas: each request goes to the next one. */
-function roundRobin(upstreams: string[]): Promise<{ url: string; server: Server }> {
-  let next = 0;
-  const server = createServer((req, res) => {
-    const target = new URL(req.url ?? '/', upstreams[next++ % upstreams.length]);
-    const forward = request(
-      target,
-      { method: req.method, headers: { ...req.headers, host: target.host } },
-      (up: IncomingMessage) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    forward.on('error', () => res.writeHead(502).end());
-    req.pipe(forward);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      resolve({ url: `http://127.0.0.1:${port}`, server });
-    }),
-  );
-}
 
 /** One run through POST /stream, read to run.finished; its wall time in ms. */
 async function oneRun(url: string, i: number): Promise<number> {

@@ -162,6 +162,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       version: VERSION,
       callerOf,
       eventStore: core.mcpEvents,
+      sharedSessions: core.cluster !== undefined,
     });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });

@@ -18,6 +18,7 @@ import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import {
   isInitializeRequest,
   WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
   type McpServer,
 } from '@modelcontextprotocol/server';
 import type { Config } from '../../config.ts';
@@ -46,6 +47,11 @@ export interface McpRoutesDeps extends McpServerDeps {
   sessionIdleMs?: number;
   /** Keeps each SSE message so a client can resume a cut stream with Last-Event-ID (src/store/mcp-events/). */
   eventStore?: McpEventStore;
+  /**
+   * Replicas (docs/deployment.md): sessions are recorded in the event store, and a request for a session
+   * opened on another replica is served here. Without it a session lives and ends in this process.
+   */
+  sharedSessions?: boolean;
 }
 
 /** `open` counts responses still streaming (SSE of a tool call, the GET notification stream). */
@@ -83,6 +89,79 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     maxRequestBodySize: deps.config.server.bodyLimitBytes,
   });
 
+  /** A server and its transport for one session; the session is registered once initialized. */
+  async function openSession(caller: Caller, sessionId: () => string) {
+    const server = createParleyMcpServer({ ...deps, caller });
+    // The session's own view of the event store; the transport exists before its id does.
+    const eventStore = deps.eventStore && sessionEvents(deps.eventStore, () => transport.sessionId);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: sessionId,
+      eventStore,
+      onsessioninitialized: (sid) =>
+        void sessions.set(sid, {
+          transport,
+          server,
+          caller: caller.id,
+          open: 0,
+          lastSeen: Date.now(),
+          close: () => void server.close().catch(() => undefined),
+        }),
+      onsessionclosed: (sid) => {
+        sessions.delete(sid);
+        if (deps.sharedSessions) void deps.eventStore?.deleteSession(sid).catch(() => undefined);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    checkParams(transport);
+    return { server, transport };
+  }
+
+  /**
+   * A session this process has not seen, opened on another replica (or before a restart): a fresh
+   * server is set up as the session's was, by replaying the client's initialize request and its
+   * initialized notification under the same session id. Only for the caller that opened it, within the caps.
+   */
+  async function revive(id: string, caller: Caller, authInfo: AuthInfo): Promise<Session | undefined> {
+    if (!deps.sharedSessions) return undefined;
+    const record = await deps.eventStore?.getSession(id).catch(() => undefined);
+    if (!record || record.callerId !== caller.id) return undefined;
+    const admission = cap.admit(caller.id);
+    if (!admission.ok) return undefined;
+    try {
+      const { transport } = await openSession(caller, () => id);
+      const post = (body: unknown, headers: Record<string, string> = {}) =>
+        transport.handleRequest(
+          new Request('http://localhost/mcp', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+            body: JSON.stringify(body),
+          }),
+          { parsedBody: body, authInfo },
+        );
+      const init = record.initialize as { params?: { protocolVersion?: string } };
+      await (await post(record.initialize)).body?.cancel();
+      await (
+        await post(
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { 'mcp-session-id': id, 'mcp-protocol-version': init.params?.protocolVersion ?? '2025-06-18' },
+        )
+      ).body?.cancel();
+      const session = sessions.get(id);
+      if (session) {
+        deps.logger.info('mcp: serving a session opened elsewhere (another replica, or before a restart)', {
+          session: id,
+        });
+        void deps.eventStore?.putSession({ ...record, at: Date.now() }).catch(() => undefined);
+      }
+      return session;
+    } finally {
+      admission.release();
+    }
+  }
+
   app.all('/', async (c) => {
     const id = c.req.header('mcp-session-id');
     const caller = deps.callerOf?.(c) ?? LOCAL_CALLER;
@@ -91,7 +170,8 @@ export function mcpRoutes(deps: McpRoutesDeps) {
       authInfo: { token: '', clientId: caller.id, scopes: [] },
     };
     if (id !== undefined) {
-      const found = sessions.get(id);
+      // Opened on another replica (or before a restart): served here from its stored record.
+      const found = sessions.get(id) ?? (await revive(id, caller, options.authInfo));
       // Bound to its key: even an admin cannot speak in another caller's session.
       const session = found?.caller === caller.id ? found : undefined;
       // Same answer the SDK transport gives for a closed session, so clients re-initialize.
@@ -111,34 +191,21 @@ export function mcpRoutes(deps: McpRoutesDeps) {
       });
     }
     try {
-      const server = createParleyMcpServer({ ...deps, caller });
-      // The session's own view of the event store; the transport exists before its id does.
-      const eventStore = deps.eventStore && sessionEvents(deps.eventStore, () => transport.sessionId);
-      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        eventStore,
-        onsessioninitialized: (sid) =>
-          void sessions.set(sid, {
-            transport,
-            server,
-            caller: caller.id,
-            open: 0,
-            lastSeen: Date.now(),
-            close: () => void server.close().catch(() => undefined),
-          }),
-        onsessionclosed: (sid) => void sessions.delete(sid),
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
-      await server.connect(transport);
-      checkParams(transport);
+      const { server, transport } = await openSession(caller, () => randomUUID());
       const response = await transport.handleRequest(c.req.raw, options);
       const opened = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
       if (!opened) {
         await server.close();
         return response;
       }
+      // Recorded before the client learns the id: any replica can serve its next request.
+      if (deps.sharedSessions)
+        await deps.eventStore?.putSession({
+          id: opened.transport.sessionId!,
+          callerId: caller.id,
+          initialize: options.parsedBody,
+          at: Date.now(),
+        });
       return tracked(opened, response);
     } finally {
       if (admission?.ok) admission.release();

@@ -20,10 +20,26 @@ interface StoredEvent {
   message: JSONRPCMessage;
 }
 
+/**
+ * An MCP session as another process needs it to serve the session's next request (a replica behind a
+ * load balancer, or this server after a restart): who opened it, and the initialize request it opened with.
+ */
+export interface McpSessionRecord {
+  id: string;
+  callerId: string;
+  /** The client's initialize request (JSON-RPC), replayed to set a fresh server instance up as it was. */
+  initialize: unknown;
+  /** Epoch ms of its opening or last revival; the age bound counts from here. */
+  at: number;
+}
+
 export interface McpEventStore extends EventStore {
   getStreamIdForEventId(eventId: string): Promise<string | undefined>;
-  /** Deletes events older than the age bound; returns how many went. */
+  /** Deletes events and session records older than the age bound; returns how many events went. */
   sweep(now?: number): Promise<number>;
+  putSession(session: McpSessionRecord): Promise<void>;
+  getSession(id: string): Promise<McpSessionRecord | undefined>;
+  deleteSession(id: string): Promise<void>;
 }
 
 export const SEPARATOR = '|';
@@ -41,6 +57,7 @@ export function createLmdbMcpEventStore(
   options: { maxEventsPerStream?: number; maxAgeMs?: number } = {},
 ): McpEventStore {
   const db = kv.db<StoredEvent>('mcp-events');
+  const sessions = kv.db<McpSessionRecord>('mcp-sessions');
   const maxPerStream = options.maxEventsPerStream ?? DEFAULT_MAX_EVENTS_PER_STREAM;
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_EVENT_AGE_MS;
   // The last sequence number per stream this process wrote; read back from the store on first use.
@@ -87,8 +104,19 @@ export function createLmdbMcpEventStore(
       }
       return streamId;
     },
+    async putSession(session) {
+      await sessions.put(session.id, session);
+    },
+    async getSession(id) {
+      const found = sessions.get(id);
+      return found && found.at >= Date.now() - maxAgeMs ? found : undefined;
+    },
+    async deleteSession(id) {
+      await sessions.remove(id);
+    },
     async sweep(now = Date.now()) {
       const cutoff = now - maxAgeMs;
+      for (const { key, value } of sessions.getRange({})) if (value.at < cutoff) await sessions.remove(key);
       let removed = 0;
       for (const { key, value } of db.getRange({})) {
         if (value.at >= cutoff) continue;

@@ -1,5 +1,5 @@
 /**
- * The MCP Streamable HTTP event store on Postgres (migration 5): the contract of the embedded one
+ * The MCP Streamable HTTP event store on Postgres (migration 5; session records, migration 6): the contract of the embedded one
  * (store/mcp-events/lmdb-event-store.ts; test/integration/store/mcp-events.contract.ts). An event id
  * is `<stream id>|<seq>`; seq comes from one bigserial, so it grows across streams and processes and
  * replay is one ordered range read. Bounded the same two ways: the newest `maxEventsPerStream` per
@@ -57,7 +57,26 @@ export function createPostgresMcpEventStore(
       }
       return parsed.streamId;
     },
+    async putSession(session) {
+      await pool.query(
+        `INSERT INTO parley_mcp_sessions (id, caller_id, initialize, at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (id) DO UPDATE SET caller_id = EXCLUDED.caller_id, initialize = EXCLUDED.initialize, at = EXCLUDED.at`,
+        [session.id, session.callerId, JSON.stringify(session.initialize), session.at],
+      );
+    },
+    async getSession(id) {
+      const { rows } = await pool.query<{ id: string; caller_id: string; initialize: unknown; at: string }>(
+        'SELECT id, caller_id, initialize, at FROM parley_mcp_sessions WHERE id = $1 AND at >= $2',
+        [id, Date.now() - maxAgeMs],
+      );
+      const row = rows[0];
+      return row && { id: row.id, callerId: row.caller_id, initialize: row.initialize, at: Number(row.at) };
+    },
+    async deleteSession(id) {
+      await pool.query('DELETE FROM parley_mcp_sessions WHERE id = $1', [id]);
+    },
     async sweep(now = Date.now()) {
+      await pool.query('DELETE FROM parley_mcp_sessions WHERE at < $1', [now - maxAgeMs]);
       const { rowCount } = await pool.query('DELETE FROM parley_mcp_events WHERE at < $1', [now - maxAgeMs]);
       return rowCount ?? 0;
     },

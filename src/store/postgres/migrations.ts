@@ -148,4 +148,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX parley_mcp_events_at ON parley_mcp_events (at);
     `,
   },
+  {
+    version: 6,
+    name: 'MCP session records (a session served by any replica)',
+    sql: `
+      CREATE TABLE parley_mcp_sessions (
+        id text PRIMARY KEY,
+        caller_id text NOT NULL,
+        initialize jsonb NOT NULL,
+        at bigint NOT NULL
+      );
+      CREATE INDEX parley_mcp_sessions_at ON parley_mcp_sessions (at);
+    `,
+  },
 ];

@@ -22,6 +22,7 @@ import {
   text,
 } from '../../support/protocols/a2a-helpers.ts';
 import { replicasMissing, startRun, useReplicas } from './support.ts';
+import { roundRobin } from '../../support/round-robin.ts';
 
 interface PendingOut {
   requestId: string;
@@ -122,6 +123,27 @@ describe.skipIf(missing !== undefined)('protocol clients across replicas', () =>
       expect(readFileSync(join(workspace, 'mcp.txt'), 'utf8')).toBe('answered over MCP');
     } finally {
       await client.close();
+    }
+  });
+
+  it('MCP: one session behind a round-robin balancer is served by every replica in turn', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const proxy = await roundRobin([a.url, b.url]);
+    const client = new Client({ name: 'balanced', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${proxy.url}/mcp`));
+    try {
+      await client.connect(transport);
+      const sessionId = transport.sessionId;
+      for (let i = 0; i < 4; i++) expect((await client.listTools()).tools.map((t) => t.name)).toContain('ask');
+      const asked = await client.callTool({ name: 'ask', arguments: { query: 'What is a fjord?', mode: 'direct' } });
+      expect(asked.isError).toBeFalsy();
+      expect(transport.sessionId).toBe(sessionId);
+      // The session was opened on one replica and served by the other too.
+      const revived = [a, b].filter((r) => r.log().includes('mcp: serving a session opened elsewhere'));
+      expect(revived).toHaveLength(1);
+    } finally {
+      await client.close();
+      proxy.server.close();
     }
   });
 });

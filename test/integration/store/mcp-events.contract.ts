@@ -70,5 +70,25 @@ export function mcpEventStoreContract(
       expect(await store.sweep(Date.now() + 2000)).toBe(3);
       expect(await store.getStreamIdForEventId(ids[5]!)).toBeUndefined();
     });
+
+    it('keeps session records (who opened it, its initialize request) until deleted or past the age bound', async () => {
+      const store = await make({ maxAgeMs: 60_000 });
+      const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18' } };
+      const record = { id: 'sess-1', callerId: 'key-a', initialize, at: Date.now() };
+      await store.putSession(record);
+      await store.putSession({ ...record, id: 'sess-old', at: Date.now() - 120_000 });
+      expect(await store.getSession('sess-1')).toEqual(record);
+      // Past the age bound it reads as gone at once, and the sweep deletes it.
+      expect(await store.getSession('sess-old')).toBeUndefined();
+      expect(await store.getSession('nope')).toBeUndefined();
+      await store.putSession({ ...record, at: record.at + 1 });
+      expect((await store.getSession('sess-1'))?.at).toBe(record.at + 1);
+      await store.sweep();
+      await store.putSession({ ...record, id: 'sess-old', at: Date.now() - 120_000 });
+      await store.sweep();
+      expect(await store.getSession('sess-1')).toBeDefined();
+      await store.deleteSession('sess-1');
+      expect(await store.getSession('sess-1')).toBeUndefined();
+    });
   });
 }
