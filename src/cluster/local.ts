@@ -1,5 +1,5 @@
 /**
- * The Cluster of one process: pub/sub is a direct call, claims, leases and counters are maps with
+ * The Cluster of one process: pub/sub is a direct call, claims and leases are maps with
  * expiry. What every single-process Parley uses, so the code paths are the same with or without Redis.
  */
 import { randomUUID } from 'node:crypto';
@@ -7,11 +7,11 @@ import type { Cluster, ClusterListener } from './types.ts';
 
 export function createLocalCluster(now: () => number = Date.now): Cluster {
   const listeners = new Map<string, Set<ClusterListener>>();
-  /** key → [holder, expires at]; claims hold "claimed", leases the replica id, counters their value. */
-  const keys = new Map<string, { value: string | number; expiresAt: number }>();
+  /** key → [holder, expires at]; claims hold "claimed", leases the replica id. */
+  const keys = new Map<string, { value: string; expiresAt: number }>();
   const replicaId = randomUUID();
   /** Expired entries go when read, and all at once past this many (claims are rarely read again). */
-  const set = (key: string, value: string | number, expiresAt: number) => {
+  const set = (key: string, value: string, expiresAt: number) => {
     if (keys.size >= 10_000) for (const [k, e] of keys) if (e.expiresAt <= now()) keys.delete(k);
     keys.set(key, { value, expiresAt });
   };
@@ -62,12 +62,6 @@ export function createLocalCluster(now: () => number = Date.now): Cluster {
     },
     async releaseLease(key) {
       if (live(key)?.value === replicaId) keys.delete(key);
-    },
-    async increment(key, by, ttlMs) {
-      const entry = live(key);
-      const value = Number(entry?.value ?? 0) + by;
-      set(key, value, entry?.expiresAt ?? now() + ttlMs);
-      return value;
     },
     ready: () => true,
     async close() {

@@ -30,11 +30,6 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-const INCREMENT = `
-local value = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
-if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return value`;
-
 export interface RedisClusterOptions {
   url: string;
   logger: Logger;
@@ -63,7 +58,15 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
       if (lastError !== err.message) options.logger.warn('redis: connection error', { error: err.message });
       lastError = err.message;
     });
-    connection.on('ready', () => (lastError = undefined));
+    connection.on('ready', () => {
+      if (lastError !== undefined) options.logger.info('redis: connected again');
+      lastError = undefined;
+    });
+    // Said once per outage: until Redis is back, /ready answers 503 and replicas hear nothing from this one.
+    connection.on('reconnecting', () => {
+      if (lastError === undefined) options.logger.warn('redis: connection lost; reconnecting');
+      lastError ??= 'connection lost';
+    });
   }
   try {
     await Promise.all([commands.connect(), subscriber.connect()]);
@@ -126,9 +129,6 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
     },
     async releaseLease(k) {
       await commands.eval(RELEASE, 1, key(k), replicaId);
-    },
-    async increment(k, by, ttlMs) {
-      return Number(await commands.eval(INCREMENT, 1, key(k), by, Math.ceil(ttlMs)));
     },
     ready: () =>
       commands.status === 'ready' && subscriber.status === 'ready' ? true : `redis: ${lastError ?? commands.status}`,

@@ -4,7 +4,6 @@
  *   publish/subscribe  approval decisions, cancellations, "run R has new events", runs starting and ending
  *   claim              once-only decisions (the first answer to an approval wins on every replica)
  *   leases             which replica executes a run; an expired lease lets a live replica take the run over
- *   counters           shared windows for the rate limit
  *
  * One process uses the in-process implementation (local.ts); PARLEY_REDIS_URL selects Redis (redis.ts).
  * Messages are plain JSON data. Delivery is at most once (Redis pub/sub): every user of it also reads the
@@ -33,8 +32,6 @@ export interface Cluster {
   renewLeases(keys: readonly string[], ttlMs: number): Promise<string[]>;
   /** Frees a lease this replica holds (no-op otherwise). */
   releaseLease(key: string): Promise<void>;
-  /** Adds `by` to the counter `key` (created with `ttlMs` to live) and returns the new value. */
-  increment(key: string, by: number, ttlMs: number): Promise<number>;
   /** For GET /ready: true, or why not. */
   ready(): boolean | string;
   close(): Promise<void>;

@@ -134,6 +134,7 @@ export class Engine implements RunEngine {
         now,
         hooks: {
           isLocal: (id) => this.#runs.has(id),
+          localRunning: () => [...this.#runs.values()].filter((e) => e.run).map((e) => e.handle.id),
           resume: async (run, pending, cancelled) => {
             await this.#resumeStored(run, pending, cancelled);
             for (const listener of this.#takeoverListeners) listener(run.id);

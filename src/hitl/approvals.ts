@@ -116,12 +116,25 @@ export class ApprovalBroker implements ApprovalPort {
 
   /**
    * Replicas: the pending requests of the shared store, so a message lost on the way never hides one
-   * for long (the engine calls this on start and on each takeover sweep).
+   * for long (the engine calls this on start and on every sweep). Those of other replicas are listed here;
+   * one of this replica's that the store no longer has pending was answered elsewhere and its answer
+   * did not arrive: it is read from the store and applied.
    */
   syncRemote(pending: ApprovalRequest[]): void {
     if (!this.#cluster) return;
+    const stillPending = new Set(pending.map((r) => r.id));
     this.#remote.clear();
     for (const request of pending) if (!this.#pending.has(request.id)) this.#remote.set(request.id, request);
+    for (const [id, entry] of this.#pending) {
+      if (!entry.durable || stillPending.has(id)) continue;
+      void this.#options.store?.get(id).then(
+        (stored) => {
+          const outcome = stored?.status === 'decided' ? (stored.outcome as ApprovalOutcome | undefined) : undefined;
+          if (outcome?.decision && this.#pending.get(id) === entry) this.#finish(id, outcome, { stored: true });
+        },
+        () => undefined,
+      );
+    }
   }
 
   request(input: ApprovalRequestInput, options: { timeoutMs?: number; signal?: AbortSignal } = {}): IssuedApproval {

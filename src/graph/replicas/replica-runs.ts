@@ -20,6 +20,8 @@ import { RunLeases } from './run-leases.ts';
 export interface ReplicaEngineHooks {
   /** True when this replica executes (or retains) the run. */
   isLocal(runId: string): boolean;
+  /** The runs this replica is executing now. */
+  localRunning(): string[];
   /** Resumes a run whose replica died (its lease is now this one's); `cancelled`: a cancel was asked meanwhile. */
   resume(run: StoredRun, pending: StoredApproval[], cancelled: boolean): Promise<unknown>;
   /** Cancels a run this replica executes (false when it does not). */
@@ -171,9 +173,11 @@ export class ReplicaRuns {
       }
       // Ended while a message about it was lost.
       for (const id of [...this.#remote.keys()]) if (!open.has(id)) await this.#finished(id);
-      this.#hooks.syncApprovals(
-        pending.filter((a) => !this.#hooks.isLocal(a.runId)).map((a) => a.request as ApprovalRequest),
-      );
+      this.#hooks.syncApprovals(pending.map((a) => a.request as ApprovalRequest));
+      // A cancel whose message was lost: its flag is still there.
+      for (const runId of this.#hooks.localRunning())
+        if (await this.#cluster.isClaimed(cancelKey(runId)))
+          this.#hooks.cancelLocal(runId, 'cancelled on another replica');
     } catch (err) {
       this.#logger.warn('replicas: the run sweep failed', { error: String(err) });
     }

@@ -66,14 +66,6 @@ export function clusterContract(name: string, open: () => Promise<{ a: Cluster; 
       expect(await a.acquireLease('run:1', 150)).toBe(true);
     });
 
-    it('adds to a shared counter that expires with its window', async () => {
-      const { a, b } = await open();
-      expect(await a.increment('rate', 1, 200)).toBe(1);
-      expect(await b.increment('rate', 2.5, 200)).toBe(3.5);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await a.increment('rate', 1, 200)).toBe(1);
-    });
-
     it('is ready', async () => {
       const { a } = await open();
       expect(a.ready()).toBe(true);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
+import { createLocalCluster } from '../../../src/cluster/local.ts';
 import type { ApprovalRequest, ApprovalRequestInput } from '../../../src/hitl/types.ts';
 import { openKv } from '../../../src/store/kv.ts';
 import { openLmdbRunStore } from '../../../src/store/runs/lmdb/lmdb-run-store.ts';
@@ -90,5 +91,53 @@ describe('approvals over the run store', () => {
     // A different call is a new request, not the restored one.
     expect(broker.request({ ...write('s1-call_C'), stepId: 's2' }).restored).toBeUndefined();
     await broker.close();
+  });
+});
+
+describe('approvals across replicas (two brokers on one store and one shared cluster)', () => {
+  const shared = () => ({ ...createLocalCluster(), shared: true });
+  const brokers = (store: RunStore) => {
+    const cluster = shared();
+    const options = { timeoutMs: 60_000, defaultDecision: 'deny' as const, store: store.approvals, cluster };
+    return [new ApprovalBroker(options), new ApprovalBroker(options)] as const;
+  };
+  const accept = { kind: 'tool' as const, decisions: { c1: { type: 'accept' as const } } };
+
+  it("B lists A's request and answers it; A's run gets the answer; the first answer wins", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-approvals-'));
+    dirs.push(dir);
+    const [a, b] = brokers(open(dir));
+    const issued = a.request(write('c1'));
+    await issued.stored;
+    await new Promise((r) => setTimeout(r, 10));
+    expect(b.listPending().map((r) => r.id)).toEqual([issued.request.id]);
+    expect(b.get(issued.request.id, { id: 'bob', admin: false })).toBeUndefined();
+    expect(await b.resolve(issued.request.id, accept, 'alice', { id: 'alice', admin: false })).toMatchObject({
+      ok: true,
+    });
+    expect((await issued.outcome).decision).toEqual({ kind: 'tool', decisions: { c1: { type: 'accept' } } });
+    expect(await a.resolve(issued.request.id, accept, 'alice')).toMatchObject({ ok: false, code: 'already_resolved' });
+    expect(b.listPending()).toEqual([]);
+  });
+
+  it("an answer whose message to A was lost is applied at A's next sync from the store", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-approvals-'));
+    dirs.push(dir);
+    const store = open(dir);
+    const [a] = brokers(store);
+    const issued = a.request(write('c1'));
+    await issued.stored;
+    // Another replica committed its answer; the message never came.
+    const outcome = {
+      requestId: issued.request.id,
+      decision: accept,
+      resolvedBy: 'human',
+      actor: 'bob',
+      at: new Date().toISOString(),
+    };
+    await store.approvals.decide(issued.request.id, outcome);
+    a.syncRemote((await store.approvals.listPending()).map((p) => p.request as ApprovalRequest));
+    expect(await issued.outcome).toMatchObject({ decision: accept, actor: 'bob' });
+    expect(a.listPending()).toEqual([]);
   });
 });

@@ -51,11 +51,17 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
   }, BUILD_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([pg?.stop(), redis?.stop()]);
+    redis = undefined;
     rmSync(shared, { recursive: true, force: true });
   });
   return {
     workspace,
     servers: processes.servers,
+    /** Stops the file's Redis (for the tests of a replica without it). */
+    stopRedis: async () => {
+      await redis?.stop();
+      redis = undefined;
+    },
     /** A new replica (its own data dir). */
     replica: (extra: Record<string, string> = {}): Promise<ServeProcess> =>
       processes.serve(processes.tempDataDir(), extra),
