@@ -89,14 +89,20 @@ describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
   });
 
   it('kill -9 of A: B takes its runs over once the lease expires, the approval waits under the same id, nothing told is lost', async () => {
-    const a = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400' });
-    const b = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400' });
+    // A is slow, so the busy run is still in its steps when A dies (one already writing its answer
+    // could not resume: docs/durability.md); B is quick to finish it.
+    const a = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '1500' });
+    const b = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '200' });
     const waiting = await startRun(
       a.url,
       { query: writeQuery('after.txt', 'taken over'), mode: 'orchestrate' },
       'approval.requested',
     );
-    const busy = await startRun(a.url, { query: 'Compare the rivers of Europe', mode: 'orchestrate' }, 'plan.ready');
+    const busy = await startRun(
+      a.url,
+      { query: 'Compare the rivers of Europe [[steps:3]]', mode: 'orchestrate' },
+      'plan.ready',
+    );
     const request = askedIn(waiting.events);
     const followers = [
       follow(await fetch(`${b.url}/api/runs/${waiting.runId}/events`)),
@@ -127,8 +133,8 @@ describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
 describe.skipIf(missing !== undefined)('a rolling deploy', () => {
   it('SIGTERM of A: after its grace period its running run goes on from its checkpoint on B', async () => {
     // A run longer than A's grace period: A suspends it (checkpointed) and frees its lease.
-    const a = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400', PARLEY_SHUTDOWN_TIMEOUT_MS: '300' });
-    const b = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '400' });
+    const a = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '1500', PARLEY_SHUTDOWN_TIMEOUT_MS: '300' });
+    const b = await replica({ PARLEY_SCRIPTED_LATENCY_MS: '200' });
     const run = await startRun(
       a.url,
       { query: 'Compare the lakes of Finland and the rivers of Norway [[steps:3]]', mode: 'orchestrate' },
@@ -165,7 +171,7 @@ describe.skipIf(missing !== undefined)('limits shared by replicas', () => {
       expect(res.status).toBe(200);
       await follow(res).done;
     }
-    await new Promise((r) => setTimeout(r, 200)); // the last start reaches the other replica
+    await new Promise((r) => setTimeout(r, 500)); // the last start reaches the other replica
     const refused = await run(b.url, 'What is a lake?');
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
