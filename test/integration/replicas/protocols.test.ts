@@ -9,19 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { EventType, HttpAgent, type BaseEvent } from '@ag-ui/client';
-import { TaskState, type StreamResponse } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import { postJson } from '../../support/protocols/sse-read.ts';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  a2aClientAs,
-  approvalPart,
-  collect,
-  send,
-  stateOf,
-  taskIdOf,
-  text,
-} from '../../support/protocols/a2a-helpers.ts';
-import { replicasMissing, startRun, useReplicas } from './support.ts';
+import { stateOf } from '../../support/protocols/a2a-helpers.ts';
+import { a2aTaskWaitingOn, replicasMissing, startRun, subscribeOn, useReplicas } from './support.ts';
 import { roundRobin } from '../../support/round-robin.ts';
 
 interface PendingOut {
@@ -75,26 +67,18 @@ describe.skipIf(missing !== undefined)('protocol clients across replicas', () =>
 
   it('A2A: SubscribeToTask on B follows a task whose run A executes, to its end', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
-    const onA = await a2aClientAs(a.url, '');
-    const asked = await collect(
-      onA.sendMessageStream(send([text(writeQuery('sub.txt', 'followed on B'))], {}, { mode: 'orchestrate' })),
-    );
-    expect(stateOf(asked.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const taskId = taskIdOf(asked);
-    const [pending] = approvalPart(asked).pending;
-    const onB = await a2aClientAs(b.url, '');
-    const followed: StreamResponse[] = [];
-    const following = (async () => {
-      for await (const e of onB.resubscribeTask({ tenant: '', id: taskId })) followed.push(e);
-    })();
-    await vi.waitFor(() => expect(followed.length).toBeGreaterThan(0));
-    expect(stateOf(followed[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const decisions = Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept']));
-    expect((await postJson(`${a.url}/api/approve`, { request_id: pending!.request_id, decisions })).status).toBe(200);
-    await following;
-    expect(stateOf(followed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const task = await a2aTaskWaitingOn(a.url, writeQuery('sub.txt', 'followed on B'));
+    const followed = await subscribeOn(b.url, task.taskId);
+    await vi.waitFor(() => expect(followed.events.length).toBeGreaterThan(0));
+    expect(stateOf(followed.events[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const answer = { request_id: task.requestId, decisions: task.decisions };
+    expect((await postJson(`${a.url}/api/approve`, answer)).status).toBe(200);
+    await followed.done;
+    expect(stateOf(followed.events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(
-      followed.some((e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId === 'answer'),
+      followed.events.some(
+        (e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId === 'answer',
+      ),
     ).toBe(true);
     expect(readFileSync(join(workspace, 'sub.txt'), 'utf8')).toBe('followed on B');
   });

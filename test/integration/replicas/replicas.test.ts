@@ -9,17 +9,9 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest } from '../../../src/hitl/types.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
-import { TaskState, type StreamResponse } from '@a2a-js/sdk';
-import {
-  a2aClientAs,
-  approvalPart,
-  collect,
-  send,
-  stateOf,
-  taskIdOf,
-  text,
-} from '../../support/protocols/a2a-helpers.ts';
-import { follow, replicasMissing, startRun, useReplicas } from './support.ts';
+import { TaskState } from '@a2a-js/sdk';
+import { a2aClientAs, stateOf } from '../../support/protocols/a2a-helpers.ts';
+import { a2aTaskWaitingOn, follow, replicasMissing, startRun, subscribeOn, useReplicas } from './support.ts';
 
 const missing = replicasMissing();
 if (missing) console.log(`replicas.test.ts: ${missing}`);
@@ -211,30 +203,23 @@ describe.skipIf(missing !== undefined)('limits shared by replicas', () => {
 describe.skipIf(missing !== undefined)('A2A tasks across replicas', () => {
   it('a task waiting on A is found on B; after kill -9 of A, B takes its run and task over and finishes it', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
-    const onA = await a2aClientAs(a.url, '');
-    const asked = await collect(
-      onA.sendMessageStream(send([text(writeQuery('a2a.txt', 'via A2A'))], {}, { mode: 'orchestrate' })),
-    );
-    expect(stateOf(asked.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const taskId = taskIdOf(asked);
-    const [pending] = approvalPart(asked).pending;
+    const task = await a2aTaskWaitingOn(a.url, writeQuery('a2a.txt', 'via A2A'));
     const onB = await a2aClientAs(b.url, '');
-    expect((await onB.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect((await onB.getTask({ tenant: '', id: task.taskId })).status?.state).toBe(
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+    );
 
     a.child.kill('SIGKILL');
     await a.exit;
     await vi.waitFor(() => expect(b.log()).toContain('a2a: following a task taken over'), { timeout: 30_000 });
-    const resubscribed: StreamResponse[] = [];
-    const following = (async () => {
-      for await (const e of onB.resubscribeTask({ tenant: '', id: taskId })) resubscribed.push(e);
-    })();
-    await vi.waitFor(() => expect(resubscribed.length).toBeGreaterThan(0));
-    expect(stateOf(resubscribed[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const decisions = Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept']));
-    expect((await postJson(`${b.url}/api/approve`, { request_id: pending!.request_id, decisions })).status).toBe(200);
-    await following;
-    expect(stateOf(resubscribed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect((await onB.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const resubscribed = await subscribeOn(b.url, task.taskId);
+    await vi.waitFor(() => expect(resubscribed.events.length).toBeGreaterThan(0));
+    expect(stateOf(resubscribed.events[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const answer = { request_id: task.requestId, decisions: task.decisions };
+    expect((await postJson(`${b.url}/api/approve`, answer)).status).toBe(200);
+    await resubscribed.done;
+    expect(stateOf(resubscribed.events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await onB.getTask({ tenant: '', id: task.taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(readFileSync(join(workspace, 'a2a.txt'), 'utf8')).toBe('via A2A');
   });
 });

@@ -7,13 +7,23 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { readSse, postJson } from '../../support/protocols/sse-read.ts';
 import { REDIS_MISSING, redisServerPresent, startRedis, type TestRedis } from '../../support/redis.ts';
 import { useServeProcesses, type ServeProcess } from '../../support/serve-process.ts';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
+import {
+  a2aClientAs,
+  approvalPart,
+  collect,
+  send,
+  stateOf,
+  taskIdOf,
+  text,
+} from '../../support/protocols/a2a-helpers.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -103,4 +113,27 @@ export async function startRun(url: string, body: Record<string, unknown>, until
     await new Promise((r) => setTimeout(r, 25));
   }
   return { runId, ...stream };
+}
+
+/** Sends `query` as a new A2A task to the replica at `url` (SDK client) and reads it to its approval. */
+export async function a2aTaskWaitingOn(url: string, query: string) {
+  const client = await a2aClientAs(url, '');
+  const asked = await collect(client.sendMessageStream(send([text(query)], {}, { mode: 'orchestrate' })));
+  expect(stateOf(asked.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  const [pending] = approvalPart(asked).pending;
+  return {
+    taskId: taskIdOf(asked),
+    requestId: pending!.request_id,
+    decisions: Object.fromEntries(pending!.toolCalls.map((c) => [c.toolCallId, 'accept'])),
+  };
+}
+
+/** SubscribeToTask on the replica at `url`, read in the background until the stream ends. */
+export async function subscribeOn(url: string, taskId: string) {
+  const client = await a2aClientAs(url, '');
+  const events: StreamResponse[] = [];
+  const done = (async () => {
+    for await (const e of client.resubscribeTask({ tenant: '', id: taskId })) events.push(e);
+  })();
+  return { client, events, done };
 }
