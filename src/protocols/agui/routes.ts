@@ -7,11 +7,12 @@
  *   - a client disconnect cancels the run unless forwardedProps.parley.continueOnDisconnect
  * Bad input answers 400 `{ error: { code, message, field } }` and starts nothing.
  */
+import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import type { RunAgentInput } from '@ag-ui/core';
 import type { Config } from '../../config.ts';
-import type { GraphEvent, RunEngine, RunHandle } from '../../graph/contract.ts';
+import { canSee, type GraphEvent, type RunEngine, type RunHandle } from '../../graph/contract.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import { approvalsFor } from '../../hitl/scoped.ts';
 import { callerOf } from '../../http/auth.ts';
@@ -65,15 +66,19 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     const { input, parley } = parsed;
     if (input.resume?.length) return resume(c, input, parley);
 
-    const built = toRunRequest(input, parley, callerOf(c));
+    const caller = callerOf(c);
+    const built = toRunRequest(input, parley, caller);
     if (!built.ok) return invalid(c, built);
-    if (deps.engine.get(input.runId))
+    const existing = deps.engine.get(input.runId);
+    if (existing && canSee(caller, existing.callerId))
       return invalid(
         c,
         { field: 'runId', message: `runId: run ${input.runId} already exists; send a fresh runId` },
         409,
       );
-    const handle = deps.engine.start(built.request);
+    // Another caller's run has this id: this run gets its own engine id (the AG-UI runId stays the
+    // client's, RUN_STARTED's metadata names the engine's), so nothing tells the caller the other exists.
+    const handle = deps.engine.start(existing ? { ...built.request, runId: randomUUID() } : built.request);
     const admission = await admit(handle);
     if (!admission.admitted) {
       return jsonError(c, 429, admission.error, 'rate_limited', {

@@ -103,4 +103,21 @@ describe('AG-UI resume is scoped to its thread and caller', () => {
     const resumed = await collect(A.a, { runId: randomUUID(), resume: [accept(A.interrupt)] });
     expect(resumed.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
   });
+
+  it("a runId another caller already uses starts this caller's own run; the owner re-sending it gets 409", async () => {
+    const runId = randomUUID();
+    const first = await collect(agent('key-one', undefined, 'What is a river?'), { runId });
+    expect(first.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+    // Key two picks the same id: its own run, under its own engine id, with nothing of key one's.
+    const second = await collect(agent('key-two', undefined, 'What is a lake?'), { runId });
+    expect(second.error).toBeUndefined();
+    expect(second.events[0]).toMatchObject({ type: EventType.RUN_STARTED, runId });
+    const engineRunId = (second.events[0] as BaseEvent & { metadata: { parleyRunId: string } }).metadata.parleyRunId;
+    expect(engineRunId).not.toBe(runId);
+    expect(second.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+    expect(JSON.stringify(second.events)).not.toContain('river');
+    // Key one sending its own id again: the id is in use.
+    const again = await collect(agent('key-one', undefined, 'What is a sea?'), { runId });
+    expect(again.error).toMatchObject({ status: 409 });
+  });
 });
