@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { EventType, HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { TaskState } from '@a2a-js/sdk';
-import { postJson } from '../../support/protocols/sse-read.ts';
+import { postJson } from '../../../support/protocols/sse-read.ts';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { stateOf } from '../../support/protocols/a2a-helpers.ts';
-import { a2aTaskWaitingOn, replicasMissing, startRun, subscribeOn, useReplicas } from './support.ts';
-import { roundRobin } from '../../support/round-robin.ts';
+import { stateOf } from '../../../support/protocols/a2a-helpers.ts';
+import { a2aTaskWaitingOn, replicasMissing, startRun, subscribeOn, useReplicas } from '../../../support/replicas.ts';
+import { roundRobin } from '../../../support/round-robin.ts';
 
 interface PendingOut {
   requestId: string;

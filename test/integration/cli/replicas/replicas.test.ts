@@ -6,12 +6,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { ApprovalRequest } from '../../../src/hitl/types.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
-import { postJson } from '../../support/protocols/sse-read.ts';
+import type { ApprovalRequest } from '../../../../src/hitl/types.ts';
+import type { GraphEvent } from '../../../../src/graph/events.ts';
+import { postJson } from '../../../support/protocols/sse-read.ts';
 import { TaskState } from '@a2a-js/sdk';
-import { a2aClientAs, stateOf } from '../../support/protocols/a2a-helpers.ts';
-import { a2aTaskWaitingOn, follow, replicasMissing, startRun, subscribeOn, useReplicas } from './support.ts';
+import { a2aClientAs, stateOf } from '../../../support/protocols/a2a-helpers.ts';
+import {
+  a2aTaskWaitingOn,
+  follow,
+  replicasMissing,
+  startRun,
+  subscribeOn,
+  useReplicas,
+} from '../../../support/replicas.ts';
 
 const missing = replicasMissing();
 if (missing) console.log(`replicas.test.ts: ${missing}`);

@@ -8,24 +8,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { GraphEvent } from '../../../src/graph/events.ts';
-import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
-import { readSse, postJson } from '../../support/protocols/sse-read.ts';
-import { REDIS_MISSING, redisServerPresent, startRedis, type TestRedis } from '../../support/redis.ts';
-import { useServeProcesses, type ServeProcess } from '../../support/serve-process.ts';
+import type { GraphEvent } from '../../src/graph/events.ts';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from './build.ts';
+import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from './postgres.ts';
+import { readSse, postJson } from './protocols/sse-read.ts';
+import { REDIS_MISSING, redisServerPresent, startRedis, type TestRedis } from './redis.ts';
+import { useServeProcesses, type ServeProcess } from './serve-process.ts';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk';
-import {
-  a2aClientAs,
-  approvalPart,
-  collect,
-  send,
-  stateOf,
-  taskIdOf,
-  text,
-} from '../../support/protocols/a2a-helpers.ts';
+import { a2aClientAs, approvalPart, collect, send, stateOf, taskIdOf, text } from './protocols/a2a-helpers.ts';
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
 
 /** Why the replica tests cannot run here, or undefined when they can. */
 export const replicasMissing = (): string | undefined =>

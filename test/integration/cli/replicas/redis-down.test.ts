@@ -4,8 +4,8 @@
  * meanwhile and logged, the durable state is Postgres's).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { follow, replicasMissing, useReplicas } from './support.ts';
-import { postJson } from '../../support/protocols/sse-read.ts';
+import { follow, replicasMissing, useReplicas } from '../../../support/replicas.ts';
+import { postJson } from '../../../support/protocols/sse-read.ts';
 
 const missing = replicasMissing();
 if (missing) console.log(`redis-down.test.ts: ${missing}`);
