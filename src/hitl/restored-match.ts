@@ -4,6 +4,7 @@
  * calls (same tool, same arguments), but a model may name them with new ids: the decision is carried
  * over to the new ids by position.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { ApprovalOutcome, ApprovalRequest, ApprovalRequestInput } from './types.ts';
 
 /** Whether `input` asks what the restored `request` asked: same run, step, kind, and the same calls or message. */
@@ -15,8 +16,9 @@ export function asksTheSame(request: ApprovalRequest, input: ApprovalRequestInpu
   return (
     request.toolCalls.length === input.toolCalls.length &&
     request.toolCalls.every(
-      (c, i) =>
-        c.tool === input.toolCalls[i]!.tool && JSON.stringify(c.args) === JSON.stringify(input.toolCalls[i]!.args),
+      // Deep equality, not JSON text: a store may hand the arguments back with their keys reordered
+      // (Postgres JSONB does), and the same call must still be recognised.
+      (c, i) => c.tool === input.toolCalls[i]!.tool && isDeepStrictEqual(c.args, input.toolCalls[i]!.args),
     )
   );
 }

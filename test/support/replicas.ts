@@ -7,7 +7,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import pgModule from 'pg';
 import type { GraphEvent } from '../../src/graph/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from './build.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from './postgres.ts';
@@ -25,6 +26,7 @@ export const replicasMissing = (): string | undefined =>
 
 export function useReplicas(prefix: string, env: Record<string, string> = {}) {
   let pg: TestPostgres | undefined;
+  const { Client } = pgModule;
   let redis: TestRedis | undefined;
   const shared = mkdtempSync(join(tmpdir(), `${prefix}-shared-`));
   const workspace = join(shared, 'workspace');
@@ -39,8 +41,12 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
   const mcpConfig = join(shared, 'mcp_config.json');
   writeFileSync(mcpConfig, JSON.stringify(config));
 
+  // Each test its own database: runs a test leaves unfinished (its replicas are killed after it) must
+  // not be taken over by the next test's replicas.
+  let database = 'postgres';
+  let tests = 0;
   const processes = useServeProcesses(prefix, () => ({
-    PARLEY_DATABASE_URL: pg!.url,
+    PARLEY_DATABASE_URL: pg!.urlOf(database),
     PARLEY_REDIS_URL: redis!.url,
     PARLEY_MCP_CONFIG: mcpConfig,
     PARLEY_REPLICA_LEASE_MS: '2000',
@@ -51,6 +57,17 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
     ensureBuilt();
     [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   }, BUILD_TIMEOUT_MS);
+  beforeEach(async () => {
+    if (!pg) return;
+    database = `replicas_${++tests}`;
+    const admin = new Client({ connectionString: pg.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${database}`);
+    } finally {
+      await admin.end();
+    }
+  });
   afterAll(async () => {
     await Promise.all([pg?.stop(), redis?.stop()]);
     redis = undefined;

@@ -113,7 +113,9 @@ describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
     await vi.waitFor(() => expect(b.log()).toContain('taking over a run'), { timeout: 30_000 });
     const takeoverMs = Date.now() - killedAt;
     console.log(`replicas.test.ts: runs taken over ${takeoverMs} ms after kill -9 (lease 2000 ms)`);
-    expect((await approvals(b.url)).map((r) => r.id)).toEqual([request.id]);
+    // The run waits under the same approval id, asked once (the resumed step adopted it).
+    const listed = await approvals(b.url);
+    expect(listed.map((r) => [r.runId, r.id])).toEqual([[waiting.runId, request.id]]);
     expect(
       (await postJson(`${b.url}/api/approve`, { request_id: request.id, decisions: acceptAll(request) })).status,
     ).toBe(200);
@@ -182,18 +184,22 @@ describe.skipIf(missing !== undefined)('limits shared by replicas', () => {
     const [a, b] = await Promise.all([replica(env), replica(env)]);
     const spent: number[] = [];
     let refusedOn: string | undefined;
+    let refusal = '';
     for (let i = 0; i < 40 && !refusedOn; i++) {
       const url = i % 2 === 0 ? a.url : b.url;
       const res = await run(url, `Tell me about river number ${i}`);
       if (res.status === 429) {
         refusedOn = url;
+        refusal = await res.text();
         break;
       }
       const { events, done } = follow(res);
       await done;
       const end = events.at(-1) as GraphEvent & { type: 'run.finished' };
-      if (end.status === 'blocked') refusedOn = url;
-      else spent.push(end.usage.inputTokens + end.usage.outputTokens);
+      if (end.status === 'blocked') {
+        refusedOn = url;
+        refusal = end.error ?? '';
+      } else spent.push(end.usage.inputTokens + end.usage.outputTokens);
       await new Promise((r) => setTimeout(r, 100)); // the charge reaches the other replica
     }
     const total = spent.reduce((x, y) => x + y, 0);
@@ -201,6 +207,8 @@ describe.skipIf(missing !== undefined)('limits shared by replicas', () => {
       `replicas.test.ts: ${spent.length} runs spent ${total} tokens of ${budget} across 2 replicas, then refused`,
     );
     expect(refusedOn).toBeDefined();
+    // Refused by the caller's token budget, not by anything else.
+    expect(refusal).toMatch(/caller token budget/);
     expect(spent.length).toBeGreaterThan(1);
     // Alone, each replica would have let the caller spend the whole budget again.
     expect(total).toBeLessThanOrEqual(budget + Math.max(...spent));
