@@ -76,6 +76,8 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
   return {
     workspace,
     servers: processes.servers,
+    /** The current test's database (each test has its own). */
+    databaseUrl: () => pg!.urlOf(database),
     /** Stops the file's Redis (for the tests of a replica without it). */
     stopRedis: async () => {
       await redis?.stop();

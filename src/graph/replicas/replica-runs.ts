@@ -173,7 +173,10 @@ export class ReplicaRuns {
       }
       // Ended while a message about it was lost.
       for (const id of [...this.#remote.keys()]) if (!open.has(id)) await this.#finished(id);
-      this.#hooks.syncApprovals(pending.map((a) => a.request as ApprovalRequest));
+      // A pending approval of a run that has ended is left over (its replica died before committing the
+      // cancellation): never listed. One of a run younger than this sweep's read is kept.
+      const live = pending.filter((a) => open.has(a.runId) || this.#now() - a.updatedAt < this.#leaseMs);
+      this.#hooks.syncApprovals(live.map((a) => a.request as ApprovalRequest));
       // A cancel whose message was lost: its flag is still there.
       for (const runId of this.#hooks.localRunning())
         if (await this.#cluster.isClaimed(cancelKey(runId)))

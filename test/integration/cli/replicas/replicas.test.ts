@@ -9,6 +9,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest } from '../../../../src/hitl/types.ts';
 import type { GraphEvent } from '../../../../src/graph/events.ts';
 import { postJson } from '../../../support/protocols/sse-read.ts';
+import { openPool } from '../../../../src/store/postgres/pool.ts';
+import { openPostgresRunStore } from '../../../../src/store/postgres/run-store.ts';
 import { TaskState } from '@a2a-js/sdk';
 import { a2aClientAs, stateOf } from '../../../support/protocols/a2a-helpers.ts';
 import {
@@ -25,7 +27,7 @@ if (missing) console.log(`replicas.test.ts: ${missing}`);
 else console.log('replicas.test.ts: each replica has its own embedded knowledge graph (no NEO4J_URI)');
 vi.setConfig({ testTimeout: 120_000 });
 
-const { replica, workspace, writeQuery } = useReplicas('parley-replicas');
+const { replica, workspace, writeQuery, databaseUrl } = useReplicas('parley-replicas');
 
 const approvals = async (url: string) =>
   ((await (await fetch(`${url}/api/approvals`)).json()) as { approvals: ApprovalRequest[] }).approvals;
@@ -236,5 +238,38 @@ describe.skipIf(missing !== undefined)('A2A tasks across replicas', () => {
     expect(stateOf(resubscribed.events.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     expect((await onB.getTask({ tenant: '', id: task.taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(readFileSync(join(workspace, 'a2a.txt'), 'utf8')).toBe('via A2A');
+  });
+});
+
+describe.skipIf(missing !== undefined)('left-overs in the shared store', () => {
+  it('a pending approval of a run that already ended (its replica died before committing the cancel) is never listed', async () => {
+    const a = await replica();
+    // What such a death leaves: the run recorded as ended, its approval still pending.
+    const pool = await openPool({ url: databaseUrl() });
+    const store = openPostgresRunStore(pool, { closePool: true });
+    try {
+      await store.runs.put({
+        id: 'ended-run',
+        callerId: 'anonymous',
+        threadId: 't',
+        status: 'cancelled',
+        request: { query: 'q' },
+        createdAt: Date.now() - 60_000,
+        updatedAt: Date.now() - 60_000,
+        ending: { status: 'cancelled' },
+      });
+      await store.approvals.putPending({
+        id: 'orphan-approval',
+        runId: 'ended-run',
+        callerId: 'anonymous',
+        request: { id: 'orphan-approval', kind: 'tool', runId: 'ended-run', toolCalls: [] },
+        updatedAt: Date.now() - 60_000,
+      });
+    } finally {
+      await store.close();
+    }
+    // The next sweep (every half lease) reads the store: still nothing listed.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await approvals(a.url)).toEqual([]);
   });
 });
