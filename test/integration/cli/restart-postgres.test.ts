@@ -62,8 +62,11 @@ describe.skipIf(!available)('the run and thread stores on Postgres', () => {
       decisions: { [call!.toolCallId]: 'accept' },
     });
     expect(approved.status).toBe(200);
-    await vi.waitFor(() => expect(existsSync(join(dataDir, 'workspace', 'pg.txt'))).toBe(true), { timeout: 30_000 });
-    expect(readFileSync(join(dataDir, 'workspace', 'pg.txt'), 'utf8')).toBe('from postgres');
+    // The file server creates the file, then writes it: wait for the content, not for the name.
+    const file = join(dataDir, 'workspace', 'pg.txt');
+    await vi.waitFor(() => expect(existsSync(file) && readFileSync(file, 'utf8')).toBe('from postgres'), {
+      timeout: 30_000,
+    });
     const events = await fetch(`${second.url}/api/runs/${asked!.runId}/events`, {
       headers: { accept: 'application/json' },
     });
