@@ -407,6 +407,32 @@ export const SETTINGS = [
     description: "Model turns of a prompt specialist's tool loop.",
   },
   {
+    env: 'PARLEY_DYNAMIC_MAX_DEPTH',
+    schema: positiveInt,
+    default: '3',
+    description:
+      "Dynamic teams: how deep agents may spawn agents (a run's first manager is depth 0; its workers depth 1).",
+  },
+  {
+    env: 'PARLEY_DYNAMIC_MAX_NODES',
+    schema: positiveInt,
+    default: '24',
+    description: 'Dynamic teams: the most steps one run may have, planned and spawned together.',
+  },
+  {
+    env: 'PARLEY_DYNAMIC_MAX_ITERATIONS',
+    schema: positiveInt,
+    default: '10',
+    description: "Dynamic teams: model turns of one agent's loop (think, act, observe).",
+  },
+  {
+    env: 'PARLEY_DYNAMIC_NODE_TIMEOUT_MS',
+    schema: positiveInt,
+    default: '120000',
+    description:
+      'Dynamic teams: timeout of one agent. Time it waits for the agents it spawned, or for a human, does not count.',
+  },
+  {
     env: 'PARLEY_STREAM_REASONING',
     schema: z.stringbool(),
     default: 'false',
@@ -709,6 +735,8 @@ export interface Config {
     /** Re-plan at once when a failed step leaves dependents unable to run (docs/engine.md). */
     replanOnFailure: boolean;
     toolLoopMaxIterations: number;
+    /** Dynamic teams' safety rails (docs/engine.md "Dynamic teams"). */
+    dynamic: { maxDepth: number; maxNodes: number; maxIterations: number; nodeTimeoutMs: number };
     /** Default of RunRequest.reasoning: stream model reasoning as model.thought events. */
     streamReasoning: boolean;
     eventBuffer: number;
@@ -895,6 +923,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxVerifyRounds: get('PARLEY_MAX_VERIFY_ROUNDS'),
       replanOnFailure: get('PARLEY_REPLAN_ON_FAILURE'),
       toolLoopMaxIterations: get('PARLEY_TOOL_LOOP_MAX_ITERATIONS'),
+      dynamic: {
+        maxDepth: get('PARLEY_DYNAMIC_MAX_DEPTH'),
+        maxNodes: get('PARLEY_DYNAMIC_MAX_NODES'),
+        maxIterations: get('PARLEY_DYNAMIC_MAX_ITERATIONS'),
+        nodeTimeoutMs: get('PARLEY_DYNAMIC_NODE_TIMEOUT_MS'),
+      },
       streamReasoning: get('PARLEY_STREAM_REASONING'),
       eventBuffer: get('PARLEY_EVENT_BUFFER'),
       runRetentionMs: get('PARLEY_RUN_RETENTION_MS'),

@@ -35,6 +35,15 @@ export function createTerminalRenderer(out: TerminalOutput): (event: GraphEvent)
           out.progress(`  ${s.id} [${s.specialist}, ${s.phase}${deps}] ${clip(s.objective, 80)}`);
         }
         break;
+      case 'step.spawned':
+        out.progress(`  ✚ ${e.parentStepId} spawned ${e.stepId} [${e.specialist}, ${e.role}] ${clip(e.objective, 80)}`);
+        break;
+      case 'message.sent':
+        out.progress(`  ✉ ${e.from} → ${e.to === '*' ? 'all' : e.to}: ${clip(e.preview, 80)}`);
+        break;
+      case 'context.written':
+        out.progress(`  ✎ ${e.stepId} wrote "${e.key}": ${clip(e.preview, 80)}`);
+        break;
       case 'step.started':
         out.progress(`▶ ${e.stepId} [${e.specialist}]${e.attempt > 1 ? ` attempt ${e.attempt}` : ''}`);
         break;

@@ -47,6 +47,7 @@ import { resumptionOf } from './durable/resume-plan.ts';
 import { ReplicaRuns } from './replicas/replica-runs.ts';
 import { RunSuspendedError } from './run-suspended.ts';
 import { shareLedger } from './replicas/shared-ledger.ts';
+import { DeadlockError } from './dynamic/team.ts';
 import type { ApprovalOutcome } from '../hitl/types.ts';
 import type { StoredApproval } from '../store/runs/run-store.ts';
 
@@ -729,6 +730,8 @@ function outcomeOf(run: RunState, err: unknown): RunOutcome {
       ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
     };
   }
+  // A deadlocked team stops the run through its signal, but nobody cancelled it: it failed.
+  if (reason instanceof DeadlockError) return { status: 'failed', error: reason.message };
   if (run.abort.signal.aborted)
     return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
   return { status: 'failed', error: err instanceof Error ? err.message : String(err) };

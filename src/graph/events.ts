@@ -24,7 +24,11 @@ export type NodeName = (typeof NODE_NAMES)[number];
 
 /** Run and step outcomes and the council's verdict are stored records (knowledge/records.ts); events carry them. */
 export type { CouncilVerdict, RunStatus, StepStatus } from '../knowledge/records.ts';
-export type RouteStage = 'preset_plan' | 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council';
+export type RouteStage =
+  'preset_plan' | 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council' | 'dynamic' | 'hybrid';
+
+/** A spawned agent's part: a manager may spawn agents of its own, a worker does the work itself. */
+export type AgentRole = 'manager' | 'worker';
 
 /** Router stage 1's judgement of the closest proven team: why it was or was not reused. */
 export interface TeamMatch {
@@ -123,6 +127,20 @@ export type GraphEventBody =
   | ({ type: 'plan.ready'; plan: GraphPlan; round: number } & Partial<PlanCause>)
   | { type: 'step.started'; stepId: string; specialist: string; objective: string; attempt: number }
   | { type: 'step.delta'; stepId: string; text: string }
+  /** A running agent added a step to the plan (dynamic and hybrid runs); step.started follows when it runs. */
+  | {
+      type: 'step.spawned';
+      stepId: string;
+      parentStepId: string;
+      specialist: string;
+      objective: string;
+      role: AgentRole;
+      model?: string;
+    }
+  /** One agent of a dynamic run told another (`to`: a step id, or "*" for a broadcast). */
+  | { type: 'message.sent'; from: string; to: string; preview: string }
+  /** An agent wrote its run's team memory (write_context or append_context). */
+  | { type: 'context.written'; stepId: string; key: string; preview: string }
   | {
       type: 'step.finished';
       stepId: string;

@@ -18,6 +18,10 @@ export const PlanStepSchema = z.object({
   timeoutMs: z.number().int().positive().optional(),
   /** The model this step's specialist calls use instead of its role's (priced like any other call). */
   model: ModelNameSchema.optional(),
+  /** The step's agent may spawn agents of its own (hybrid plans; docs/engine.md "Dynamic teams"). */
+  manager: z.boolean().optional(),
+  /** Set by the engine on a spawned step; a planner never sets it. */
+  parentStepId: z.string().optional(),
 });
 
 export const GraphPlanSchema = z.object({
@@ -34,6 +38,9 @@ void schemaMatchesRecord;
 
 /** Built-in specialist id that runs the council as a plan step. */
 export const COUNCIL_SPECIALIST = 'council';
+
+/** Built-in specialist id of a dynamic run's first node: an agent that only organizes a team. */
+export const MANAGER_SPECIALIST = 'manager';
 
 const RESULT_REF = /\{\{\s*([A-Za-z0-9_-]+)\.result\s*\}\}/g;
 
@@ -82,6 +89,8 @@ export function validatePlan(
       if (dep === step.id) errors.push(`step "${step.id}" depends on itself`);
       else if (!byId.has(dep)) errors.push(`step "${step.id}" depends on unknown step "${dep}"`);
     }
+    if (step.parentStepId !== undefined && !byId.has(step.parentStepId))
+      errors.push(`step "${step.id}" was spawned by unknown step "${step.parentStepId}"`);
     for (const ref of referencedSteps(step.objective)) {
       if (!step.dependsOn.includes(ref)) {
         errors.push(`step "${step.id}" references {{${ref}.result}} but does not depend on "${ref}"`);

@@ -2,7 +2,14 @@
  * Planning shared by the router (first plan) and the planner node (re-plan): LLM planning over the
  * top-k candidates with their self-model figures, validated, re-planned once with the errors.
  */
-import { COUNCIL_SPECIALIST, GraphPlanSchema, normalizePhases, validatePlan, type GraphPlan } from './graph-plan.ts';
+import {
+  COUNCIL_SPECIALIST,
+  MANAGER_SPECIALIST,
+  GraphPlanSchema,
+  normalizePhases,
+  validatePlan,
+  type GraphPlan,
+} from './graph-plan.ts';
 import { block, specialistsBlock } from './prompts.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
 import type { PlanCause } from './events.ts';
@@ -26,6 +33,10 @@ an objective may quote a dependency's output as {{stepId.result}} and only of it
 facts (runs first), "execution" for producing the answer. Prefer specialists with a good record (successRate, meanScore).
 Independent steps run in parallel, so only add a dependency when a step truly needs another's output.`;
 
+/** Hybrid mode: the planned skeleton's steps may be managers (docs/engine.md "Dynamic teams"). */
+const HYBRID_NOTE = `\n\nHybrid mode: set "manager": true on a step whose parts cannot be known until it starts (for example
+"compare the top 3 companies": which three is its first finding). A manager step spawns agents of its own as it learns.`;
+
 /** Loads the available specialists once per run (ids are what plan validation checks against). */
 export async function loadSpecialists(run: RunState, ctx: EngineContext): Promise<void> {
   if (run.specialists.size) return;
@@ -33,7 +44,7 @@ export async function loadSpecialists(run: RunState, ctx: EngineContext): Promis
 }
 
 export function knownSpecialists(run: RunState): Set<string> {
-  return new Set([...run.specialists.keys(), COUNCIL_SPECIALIST]);
+  return new Set([...run.specialists.keys(), COUNCIL_SPECIALIST, MANAGER_SPECIALIST]);
 }
 
 /**
@@ -74,13 +85,17 @@ export async function planWithModel(
   const offered = new Set([...run.candidates.map((c) => c.specialist.id), ...extra.map((e) => e.id)]);
   const context = [
     block('query', run.request.query),
+    ...(run.mode === 'hybrid' ? [block('mode', 'hybrid')] : []),
     specialistsBlock(run.candidates, extra),
     learned ? `What the previous attempt taught:\n${learned}` : '',
   ]
     .filter(Boolean)
     .join('\n\n');
   const messages: ChatMessage[] = [
-    { role: 'system', content: PLANNER_SYSTEM + historyNote(run.history) },
+    {
+      role: 'system',
+      content: PLANNER_SYSTEM + (run.mode === 'hybrid' ? HYBRID_NOTE : '') + historyNote(run.history),
+    },
     { role: 'user', content: userContent(run, ctx, 'planner', context) },
   ];
   let errors: string[] = [];

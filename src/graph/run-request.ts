@@ -5,7 +5,7 @@ import { LOCAL_CALLER, type Caller } from '../identity/caller.ts';
 /** Caller identity lives in identity/ (every layer scopes by it); re-exported for the engine's users. */
 export { LOCAL_CALLER, canSee, ownerFilter, type Caller } from '../identity/caller.ts';
 
-export const RUN_MODES = ['auto', 'direct', 'orchestrate', 'council'] as const;
+export const RUN_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic', 'hybrid'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
 export type ContentPart = { type: 'text'; text: string } | { type: 'image'; url: string; mimeType?: string };

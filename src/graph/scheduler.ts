@@ -41,6 +41,21 @@ export interface ScheduleOptions {
   run(step: PlanStep, objective: string, signal: AbortSignal, clock: StepClock): Promise<StepRun>;
   onStart?(step: PlanStep, objective: string): void;
   onFinish?(outcome: StepOutcome): void;
+  /** Called once, before any step starts, with the handle that grows the batch while it runs (dynamic teams). */
+  onGrowth?(growth: ScheduleGrowth): void;
+}
+
+/**
+ * A running batch that grows: a step an agent spawns joins it and starts as soon as a slot is free.
+ * A step that waits on the steps it spawned gives its slot up meanwhile (block/unblock), so nested
+ * managers never hold every slot while their workers queue.
+ */
+export interface ScheduleGrowth {
+  add(step: PlanStep): void;
+  block(): void;
+  unblock(): void;
+  /** Steps ready to start but not started yet. */
+  readonly queued: number;
 }
 
 /** A step's timeout clock: paused while the step waits on a human (nested pauses are counted). */
@@ -54,7 +69,8 @@ export class StepTimeoutError extends Error {
 }
 
 export async function scheduleSteps(options: ScheduleOptions): Promise<Map<string, StepOutcome>> {
-  const { steps, signal } = options;
+  const { signal } = options;
+  const steps = [...options.steps];
   const prior = options.prior ?? new Map<string, StepOutcome>();
   const concurrency = Math.max(1, options.concurrency);
   const inBatch = new Map(steps.map((s) => [s.id, s]));
@@ -69,6 +85,30 @@ export async function scheduleSteps(options: ScheduleOptions): Promise<Map<strin
   const started = new Set<string>();
   const ready: PlanStep[] = [];
   const inFlight = new Set<Promise<void>>();
+  let blocked = 0;
+  // Wakes the loop when the batch grows or a slot frees while every step in flight is still running.
+  let wake = (): void => {};
+  let woken = new Promise<void>((resolve) => (wake = resolve));
+  options.onGrowth?.({
+    add: (step) => {
+      steps.push(step);
+      inBatch.set(step.id, step);
+      waitingOn.set(step.id, 0);
+      if (signal.aborted) finish(notRun(step, 'cancelled', 'run cancelled'));
+      else ready.push(step);
+      wake();
+    },
+    block: () => {
+      blocked++;
+      wake();
+    },
+    unblock: () => {
+      blocked--;
+    },
+    get queued() {
+      return ready.length;
+    },
+  });
 
   /** Records an outcome once; a step that did not succeed skips its dependents, transitively. */
   const finish = (outcome: StepOutcome): void => {
@@ -101,7 +141,7 @@ export async function scheduleSteps(options: ScheduleOptions): Promise<Map<strin
   try {
     if (signal.aborted) cancelUnstarted();
     while (results.size < steps.length) {
-      while (!signal.aborted && inFlight.size < concurrency && ready.length) {
+      while (!signal.aborted && inFlight.size - blocked < concurrency && ready.length) {
         const step = ready.shift()!;
         started.add(step.id);
         const running = startStep(step, results, prior, options).then((outcome) => {
@@ -113,7 +153,8 @@ export async function scheduleSteps(options: ScheduleOptions): Promise<Map<strin
       if (results.size === steps.length) break;
       // Plans are validated acyclic; were one not, waiting here would hang the run.
       if (inFlight.size === 0) throw new Error('scheduleSteps: the remaining steps wait on each other');
-      await Promise.race(inFlight);
+      await Promise.race([...inFlight, woken]);
+      woken = new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
     signal.removeEventListener('abort', cancelUnstarted);

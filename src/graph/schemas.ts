@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /** schemaName `route`: the trivial fast path decision. */
 export const RouteSchema = z.object({
-  route: z.enum(['direct', 'plan', 'council']),
+  route: z.enum(['direct', 'plan', 'council', 'dynamic']),
   reason: z.string(),
 });
 

@@ -17,6 +17,7 @@ import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
 import type { FoundDecision } from './learning/earlier-decision.ts';
 import { EMPTY_HISTORY, type ConversationHistory } from './thread-history.ts';
+import type { Team } from './dynamic/team.ts';
 
 /** A step that succeeded in an earlier round, as planned then, with its outcome. */
 export interface KeptStep {
@@ -100,6 +101,8 @@ export interface RunState {
   outcome?: RunOutcome;
   /** Last node entered (for the watchdog's message). */
   node?: NodeName;
+  /** The run's dynamic team, once its plan has a manager step (dynamic and hybrid runs; dynamic/team.ts). */
+  team?: Team;
   /** After a restart: the checkpointed plan the router resumes (docs/durability.md). */
   resumePlan?: GraphPlan;
 }

@@ -52,6 +52,9 @@ export function effectiveBudget(defaults: Budget, overrides?: Partial<Budget>): 
   };
 }
 
+/** The fewest tokens a model call of an agent takes (a system prompt and a short task): budget checks before a spawn. */
+export const MIN_TOKENS_PER_CALL = 200;
+
 /** Rough input-token estimate (4 characters a token) used for the reservation before a call. */
 export function estimateTokens(texts: Iterable<string>): number {
   let chars = 0;
@@ -156,6 +159,23 @@ export class UsageMeter {
       tokens: Math.min(ledger.tokens, this.budget.tokens - totalTokens(this.totals) - this.reservedTokens),
       costUsd: Math.min(ledger.costUsd, this.budget.costUsd - (this.totals.costUsd ?? 0) - this.reservedCostUsd),
     };
+  }
+
+  /**
+   * Why the budgets have no room for `calls` more model calls (of at least MIN_TOKENS_PER_CALL tokens
+   * each), or undefined. A dynamic team asks before it spawns an agent: the spawn is refused with the
+   * reason rather than letting the run end blocked half-way (docs/engine.md "Dynamic teams").
+   */
+  roomFor(calls: number): string | undefined {
+    const made = this.totals.modelCalls + this.inFlightModelCalls;
+    if (made + calls > this.budget.modelCalls)
+      return `${made} of its ${this.budget.modelCalls} model calls are made, and the agents running, the new one and the answer need at least ${calls} more`;
+    if (this.now() - this.startedAt >= this.budget.wallTimeMs) return 'its wall time is used up';
+    const { tokens, costUsd } = this.headroom();
+    if (tokens < calls * MIN_TOKENS_PER_CALL)
+      return `about ${Math.max(0, tokens)} tokens are left, and the ${calls} calls still needed take at least ${calls * MIN_TOKENS_PER_CALL}`;
+    if (costUsd <= 0) return 'no cost budget is left';
+    return undefined;
   }
 
   reserveToolCall(): { settle(): void; release(): void } {

@@ -14,6 +14,10 @@ export interface PlanStep {
   timeoutMs?: number;
   /** The model this step's specialist calls use instead of its role's (priced like any other call). */
   model?: string;
+  /** A manager: the step's agent may spawn agents of its own (dynamic and hybrid runs, docs/engine.md). */
+  manager?: boolean;
+  /** Set on a step an agent spawned while the run went on: the step that spawned it. */
+  parentStepId?: string;
 }
 
 /** The DAG of specialist steps the router/planner produces; stored with each run and each proven team. */

@@ -10,6 +10,7 @@ import { verificationAnswer } from './answers/verification.ts';
 import { councilReviewAnswer, councilVerdictAnswer } from './answers/council.ts';
 import { textAnswer } from './answers/text.ts';
 import { toolCalls, type OfferedTool, type ScriptedToolCall } from './answers/tools.ts';
+import { teamTurn } from './answers/team.ts';
 import { inProse, withExtraField, type ProfileSet } from './profiles.ts';
 
 export interface CompletionRequest {
@@ -121,7 +122,9 @@ export function decideAnswer(
     };
   }
   if (body.tools?.length && body.tool_choice !== 'none') {
-    const calls = toolCalls(ctx, body.messages, body.tools, callIdPrefix);
+    const calls = ctx.team
+      ? teamTurn(ctx, body.messages, body.tools, callIdPrefix)
+      : toolCalls(ctx, body.messages, body.tools, callIdPrefix);
     const shown = profiles.has('strict-ignored')
       ? calls.map((c) => ({ ...c, arguments: withExtraField(c.arguments) }))
       : calls;

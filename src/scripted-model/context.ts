@@ -26,7 +26,7 @@ export interface StepReport {
 }
 
 export interface Directives {
-  route?: 'direct' | 'plan' | 'council';
+  route?: 'direct' | 'plan' | 'council' | 'dynamic';
   steps?: number;
   chain: boolean;
   verify?: number[];
@@ -37,6 +37,21 @@ export interface Directives {
   stepModel?: string;
   /** [[planspecialist:ID]]: every plan step names this specialist, offered or not (plan validation tests). */
   planSpecialist?: string;
+  /** Dynamic teams: [[spawn:N]] agents per manager, [[depth:D]] levels of managers, [[message:TEXT]] between siblings, [[deadlock]], [[detach]]. */
+  spawn?: number;
+  depth?: number;
+  message?: string;
+  deadlock: boolean;
+  detach: boolean;
+}
+
+/** A team agent's view of itself: the <parley:team> block of its system prompt. */
+export interface TeamInfo {
+  agent: string;
+  role: 'manager' | 'worker';
+  depth: number;
+  maxDepth: number;
+  parent?: string;
 }
 
 export interface RequestContext {
@@ -49,6 +64,10 @@ export interface RequestContext {
   answers?: Record<string, string>;
   /** Directives found in any user message (fault: only in the last one). */
   directives: Directives;
+  /** Set when the request comes from an agent of a dynamic team. */
+  team?: TeamInfo;
+  /** <parley:mode>: "hybrid" when the planner may mark steps as managers. */
+  mode?: string;
 }
 
 /** Text of a message's content, whether a string or an array of content parts. */
@@ -152,12 +171,13 @@ const DIRECTIVE = /\[\[\s*([a-z]+)\s*(?::\s*([\s\S]*?))?\s*\]\](?!\])/gi;
  * query block). fault: the last user message only. tool: the last user message or the query block.
  */
 export function parseDirectives(texts: string[], lastUserText: string, queryBlock?: string): Directives {
-  const d: Directives = { chain: false, tools: [] };
+  const d: Directives = { chain: false, tools: [], deadlock: false, detach: false };
   for (const text of texts) {
     for (const m of text.matchAll(DIRECTIVE)) {
       const name = m[1]!.toLowerCase();
       const arg = (m[2] ?? '').trim();
-      if (name === 'route' && ['direct', 'plan', 'council'].includes(arg)) d.route = arg as Directives['route'];
+      if (name === 'route' && ['direct', 'plan', 'council', 'dynamic'].includes(arg))
+        d.route = arg as Directives['route'];
       else if (name === 'steps' && Number(arg) > 0) d.steps = Math.floor(Number(arg));
       else if (name === 'chain') d.chain = true;
       else if (name === 'verify') {
@@ -169,6 +189,11 @@ export function parseDirectives(texts: string[], lastUserText: string, queryBloc
       } else if (name === 'latency' && Number(arg) >= 0) d.latencyMs = Number(arg);
       else if (name === 'stepmodel' && arg) d.stepModel = arg;
       else if (name === 'planspecialist' && arg) d.planSpecialist = arg;
+      else if (name === 'spawn' && Number(arg) >= 0) d.spawn = Math.floor(Number(arg));
+      else if (name === 'depth' && Number(arg) > 0) d.depth = Math.floor(Number(arg));
+      else if (name === 'message' && arg) d.message = arg;
+      else if (name === 'deadlock') d.deadlock = true;
+      else if (name === 'detach') d.detach = true;
     }
   }
   for (const m of lastUserText.matchAll(DIRECTIVE)) {
@@ -209,6 +234,21 @@ export function readContext(messages: ScriptedMessage[]): RequestContext {
     round,
     answers: parseAnswers(parseJson(block(texts, 'answers'))),
     directives: parseDirectives(directiveTexts, lastUserText, queryBlock),
+    team: parseTeam(parseJson(block(texts, 'team'))),
+    mode: block(texts, 'mode'),
+  };
+}
+
+function parseTeam(raw: unknown): TeamInfo | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const t = raw as Record<string, unknown>;
+  if (typeof t.agent !== 'string') return undefined;
+  return {
+    agent: t.agent,
+    role: t.role === 'manager' ? 'manager' : 'worker',
+    depth: Number(t.depth) || 0,
+    maxDepth: Number(t.maxDepth) || 0,
+    ...(typeof t.parent === 'string' ? { parent: t.parent } : {}),
   };
 }
 

@@ -6,13 +6,14 @@
  * (replan-on-failure.ts) rather than running the rest and waiting for the verifier.
  */
 import { isSuspended } from '../run-suspended.ts';
-import { scheduleSteps, type StepOutcome } from '../scheduler.ts';
+import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../scheduler.ts';
 import type { GraphEventBody } from '../events.ts';
 import type { PlanStep } from '../graph-plan.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
 import { failuresToReplan } from '../replan-on-failure.ts';
 import type { NodeResult } from './node.ts';
+import { Team } from '../dynamic/team.ts';
 
 export async function dispatcher(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   if (run.memory === undefined) return 'memory';
@@ -29,6 +30,9 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
   if (batch.length === 0) return 'verifier';
 
   const steps = batch.map((s) => withFeedback(s, run.feedback));
+  // A plan with a manager step grows while it runs: its agents spawn steps into the batch (dynamic/team.ts).
+  if (!run.team && plan.steps.some(Team.isAgent)) run.team = new Team(run, ctx);
+  const team = run.team;
   run.inflight = scheduleSteps({
     steps,
     prior: run.results,
@@ -38,10 +42,15 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
     onStart: (step, objective) => {
       const attempt = (run.attempts.get(step.id) ?? 0) + 1;
       run.attempts.set(step.id, attempt);
+      team?.started(step);
       emit(run, { type: 'step.started', stepId: step.id, specialist: step.specialist, objective, attempt });
     },
-    // A suspended run's steps run again where it resumes: they did not finish.
-    onFinish: (outcome) => isSuspended(run.abort.signal) || emit(run, finishedEvent(outcome)),
+    onFinish: (outcome) => {
+      // A suspended run's steps run again where it resumes: they did not finish.
+      if (!isSuspended(run.abort.signal)) emit(run, finishedEvent(outcome));
+      team?.finished(outcome);
+    },
+    ...(team ? { onGrowth: (growth: ScheduleGrowth) => team.attach(growth) } : {}),
     run: (step, objective, signal, clock) =>
       runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
   });

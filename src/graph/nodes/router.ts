@@ -20,6 +20,8 @@ import { userContent } from '../user-content.ts';
 import { prefetchMemory } from './memory.ts';
 import { runPresetPlan } from './preset-plan.ts';
 import { earlierDecision, earlierDecisionBlock, type FoundDecision } from '../learning/earlier-decision.ts';
+import { MANAGER_SPECIALIST } from '../graph-plan.ts';
+import { isEmergent, learnedShape } from '../dynamic/learned-shape.ts';
 
 const earlierNote = (earlier: FoundDecision | undefined) =>
   earlier
@@ -52,20 +54,23 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   const preset = ctx.presetPlan?.(run.request);
   if (preset) return runPresetPlan(run, ctx, preset);
   const found = await reusableTeam(run, ctx);
-  if (found?.match.reused) {
+  // A forced dynamic run reuses only a team an earlier dynamic run grew.
+  if (found?.match.reused && (run.mode !== 'dynamic' || isEmergent(found.team.plan))) {
     const { team, match } = found;
     run.teamConfigId = team.id;
     void prefetchMemory(run, ctx);
     const rate = team.uses ? team.successes / team.uses : 0;
+    const grown = isEmergent(team.plan);
     emit(run, {
       type: 'route.decided',
       stage: 'team_config',
-      reason: `reused proven team "${team.pattern}" (similarity ${match.similarity.toFixed(2)}, ${match.why}; ${team.uses} uses, ${Math.round(rate * 100)}% success, mean score ${team.avgScore.toFixed(2)}); objectives written from this query`,
+      reason: `reused proven team "${team.pattern}" (similarity ${match.similarity.toFixed(2)}, ${match.why}; ${team.uses} uses, ${Math.round(rate * 100)}% success, mean score ${team.avgScore.toFixed(2)}); objectives written from this query${grown ? '; the team an earlier dynamic run grew, planned up front' : ''}`,
       teamConfigId: team.id,
       candidates: team.specialists,
       teamMatch: match,
     });
-    adoptPlan(run, instantiatePlan(team.plan, run.request.query));
+    const plan = instantiatePlan(team.plan, run.request.query);
+    adoptPlan(run, grown ? learnedShape(plan) : plan);
     return 'dispatcher';
   }
   // The closest team, when one was refused: route.decided says why.
@@ -73,6 +78,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   const notReused = refused
     ? `; proven team "${refused.pattern}" not reused (similarity ${refused.similarity.toFixed(2)}): ${refused.why}`
     : '';
+  if (run.mode === 'dynamic') return startDynamic(run, ctx, 'mode "dynamic" requested' + notReused);
 
   // The caller's earlier verdict on a close question: the routing model sees it, and so will the council.
   const earlier = run.mode === 'auto' ? await earlierDecision(run, ctx, run.request.query) : undefined;
@@ -106,6 +112,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       });
       return 'direct_answer';
     }
+    if (value.route === 'dynamic') return startDynamic(run, ctx, value.reason + notReused);
     if (value.route === 'council') {
       emit(run, {
         type: 'route.decided',
@@ -119,12 +126,15 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   }
 
   await retrieveCandidates(run, ctx);
+  const hybrid =
+    run.mode === 'hybrid' ? 'mode "hybrid" requested: the planned steps may be managers that spawn agents; ' : '';
   const withRecord = run.candidates.filter((c) => c.proficiency && c.proficiency.runs > 0);
   const reordered = run.candidates.some((c, i) => i > 0 && c.relevance > run.candidates[i - 1]!.relevance);
   emit(run, {
     type: 'route.decided',
-    stage: reordered ? 'self_model' : 'llm_plan',
+    stage: hybrid ? 'hybrid' : reordered ? 'self_model' : 'llm_plan',
     reason:
+      hybrid +
       (reordered
         ? `self-model reordered the top ${run.candidates.length} candidates (${withRecord.length} with a track record); planning over them`
         : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`) +
@@ -148,6 +158,36 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
     return 'end';
   }
   adoptPlan(run, attempt.plan);
+  return 'dispatcher';
+}
+
+/**
+ * A dynamic run: one manager agent, given the query, grows the team as it learns the task's shape
+ * (docs/engine.md "Dynamic teams"); it sees the top candidates as the specialists it may spawn.
+ */
+async function startDynamic(run: RunState, ctx: EngineContext, reason: string): Promise<NodeResult> {
+  await retrieveCandidates(run, ctx);
+  emit(run, {
+    type: 'route.decided',
+    stage: 'dynamic',
+    reason: `${reason}: a manager agent spawns agents as it learns the task's shape`,
+    candidates: run.candidates.map((c) => c.specialist.id),
+  });
+  void prefetchMemory(run, ctx);
+  adoptPlan(run, {
+    rationale: 'Dynamic: a manager grows the team while the run goes on.',
+    steps: [
+      {
+        id: 'manager',
+        specialist: MANAGER_SPECIALIST,
+        objective: run.request.query,
+        dependsOn: [],
+        phase: 'execution',
+        manager: true,
+        timeoutMs: ctx.config.engine.dynamic.nodeTimeoutMs,
+      },
+    ],
+  });
   return 'dispatcher';
 }
 

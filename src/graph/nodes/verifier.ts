@@ -73,7 +73,9 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
   }
   if (next === 'replan') return 'planner';
   run.feedback = value.feedback;
-  run.pending = rerunSet(plan.steps, failed.size ? failed : ids);
+  // A dynamic team re-runs a spawned step through the planned step it grew from (dynamic/team.ts).
+  const rerun = run.team ? run.team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
+  run.pending = rerunSet(run.plan!.steps, rerun);
   return 'dispatcher';
 }
 

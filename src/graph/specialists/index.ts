@@ -4,7 +4,9 @@
  * Returns the output with lineage. A budget overrun aborts the whole run (it ends blocked).
  */
 import type { PlanStep } from '../graph-plan.ts';
-import { COUNCIL_SPECIALIST } from '../graph-plan.ts';
+import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../graph-plan.ts';
+import { MANAGER_RECORD } from '../dynamic/manager.ts';
+import { agentHooks } from '../dynamic/agent-tools.ts';
 import type { StepClock, StepRun } from '../scheduler.ts';
 import type { StepLineage } from '../events.ts';
 import type { EngineContext, RunState } from '../state.ts';
@@ -62,7 +64,10 @@ async function stepBody(call: StepCall): Promise<StepRun> {
     const council = await runCouncil(run, ctx, call.objective, call.signal, work.usage);
     return { ok: true, output: council.text, lineage: lineage('council') };
   }
-  const specialist = run.specialists.get(step.specialist) ?? (await ctx.store.getSpecialist(step.specialist));
+  const specialist =
+    step.specialist === MANAGER_SPECIALIST
+      ? MANAGER_RECORD
+      : (run.specialists.get(step.specialist) ?? (await ctx.store.getSpecialist(step.specialist)));
   if (!specialist)
     return { ok: false, output: '', error: `unknown specialist "${step.specialist}"`, lineage: lineage('prompt') };
   if (!specialist.available) {
@@ -73,7 +78,9 @@ async function stepBody(call: StepCall): Promise<StepRun> {
       lineage: lineage('prompt'),
     };
   }
-  const result = await runSpecialist({ ...call, specialist, work });
+  // A team agent (a manager, or a step an agent spawned) gets the team's tools beside its specialist's.
+  const agent = run.team?.has(step.id) ? agentHooks(run, run.team, step.id, call.clock) : undefined;
+  const result = await runSpecialist({ ...call, specialist, work, ...(agent ? { agent } : {}) });
   return { ...result, lineage: lineage(specialist.kind) };
 }
 

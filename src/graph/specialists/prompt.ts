@@ -9,11 +9,14 @@ import { runToolLoop } from './tool-loop.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { withSessionTools } from './session-bindings.ts';
+import type { AgentHooks } from '../dynamic/agent-tools.ts';
 
 /** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
 export interface SpecialistInput extends StepCall {
   specialist: SpecialistRecord;
   work: StepWork;
+  /** Set when the step is an agent of a dynamic team: its team tools and hooks. */
+  agent?: AgentHooks;
 }
 
 /** The user turn every tool-loop specialist gets: the whole request for context, then its objective. */
@@ -60,13 +63,14 @@ export async function runSpecialistLoop(
     clock: input.clock,
     role: specialist.modelRole,
     ...(input.step.model ? { model: input.step.model } : {}),
-    system: system + historyNote(run.history),
+    system: system + (input.agent?.note ?? '') + historyNote(run.history),
     user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
     ...(fromSession?.size ? { fromSession } : {}),
     usage: input.work.usage,
     toolCalls: input.work.toolCalls,
     sources: input.work.sources,
+    ...(input.agent ? { agent: input.agent } : {}),
   });
   return { ok: true, output };
 }

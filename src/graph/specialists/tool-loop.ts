@@ -13,6 +13,7 @@ import type { StepClock } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { addUsage } from '../usage.ts';
 import type { UserContent } from '../user-content.ts';
+import type { AgentHooks } from '../dynamic/agent-tools.ts';
 
 export interface ToolLoopInput {
   run: RunState;
@@ -33,6 +34,8 @@ export interface ToolLoopInput {
   usage: UsageTotals;
   toolCalls: StepLineage['toolCalls'];
   sources: string[];
+  /** A team agent's built-in tools and between-turn hooks (dynamic teams, dynamic/agent-tools.ts). */
+  agent?: AgentHooks;
 }
 
 /** Shared by every step without tools (most of them); never written to. */
@@ -56,8 +59,8 @@ export function toolNames(tools: ToolDescriptor[]): Map<string, ToolDescriptor> 
 }
 
 export async function runToolLoop(input: ToolLoopInput): Promise<string> {
-  const { run, ctx } = input;
-  const byName = toolNames(input.tools);
+  const { run, ctx, agent } = input;
+  const byName = toolNames(agent ? [...input.tools, ...agent.tools] : input.tools);
   const chatTools: ChatTool[] = [...byName].map(([name, t]) => ({
     type: 'function',
     function: { name, description: t.description || t.id, parameters: t.inputSchema ?? { type: 'object' } },
@@ -66,9 +69,12 @@ export async function runToolLoop(input: ToolLoopInput): Promise<string> {
     { role: 'system', content: input.system },
     { role: 'user', content: input.user },
   ];
-  const max = ctx.config.engine.toolLoopMaxIterations;
+  const max = agent?.maxIterations ?? ctx.config.engine.toolLoopMaxIterations;
   let last = '';
   for (let turn = 1; turn <= max; turn++) {
+    // A team agent first waits for the agents it spawned, then reads their results and its messages.
+    const told = await agent?.nextTurn(input.signal);
+    if (told) messages.push({ role: 'user', content: told });
     const r = await run.model.chat({
       role: input.role,
       ...(input.model ? { model: input.model } : {}),
@@ -79,7 +85,10 @@ export async function runToolLoop(input: ToolLoopInput): Promise<string> {
     input.usage.modelCalls++;
     addUsage(input.usage, r.usage);
     last = r.text;
-    if (r.toolCalls.length === 0) return r.text;
+    if (r.toolCalls.length === 0) {
+      await agent?.settle(input.signal);
+      return r.text;
+    }
     messages.push({
       role: 'assistant',
       content: r.text || null,
@@ -93,7 +102,13 @@ export async function runToolLoop(input: ToolLoopInput): Promise<string> {
       const content = await callOneTool(input, byName, call);
       messages.push({ role: 'tool', tool_call_id: call.id, content });
     }
+    const finished = agent?.result();
+    if (finished !== undefined) {
+      await agent!.settle(input.signal);
+      return finished;
+    }
   }
+  await agent?.settle(input.signal);
   return last || `The tool loop stopped after ${max} turns without a final answer.`;
 }
 
@@ -102,6 +117,7 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   const toolCallId = `${stepId}-${call.id}`;
   const tool = byName.get(call.name);
   if (!tool) return `Error: there is no tool named "${call.name}". Available: ${[...byName.keys()].join(', ')}`;
+  const agent = input.agent?.owns(tool.id) ? input.agent : undefined;
 
   let args: Record<string, unknown>;
   try {
@@ -112,6 +128,8 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   } catch (err) {
     return `Error: the arguments for ${tool.id} are not valid JSON (${(err as Error).message}).`;
   }
+  // A team tool (spawn, messages, team memory) is the engine's own: no approval, no tool budget.
+  if (agent) return agent.call(tool.id, args, signal);
 
   emit(run, { type: 'tool.started', stepId, toolCallId, tool: tool.id, args });
   const started = ctx.now();

@@ -154,6 +154,21 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
           metadata: undefined,
         }),
       ];
+    case 'step.spawned':
+      return progress(
+        {
+          event: event.type,
+          stepId: event.stepId,
+          parentStepId: event.parentStepId,
+          specialist: event.specialist,
+          role: event.role,
+        },
+        `Agent ${event.parentStepId} spawned ${event.stepId} (${event.role}, ${event.specialist}): ${event.objective}`,
+      );
+    case 'message.sent':
+      return progress({ event: event.type, from: event.from, to: event.to, preview: event.preview });
+    case 'context.written':
+      return progress({ event: event.type, stepId: event.stepId, key: event.key, preview: event.preview });
     case 'tool.started':
       return progress({ event: event.type, stepId: event.stepId, toolCallId: event.toolCallId, tool: event.tool });
     case 'tool.finished':

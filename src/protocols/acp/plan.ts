@@ -34,6 +34,16 @@ export class PlanView {
     return this.entries();
   }
 
+  /** A step an agent spawned joins the plan as it appears (dynamic teams), below the agent that spawned it. */
+  spawned(step: { stepId: string; parentStepId: string; specialist: string; objective: string }): PlanEntry[] {
+    this.#steps.set(step.stepId, {
+      content: `${step.specialist} (spawned by ${step.parentStepId}): ${step.objective}`,
+      priority: 'medium',
+      status: 'pending',
+    });
+    return this.entries();
+  }
+
   /** Marks a step running; undefined when the step is not in the plan (nothing to update). */
   started(stepId: string): PlanEntry[] | undefined {
     const step = this.#steps.get(stepId);

@@ -40,6 +40,11 @@ const MODE_TEXT: Record<RunMode, { name: string; description: string }> = {
     description: 'Always plan: specialists run as a DAG, verified, then synthesized.',
   },
   council: { name: 'Council', description: 'Five advisors answer, three reviewers rank, a chairman writes a verdict.' },
+  dynamic: {
+    name: 'Dynamic',
+    description: 'A manager agent spawns agents as it learns the task; they message each other and share a memory.',
+  },
+  hybrid: { name: 'Hybrid', description: 'A planned DAG whose steps may be managers that spawn agents of their own.' },
 };
 
 export const ACP_MODES: SessionMode[] = RUN_MODES.map((id) => ({ id, ...MODE_TEXT[id] }));

@@ -194,6 +194,12 @@ class TurnView {
         return this.#thought(`Route: ${event.stage} (${event.reason})`);
       case 'plan.ready':
         return this.send({ sessionUpdate: 'plan', entries: this.#plan.setPlan(event.plan) });
+      case 'step.spawned':
+        return this.send({ sessionUpdate: 'plan', entries: this.#plan.spawned(event) });
+      case 'message.sent':
+        return this.#thought(`${event.from} → ${event.to === '*' ? 'every agent' : event.to}: ${event.preview}`);
+      case 'context.written':
+        return this.#thought(`${event.stepId} wrote team memory "${event.key}": ${event.preview}`);
       case 'step.started': {
         const entries = this.#plan.started(event.stepId);
         return entries ? this.send({ sessionUpdate: 'plan', entries }) : undefined;

@@ -13,6 +13,9 @@ export interface StepView {
   phase: 'research' | 'execution';
   status: 'pending' | 'running' | StepStatus;
   attempt: number;
+  /** Set on a step an agent spawned while the run went on (dynamic teams): the step that spawned it. */
+  parentStepId?: string;
+  role?: 'manager' | 'worker';
   output?: string;
   error?: string;
 }
@@ -33,7 +36,11 @@ export interface RunView {
   plan: { round: number; rationale: string; steps: StepView[] } | null;
   verification: { round: number; score: number; feedback: string; next: string } | null;
   approvals: ApprovalView[];
+  /** Dynamic teams: messages between agents and team-memory writes, newest last (at most MAX_TEAM_LOG). */
+  team?: { messages: { from: string; to: string; preview: string }[]; memory: Record<string, string> };
 }
+
+const MAX_TEAM_LOG = 50;
 
 export interface AguiState {
   parley: RunView;
@@ -66,8 +73,31 @@ export function reduceState(state: AguiState, e: GraphEvent): AguiState {
           phase: s.phase,
           status: 'pending',
           attempt: 0,
+          ...(s.parentStepId ? { parentStepId: s.parentStepId } : {}),
+          ...(s.manager ? { role: 'manager' as const } : {}),
         })),
       };
+      break;
+    case 'step.spawned':
+      v.plan?.steps.push({
+        id: e.stepId,
+        specialist: e.specialist,
+        objective: e.objective,
+        dependsOn: [],
+        phase: 'execution',
+        status: 'pending',
+        attempt: 0,
+        parentStepId: e.parentStepId,
+        role: e.role,
+      });
+      break;
+    case 'message.sent': {
+      const team = (v.team ??= { messages: [], memory: {} });
+      team.messages = [...team.messages, { from: e.from, to: e.to, preview: e.preview }].slice(-MAX_TEAM_LOG);
+      break;
+    }
+    case 'context.written':
+      (v.team ??= { messages: [], memory: {} }).memory[e.key] = e.preview;
       break;
     case 'step.started': {
       const s = step(e.stepId);

@@ -67,6 +67,12 @@ export function progressText(e: GraphEvent): string | undefined {
       return `node ${e.node}`;
     case 'plan.ready':
       return `plan (round ${e.round}): ${e.plan.steps.map((s) => `${s.id}→${s.specialist}`).join(', ')}`;
+    case 'step.spawned':
+      return `${e.parentStepId} spawned ${e.stepId} (${e.role}, ${e.specialist}): ${e.objective}`;
+    case 'message.sent':
+      return `message ${e.from} → ${e.to === '*' ? 'every agent' : e.to}: ${e.preview}`;
+    case 'context.written':
+      return `${e.stepId} wrote team memory "${e.key}"`;
     case 'step.started':
       return `step ${e.stepId} started (${e.specialist})`;
     case 'step.finished':

@@ -11,7 +11,7 @@ const STOP = new Set(
   ),
 );
 
-function ranked(ctx: RequestContext): { specialist: SpecialistCandidate; score: number }[] {
+export function ranked(ctx: RequestContext): { specialist: SpecialistCandidate; score: number }[] {
   const query = new Set(words(ctx.query).filter((w) => !STOP.has(w)));
   const overlap = (s: SpecialistCandidate) => {
     const own = new Set(words(`${s.id} ${s.description} ${s.domains.join(' ')}`).filter((w) => !STOP.has(w)));
@@ -33,6 +33,7 @@ export interface ScriptedPlan {
     dependsOn: string[];
     phase: 'research' | 'execution';
     model?: string;
+    manager?: boolean;
   }[];
 }
 
@@ -59,6 +60,8 @@ export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
       dependsOn: chained ? [prev.id] : [],
       phase: specialist.domains.some((d) => d.toLowerCase() === 'research') ? 'research' : 'execution',
       ...(ctx.directives.stepModel ? { model: ctx.directives.stepModel } : {}),
+      // Hybrid mode: the first step is a manager that grows its own team.
+      ...(ctx.mode === 'hybrid' && i === 0 ? { manager: true } : {}),
     });
   }
   const names = [...new Set(steps.map((s) => s.specialist))].join(', ');

@@ -1,0 +1,157 @@
+/**
+ * A dynamic team agent's turn (the request carries a <parley:team> block and team tools), decided from
+ * the tools it has called so far, so every run of the same query takes the same turns:
+ *
+ * - a manager spawns its agents ([[spawn:N]], else one per specialist sharing words with the query;
+ *   managers again while [[depth:D]] allows), waits for them, reads `findings`, writes `summary` and
+ *   finishes with it; with [[deadlock]] it spawns one worker that waits for a message from it;
+ * - a worker makes the [[tool:…]] calls it is asked for, sends [[message:TEXT]] to its next sibling
+ *   and waits for one, appends its finding to `findings` and finishes.
+ */
+import { contentText, type RequestContext, type ScriptedMessage } from '../context.ts';
+import { ranked } from './graph-plan.ts';
+import { toolCalls, type OfferedTool, type ScriptedToolCall } from './tools.ts';
+
+const TEAM_TOOLS = new Set([
+  'spawn_agent',
+  'send_message',
+  'check_messages',
+  'broadcast',
+  'read_context',
+  'write_context',
+  'append_context',
+  'context_keys',
+  'finish',
+]);
+
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
+export function teamTurn(
+  ctx: RequestContext,
+  messages: ScriptedMessage[],
+  tools: OfferedTool[],
+  callIdPrefix: string,
+): ScriptedToolCall[] {
+  const team = ctx.team!;
+  const called = messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.function?.name ?? ''));
+  const has = (name: string) => called.includes(name);
+  const offered = new Set(tools.map((t) => t.function?.name ?? ''));
+  const call = (name: string, args: unknown, i = 0): ScriptedToolCall => ({
+    id: `${callIdPrefix}_${i}`,
+    name,
+    arguments: JSON.stringify(args),
+  });
+  const task = objectiveOf(messages);
+
+  if (team.role === 'manager' && offered.has('spawn_agent')) {
+    if (!has('spawn_agent')) return spawns(ctx, task).map((args, i) => call('spawn_agent', args, i));
+    if (!has('read_context')) return [call('read_context', { key: 'findings' })];
+    const summary = summaryOf(ctx, task, messages);
+    if (!has('write_context')) return [call('write_context', { key: 'summary', value: summary })];
+    return [call('finish', { result: summary })];
+  }
+
+  // A worker: first the tool calls its request names (its specialist's tools, never the team's).
+  const own = toolCalls(
+    ctx,
+    messages,
+    tools.filter((t) => !TEAM_TOOLS.has(t.function?.name ?? '')),
+    callIdPrefix,
+  );
+  if (own.length && !called.some((n) => !TEAM_TOOLS.has(n))) return own;
+  const d = ctx.directives;
+  if (d.deadlock && team.parent && !has('check_messages'))
+    return [call('check_messages', { wait: true, from: team.parent })];
+  if (d.message !== undefined && !has('send_message'))
+    return [call('send_message', { to: nextSibling(team.agent, team.parent, d.spawn), content: d.message })];
+  // It waits for its sibling's message unless one already reached it with a turn.
+  const heard = messages.some((m) => m.role === 'user' && contentText(m.content).includes('[Message from'));
+  if (
+    d.message !== undefined &&
+    nextSibling(team.agent, team.parent, d.spawn) !== team.parent &&
+    !heard &&
+    !has('check_messages')
+  )
+    return [call('check_messages', { wait: true })];
+  const finding = `${team.agent}: ${clip(task, 120)}`;
+  if (!has('append_context')) return [call('append_context', { key: 'findings', item: finding })];
+  return [call('finish', { result: workerResult(task, messages) })];
+}
+
+/** The objective the engine gave this agent (its first user message's "Your objective" line, else all of it). */
+function objectiveOf(messages: ScriptedMessage[]): string {
+  const first = contentText(messages.find((m) => m.role === 'user')?.content);
+  const m = /Your objective \(step [^)]*\):\s*([\s\S]*)$/.exec(first);
+  return stripDirectives((m ? m[1]! : first).trim());
+}
+
+const stripDirectives = (text: string) =>
+  text
+    .replace(/\[\[[\s\S]*?\]\](?!\])/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+function spawns(ctx: RequestContext, task: string): Record<string, unknown>[] {
+  const team = ctx.team!;
+  const d = ctx.directives;
+  if (d.deadlock) return [{ task: `${task} (waits for word from ${team.agent})`, role: 'worker' }];
+  const pool = ranked({ ...ctx, query: task });
+  const matching = pool.filter((c) => c.score > 0).slice(0, 4);
+  const count = d.spawn ?? Math.max(1, matching.length);
+  const chosen = (matching.length ? matching : pool.slice(0, 1)).map((c) => c.specialist.id);
+  // Managers again until [[depth:D]] levels of them (the first manager is depth 0).
+  const role = team.depth + 1 < (d.depth ?? 1) ? 'manager' : 'worker';
+  return Array.from({ length: count }, (_, i) => {
+    const specialist = chosen.length ? chosen[i % chosen.length]! : undefined;
+    return {
+      task: `${task} (part ${i + 1} of ${count}${specialist && role === 'worker' ? `: ${specialist}` : ''})`,
+      role,
+      ...(specialist && role === 'worker' ? { specialist } : {}),
+      ...(d.detach ? { wait: false } : {}),
+    };
+  });
+}
+
+/** The sibling after this agent (ids are <parent>-<n>, n = 1..N), or the parent when it has none. */
+function nextSibling(agent: string, parent: string | undefined, count = 1): string | undefined {
+  const n = Number(/-(\d+)$/.exec(agent)?.[1]);
+  if (!parent || !Number.isFinite(n) || count < 2) return parent;
+  return `${parent}-${(n % count) + 1}`;
+}
+
+/** What the team found: the results and messages delivered to the manager, the findings it read, any refusals. */
+function summaryOf(ctx: RequestContext, task: string, messages: ScriptedMessage[]): string {
+  const delivered = messages
+    .filter((m) => m.role === 'user')
+    .slice(1)
+    .map((m) => contentText(m.content))
+    .join('\n')
+    .split(/\n(?=\[(?:Result|Message) from )/)
+    .map((l) => clip(l.trim(), 300))
+    .filter(Boolean);
+  const results = messages.filter((m) => m.role === 'tool').map((m) => contentText(m.content));
+  const findings = results.find((r) => r.startsWith('['));
+  const refused = results.filter((r) => r.startsWith('Error: spawn refused'));
+  return [
+    `Team answer to "${task}" from ${delivered.filter((l) => l.startsWith('[Result from')).length} agents:`,
+    ...delivered.map((l) => `- ${l}`),
+    ...(findings ? [`Findings in the team memory: ${clip(findings, 600)}`] : []),
+    ...refused.map((r) => `- ${r.replace(/^Error: /, '')}`),
+  ].join('\n');
+}
+
+function workerResult(task: string, messages: ScriptedMessage[]): string {
+  const heard = messages
+    .filter((m) => m.role === 'tool' || m.role === 'user')
+    .map((m) => contentText(m.content))
+    .filter((t) => t.startsWith('[Message from'));
+  const tools = messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => contentText(m.content))
+    .filter((t) => !/^(Appended|Wrote|Message sent|No messages|\[Message from)/.test(t));
+  return [
+    `Scripted agent result for "${task}": the part was analysed and the key points are listed here.`,
+    ...tools.map((t) => `Tool result: ${clip(t, 200)}`),
+    ...heard.map((t) => `Heard: ${clip(t, 200)}`),
+  ].join('\n');
+}
