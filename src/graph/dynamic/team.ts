@@ -44,8 +44,11 @@ interface Member {
   wake?: () => void;
 }
 
-/** Calls the agents still running will make at least: each one's next turn, then the verifier and the synthesizer. */
-const CALLS_AFTER_TEAM = 2;
+/**
+ * Model calls a spawn must leave room for besides the new agent's first turn and each running agent's
+ * next one: the spawner's turn after it sees the results, then the verifier and the synthesizer.
+ */
+const CALLS_BEYOND_AGENTS = 3;
 const MAX_INBOX = 100;
 const MAX_MESSAGE_CHARS = 8000;
 const RESULT_CHARS = 4000;
@@ -360,7 +363,7 @@ export class Team {
   /** Why the run's budget has no room for another agent, or undefined. */
   #budgetRoom(): string | undefined {
     const running = [...this.#members.values()].filter((m) => !m.outcome).length;
-    return this.#run.meter.roomFor(running + 1 + CALLS_AFTER_TEAM);
+    return this.#run.meter.roomFor(running + 1 + CALLS_BEYOND_AGENTS);
   }
 
   /**

@@ -3,10 +3,12 @@
  * the tools it has called so far, so every run of the same query takes the same turns:
  *
  * - a manager spawns its agents ([[spawn:N]], else one per specialist sharing words with the query;
- *   managers again while [[depth:D]] allows), waits for them, reads `findings`, writes `summary` and
- *   finishes with it; with [[deadlock]] it spawns one worker that waits for a message from it;
+ *   managers again while [[depth:D]] allows; [[detach]]: without waiting for them), then reads
+ *   `findings`, then writes `summary` and finishes with it (3 turns); with [[deadlock]] it spawns one
+ *   worker that waits for a message from it;
  * - a worker makes the [[tool:…]] calls it is asked for, sends [[message:TEXT]] to its next sibling
- *   and waits for one, appends its finding to `findings` and finishes.
+ *   and waits for one (unless one came already), then appends its finding to `findings` and finishes
+ *   in one turn (1 turn without directives).
  */
 import { contentText, type RequestContext, type ScriptedMessage } from '../context.ts';
 import { ranked } from './graph-plan.ts';
@@ -47,8 +49,7 @@ export function teamTurn(
     if (!has('spawn_agent')) return spawns(ctx, task).map((args, i) => call('spawn_agent', args, i));
     if (!has('read_context')) return [call('read_context', { key: 'findings' })];
     const summary = summaryOf(ctx, task, messages);
-    if (!has('write_context')) return [call('write_context', { key: 'summary', value: summary })];
-    return [call('finish', { result: summary })];
+    return [call('write_context', { key: 'summary', value: summary }), call('finish', { result: summary }, 1)];
   }
 
   // A worker: first the tool calls its request names (its specialist's tools, never the team's).
@@ -74,8 +75,10 @@ export function teamTurn(
   )
     return [call('check_messages', { wait: true })];
   const finding = `${team.agent}: ${clip(task, 120)}`;
-  if (!has('append_context')) return [call('append_context', { key: 'findings', item: finding })];
-  return [call('finish', { result: workerResult(task, messages) })];
+  return [
+    call('append_context', { key: 'findings', item: finding }),
+    call('finish', { result: workerResult(task, messages) }, 1),
+  ];
 }
 
 /** The objective the engine gave this agent (its first user message's "Your objective" line, else all of it). */
