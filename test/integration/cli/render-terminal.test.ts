@@ -30,4 +30,18 @@ describe('terminal rendering of a run', () => {
       /^— completed · \d+\.\d s · \d+ in \/ \d+ out tokens · (\$\d+\.\d{4}|cost unknown) · 5 model calls · 0 tool calls$/,
     );
   });
+
+  it('a dynamic run shows each spawn, message and team-memory write as it happens', async () => {
+    const progress: string[] = [];
+    const render = createTerminalRenderer({ progress: (l) => progress.push(l), answer: () => undefined });
+    const { result, events } = await p.run({
+      query: 'Research security and database design [[spawn:2]] [[message:done here]]',
+      mode: 'dynamic',
+    });
+    events.forEach(render);
+    expect(result.status).toBe('completed');
+    expect(progress.filter((l) => l.startsWith('  ✚ manager spawned manager-'))).toHaveLength(2);
+    expect(progress).toContain('  ✉ manager-1 → manager-2: done here');
+    expect(progress.some((l) => l.startsWith('  ✎ manager wrote "summary": '))).toBe(true);
+  });
 });
