@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only parley|langgraph|floor] [--skip parley-retain1s] [--quick] [--scenario overhead,throughput,…]`
+ * `npm run bench [-- --only parley|langgraph|floor] [--skip parley-retain1s] [--quick] [--scenario overhead,throughput,…,dynamic]`
  *
  * Runs every (contender, scenario) pair in its own forked process, one after another (the machine
  * has 2 cores: the contender and the scripted model process get one each), then prints the tables
@@ -122,6 +122,14 @@ const results = assemble();
 await writeFile(values.out, JSON.stringify(results, null, 2) + '\n');
 console.log(renderTables(results));
 console.log(`\nWrote ${values.out} in ${((performance.now() - started) / 1000).toFixed(0)} s total.`);
+
+// Dynamic teams beside the static plan of the same shape (bench/dynamic.ts), in its own process.
+if (!scenarioFilter || scenarioFilter.includes('dynamic' as ScenarioGroup)) {
+  const quick = values.quick ? ['--runs', '10', '--open', '50'] : [];
+  execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/dynamic.ts', ...quick], {
+    stdio: 'inherit',
+  });
+}
 const failed =
   Object.values(contenders).some((c) => c.errors.length) ||
   results.checks.sameAnswer.some((s) => !s.equal) ||

@@ -30,6 +30,7 @@ import { AVAILABLE_COMMANDS, readSlashCommand } from './commands.ts';
 import { mcpServerMap } from './mcp-servers.ts';
 import { acpProjectClient } from './project-client.ts';
 import { isRunMode, modeState, remember, type AcpSession } from './session.ts';
+import { RUN_MODES } from '../../graph/contract.ts';
 import { runTurn } from './turn.ts';
 import type { AcpSessionStore } from '../../store/acp-sessions/types.ts';
 import type { ThreadStore } from '../../store/threads/types.ts';
@@ -161,7 +162,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
       if (!isRunMode(params.modeId)) {
         throw RequestError.invalidParams(
           { modeId: params.modeId },
-          `unknown mode "${params.modeId}"; use auto, direct, orchestrate or council`,
+          `unknown mode "${params.modeId}"; use ${RUN_MODES.slice(0, -1).join(', ')} or ${RUN_MODES.at(-1)}`,
         );
       }
       session.mode = params.modeId;

@@ -77,7 +77,14 @@ describe('ACP in-process against the real engine', () => {
       });
       const session = await ctx.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
       expect(session.modes?.currentModeId).toBe('auto');
-      expect(session.modes?.availableModes.map((m) => m.id)).toEqual(['auto', 'direct', 'orchestrate', 'council']);
+      expect(session.modes?.availableModes.map((m) => m.id)).toEqual([
+        'auto',
+        'direct',
+        'orchestrate',
+        'council',
+        'dynamic',
+        'hybrid',
+      ]);
     });
   });
 
@@ -399,7 +406,7 @@ describe('ACP bad requests get JSON-RPC errors and change nothing', () => {
         ctx.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'turbo' }),
       );
       expect(mode.code).toBe(-32602);
-      expect(mode.message).toContain('auto, direct, orchestrate or council');
+      expect(mode.message).toContain('auto, direct, orchestrate, council, dynamic or hybrid');
       const audio = await errorOf(session.prompt({ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }));
       expect(audio.code).toBe(-32602);
       expect(parley.engine.retainedRuns).toBe(runsBefore);
