@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 import { ModelNameSchema } from './request-models.ts';
+import { findCycle } from './find-cycle.ts';
 
 /** The plan types are the knowledge store's records (it keeps plans with runs and teams); this file validates them. */
 export type { GraphPlan, PlanStep } from '../knowledge/records.ts';
@@ -97,35 +98,18 @@ export function validatePlan(
       }
     }
   }
-  const cycle = findCycle(plan.steps, byId);
+  const cycle = dependencyCycle(plan.steps, byId);
   if (cycle) errors.push(`steps form a cycle: ${cycle.join(' -> ')}`);
   return errors;
 }
 
 /** One dependency cycle as a path of ids (first id repeated at the end), or undefined. */
-function findCycle(steps: PlanStep[], byId: Map<string, PlanStep>): string[] | undefined {
-  const state = new Map<string, 'visiting' | 'done'>();
-  const path: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    const s = state.get(id);
-    if (s === 'done') return undefined;
-    if (s === 'visiting') return [...path.slice(path.indexOf(id)), id];
-    state.set(id, 'visiting');
-    path.push(id);
-    for (const dep of byId.get(id)?.dependsOn ?? []) {
-      if (dep === id || !byId.has(dep)) continue;
-      const found = visit(dep);
-      if (found) return found;
-    }
-    path.pop();
-    state.set(id, 'done');
-    return undefined;
-  };
-  for (const step of steps) {
-    const found = visit(step.id);
-    if (found) return found;
-  }
-  return undefined;
+function dependencyCycle(steps: PlanStep[], byId: Map<string, PlanStep>): string[] | undefined {
+  const cycle = findCycle(
+    steps.map((s) => s.id),
+    (id) => (byId.get(id)?.dependsOn ?? []).filter((dep) => dep !== id && byId.has(dep)),
+  );
+  return cycle && [...cycle, cycle[0]!];
 }
 
 /**

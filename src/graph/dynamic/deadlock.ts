@@ -2,6 +2,7 @@
  * Deadlock: every agent still running waits (on the agents it spawned, or on a message) and nothing
  * else is left to run, so no wait can ever end. Names the cycle of waits when there is one.
  */
+import { findCycle } from '../find-cycle.ts';
 
 export type AgentWait = { kind: 'children'; on: string[] } | { kind: 'message'; from?: string };
 
@@ -36,27 +37,4 @@ function describe(wait: AgentWait, live: ReadonlySet<string>): string {
   return live.has(wait.from)
     ? `waits for a message from ${wait.from}`
     : `waits for a message from ${wait.from}, which is no longer running`;
-}
-
-function findCycle(nodes: string[], edges: (id: string) => string[]): string[] | undefined {
-  const state = new Map<string, 'visiting' | 'done'>();
-  const path: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    if (state.get(id) === 'done') return undefined;
-    if (state.get(id) === 'visiting') return path.slice(path.indexOf(id));
-    state.set(id, 'visiting');
-    path.push(id);
-    for (const next of edges(id)) {
-      const found = visit(next);
-      if (found) return found;
-    }
-    path.pop();
-    state.set(id, 'done');
-    return undefined;
-  };
-  for (const id of nodes) {
-    const found = visit(id);
-    if (found) return found;
-  }
-  return undefined;
 }

@@ -415,7 +415,6 @@ export class Team {
       });
       if (!found) return;
       this.#ctx.logger.warn('dynamic team: deadlock', { runId: run.id, reason: found });
-      run.outcome = { status: 'failed', error: found };
       run.abort.abort(new DeadlockError(found));
     });
   }

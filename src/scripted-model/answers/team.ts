@@ -10,7 +10,7 @@
  *   and waits for one (unless one came already), then appends its finding to `findings` and finishes
  *   in one turn (1 turn without directives).
  */
-import { contentText, type RequestContext, type ScriptedMessage } from '../context.ts';
+import { contentText, stripDirectives, type RequestContext, type ScriptedMessage } from '../context.ts';
 import { ranked } from './graph-plan.ts';
 import { toolCalls, type OfferedTool, type ScriptedToolCall } from './tools.ts';
 
@@ -48,7 +48,7 @@ export function teamTurn(
   if (team.role === 'manager' && offered.has('spawn_agent')) {
     if (!has('spawn_agent')) return spawns(ctx, task).map((args, i) => call('spawn_agent', args, i));
     if (!has('read_context')) return [call('read_context', { key: 'findings' })];
-    const summary = summaryOf(ctx, task, messages);
+    const summary = summaryOf(task, messages);
     return [call('write_context', { key: 'summary', value: summary }), call('finish', { result: summary }, 1)];
   }
 
@@ -88,12 +88,6 @@ function objectiveOf(messages: ScriptedMessage[]): string {
   return stripDirectives((m ? m[1]! : first).trim());
 }
 
-const stripDirectives = (text: string) =>
-  text
-    .replace(/\[\[[\s\S]*?\]\](?!\])/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-
 function spawns(ctx: RequestContext, task: string): Record<string, unknown>[] {
   const team = ctx.team!;
   const d = ctx.directives;
@@ -123,7 +117,7 @@ function nextSibling(agent: string, parent: string | undefined, count = 1): stri
 }
 
 /** What the team found: the results and messages delivered to the manager, the findings it read, any refusals. */
-function summaryOf(ctx: RequestContext, task: string, messages: ScriptedMessage[]): string {
+function summaryOf(task: string, messages: ScriptedMessage[]): string {
   const delivered = messages
     .filter((m) => m.role === 'user')
     .slice(1)
