@@ -14,7 +14,7 @@ const STAMP = join(ROOT, 'dist', '.built');
 const LOCK = join(ROOT, '.build-lock');
 const LOCK_STALE_MS = 10 * 60_000;
 /** What the build reads: a change to any of these (or a file added to or removed from src/) makes dist/ stale. */
-const INPUTS = ['src', 'package.json', 'bin/build.js'];
+const INPUTS = ['src', 'console', 'package.json', 'bin/build.js', 'bin/build-console.js'];
 
 function newestMtime(path) {
   const stat = statSync(path);

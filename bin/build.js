@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, stamp } from './build-state.js';
+import { buildConsole } from './build-console.js';
 
 /**
  * Left to Node at run time: kuzu and lmdb are native addons (lmdb finds its prebuilt binary relative to
@@ -39,4 +40,5 @@ await build({
   },
   logLevel: 'warning',
 });
+await buildConsole(join(outdir, 'console'));
 stamp();

@@ -16,7 +16,7 @@ import { withConfiguredVectors } from './knowledge/vector-setup.ts';
 import type { KnowledgeStore } from './knowledge/store.ts';
 import { createIngestion, type Ingestion } from './knowledge/ingest/ingestion.ts';
 import type { IngestReport } from './knowledge/ingest/ingest.ts';
-import { McpToolHost } from './tools/mcp-host.ts';
+import { McpToolHost, type McpServerStatus } from './tools/mcp-host.ts';
 import { A2aPeerHost } from './tools/a2a-peer.ts';
 import type { ToolHost } from './tools/types.ts';
 import { describePaths, pathWarnings } from './home/report.ts';
@@ -55,6 +55,8 @@ export interface Core {
   cluster?: Cluster;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
+  /** Each configured MCP server: connected or not, its circuit breaker, its tool count (GET /mcp/servers). */
+  toolStatus(): McpServerStatus[];
 }
 
 /** A lifecycle part the caller must close, in reverse order of pushing. */
@@ -262,6 +264,7 @@ export async function createCore(
     a2aTasks,
     a2aPush,
     ...(cluster ? { cluster } : {}),
+    toolStatus: () => tools.status(),
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));

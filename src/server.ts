@@ -41,6 +41,7 @@ import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aRoutes } from './protocols/a2a/index.ts';
 import { mcpRoutes } from './protocols/mcp/index.ts';
 import { acpRoutes, acpWebSocket } from './protocols/acp/index.ts';
+import { CONSOLE_PUBLIC_PATHS, consoleRoutes } from './console/routes.ts';
 
 /** The built-in scripted model runs for the life of the server: its request log keeps the latest calls only. */
 const SCRIPTED_LOG_LIMIT = 1000;
@@ -128,6 +129,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           reingest: () => core.reingest(),
           mcpConfig: () => core.ingestion.mcpConfig(),
           running: runningRunsOf(core.runStore),
+          toolStatus: () => core.toolStatus(),
         }),
       },
       { path: '/', app: approvalRoutes({ broker: approvals }) },
@@ -199,6 +201,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     resources.push({ name: 'acp-websockets', close: () => acpWs.close() });
 
     routes.push(...(options.routes ?? []));
+    // Last: the page at `/` never shadows an API route.
+    routes.push({ path: '/', app: consoleRoutes() });
     const origins = {
       bindHost: config.server.host,
       allowedHosts: config.server.allowedHosts,
@@ -219,8 +223,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       origins,
       jsonMaxDepth: config.server.jsonMaxDepth,
       localToken: options.localToken,
-      // Peers discover Parley by its agent card before they hold a key.
-      publicPaths: ['/.well-known/agent-card.json'],
+      // Peers discover Parley by its agent card before they hold a key; the console page holds no data.
+      publicPaths: ['/.well-known/agent-card.json', ...CONSOLE_PUBLIC_PATHS],
     });
 
     let server: Server | undefined;

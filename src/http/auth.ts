@@ -44,7 +44,7 @@ export interface AuthOptions {
   keys: string[];
   /** Keys whose caller is an admin; they authenticate like `keys`. */
   adminKeys?: string[];
-  /** Exact paths reachable without a key. */
+  /** Paths reachable without a key: exact, or a prefix when the entry ends in `/*` ("/assets/*"). */
   publicPaths?: string[];
   /**
    * The local service token (`<data dir>/service.token`, mode 0600, docs/service.md): the bearer the
@@ -131,5 +131,12 @@ export function apiKeyAuth({
     },
     invalidToken: { message: errorBody('unauthorized', 'Invalid API key.') },
   });
-  return async (c, next) => (publicPaths.includes(c.req.path) ? next() : check(c, next));
+  const isPublic = publicPathMatcher(publicPaths);
+  return async (c, next) => (isPublic(c.req.path) ? next() : check(c, next));
+}
+
+function publicPathMatcher(paths: string[]): (path: string) => boolean {
+  const exact = new Set(paths.filter((p) => !p.endsWith('/*')));
+  const prefixes = paths.filter((p) => p.endsWith('/*')).map((p) => p.slice(0, -1));
+  return (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix) && path.length > prefix.length);
 }

@@ -156,12 +156,13 @@ export class CypherStore implements KnowledgeStore {
   }
 
   async listRuns(
-    options: { limit?: number; status?: RunRecord['status']; threadId?: string } & CallerScope = {},
+    options: { limit?: number; status?: RunRecord['status']; threadId?: string; protocol?: string } & CallerScope = {},
   ): Promise<RunSummary[]> {
     const limit = Math.max(1, Math.min(1000, Math.trunc(options.limit ?? 50)));
     const params = {
       status: options.status ?? '',
       threadId: options.threadId ?? '',
+      protocol: options.protocol ?? '',
       callerId: options.callerId ?? '',
       limit,
     };
@@ -173,6 +174,8 @@ export class CypherStore implements KnowledgeStore {
       startedAt: str(r.startedAt),
       durationMs: num(r.durationMs),
       score: optNum(r.score),
+      threadId: str(r.threadId),
+      protocol: str(r.protocol),
     }));
   }
 

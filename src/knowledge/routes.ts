@@ -1,12 +1,14 @@
 /**
  * HTTP routes of the knowledge graph, as a Hono sub-app mounted at the root:
- *   GET  /api/specialists   ?kind=prompt|mcp|a2a &domain= &available=true|false &q=
- *   GET  /api/runs          ?limit=1..1000 &status= &threadId=   the caller's own runs (an admin's: every caller's)
+ *   GET  /api/specialists   ?kind=prompt|mcp|a2a &domain= &available=true|false &q= &include=proficiency
+ *   GET  /api/memory        ?q= &k=1..50   execution-memory search over the caller's own runs (an admin's: every caller's)
+ *   GET  /api/runs          ?limit=1..1000 &status= &threadId= &protocol=   the caller's own runs (an admin's: every caller's)
  *   GET  /api/runs/:id      the run with steps and approvals; 404 when unknown or another caller's
  *   GET  /api/decisions     ?limit=1..1000   the caller's council verdicts, newest first (an admin's: every caller's)
  *   GET  /api/decisions/:id one decision; 404 when unknown or another caller's
  *   GET  /mcp/config        the parsed mcp_config.json, secrets redacted (operators only: it names server files)
  *   GET  /mcp/tools         ?server=  tools with annotations and the config's approval/timeout say
+ *   GET  /mcp/servers       each MCP server: connected, circuit-breaker state, last error, tool count
  *   POST /mcp/reload        re-ingest every source now; answers the ingestion report (operators only)
  * Errors use Parley's one shape: { "error": { "code", "message" } }.
  */
@@ -16,7 +18,8 @@ import { callerOf, operatorsOnly } from '../http/auth.ts';
 import { jsonError } from '../http/errors.ts';
 import { canSee, ownerFilter } from '../identity/caller.ts';
 import type { KnowledgeStore } from './store.ts';
-import { publicSpecialist } from './registry.ts';
+import { emptyProficiency, publicSpecialist } from './registry.ts';
+import type { McpServerStatus } from '../tools/mcp-host.ts';
 import type { IngestReport } from './ingest/ingest.ts';
 import {
   McpConfigError,
@@ -34,11 +37,13 @@ export interface KnowledgeRoutesDeps {
   mcpConfig?: McpConfig | (() => McpConfig | undefined);
   /** Runs still going: execution memory records a run only once it finishes (graph/durable/running-run.ts). */
   running?: RunningRuns;
+  /** The MCP tool host's view of each server (GET /mcp/servers); absent: no servers listed. */
+  toolStatus?: () => McpServerStatus[];
 }
 
 export interface RunningRuns {
   /** Summaries, newest first; `callerId` undefined means every caller's (an admin). */
-  list(callerId: string | undefined, threadId: string | undefined): Promise<{ status: 'running' }[]>;
+  list(callerId: string | undefined, threadId: string | undefined, protocol?: string): Promise<{ status: 'running' }[]>;
   /** The run's detail and its owner, or undefined when it is not running. */
   get(id: string): Promise<{ callerId: string; detail: object } | undefined>;
 }
@@ -49,11 +54,17 @@ const SpecialistQuery = z.strictObject({
   domain: z.string().min(1).optional(),
   available: boolParam.optional(),
   q: z.string().min(1).optional(),
+  include: z.literal('proficiency').optional(),
+});
+const MemoryQuery = z.strictObject({
+  q: z.string().trim().min(1, 'say what to search for').max(2000),
+  k: z.coerce.number().int().min(1).max(50).optional(),
 });
 const RunsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   status: z.enum(['running', 'completed', 'failed', 'cancelled', 'blocked']).optional(),
   threadId: z.string().min(1).optional(),
+  protocol: z.string().min(1).max(32).optional(),
 });
 const DecisionsQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).optional() });
 const ToolsQuery = z.strictObject({ server: z.string().min(1).optional() });
@@ -71,24 +82,44 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
   const currentConfig = () => (typeof deps.mcpConfig === 'function' ? deps.mcpConfig() : deps.mcpConfig);
   let reloading: Promise<IngestReport> | undefined;
 
-  const runningRuns = (callerId: string | undefined, threadId: string | undefined) =>
-    deps.running ? deps.running.list(callerId, threadId) : Promise.resolve([]);
+  const runningRuns = (callerId: string | undefined, threadId: string | undefined, protocol: string | undefined) =>
+    deps.running ? deps.running.list(callerId, threadId, protocol) : Promise.resolve([]);
 
   app.get('/api/specialists', async (c) => {
     const query = SpecialistQuery.safeParse(c.req.query());
     if (!query.success) return jsonError(c, 400, badQuery(query.error));
-    const { q, ...filter } = query.data;
-    const specialists = await deps.store.listSpecialists({ ...filter, text: q });
-    return c.json({ specialists: specialists.map(publicSpecialist) });
+    const { q, include, ...filter } = query.data;
+    const specialists = (await deps.store.listSpecialists({ ...filter, text: q })).map(publicSpecialist);
+    if (include !== 'proficiency') return c.json({ specialists });
+    // Proficiency is shared learning about a specialist (counts and means), never any caller's content.
+    const withProficiency = await Promise.all(
+      specialists.map(async (s) => ({
+        ...s,
+        proficiency: (await deps.store.getProficiency(s.id, 'specialist')) ?? emptyProficiency(s.id, 'specialist'),
+      })),
+    );
+    return c.json({ specialists: withProficiency });
+  });
+
+  app.get('/api/memory', async (c) => {
+    const query = MemoryQuery.safeParse(c.req.query());
+    if (!query.success) return jsonError(c, 400, badQuery(query.error));
+    const callerId = ownerFilter(callerOf(c));
+    const hits = await deps.store.searchMemory(
+      query.data.q,
+      query.data.k ?? 10,
+      callerId !== undefined ? { callerId } : {},
+    );
+    return c.json({ hits });
   });
 
   app.get('/api/runs', async (c) => {
     const query = RunsQuery.safeParse(c.req.query());
     if (!query.success) return jsonError(c, 400, badQuery(query.error));
     const callerId = ownerFilter(callerOf(c));
-    const { status, limit = 50, threadId } = query.data;
+    const { status, limit = 50, threadId, protocol } = query.data;
     // Runs still going come first (newest first), then execution memory's finished ones.
-    const running = status === undefined || status === 'running' ? await runningRuns(callerId, threadId) : [];
+    const running = status === undefined || status === 'running' ? await runningRuns(callerId, threadId, protocol) : [];
     const finished =
       status === 'running' || running.length >= limit
         ? []
@@ -148,6 +179,8 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     });
     return c.json({ tools });
   });
+
+  app.get('/mcp/servers', (c) => c.json({ servers: deps.toolStatus?.() ?? [] }));
 
   app.post('/mcp/reload', operatorsOnly, async (c) => {
     // Concurrent reloads share one ingestion rather than racing each other.

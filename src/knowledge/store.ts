@@ -137,6 +137,9 @@ export interface RunSummary {
   startedAt: string;
   durationMs: number;
   score: number | null;
+  threadId: string;
+  /** The protocol the run came in on (sse, agui, a2a, acp, mcp, openai, cli). */
+  protocol: string;
 }
 
 export interface DecisionRecord {
@@ -190,7 +193,9 @@ export interface KnowledgeStore {
   recordRun(run: RunRecord): Promise<void>;
   /** Unscoped: the record carries callerId, and adapters check it against the request's caller. */
   getRun(id: string): Promise<RunRecord | undefined>;
-  listRuns(options?: { limit?: number; status?: RunStatus; threadId?: string } & CallerScope): Promise<RunSummary[]>;
+  listRuns(
+    options?: { limit?: number; status?: RunStatus; threadId?: string; protocol?: string } & CallerScope,
+  ): Promise<RunSummary[]>;
   getProficiency(subject: string, kind: Proficiency['kind']): Promise<Proficiency | undefined>;
   /** Earlier runs relevant to the query; with a callerId only that caller's runs (no content crosses callers). */
   searchMemory(query: string, k: number, scope?: CallerScope): Promise<MemoryHit[]>;

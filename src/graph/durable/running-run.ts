@@ -17,6 +17,8 @@ export interface RunningRunSummary {
   startedAt: string;
   durationMs: number;
   score: null;
+  threadId: string;
+  protocol: string;
 }
 
 export function runningRunSummary(run: StoredRun, now: number): RunningRunSummary {
@@ -27,6 +29,8 @@ export function runningRunSummary(run: StoredRun, now: number): RunningRunSummar
     startedAt: new Date(run.createdAt).toISOString(),
     durationMs: Math.max(0, now - run.createdAt),
     score: null,
+    threadId: run.threadId,
+    protocol: (run.request as Partial<RunRequest>).protocol ?? 'unknown',
   };
 }
 
@@ -46,8 +50,6 @@ export function runningRunDetail(
   );
   return {
     ...runningRunSummary(run, now),
-    threadId: run.threadId,
-    protocol: request.protocol ?? 'unknown',
     callerId: run.callerId,
     ...(plan ? { plan } : {}),
     steps: plan ? stepRecordsOf(plan, results, 'pending') : [],
@@ -65,13 +67,14 @@ const MAX_LOOKUP_ID_CHARS = 512;
 /** The HTTP API's view of the runs still going (knowledge/routes.ts RunningRuns). */
 export function runningRunsOf(store: Pick<RunStore, 'runs' | 'checkpoints' | 'approvals'>) {
   return {
-    async list(callerId: string | undefined, threadId: string | undefined) {
+    async list(callerId: string | undefined, threadId: string | undefined, protocol?: string) {
       const now = Date.now();
       return (await store.runs.listUnfinished())
         .filter((r) => r.status === 'running')
         .filter((r) => (callerId === undefined || r.callerId === callerId) && (!threadId || r.threadId === threadId))
         .sort((a, b) => b.createdAt - a.createdAt)
-        .map((r) => runningRunSummary(r, now));
+        .map((r) => runningRunSummary(r, now))
+        .filter((r) => !protocol || r.protocol === protocol);
     },
     async get(id: string) {
       // No run id is this long (engine and protocol ids are UUIDs or short client ids), and a key

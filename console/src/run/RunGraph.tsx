@@ -1,0 +1,114 @@
+/**
+ * The run's DAG on a React Flow canvas: one node per step (specialist, state as symbol and word,
+ * objective, tokens and cost once known), solid edges for dependencies, dashed ones from an agent to
+ * the agents it spawned, dotted animated ones for the latest team messages.
+ */
+import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { memo, useMemo } from 'react';
+import { edgesOf, layout, shapeKey } from './layout.ts';
+import type { RunView, StepView } from './run-view.ts';
+import { formatCost, STATE_LABEL } from './step-state.ts';
+
+type StepNode = Node<{ step: StepView; selected: boolean }, 'step'>;
+
+const StepCard = memo(function StepCard({ data }: NodeProps<StepNode>) {
+  const { step } = data;
+  const label = STATE_LABEL[step.state];
+  const usage = step.lineage?.usage;
+  return (
+    <div
+      className={`step step-${step.state}${data.selected ? ' step-selected' : ''}`}
+      data-step-id={step.id}
+      data-state={step.state}
+    >
+      <Handle type="target" position={Position.Left} />
+      <div className="step-head">
+        <span className="step-name">{step.specialist}</span>
+        {step.manager && <span className="tag">manager</span>}
+      </div>
+      <div className="step-state">
+        <span aria-hidden="true">{label.symbol}</span> {label.word}
+        {step.attempt > 1 ? ` · attempt ${step.attempt}` : ''}
+      </div>
+      <div className="step-objective" title={step.objective}>
+        {step.objective}
+      </div>
+      {usage && (
+        <div className="step-usage">
+          {usage.inputTokens + usage.outputTokens} tokens · {formatCost(usage.costUsd)}
+        </div>
+      )}
+      <Handle type="source" position={Position.Right} />
+    </div>
+  );
+});
+
+const NODE_TYPES = { step: StepCard };
+
+export function RunGraph({
+  view,
+  selected,
+  onSelect,
+}: {
+  view: RunView;
+  selected: string | undefined;
+  onSelect: (stepId: string) => void;
+}) {
+  const shape = shapeKey(view.steps);
+  // Positions depend on the shape only: a status change re-renders a node, it never moves one.
+  const { positions, edges } = useMemo(() => {
+    const edges = edgesOf(view.steps);
+    return { positions: layout(view.steps, edges), edges };
+  }, [shape]);
+
+  const nodes: StepNode[] = view.steps.map((step) => ({
+    id: step.id,
+    type: 'step',
+    position: positions.get(step.id) ?? { x: 0, y: 0 },
+    data: { step, selected: step.id === selected },
+    ariaLabel: `${step.specialist}: ${STATE_LABEL[step.state].word}`,
+  }));
+  const flowEdges: Edge[] = edges.map((e) => ({
+    id: e.id,
+    source: e.source,
+    target: e.target,
+    className: `edge-${e.kind}`,
+    animated: e.kind === 'depends' && view.steps.find((s) => s.id === e.target)?.state === 'running',
+  }));
+  const ids = new Set(view.steps.map((s) => s.id));
+  const recent = new Map<string, { from: string; to: string }>();
+  for (const m of view.messages.slice(-8)) if (ids.has(m.from) && ids.has(m.to)) recent.set(`${m.from}>${m.to}`, m);
+  for (const [key, m] of recent)
+    flowEdges.push({ id: `m:${key}`, source: m.from, target: m.to, className: 'edge-message', animated: true, label: '✉' });
+
+  if (view.steps.length === 0)
+    return (
+      <div className="graph-empty">
+        {view.state === 'running'
+          ? `Routing${view.node ? ` (${view.node})` : ''}…`
+          : view.route?.stage === 'direct'
+            ? 'Answered directly: no plan.'
+            : 'No plan for this run.'}
+      </div>
+    );
+  return (
+    <div className="graph" aria-label="Run graph">
+      <ReactFlow
+        nodes={nodes}
+        edges={flowEdges}
+        nodeTypes={NODE_TYPES}
+        onNodeClick={(_, node) => onSelect(node.id)}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        fitView
+        fitViewOptions={{ maxZoom: 1 }}
+        minZoom={0.2}
+        proOptions={{ hideAttribution: true }}
+      >
+        <Background />
+        <Controls showInteractive={false} />
+      </ReactFlow>
+    </div>
+  );
+}
