@@ -21,4 +21,29 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The console runs in the browser.
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        crypto: 'readonly',
+        CSS: 'readonly',
+        HTMLElement: 'readonly',
+        HashChangeEvent: 'readonly',
+        KeyboardEvent: 'readonly',
+        TextDecoderStream: 'readonly',
+        URLSearchParams: 'readonly',
+        requestAnimationFrame: 'readonly',
+        cancelAnimationFrame: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
+    },
+  },
 );

@@ -22,7 +22,10 @@ export async function buildConsole(outDir) {
     console.warn('parley: vite is not installed (npm ci without dev dependencies?): the console is not built.');
     return;
   }
+  // A build started from the tests inherits NODE_ENV=test, which would bundle React's development build.
+  process.env.NODE_ENV = 'production';
   await vite.build({
+    mode: 'production',
     configFile: join(ROOT, 'console', 'vite.config.ts'),
     build: { outDir, emptyOutDir: true },
     logLevel: 'warn',
@@ -42,5 +45,7 @@ export async function buildConsole(outDir) {
     `parley: console built: initial bundle ${kb(bytes)} gzipped (budget ${kb(INITIAL_BUNDLE_BUDGET_BYTES)}), all assets ${kb(all)}`,
   );
   if (bytes > INITIAL_BUNDLE_BUDGET_BYTES)
-    throw new Error(`the console's initial bundle is ${kb(bytes)} gzipped, over its ${kb(INITIAL_BUNDLE_BUDGET_BYTES)} budget`);
+    throw new Error(
+      `the console's initial bundle is ${kb(bytes)} gzipped, over its ${kb(INITIAL_BUNDLE_BUDGET_BYTES)} budget`,
+    );
 }

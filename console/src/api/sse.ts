@@ -15,7 +15,11 @@ export interface SseMessage {
 /** One connection: yields messages until the server ends the stream. */
 export async function* readSse(path: string, signal: AbortSignal, lastEventId?: string): AsyncGenerator<SseMessage> {
   const res = await fetch(path, {
-    headers: { accept: 'text/event-stream', ...authHeaders(), ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    headers: {
+      accept: 'text/event-stream',
+      ...authHeaders(),
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+    },
     signal,
   });
   if (!res.ok || !res.body) throw await errorOf(res);

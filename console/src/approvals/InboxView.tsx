@@ -44,9 +44,13 @@ export default function InboxView({ approvals }: { approvals: Approvals }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (typing(e.target) || e.metaKey || e.ctrlKey || e.altKey || pending.length === 0) return;
-      const index = Math.max(0, pending.findIndex((r) => r.id === selected?.id));
+      const index = Math.max(
+        0,
+        pending.findIndex((r) => r.id === selected?.id),
+      );
       if (e.key === 'ArrowDown' || e.key === 'j' || e.key === 'ArrowUp' || e.key === 'k') {
-        const next = pending[(index + (e.key === 'ArrowDown' || e.key === 'j' ? 1 : pending.length - 1)) % pending.length];
+        const next =
+          pending[(index + (e.key === 'ArrowDown' || e.key === 'j' ? 1 : pending.length - 1)) % pending.length];
         if (next) {
           setSelectedId(next.id);
           listRef.current?.querySelector<HTMLElement>(`[data-request-id="${CSS.escape(next.id)}"]`)?.focus();

@@ -9,7 +9,10 @@ import { fieldsOf, textOf, validate, valueOf } from './schema-form.ts';
 import { SchemaForm } from './SchemaForm.tsx';
 
 type ToolRequest = Extract<ApprovalRequest, { kind: 'tool' }>;
-export type ToolAnswer = { decisions: Record<string, 'accept' | 'deny' | { edit: Record<string, unknown> }>; feedback?: string };
+export type ToolAnswer = {
+  decisions: Record<string, 'accept' | 'deny' | { edit: Record<string, unknown> }>;
+  feedback?: string;
+};
 
 const argsOf = (call: PendingToolCall): Record<string, unknown> =>
   typeof call.args === 'object' && call.args !== null && !Array.isArray(call.args)
@@ -123,12 +126,7 @@ export function ToolApproval({
         </article>
       ))}
       <label htmlFor={`feedback-${request.id}`}>Feedback for the agent (sent with a denial)</label>
-      <textarea
-        id={`feedback-${request.id}`}
-        rows={2}
-        value={feedback}
-        onChange={(e) => setFeedback(e.target.value)}
-      />
+      <textarea id={`feedback-${request.id}`} rows={2} value={feedback} onChange={(e) => setFeedback(e.target.value)} />
       <div className="actions">
         <button type="button" disabled={busy} onClick={() => onAnswer({ decisions: all('accept') })}>
           Accept <kbd>a</kbd>

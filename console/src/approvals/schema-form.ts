@@ -63,7 +63,8 @@ export function textOf(field: Field, value: unknown): string {
 
 /** The value an input's text stands for; an error message when it cannot be read. */
 export function valueOf(field: Field, text: string): { value?: unknown; error?: string } {
-  if (text === '' && field.kind !== 'text' && field.kind !== 'textarea') return {};
+  // An empty field is a missing value (as in any HTML form): required ones are then refused by name.
+  if (text === '') return {};
   switch (field.kind) {
     case 'number':
     case 'integer': {

@@ -3,23 +3,13 @@
  * streaming in, and beside it the run's graph, live. A turn's "graph" link shows an earlier run.
  */
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client.ts';
-import { CHAT_MODES, type RunMode } from '../api/types.ts';
+
+import { CHAT_MODES, type GraphEvent, type RunMode } from '../api/types.ts';
 import { navigate } from '../shell/route.ts';
 import { newId } from './ids.ts';
+import { lastThread, threadTurns, type Turn } from './thread-turns.ts';
 
 const RunDetail = lazy(() => import('../run/RunDetail.tsx'));
-
-interface Turn {
-  runId: string;
-  user: string;
-  answer?: string;
-  status: string;
-}
-
-interface ThreadBody {
-  turns: Turn[];
-}
 
 export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; onApprovalRequired: () => void }) {
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -32,16 +22,16 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
   const startedHere = useRef<string | undefined>(undefined);
 
   const loadThread = useCallback(async () => {
+    lastThread.set(threadId);
     if (!threadId) return setTurns([]);
     // A thread this page just started has no stored turns until its first run ends.
     if (threadId === startedHere.current) return;
     try {
-      const thread = await api<ThreadBody>(`/api/threads/${encodeURIComponent(threadId)}`);
-      setTurns(thread.turns);
-      setShownRun((shown) => shown ?? thread.turns.at(-1)?.runId);
+      const loaded = await threadTurns(threadId);
+      setTurns(loaded);
+      setShownRun((shown) => shown ?? loaded.at(-1)?.runId);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) setTurns([]);
-      else setError(err instanceof Error ? err.message : String(err));
+      setError(err instanceof Error ? err.message : String(err));
     }
   }, [threadId]);
 
@@ -52,6 +42,21 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
     }
     void loadThread();
   }, [loadThread, threadId]);
+
+  /** A run this page did not start (found running on the thread) streams its answer through its events. */
+  const followTurn = useCallback(
+    (event: GraphEvent) => {
+      if (event.type !== 'answer.delta' && event.type !== 'run.finished') return;
+      setTurns((known) =>
+        known.map((t) => {
+          if (t.runId !== event.runId || t.status !== 'running') return t;
+          if (event.type === 'answer.delta') return { ...t, answer: (t.answer ?? '') + event.text };
+          return { ...t, status: event.status, ...(event.answer !== undefined ? { answer: event.answer } : {}) };
+        }),
+      );
+    },
+    [setTurns],
+  );
 
   const send = async (e: FormEvent) => {
     e.preventDefault();
@@ -89,8 +94,7 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
     // The thread's stored turns are the record; until they load, the turn just run stays shown.
     setTurns((known) => (known.some((t) => t.runId === result.runId) ? known : [...known, finished]));
     try {
-      const stored = await api<ThreadBody>(`/api/threads/${encodeURIComponent(thread)}`);
-      setTurns(stored.turns);
+      setTurns(await threadTurns(thread));
     } catch {
       // keep what was shown
     }
@@ -101,7 +105,13 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
     <div className="chat">
       <section className="thread" aria-label="Conversation">
         <div className="thread-head">
-          <button type="button" onClick={() => navigate({ view: 'chat' })}>
+          <button
+            type="button"
+            onClick={() => {
+              lastThread.set(undefined);
+              navigate({ view: 'chat' });
+            }}
+          >
             New chat
           </button>
           {threadId && <small className="muted">thread {threadId}</small>}
@@ -111,9 +121,7 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
           {all.map((turn, i) => (
             <li key={turn.runId || `live-${i}`} className="turn" data-run-id={turn.runId}>
               <div className="user">{turn.user}</div>
-              <div className="answer">
-                {turn.answer ?? (turn === live ? '…' : `(${turn.status})`)}
-              </div>
+              <div className="answer">{turn.answer ?? (turn === live ? '…' : `(${turn.status})`)}</div>
               {turn.runId && (
                 <button type="button" className="link" onClick={() => setShownRun(turn.runId)}>
                   {shownRun === turn.runId ? 'shown' : 'show graph'}
@@ -154,7 +162,7 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
       <section className="run-pane" aria-label="Run">
         {shownRun ? (
           <Suspense fallback={<p className="muted">Loading the graph…</p>}>
-            <RunDetail runId={shownRun} />
+            <RunDetail runId={shownRun} onEvent={followTurn} />
           </Suspense>
         ) : (
           <p className="muted">No run yet.</p>

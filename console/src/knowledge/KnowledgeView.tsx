@@ -96,9 +96,13 @@ export default function KnowledgeView() {
                 </td>
                 <td>{s.kind}</td>
                 <td className="muted">{s.sourceId}</td>
-                <td title={s.unavailableReason}>{s.available ? 'yes' : `no${s.unavailableReason ? ` (${s.unavailableReason})` : ''}`}</td>
+                <td title={s.unavailableReason}>
+                  {s.available ? 'yes' : `no${s.unavailableReason ? ` (${s.unavailableReason})` : ''}`}
+                </td>
                 <td>{s.proficiency.runs}</td>
-                <td>{s.proficiency.runs ? `${Math.round((100 * s.proficiency.successes) / s.proficiency.runs)}%` : '—'}</td>
+                <td>
+                  {s.proficiency.runs ? `${Math.round((100 * s.proficiency.successes) / s.proficiency.runs)}%` : '—'}
+                </td>
                 <td>{s.proficiency.runs ? s.proficiency.meanScore.toFixed(2) : '—'}</td>
                 <td>{s.proficiency.runs ? `${Math.round(s.proficiency.meanLatencyMs)} ms` : '—'}</td>
               </tr>

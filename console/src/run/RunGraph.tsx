@@ -80,7 +80,14 @@ export function RunGraph({
   const recent = new Map<string, { from: string; to: string }>();
   for (const m of view.messages.slice(-8)) if (ids.has(m.from) && ids.has(m.to)) recent.set(`${m.from}>${m.to}`, m);
   for (const [key, m] of recent)
-    flowEdges.push({ id: `m:${key}`, source: m.from, target: m.to, className: 'edge-message', animated: true, label: '✉' });
+    flowEdges.push({
+      id: `m:${key}`,
+      source: m.from,
+      target: m.to,
+      className: 'edge-message',
+      animated: true,
+      label: '✉',
+    });
 
   if (view.steps.length === 0)
     return (

@@ -23,7 +23,12 @@ export function edgesOf(steps: StepView[]): LaidOutEdge[] {
     for (const dep of step.dependsOn)
       if (ids.has(dep)) edges.push({ id: `d:${dep}>${step.id}`, source: dep, target: step.id, kind: 'depends' });
     if (step.parentStepId && ids.has(step.parentStepId))
-      edges.push({ id: `s:${step.parentStepId}>${step.id}`, source: step.parentStepId, target: step.id, kind: 'spawned' });
+      edges.push({
+        id: `s:${step.parentStepId}>${step.id}`,
+        source: step.parentStepId,
+        target: step.id,
+        kind: 'spawned',
+      });
   }
   return edges;
 }

@@ -186,7 +186,10 @@ export function applyEvent(view: RunView, event: GraphEvent): RunView {
       break;
     case 'step.started':
       if (!view.steps.some((s) => s.id === event.stepId))
-        view.steps = [...view.steps, newStep({ id: event.stepId, specialist: event.specialist, objective: event.objective })];
+        view.steps = [
+          ...view.steps,
+          newStep({ id: event.stepId, specialist: event.specialist, objective: event.objective }),
+        ];
       updateStep(view, event.stepId, () => ({ state: 'running', attempt: event.attempt, text: '', error: undefined }));
       break;
     case 'step.delta':
@@ -327,7 +330,12 @@ export function viewFromRecord(record: RunRecord): RunView {
       state: done?.status ?? 'pending',
       ...(done?.output ? { output: done.output } : {}),
       ...(done?.error ? { error: done.error } : {}),
-      tools: (done?.toolCalls ?? []).map((t, i) => ({ toolCallId: `${p.id}-${i}`, tool: t.tool, args: {}, state: t.status })),
+      tools: (done?.toolCalls ?? []).map((t, i) => ({
+        toolCallId: `${p.id}-${i}`,
+        tool: t.tool,
+        args: {},
+        state: t.status,
+      })),
     });
   });
   if (record.score !== null) view.verifier = [{ round: 1, score: record.score, feedback: '', next: 'synthesize' }];

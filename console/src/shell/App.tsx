@@ -5,6 +5,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { authRequired, onUnauthorized, session } from '../api/client.ts';
 import { ChatView } from '../chat/ChatView.tsx';
+import { lastThread } from '../chat/thread-turns.ts';
 import { useApprovals } from '../approvals/useApprovals.ts';
 import { hrefOf, useRoute, type Route } from './route.ts';
 import { SignIn } from './SignIn.tsx';
@@ -51,7 +52,7 @@ export function App() {
           {NAV.map((item) => (
             <a
               key={item.label}
-              href={hrefOf(item.route)}
+              href={hrefOf(item.route.view === 'chat' ? { view: 'chat', threadId: lastThread.get() } : item.route)}
               aria-current={item.route.view === current ? 'page' : undefined}
             >
               {item.label}

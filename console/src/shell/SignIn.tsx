@@ -15,7 +15,9 @@ export function SignIn({ onSignedIn, refused }: { onSignedIn: () => void; refuse
       onSignedIn();
     } catch (err) {
       session.signOut();
-      setError(err instanceof ApiError && err.status === 401 ? 'That key is not accepted by this server.' : String(err));
+      setError(
+        err instanceof ApiError && err.status === 401 ? 'That key is not accepted by this server.' : String(err),
+      );
     } finally {
       setChecking(false);
     }

@@ -19,7 +19,8 @@ export function useLoad<T>(path: string | undefined): Loaded<T> {
     api<T>(path, { signal: abort.signal }).then(
       (data) => setState({ data, loading: false }),
       (err: unknown) => {
-        if (!abort.signal.aborted) setState({ error: err instanceof Error ? err.message : String(err), loading: false });
+        if (!abort.signal.aborted)
+          setState({ error: err instanceof Error ? err.message : String(err), loading: false });
       },
     );
     return () => abort.abort();

@@ -40,7 +40,6 @@ export function runningRunDetail(
   approvals: readonly StoredApproval[],
   now: number,
 ) {
-  const request = run.request as Partial<RunRequest>;
   const plan = checkpoint?.plan as GraphPlan | undefined;
   const results = new Map<string, StepOutcome>(
     (checkpoint?.steps ?? []).map((s) => [
