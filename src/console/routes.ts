@@ -43,29 +43,45 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Parley</title>
 <p>The Parley console is not built. Run <code>npm run build</code> (or <code>npm start</code>, which builds when needed) and reload.</p>
 <p>The API is up: see <a href="/health">/health</a>.</p>`;
 
-export function consoleRoutes(dir: string = CONSOLE_DIR): Hono {
-  const app = new Hono();
-  app.use('/', pageHeaders);
-  app.use('/index.html', pageHeaders);
-  const built = () => existsSync(join(dir, 'index.html'));
-  const page = serveStatic({
-    root: dir,
-    path: 'index.html',
-    onFound: (_path, c) => c.header('Cache-Control', 'no-cache'),
-  });
-  app.get('/', async (c, next) => {
-    if (!built()) return c.html(NOT_BUILT, 503);
-    return page(c, next);
-  });
-  app.get('/index.html', page);
-  app.get('/favicon.svg', serveStatic({ root: dir }));
-  app.get(
-    '/assets/*',
-    serveStatic({
+/** The static handlers for a built console (made once it exists: a build may land while the server runs). */
+function staticHandlers(dir: string) {
+  return {
+    page: serveStatic({
+      root: dir,
+      path: 'index.html',
+      onFound: (_path, c) => c.header('Cache-Control', 'no-cache'),
+    }),
+    file: serveStatic({ root: dir }),
+    asset: serveStatic({
       root: dir,
       precompressed: true,
       onFound: (_path, c) => c.header('Cache-Control', 'public, max-age=31536000, immutable'),
     }),
-  );
+  };
+}
+
+export function consoleRoutes(dir: string = CONSOLE_DIR): Hono {
+  const app = new Hono();
+  app.use('/', pageHeaders);
+  app.use('/index.html', pageHeaders);
+  let handlers: ReturnType<typeof staticHandlers> | undefined;
+  const built = () => (handlers ??= existsSync(join(dir, 'index.html')) ? staticHandlers(dir) : undefined);
+  app.get('/', async (c, next) => {
+    const h = built();
+    if (!h) return c.html(NOT_BUILT, 503);
+    return h.page(c, next);
+  });
+  app.get('/index.html', async (c, next) => {
+    const h = built();
+    return h ? h.page(c, next) : next();
+  });
+  app.get('/favicon.svg', async (c, next) => {
+    const h = built();
+    return h ? h.file(c, next) : next();
+  });
+  app.get('/assets/*', async (c, next) => {
+    const h = built();
+    return h ? h.asset(c, next) : next();
+  });
   return app;
 }

@@ -113,8 +113,13 @@ describe('knowledge routes', () => {
         startedAt: recorded.startedAt,
         durationMs: recorded.durationMs,
         score: 0.9,
+        threadId: recorded.threadId,
+        protocol: recorded.protocol,
       },
     ]);
+    // The console filters by protocol (GET /api/runs?protocol=).
+    expect((await get(`/api/runs?protocol=${recorded.protocol}`)).body.runs).toMatchObject([{ id: recorded.id }]);
+    expect((await get('/api/runs?protocol=a2a')).body.runs).toEqual([]);
     const one = await get(`/api/runs/${recorded.id}`);
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({
@@ -128,6 +133,25 @@ describe('knowledge routes', () => {
     const missing = await get('/api/runs/nope');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: { code: 'not_found', message: 'No run with id "nope".' } });
+  });
+
+  it("adds each specialist's proficiency on request, zeros for one that never ran", async () => {
+    const listed = (await get('/api/specialists?include=proficiency')).body.specialists as {
+      id: string;
+      proficiency: { subject: string; runs: number };
+    }[];
+    expect(listed.length).toBeGreaterThan(0);
+    for (const s of listed) expect(s.proficiency).toMatchObject({ subject: s.id });
+    expect(listed.find((s) => s.id === 'database')?.proficiency.runs).toBeGreaterThan(0);
+    expect((await get('/api/specialists?include=everything')).status).toBe(400);
+  });
+
+  it("searches execution memory over the caller's runs; an empty query is a 400", async () => {
+    const found = await get('/api/memory?q=Postgres%20schema&k=5');
+    expect(found.status).toBe(200);
+    expect((found.body.hits as { runId: string }[]).map((h) => h.runId)).toContain(recorded.id);
+    expect((await get('/api/memory?q=%20')).status).toBe(400);
+    expect((await get('/api/memory?q=x&k=500')).status).toBe(400);
   });
 
   it('shows the MCP config with secrets redacted', async () => {
