@@ -299,6 +299,16 @@ describe('MCP: sessions, tools and resources', () => {
       arguments: { query: `kestrel inventory audit ${secret}` },
     });
     expect(JSON.stringify(ownHits)).toContain(secret);
+    // The same search over HTTP (the console's memory view).
+    const memory = async (key: string) =>
+      (
+        await fetch(`${url}/api/memory?q=${encodeURIComponent(`kestrel inventory audit ${secret}`)}`, {
+          headers: bearer(key),
+        })
+      ).text();
+    expect(await memory(K2)).not.toContain(secret);
+    expect(await memory(K1)).toContain(secret);
+    expect(await memory(ADMIN)).toContain(secret);
 
     const listed = await k2.client.listResources();
     expect(listed.resources.map((r) => r.uri)).not.toContain(`parley://runs/${runId}`);
