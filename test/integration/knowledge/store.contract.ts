@@ -198,6 +198,8 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       expect((await store.listRuns()).map((s) => s.id)).toEqual([c.id, b.id, a.id]);
       expect((await store.listRuns({ status: 'failed' })).map((s) => s.id)).toEqual([b.id]);
       expect((await store.listRuns({ threadId: 'thread-2' })).map((s) => s.id)).toEqual([b.id]);
+      expect((await store.listRuns({ protocol: c.protocol })).map((s) => s.id)).toEqual([c.id, b.id, a.id]);
+      expect(await store.listRuns({ protocol: 'no-such-protocol' })).toEqual([]);
       expect((await store.listRuns({ limit: 1 })).map((s) => s.id)).toEqual([c.id]);
       expect((await store.listRuns({ limit: 1 }))[0]).toEqual({
         id: c.id,
@@ -206,6 +208,8 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
         startedAt: c.startedAt,
         durationMs: c.durationMs,
         score: null,
+        threadId: c.threadId,
+        protocol: c.protocol,
       });
     });
 
