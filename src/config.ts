@@ -298,6 +298,12 @@ export const SETTINGS = [
       "With PARLEY_REDIS_URL: how long a replica holds a run without renewing its lease (renewed every third of it). A killed replica's runs continue on a live one this long after its death, at most.",
   },
   {
+    env: 'PARLEY_REPLICA_URL',
+    schema: z.string().regex(/^https?:\/\/[^/\s]+\/?$/, 'an http:// or https:// URL of this replica, without a path'),
+    description:
+      'With PARLEY_REDIS_URL: where the other replicas reach this one (e.g. http://10.0.0.5:8787), so a request for an ACP HTTP connection that reaches another replica is passed here and /acp needs no load-balancer affinity. Default: the address Parley listens on, when that is not a wildcard (0.0.0.0, ::).',
+  },
+  {
     env: 'NEO4J_URI',
     schema: z.string().regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\//, 'a neo4j:// or bolt:// URI'),
     description: 'Use Neo4j instead of Kuzu (e.g. neo4j://localhost:7687).',
@@ -716,6 +722,8 @@ export interface Config {
     databaseUrl?: string;
     /** Redis shared by replicas (PARLEY_REDIS_URL); absent: this process is the only one. */
     redisUrl?: string;
+    /** Where other replicas reach this one (PARLEY_REPLICA_URL). */
+    replicaUrl?: string;
     /** PARLEY_REPLICA_LEASE_MS. */
     replicaLeaseMs: number;
     mcpConfigPath: string;
@@ -895,6 +903,9 @@ export function loadConfig(env: Env = process.env): Config {
       dataDir: get<string | undefined>('PARLEY_DATA_DIR') ?? paths.dataDir,
       ...(get<string | undefined>('PARLEY_DATABASE_URL') ? { databaseUrl: get<string>('PARLEY_DATABASE_URL') } : {}),
       ...(get<string | undefined>('PARLEY_REDIS_URL') ? { redisUrl: get<string>('PARLEY_REDIS_URL') } : {}),
+      ...(get<string | undefined>('PARLEY_REPLICA_URL')
+        ? { replicaUrl: get<string>('PARLEY_REPLICA_URL').replace(/\/$/, '') }
+        : {}),
       replicaLeaseMs: get<number>('PARLEY_REPLICA_LEASE_MS'),
       bufferPoolBytes: get<number>('PARLEY_KUZU_BUFFER_POOL_MB') * 1024 * 1024,
       neo4j: neo4jUri

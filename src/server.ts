@@ -40,8 +40,11 @@ import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aRoutes } from './protocols/a2a/index.ts';
 import { mcpRoutes } from './protocols/mcp/index.ts';
-import { acpRoutes, acpWebSocket } from './protocols/acp/index.ts';
+import { acpRoutes, acpWebSocket, connectionDirectory } from './protocols/acp/index.ts';
 import { CONSOLE_PUBLIC_PATHS, consoleRoutes } from './console/routes.ts';
+
+/** Addresses a server listens on that no other machine can dial as such. */
+const WILDCARD_ADDRESSES = new Set(['0.0.0.0', '::', '']);
 
 /** The built-in scripted model runs for the life of the server: its request log keeps the latest calls only. */
 const SCRIPTED_LOG_LIMIT = 1000;
@@ -84,6 +87,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
   const logger = options.logger ?? createLogger(config.server.logLevel);
   const resources: Resource[] = [];
   const routes: RouteGroup[] = [];
+  /** This replica's address once it listens on a specific (not wildcard) one. */
+  let reachableUrl: string | undefined;
 
   try {
     if (options.telemetry !== false) {
@@ -171,7 +176,12 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
     const acpClients = new Map<string, CappedClient>();
     const acpCaps = config.protocols.acpConnections;
+    // Replicas pass a request for an ACP connection to the replica holding it (where it listens, or PARLEY_REPLICA_URL).
+    const replicaUrl = () => config.knowledge.replicaUrl ?? reachableUrl;
     const acp = acpRoutes({
+      ...(core.cluster?.shared
+        ? { replicas: { directory: connectionDirectory(core.cluster, replicaUrl), replicaId: core.cluster.replicaId } }
+        : {}),
       engine,
       approvals,
       logger,
@@ -205,7 +215,11 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     routes.push({ path: '/', app: consoleRoutes() });
     const origins = {
       bindHost: config.server.host,
-      allowedHosts: config.server.allowedHosts,
+      // Another replica passing an ACP request on addresses this one by its replica URL.
+      allowedHosts: [
+        ...config.server.allowedHosts,
+        ...(config.knowledge.replicaUrl ? [new URL(config.knowledge.replicaUrl).hostname] : []),
+      ],
       allowedOrigins: config.server.allowedOrigins,
     };
     const upgradeVerdict = originPolicy(origins);
@@ -240,6 +254,11 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
             const host = info.address.includes(':') ? `[${info.address}]` : info.address;
             const url = `http://${host}:${info.port}`;
             logger.info(`Parley ${VERSION} listening on ${url}`);
+            if (!WILDCARD_ADDRESSES.has(info.address)) reachableUrl = url;
+            else if (core.cluster?.shared && !config.knowledge.replicaUrl)
+              logger.warn(
+                'replicas: listening on a wildcard address without PARLEY_REPLICA_URL, so the other replicas cannot pass ACP HTTP requests here: set it, or route /acp with affinity (docs/deployment.md)',
+              );
             if (!authEnabled(config.server.apiKeys, config.server.adminKeys)) {
               logger.warn(
                 'auth is off: PARLEY_API_KEYS and PARLEY_ADMIN_KEYS are empty, so every endpoint is open to anyone who can reach it (everything belongs to one local caller)',

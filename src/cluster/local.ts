@@ -7,7 +7,7 @@ import type { Cluster, ClusterListener } from './types.ts';
 
 export function createLocalCluster(now: () => number = Date.now): Cluster {
   const listeners = new Map<string, Set<ClusterListener>>();
-  /** key → [holder, expires at]; claims hold "claimed", leases the replica id. */
+  /** key → [holder, expires at]; claims hold "claimed", leases the replica id, values their value. */
   const keys = new Map<string, { value: string; expiresAt: number }>();
   const replicaId = randomUUID();
   /** Expired entries go when read, and all at once past this many (claims are rarely read again). */
@@ -62,6 +62,15 @@ export function createLocalCluster(now: () => number = Date.now): Cluster {
     },
     async releaseLease(key) {
       if (live(key)?.value === replicaId) keys.delete(key);
+    },
+    async setValue(key, value, ttlMs) {
+      set(key, value, now() + ttlMs);
+    },
+    async getValue(key) {
+      return live(key)?.value;
+    },
+    async deleteValue(key) {
+      keys.delete(key);
     },
     ready: () => true,
     async close() {

@@ -130,6 +130,15 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
     async releaseLease(k) {
       await commands.eval(RELEASE, 1, key(k), replicaId);
     },
+    async setValue(k, value, ttlMs) {
+      await commands.set(key(k), value, 'PX', Math.ceil(ttlMs));
+    },
+    async getValue(k) {
+      return (await commands.get(key(k))) ?? undefined;
+    },
+    async deleteValue(k) {
+      await commands.del(key(k));
+    },
     ready: () =>
       commands.status === 'ready' && subscriber.status === 'ready' ? true : `redis: ${lastError ?? commands.status}`,
     async close() {

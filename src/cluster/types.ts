@@ -4,6 +4,7 @@
  *   publish/subscribe  approval decisions, cancellations, "run R has new events", runs starting and ending
  *   claim              once-only decisions (the first answer to an approval wins on every replica)
  *   leases             which replica executes a run; an expired lease lets a live replica take the run over
+ *   values             notes with an expiry any replica reads (where an ACP connection lives)
  *
  * One process uses the in-process implementation (local.ts); PARLEY_REDIS_URL selects Redis (redis.ts).
  * Messages are plain JSON data. Delivery is at most once (Redis pub/sub): every user of it also reads the
@@ -32,6 +33,11 @@ export interface Cluster {
   renewLeases(keys: readonly string[], ttlMs: number): Promise<string[]>;
   /** Frees a lease this replica holds (no-op otherwise). */
   releaseLease(key: string): Promise<void>;
+  /** Stores `value` under `key` for `ttlMs`, replacing what was there. */
+  setValue(key: string, value: string, ttlMs: number): Promise<void>;
+  /** The value under `key`; undefined when there is none or it expired. */
+  getValue(key: string): Promise<string | undefined>;
+  deleteValue(key: string): Promise<void>;
   /** For GET /ready: true, or why not. */
   ready(): boolean | string;
   close(): Promise<void>;

@@ -14,6 +14,9 @@
  * A connection belongs to the caller (API key) that opened it: a request from another key naming its
  * Acp-Connection-Id is answered by the SDK as for an unknown connection (the id is swapped for one
  * that names nothing), so it can neither use it nor learn that it exists.
+ *
+ * Across replicas, a request naming a connection another replica holds is passed to that replica
+ * (replica-forward.ts), so /acp needs no affinity at the load balancer.
  */
 import { randomUUID } from 'node:crypto';
 import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
@@ -31,6 +34,7 @@ import {
   type ClientCaps,
 } from '../shared/client-caps.ts';
 import { sweepIdleClients, trackBody } from '../shared/tracked-body.ts';
+import { FORWARDED_HEADER, forwardToOwner, type ConnectionDirectory } from './replica-forward.ts';
 
 export interface AcpHttpDeps extends AcpDeps {
   /** The authenticated caller of an HTTP request (set by the auth middleware); defaults to deps.caller. */
@@ -40,6 +44,8 @@ export interface AcpHttpDeps extends AcpDeps {
   /** The ACP connections map shared with /acp over WebSocket, so one cap covers both; default its own. */
   clients?: Map<string, CappedClient>;
   caps?: ClientCaps;
+  /** With replicas: where each connection lives, so a request reaching the wrong replica is passed on. */
+  replicas?: { directory: ConnectionDirectory; replicaId: string };
 }
 
 export interface AcpRoutes {
@@ -61,12 +67,15 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
   const connections = deps.clients ?? new Map<string, CappedClient>();
   const idleMs = deps.connectionIdleMs ?? 30 * 60_000;
   // The SDK closes a connection on DELETE only; ask it the way a client would.
-  const closeConnection = (id: string) =>
+  const directory = deps.replicas?.directory;
+  const closeConnection = (id: string) => {
+    directory?.drop(id);
     void server
       .handleRequest(
         new Request(`http://parley.local${ACP_PATH}`, { method: 'DELETE', headers: { [CONNECTION_HEADER]: id } }),
       )
       .catch(() => undefined);
+  };
   const sweep = sweepIdleClients(connections, idleMs, (_id, connection) => connection.close());
   const cap = capClients(connections, deps.caps ?? DEFAULT_CLIENT_CAPS);
 
@@ -75,6 +84,10 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
     const caller = deps.callerOf?.(c) ?? deps.caller;
     const callerId = (caller ?? LOCAL_CALLER).id;
     const sent = c.req.header(CONNECTION_HEADER);
+    if (sent !== undefined && directory && !connections.has(sent) && c.req.header(FORWARDED_HEADER) === undefined) {
+      const relayed = await passToOwner(sent, c);
+      if (relayed) return relayed;
+    }
     const owner = sent === undefined ? undefined : connections.get(sent)?.caller;
     if (owner !== undefined && owner !== callerId) return server.handleRequest(asUnknownConnection(c.req.raw));
     // Only an initialize request opens a connection, and it must first find room under the caps.
@@ -108,11 +121,13 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
     if (id === undefined) return response;
     if (c.req.method === 'DELETE' || response.status === 404) {
       connections.delete(id);
+      directory?.drop(id);
       return response;
     }
     const a = connections.get(id);
     if (!a) return response;
     a.lastSeen = Date.now();
+    directory?.hold(id);
     return trackBody(response, {
       opened: () => void (a.open += 1),
       closed: () => {
@@ -121,6 +136,17 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
       },
     });
   });
+  /** The owner's answer; undefined when no other replica holds the connection (or it cannot be reached). */
+  async function passToOwner(connectionId: string, c: Context): Promise<Response | undefined> {
+    const ownerUrl = await directory!.ownerElsewhere(connectionId);
+    if (!ownerUrl) return undefined;
+    // The body was read (and checked) once by the app's middleware; Hono hands out that copy.
+    const body = c.req.method === 'POST' ? await c.req.arrayBuffer() : undefined;
+    const answer = await forwardToOwner(ownerUrl, c.req.raw, body, deps.replicas!.replicaId);
+    if (!answer) directory!.forget(connectionId);
+    return answer;
+  }
+
   return {
     app,
     close: async () => {

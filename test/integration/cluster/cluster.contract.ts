@@ -66,6 +66,21 @@ export function clusterContract(name: string, open: () => Promise<{ a: Cluster; 
       expect(await a.acquireLease('run:1', 150)).toBe(true);
     });
 
+    it('keeps a value every replica reads until it is replaced, deleted or expires', async () => {
+      const { a, b, shared } = await open();
+      const reader = shared ? b : a;
+      expect(await reader.getValue('acp:1')).toBeUndefined();
+      await a.setValue('acp:1', 'http://10.0.0.1:8787', 200);
+      expect(await reader.getValue('acp:1')).toBe('http://10.0.0.1:8787');
+      await a.setValue('acp:1', 'http://10.0.0.2:8787', 200);
+      expect(await reader.getValue('acp:1')).toBe('http://10.0.0.2:8787');
+      await reader.deleteValue('acp:1');
+      expect(await a.getValue('acp:1')).toBeUndefined();
+      await a.setValue('acp:2', 'x', 100);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await reader.getValue('acp:2')).toBeUndefined();
+    });
+
     it('is ready', async () => {
       const { a } = await open();
       expect(a.ready()).toBe(true);
