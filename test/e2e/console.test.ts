@@ -212,6 +212,31 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     await bob.close();
   });
 
+  it('draws a dynamic team: spawned agents under their manager, and their messages', async () => {
+    const page = await openSignedIn(KEY_A);
+    await ask(page, 'Compare the top 3 caching libraries [[spawn:3]] [[message:found a lead]]', 'dynamic');
+    await page.locator('[data-run-state="completed"]').waitFor({ timeout: 30_000 });
+    const nodes = page.locator('.react-flow [data-step-id]');
+    expect(await nodes.count()).toBe(4);
+    expect(await page.locator('.react-flow [data-step-id] .tag').filter({ hasText: 'manager' }).count()).toBe(1);
+    // Dashed edges from the manager to each agent it spawned; the team's messages beside the graph.
+    expect(await page.locator('.react-flow .edge-spawned').count()).toBe(3);
+    await expect.poll(() => page.locator('.messages').textContent()).toContain('found a lead');
+    await screenshot(page, 'dynamic');
+    await page.close();
+  });
+
+  it('shows a council run as the nodes it went through and its stages', async () => {
+    const page = await openSignedIn(KEY_A);
+    await ask(page, 'Should we adopt GraphQL for our public API?', 'council');
+    await page.locator('[data-run-state="completed"]').waitFor({ timeout: 30_000 });
+    await page.locator('[aria-label="Run path"] [data-node="council"][data-done="true"]').waitFor();
+    const summary = await page.getByRole('region', { name: 'Run summary' }).textContent();
+    for (const stage of ['advisors', 'reviews', 'verdict']) expect(summary).toContain(stage);
+    await screenshot(page, 'council');
+    await page.close();
+  });
+
   it('lists specialists, tools and MCP servers with their state', async () => {
     const page = await openSignedIn(KEY_A);
     await page.getByRole('link', { name: 'Knowledge' }).click();

@@ -8,7 +8,7 @@ import '@xyflow/react/dist/style.css';
 import { memo, useMemo } from 'react';
 import { edgesOf, layout, shapeKey } from './layout.ts';
 import type { RunView, StepView } from './run-view.ts';
-import { formatCost, STATE_LABEL } from './step-state.ts';
+import { formatCost, formatMs, STATE_LABEL } from './step-state.ts';
 
 type StepNode = Node<{ step: StepView; selected: boolean }, 'step'>;
 
@@ -89,14 +89,27 @@ export function RunGraph({
       label: '✉',
     });
 
+  // A run without a plan (a direct answer, a council) is drawn as the nodes it went through.
   if (view.steps.length === 0)
     return (
-      <div className="graph-empty">
-        {view.state === 'running'
-          ? `Routing${view.node ? ` (${view.node})` : ''}…`
-          : view.route?.stage === 'direct'
-            ? 'Answered directly: no plan.'
-            : 'No plan for this run.'}
+      <div className="graph-empty" aria-label="Run path">
+        <ol className="path">
+          {view.path.map((p, i) => (
+            <li key={i} data-node={p.node} data-done={p.durationMs !== undefined}>
+              {i > 0 && (
+                <span className="arrow" aria-hidden="true">
+                  →
+                </span>
+              )}
+              <span className="chip">
+                <span aria-hidden="true">{p.durationMs === undefined ? '◐' : '✓'}</span> {p.node}
+                {p.durationMs !== undefined && <small className="muted"> {formatMs(p.durationMs)}</small>}
+              </span>
+            </li>
+          ))}
+        </ol>
+        {view.state === 'running' && view.path.length === 0 && <p>Starting…</p>}
+        {view.state !== 'running' && <p className="muted">No plan of steps: {view.route?.stage ?? 'no'} route.</p>}
       </div>
     );
   return (

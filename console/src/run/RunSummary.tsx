@@ -18,6 +18,11 @@ export function RunSummary({ view }: { view: RunView }) {
           Route: <strong>{view.route.stage}</strong> — {view.route.reason}
         </p>
       )}
+      {view.steps.length > 0 && view.path.length > 0 && (
+        <p className="muted" aria-label="Path">
+          {view.path.map((p) => p.node).join(' → ')}
+        </p>
+      )}
       {usage && (
         <p className="usage">
           {usage.modelCalls} model calls · {usage.toolCalls} tool calls · {usage.inputTokens + usage.outputTokens}{' '}

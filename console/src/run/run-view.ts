@@ -59,6 +59,8 @@ export interface RunView {
   state: 'running' | 'completed' | 'failed' | 'cancelled' | 'blocked';
   /** The L0 node running now (router, dispatcher, verifier, …). */
   node?: string;
+  /** The L0 nodes the run went through, in order, with how long each took (bounded). */
+  path: { node: string; durationMs?: number }[];
   route?: { stage: string; reason: string };
   planRound: number;
   steps: StepView[];
@@ -85,6 +87,7 @@ export function emptyRun(runId: string): RunView {
     query: '',
     state: 'running',
     planRound: 0,
+    path: [],
     steps: [],
     messages: [],
     teamMemory: [],
@@ -143,10 +146,15 @@ export function applyEvent(view: RunView, event: GraphEvent): RunView {
       break;
     case 'node.started':
       view.node = event.node;
+      view.path = bounded(view.path, { node: event.node });
       break;
-    case 'node.finished':
+    case 'node.finished': {
       if (view.node === event.node) view.node = undefined;
+      const last = view.path.at(-1);
+      if (last?.node === event.node && last.durationMs === undefined)
+        view.path = view.path.with(-1, { ...last, durationMs: event.durationMs });
       break;
+    }
     case 'route.decided':
       view.route = { stage: event.stage, reason: event.reason };
       break;

@@ -134,6 +134,20 @@ describe('the run view', () => {
     expect(view.verifier).toEqual([{ round: 1, score: 0.4, feedback: 'thin', next: 'exhausted' }]);
   });
 
+  it('records the L0 nodes the run went through, with their times', () => {
+    const view = foldEvents(
+      RUN,
+      events([
+        { type: 'run.started', threadId: 't', query: 'q', mode: 'council', protocol: 'sse' },
+        { type: 'node.started', node: 'router' },
+        { type: 'node.finished', node: 'router', durationMs: 3, next: 'council' },
+        { type: 'node.started', node: 'council' },
+      ]),
+    );
+    expect(view.path).toEqual([{ node: 'router', durationMs: 3 }, { node: 'council' }]);
+    expect(view.node).toBe('council');
+  });
+
   it('ignores an event it has already folded (a reconnect that overlaps)', () => {
     const log = events([
       { type: 'run.started', threadId: 't', query: 'q', mode: 'direct', protocol: 'sse' },
