@@ -76,3 +76,15 @@ export function SchemaForm({
     </div>
   );
 }
+
+/** What is wrong with the form, announced to screen readers. */
+export function FormProblems({ problems }: { problems: string[] }) {
+  if (problems.length === 0) return null;
+  return (
+    <ul className="error" role="alert">
+      {problems.map((p) => (
+        <li key={p}>{p}</li>
+      ))}
+    </ul>
+  );
+}

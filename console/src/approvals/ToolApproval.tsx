@@ -5,8 +5,8 @@
  */
 import { useState } from 'react';
 import type { ApprovalRequest, PendingToolCall } from '../api/types.ts';
-import { fieldsOf, textOf, validate, valueOf } from './schema-form.ts';
-import { SchemaForm } from './SchemaForm.tsx';
+import { fieldsOf, readForm, textOf } from './schema-form.ts';
+import { FormProblems, SchemaForm } from './SchemaForm.tsx';
 
 type ToolRequest = Extract<ApprovalRequest, { kind: 'tool' }>;
 export type ToolAnswer = {
@@ -50,27 +50,14 @@ function EditForm({
   const [texts, setTexts] = useState(() => Object.fromEntries(fields.map((f) => [f.name, textOf(f, args[f.name])])));
   const [problems, setProblems] = useState<string[]>([]);
   const save = () => {
-    const value: Record<string, unknown> = {};
-    const found: string[] = [];
-    for (const field of fields) {
-      const read = valueOf(field, texts[field.name] ?? '');
-      if (read.error) found.push(read.error);
-      else if (read.value !== undefined) value[field.name] = read.value;
-    }
-    found.push(...validate(call.inputSchema, value));
-    setProblems(found);
-    if (found.length === 0) onSave(value);
+    const { value, problems } = readForm(call.inputSchema, fields, texts);
+    setProblems(problems);
+    if (problems.length === 0) onSave(value);
   };
   return (
     <div className="edit-form" aria-label={`Edit the arguments of ${call.tool}`}>
       <SchemaForm fields={fields} texts={texts} onChange={(name, text) => setTexts((t) => ({ ...t, [name]: text }))} />
-      {problems.length > 0 && (
-        <ul className="error" role="alert">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
+      <FormProblems problems={problems} />
       <button type="button" onClick={save}>
         Run with these arguments
       </button>{' '}

@@ -84,6 +84,23 @@ export function valueOf(field: Field, text: string): { value?: unknown; error?: 
   }
 }
 
+/** Reads every field and checks the whole value against the schema: the value, and what is wrong with it. */
+export function readForm(
+  schema: Schema | undefined,
+  fields: Field[],
+  texts: Record<string, string>,
+): { value: Record<string, unknown>; problems: string[] } {
+  const value: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const field of fields) {
+    const read = valueOf(field, texts[field.name] ?? '');
+    if (read.error) problems.push(read.error);
+    else if (read.value !== undefined) value[field.name] = read.value;
+  }
+  if (problems.length === 0) problems.push(...validate(schema, value));
+  return { value, problems };
+}
+
 /** Checks a whole value against the schema: a list of "field: problem" lines, empty when it passes. */
 export function validate(schema: Schema | undefined, value: Record<string, unknown>): string[] {
   if (!schema) return [];

@@ -6,7 +6,15 @@
  * step list, the message list): React re-renders what changed, and a 2,000-event run folds in about a
  * millisecond per hundred events, batched per animation frame by useRunEvents.
  */
-import type { ApprovalRequest, CouncilVerdict, GraphEvent, RunRecord, StepLineage, UsageTotals } from '../api/types.ts';
+import type {
+  ApprovalRequest,
+  CouncilVerdict,
+  GraphEvent,
+  PlanStep,
+  RunRecord,
+  StepLineage,
+  UsageTotals,
+} from '../api/types.ts';
 
 /** A step's state, never by colour alone: the graph shows the word and an icon too. */
 export type StepState = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
@@ -131,6 +139,20 @@ function newStep(fields: Pick<StepView, 'id' | 'specialist' | 'objective'> & Par
   };
 }
 
+/** A plan step as the view holds it (its state is the caller's to set). */
+function plannedStep(p: PlanStep): Pick<StepView, 'id' | 'specialist' | 'objective'> & Partial<StepView> {
+  return {
+    id: p.id,
+    specialist: p.specialist,
+    objective: p.objective,
+    dependsOn: p.dependsOn,
+    phase: p.phase,
+    manager: p.manager === true,
+    ...(p.parentStepId ? { parentStepId: p.parentStepId } : {}),
+    ...(p.model ? { model: p.model } : {}),
+  };
+}
+
 /** Folds one event into the view (events arrive in seq order; a repeated seq is ignored). */
 export function applyEvent(view: RunView, event: GraphEvent): RunView {
   if (event.seq <= view.lastSeq) return view;
@@ -162,16 +184,7 @@ export function applyEvent(view: RunView, event: GraphEvent): RunView {
       view.planRound = event.round;
       const known = new Map(view.steps.map((s) => [s.id, s]));
       view.steps = event.plan.steps.map((p) => {
-        const planned = {
-          id: p.id,
-          specialist: p.specialist,
-          objective: p.objective,
-          dependsOn: p.dependsOn,
-          phase: p.phase,
-          manager: p.manager === true,
-          ...(p.parentStepId ? { parentStepId: p.parentStepId } : {}),
-          ...(p.model ? { model: p.model } : {}),
-        };
+        const planned = plannedStep(p);
         const before = known.get(p.id);
         // A re-plan keeps what an unchanged step already did; a changed step starts over.
         return before && before.specialist === p.specialist ? { ...before, ...planned } : newStep(planned);
@@ -328,13 +341,7 @@ export function viewFromRecord(record: RunRecord): RunView {
   view.steps = (record.plan?.steps ?? []).map((p) => {
     const done = steps.get(p.id);
     return newStep({
-      id: p.id,
-      specialist: p.specialist,
-      objective: p.objective,
-      dependsOn: p.dependsOn,
-      phase: p.phase,
-      manager: p.manager === true,
-      ...(p.parentStepId ? { parentStepId: p.parentStepId } : {}),
+      ...plannedStep(p),
       state: done?.status ?? 'pending',
       ...(done?.output ? { output: done.output } : {}),
       ...(done?.error ? { error: done.error } : {}),

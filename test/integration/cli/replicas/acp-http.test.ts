@@ -20,6 +20,18 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const { replica, workspace, writeQuery } = useReplicas('parley-replica-acp');
 
+/** A raw session/list naming a connection, as the SDK client would send it, to `url`. */
+const listSessionsOn = (url: string, connectionId: string, id: number) =>
+  fetch(`${url}/acp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'acp-connection-id': connectionId,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'session/list', params: {} }),
+  });
+
 describe.skipIf(missing !== undefined)('ACP over HTTP across replicas', () => {
   it('serves one connection through a balancer without affinity: prompt, permission and updates', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
@@ -72,15 +84,7 @@ describe.skipIf(missing !== undefined)('ACP over HTTP across replicas', () => {
         });
         expect(answered.stopReason).toBe('end_turn');
         // While A lives, B passes a request for the connection to it.
-        const viaB = await fetch(`${b.url}/acp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'acp-connection-id': connectionId!,
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'session/list', params: {} }),
-        });
+        const viaB = await listSessionsOn(b.url, connectionId!, 99);
         expect(viaB.status).toBeLessThan(300);
         await viaB.body?.cancel();
         a.child.kill('SIGKILL');
@@ -89,15 +93,7 @@ describe.skipIf(missing !== undefined)('ACP over HTTP across replicas', () => {
       .catch(() => undefined);
     expect(connectionId).toBeDefined();
 
-    const stale = await fetch(`${b.url}/acp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'acp-connection-id': connectionId!,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/list', params: {} }),
-    });
+    const stale = await listSessionsOn(b.url, connectionId!, 1);
     expect(stale.status).toBe(404);
     await stale.body?.cancel();
 
