@@ -162,6 +162,19 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     await page.close();
   });
 
+  it('stops a run waiting for a human from its page: the run ends cancelled and its request goes', async () => {
+    const page = await openSignedIn(KEY_A);
+    await ask(page, writeFileQuery(server.dataDir, 'stopped.txt', 'never'));
+    await page.locator('.react-flow [data-state="waiting"]').waitFor();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('[data-run-state="cancelled"]').waitFor();
+    expect(await page.locator('.react-flow [data-state="cancelled"]').count()).toBe(1);
+    await openInbox(page);
+    await expect.poll(() => page.getByRole('option').filter({ hasText: 'stopped.txt' }).count()).toBe(0);
+    expect(existsSync(workspaceFile('stopped.txt'))).toBe(false);
+    await page.close();
+  });
+
   it('shows a new request in the open inbox without a reload', async () => {
     const page = await openSignedIn(KEY_A);
     await openInbox(page);

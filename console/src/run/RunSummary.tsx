@@ -1,11 +1,38 @@
 /** What the run as a whole did: route, verifier rounds, council stages, team messages, usage and cost. */
+import { useState } from 'react';
+import { api, ApiError } from '../api/client.ts';
 import type { RunView } from './run-view.ts';
 import { formatCost, formatMs } from './step-state.ts';
+
+/** Stops a running run (POST /stream/:id/cancel): every step and agent in it is cancelled. */
+function StopButton({ runId }: { runId: string }) {
+  const [said, setSaid] = useState<string | undefined>(undefined);
+  const stop = async () => {
+    setSaid('Stopping…');
+    try {
+      await api(`/stream/${encodeURIComponent(runId)}/cancel`, { method: 'POST', body: {} });
+    } catch (err) {
+      // 409: it ended meanwhile, which the view shows on its own.
+      setSaid(
+        err instanceof ApiError && err.status === 409 ? undefined : String(err instanceof Error ? err.message : err),
+      );
+    }
+  };
+  return (
+    <>
+      <button type="button" className="danger" onClick={stop} disabled={said === 'Stopping…'}>
+        Stop
+      </button>
+      {said && said !== 'Stopping…' && <span className="error"> {said}</span>}
+    </>
+  );
+}
 
 export function RunSummary({ view }: { view: RunView }) {
   const usage = view.usage;
   return (
     <section className="panel run-summary" aria-label="Run summary">
+      {view.state === 'running' && <StopButton runId={view.runId} />}
       <p>
         <strong data-run-state={view.state}>{view.state}</strong>
         {view.node && <> · now in {view.node}</>}
