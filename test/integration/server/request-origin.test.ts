@@ -84,8 +84,9 @@ function upgrade(port: number, headers: Record<string, string>): Promise<'open' 
   });
 }
 
-function askWrite(parley: Parley) {
-  return parley.approvals.request({
+/** A pending write approval, once the run store has committed it (only then is it listed and answerable). */
+async function askWrite(parley: Parley) {
+  const issued = parley.approvals.request({
     kind: 'tool',
     runId: 'run-origin',
     toolCalls: [
@@ -98,12 +99,14 @@ function askWrite(parley: Parley) {
       },
     ],
   });
+  await issued.stored;
+  return issued;
 }
 
 describe('Host check (DNS rebinding)', () => {
   it('bound to 127.0.0.1: a foreign Host gets 403 on every route before anything runs; loopback names on any port pass', async () => {
     const { parley, port } = await start();
-    const { request: pending } = askWrite(parley);
+    const { request: pending } = await askWrite(parley);
     const foreign = { host: 'attacker.example:8787' };
     expectForbidden(await request(port, { path: '/health', headers: foreign }));
     expectForbidden(await request(port, { path: '/api/approvals', headers: foreign }));
@@ -165,7 +168,7 @@ describe('Host check (DNS rebinding)', () => {
 describe('Origin check and CORS', () => {
   it("a foreign Origin gets 403 (reads, approvals, runs, the WebSocket); the server's own origin passes", async () => {
     const { parley, port } = await start();
-    const { request: pending } = askWrite(parley);
+    const { request: pending } = await askWrite(parley);
     const evil = { origin: 'https://evil.example' };
     expectForbidden(await request(port, { path: '/api/approvals', headers: evil }));
     const approve = JSON.stringify({ request_id: pending.id, decisions: { 'call-1': 'accept' } });
@@ -260,7 +263,7 @@ describe('Origin check and CORS', () => {
 describe('JSON endpoints take JSON only', () => {
   it('a text/plain "simple request" to /api/approve is 415 and approves nothing; application/json; charset=utf-8 works', async () => {
     const { parley, url } = await start();
-    const { request: pending, outcome } = askWrite(parley);
+    const { request: pending, outcome } = await askWrite(parley);
     const body = JSON.stringify({ request_id: pending.id, decisions: { 'call-1': 'accept' } });
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
       const res = await fetch(`${url}/api/approve`, { method: 'POST', headers: { 'content-type': type }, body });
