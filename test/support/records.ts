@@ -132,3 +132,20 @@ export async function provenTeam(store: KnowledgeStore, query: string, plan: Gra
     })),
   });
 }
+
+/** A prompt specialist that keeps meeting notes with the fixture MCP server's tools, mounted as `notes`. */
+export function notesKeeper(sourceId: string): SpecialistRecord {
+  return {
+    kind: 'prompt',
+    prompt: 'You keep meeting notes in the notes server.',
+    endpoint: '',
+    modelRole: 'specialist',
+    sourceId,
+    available: true,
+    id: 'notes-keeper',
+    name: 'Notes keeper',
+    description: 'Keeps meeting notes: saves and reads notes',
+    domains: ['notes'],
+    tools: ['notes/write_note', 'notes/read_note'],
+  };
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley } from '../../support/engine.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
+import { notesKeeper } from '../../support/records.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import type { ToolDecision } from '../../../src/hitl/types.ts';
@@ -17,21 +18,7 @@ afterAll(async () => {
 const p = useTestParley(() => ({
   roster: false,
   mcpServers: { notes: { url: mcp.mcpUrl } },
-  specialists: [
-    {
-      kind: 'prompt',
-      prompt: 'You keep meeting notes in the notes server.',
-      endpoint: '',
-      modelRole: 'specialist',
-      sourceId: 'skills:approval-test',
-      available: true,
-      id: 'notes-keeper',
-      name: 'Notes keeper',
-      description: 'Keeps meeting notes: saves and reads notes',
-      domains: ['notes'],
-      tools: ['notes/write_note', 'notes/read_note'],
-    },
-  ],
+  specialists: [notesKeeper('skills:approval-test')],
 }));
 
 /** Runs the query; when approval.requested arrives, records what the tool server had seen, then decides. */

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
+import { notesKeeper } from '../../support/records.ts';
 import { ofType } from '../../support/run-events.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
@@ -222,21 +223,7 @@ describe('dynamic mode: an approval inside a spawned agent (real MCP server)', (
   const p = useTestParley(() => ({
     roster: false,
     mcpServers: { notes: { url: mcp.mcpUrl } },
-    specialists: [
-      {
-        kind: 'prompt',
-        prompt: 'You keep meeting notes in the notes server.',
-        endpoint: '',
-        modelRole: 'specialist',
-        sourceId: 'skills:dynamic-test',
-        available: true,
-        id: 'notes-keeper',
-        name: 'Notes keeper',
-        description: 'Keeps meeting notes: saves and reads notes',
-        domains: ['notes'],
-        tools: ['notes/write_note', 'notes/read_note'],
-      },
-    ],
+    specialists: [notesKeeper('skills:dynamic-test')],
   }));
 
   it('the spawned worker asks, waits for the human, and writes once accepted', async () => {
