@@ -81,6 +81,7 @@ export default function KnowledgeView() {
               <th>Kind</th>
               <th>From</th>
               <th>Available</th>
+              <th>Tools</th>
               <th>Runs</th>
               <th>Success</th>
               <th>Mean score</th>
@@ -98,6 +99,9 @@ export default function KnowledgeView() {
                 <td className="muted">{s.sourceId}</td>
                 <td title={s.unavailableReason}>
                   {s.available ? 'yes' : `no${s.unavailableReason ? ` (${s.unavailableReason})` : ''}`}
+                </td>
+                <td className="muted" title={s.tools.join('\n')}>
+                  {s.tools.length === 0 ? '—' : s.tools.length <= 3 ? s.tools.join(', ') : `${s.tools.length} tools`}
                 </td>
                 <td>{s.proficiency.runs}</td>
                 <td>
