@@ -8,13 +8,13 @@
  *   GET  /api/decisions/:id one decision; 404 when unknown or another caller's
  *   GET  /mcp/config        the parsed mcp_config.json, secrets redacted (operators only: it names server files)
  *   GET  /mcp/tools         ?server=  tools with annotations and the config's approval/timeout say
- *   GET  /mcp/servers       each MCP server: connected, circuit-breaker state, last error, tool count
+ *   GET  /mcp/servers       each MCP server: connected, circuit-breaker state, tool count (and last error, for operators)
  *   POST /mcp/reload        re-ingest every source now; answers the ingestion report (operators only)
  * Errors use Parley's one shape: { "error": { "code", "message" } }.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { callerOf, operatorsOnly } from '../http/auth.ts';
+import { callerOf, isOperator, operatorsOnly } from '../http/auth.ts';
 import { jsonError } from '../http/errors.ts';
 import { canSee, ownerFilter } from '../identity/caller.ts';
 import type { KnowledgeStore } from './store.ts';
@@ -180,7 +180,12 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     return c.json({ tools });
   });
 
-  app.get('/mcp/servers', (c) => c.json({ servers: deps.toolStatus?.() ?? [] }));
+  app.get('/mcp/servers', (c) => {
+    const servers = deps.toolStatus?.() ?? [];
+    // A connection error may name hosts, ports or files of the deployment: operators only, like /mcp/config.
+    if (isOperator(callerOf(c))) return c.json({ servers });
+    return c.json({ servers: servers.map(({ lastError: _hidden, ...rest }) => rest) });
+  });
 
   app.post('/mcp/reload', operatorsOnly, async (c) => {
     // Concurrent reloads share one ingestion rather than racing each other.

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Hono } from 'hono';
+import type { ParleyEnv } from '../../../src/http/auth.ts';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 import { knowledgeRoutes } from '../../../src/knowledge/routes.ts';
@@ -152,6 +153,33 @@ describe('knowledge routes', () => {
     expect((found.body.hits as { runId: string }[]).map((h) => h.runId)).toContain(recorded.id);
     expect((await get('/api/memory?q=%20')).status).toBe(400);
     expect((await get('/api/memory?q=x&k=500')).status).toBe(400);
+  });
+
+  it("shows each MCP server's state to every caller, its last error only to operators", async () => {
+    const status = [
+      {
+        server: 'billing',
+        connected: false,
+        breaker: 'open' as const,
+        lastError: 'connect ECONNREFUSED 10.0.0.5:9',
+        tools: 0,
+      },
+    ];
+    const as = async (caller: { id: string; admin?: boolean }) => {
+      const app = new Hono<ParleyEnv>();
+      app.use('*', async (c, next) => {
+        c.set('caller', caller);
+        await next();
+      });
+      app.route('/', knowledgeRoutes({ store, reingest: async () => ({}) as never, toolStatus: () => status }));
+      const res = await app.request('/mcp/servers');
+      return (await res.json()) as { servers: Record<string, unknown>[] };
+    };
+    expect((await as({ id: 'key-plain' })).servers).toEqual([
+      { server: 'billing', connected: false, breaker: 'open', tools: 0 },
+    ]);
+    expect((await as({ id: 'key-admin', admin: true })).servers).toEqual(status);
+    expect((await get('/mcp/servers')).body.servers).toEqual([]);
   });
 
   it('shows the MCP config with secrets redacted', async () => {
