@@ -41,7 +41,7 @@ import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aRoutes } from './protocols/a2a/index.ts';
 import { mcpRoutes } from './protocols/mcp/index.ts';
 import { acpRoutes, acpWebSocket, connectionDirectory } from './protocols/acp/index.ts';
-import { CONSOLE_PUBLIC_PATHS, consoleRoutes } from './console/routes.ts';
+import { CONSOLE_PUBLIC_PATHS, consoleBuilt, consoleRoutes } from './console/routes.ts';
 
 /** Addresses a server listens on that no other machine can dial as such. */
 const WILDCARD_ADDRESSES = new Set(['0.0.0.0', '::', '']);
@@ -254,6 +254,11 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
             const host = info.address.includes(':') ? `[${info.address}]` : info.address;
             const url = `http://${host}:${info.port}`;
             logger.info(`Parley ${VERSION} listening on ${url}`);
+            logger.info(
+              consoleBuilt()
+                ? `console: open ${url}/ in a browser (docs/console.md)`
+                : 'console: not built, so / says how (npm run build)',
+            );
             if (!WILDCARD_ADDRESSES.has(info.address)) reachableUrl = url;
             else if (core.cluster?.shared && !config.knowledge.replicaUrl)
               logger.warn(

@@ -60,12 +60,15 @@ function staticHandlers(dir: string) {
   };
 }
 
+/** Whether `npm run build` has built the console (said in the start-up log). */
+export const consoleBuilt = (dir: string = CONSOLE_DIR) => existsSync(join(dir, 'index.html'));
+
 export function consoleRoutes(dir: string = CONSOLE_DIR): Hono {
   const app = new Hono();
   app.use('/', pageHeaders);
   app.use('/index.html', pageHeaders);
   let handlers: ReturnType<typeof staticHandlers> | undefined;
-  const built = () => (handlers ??= existsSync(join(dir, 'index.html')) ? staticHandlers(dir) : undefined);
+  const built = () => (handlers ??= consoleBuilt(dir) ? staticHandlers(dir) : undefined);
   app.get('/', async (c, next) => {
     const h = built();
     if (!h) return c.html(NOT_BUILT, 503);
