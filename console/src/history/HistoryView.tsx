@@ -29,7 +29,12 @@ function Runs() {
   const runs = useLoad<{ runs: RunSummary[] }>(`/api/runs${query({ limit: '100', status, protocol, threadId })}`);
   return (
     <section className="panel" aria-label="Runs">
-      <h2>Runs</h2>
+      <h2>
+        Runs{' '}
+        <button type="button" className="secondary" onClick={runs.reload} disabled={runs.loading}>
+          Refresh
+        </button>
+      </h2>
       <div className="filters">
         <label>
           Status{' '}
