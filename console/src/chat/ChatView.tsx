@@ -71,9 +71,11 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
     setError(undefined);
     setLive({ runId: '', user: text, status: 'running' });
     let answer: string | undefined;
+    let started = false;
     const { sendQuestion } = await import('./send.ts');
     const result = await sendQuestion(thread, text, mode, {
       onStarted: (runId) => {
+        started = true;
         setLive((t) => t && { ...t, runId });
         setShownRun(runId);
       },
@@ -83,11 +85,13 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
       },
       onApprovalRequired,
     });
-    if (result.error) setError(result.error);
+    // Once the run started, its own view says how it ends: a lost connection leaves it running on the
+    // server (continueOnDisconnect), and the graph beside follows it from its event log.
+    if (result.error && !started) setError(result.error);
     const finished: Turn = {
       runId: result.runId,
       user: text,
-      status: result.error ? 'failed' : 'completed',
+      status: !result.error ? 'completed' : started ? 'running' : 'failed',
       ...(answer !== undefined ? { answer } : {}),
     };
     setLive(undefined);
