@@ -215,11 +215,12 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     routes.push({ path: '/', app: consoleRoutes() });
     const origins = {
       bindHost: config.server.host,
-      // Another replica passing an ACP request on addresses this one by its replica URL.
-      allowedHosts: [
-        ...config.server.allowedHosts,
-        ...(config.knowledge.replicaUrl ? [new URL(config.knowledge.replicaUrl).hostname] : []),
-      ],
+      // Another replica passing an ACP request on addresses this one by its replica URL (an empty list
+      // accepts any Host off loopback, and must stay empty).
+      allowedHosts:
+        config.knowledge.replicaUrl && config.server.allowedHosts.length > 0
+          ? [...config.server.allowedHosts, new URL(config.knowledge.replicaUrl).hostname]
+          : config.server.allowedHosts,
       allowedOrigins: config.server.allowedOrigins,
     };
     const upgradeVerdict = originPolicy(origins);

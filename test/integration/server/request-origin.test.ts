@@ -163,6 +163,25 @@ describe('Host check (DNS rebinding)', () => {
     expect((await request(keyed.port, { path: '/health', headers: { host: 'localhost' } })).status).toBe(200);
     expectForbidden(await request(keyed.port, { path: '/health', headers: { host: 'rebound.example' } }));
   });
+
+  it("accepts the replica's own address (PARLEY_REPLICA_URL) beside the listed hosts, and never narrows an empty list", async () => {
+    const listed = await start({
+      PARLEY_HOST: '0.0.0.0',
+      PARLEY_API_KEYS: 'k',
+      PARLEY_ALLOWED_HOSTS: 'parley.example.com',
+      PARLEY_REPLICA_URL: 'http://10.1.2.3:8787',
+    });
+    expect((await request(listed.port, { path: '/health', headers: { host: '10.1.2.3:8787' } })).status).toBe(200);
+    expect((await request(listed.port, { path: '/health', headers: { host: 'parley.example.com' } })).status).toBe(200);
+    expectForbidden(await request(listed.port, { path: '/health', headers: { host: 'rebound.example' } }));
+
+    const open = await start({
+      PARLEY_HOST: '0.0.0.0',
+      PARLEY_API_KEYS: 'k',
+      PARLEY_REPLICA_URL: 'http://10.1.2.3:8787',
+    });
+    expect((await request(open.port, { path: '/health', headers: { host: 'lb.example.com' } })).status).toBe(200);
+  });
 });
 
 describe('Origin check and CORS', () => {
