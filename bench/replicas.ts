@@ -6,8 +6,9 @@
  * model answers every call after --latency ms (L). Cases: one process on the embedded store (the
  * default deployment), then Postgres + Redis with 1, 2 and 3 replicas behind a round-robin proxy (a
  * plain HTTP proxy in this process, new connection per request, as a layer-4 balancer would spread them).
- * Then failover: a run executing on replica A is followed on B; A is killed (kill -9); the time until B
- * streams the run's next event is measured, for --lease ms leases.
+ * Then ACP over HTTP: the latency of a request for a connection sent to the replica holding it, and to
+ * the other replica, which passes it on. Then failover: a run executing on replica A is followed on B;
+ * A is killed (kill -9); the time until B streams the run's next event is measured, for --lease ms leases.
  * Postgres and Redis are Debian's (`postgresql`, `redis-server`), started on free ports in a temp folder.
  * Options: --clients 8, --seconds 15, --latency 50, --lease 3000.
  */
@@ -117,6 +118,51 @@ try {
     report(`Postgres + Redis, ${n} replica${n > 1 ? 's' : ''} (proxy)`, await closedLoop(proxy.url));
     proxy.server.close();
     await stopAll(replicas);
+  }
+
+  // ACP over HTTP: a request for a connection sent to the replica holding it, and to the other one,
+  // which passes it on (src/protocols/acp/replica-forward.ts): the added latency of the extra hop.
+  {
+    const env = { ...baseEnv, PARLEY_DATABASE_URL: pg.urlOf('postgres'), PARLEY_REDIS_URL: redis.url };
+    const a = await serveProcess(tempDir('acp-a'), env);
+    const b = await serveProcess(tempDir('acp-b'), env);
+    const opened = await fetch(`${a.url}/acp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }),
+    });
+    const connectionId = opened.headers.get('acp-connection-id')!;
+    await opened.body?.cancel();
+    const timeRequests = async (url: string) => {
+      const times: number[] = [];
+      for (let i = 1; i <= 200; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`${url}/acp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'acp-connection-id': connectionId,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'session/list', params: {} }),
+        });
+        if (res.status >= 300) throw new Error(`ACP request answered ${res.status}`);
+        await res.arrayBuffer();
+        if (i > 20) times.push(performance.now() - t0); // the first ones warm connections up
+      }
+      return times;
+    };
+    const direct = await timeRequests(a.url);
+    const passed = await timeRequests(b.url);
+    const line = `ACP request, holder vs passed on     p50 ${percentile(direct, 50).toFixed(2)} → ${percentile(passed, 50).toFixed(2)} ms, p95 ${percentile(direct, 95).toFixed(2)} → ${percentile(passed, 95).toFixed(2)} ms (180 requests each)`;
+    rows.push(line);
+    console.log(line);
+    await stopAll([a, b]);
   }
 
   // Failover: from kill -9 of the replica executing a run to the run's next event on another.

@@ -257,7 +257,7 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     expect(await page.locator('tr[data-server="filesystem"]').textContent()).toMatch(/closed/);
     await page.locator('tr[data-specialist]').first().waitFor();
     expect(await page.locator('tr[data-specialist]').count()).toBeGreaterThan(3);
-    await page.getByText('filesystem/write_file').waitFor();
+    await page.locator('.tools code', { hasText: 'filesystem/write_file' }).waitFor();
     await screenshot(page, 'knowledge');
     // Reloading is for operators: a plain key is told so, in the page.
     await page.getByRole('button', { name: 'Reload' }).click();

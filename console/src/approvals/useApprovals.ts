@@ -15,6 +15,9 @@ export interface Approvals {
   refresh(): void;
 }
 
+const sameRequests = (a: ApprovalRequest[], b: ApprovalRequest[]) =>
+  a.length === b.length && a.every((r, i) => r.id === b[i]!.id);
+
 export function useApprovals(enabled: boolean): Approvals {
   const [pending, setPending] = useState<ApprovalRequest[]>([]);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -24,7 +27,8 @@ export function useApprovals(enabled: boolean): Approvals {
     if (!enabled) return;
     inFlight.current ??= api<{ approvals: ApprovalRequest[] }>('/api/approvals')
       .then((body) => {
-        setPending(body.approvals);
+        // The same list again changes nothing (no re-render of the page every poll).
+        setPending((known) => (sameRequests(known, body.approvals) ? known : body.approvals));
         setError(undefined);
       })
       .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)))

@@ -166,7 +166,7 @@ export function ChatView({ threadId, onApprovalRequired }: { threadId?: string; 
       <section className="run-pane" aria-label="Run">
         {shownRun ? (
           <Suspense fallback={<p className="muted">Loading the graph…</p>}>
-            <RunDetail runId={shownRun} onEvent={followTurn} />
+            <RunDetail key={shownRun} runId={shownRun} onEvent={followTurn} />
           </Suspense>
         ) : (
           <p className="muted">No run yet.</p>

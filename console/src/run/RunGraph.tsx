@@ -5,8 +5,8 @@
  */
 import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { memo, useMemo } from 'react';
-import { edgesOf, layout, shapeKey } from './layout.ts';
+import { memo, useMemo, useRef } from 'react';
+import { edgesOf, layout, NODE_HEIGHT, NODE_WIDTH, shapeKey } from './layout.ts';
 import type { RunView, StepView } from './run-view.ts';
 import { formatCost, formatMs, STATE_LABEL } from './step-state.ts';
 
@@ -62,13 +62,32 @@ export function RunGraph({
     return { positions: layout(view.steps, edges), edges };
   }, [shape]);
 
-  const nodes: StepNode[] = view.steps.map((step) => ({
-    id: step.id,
-    type: 'step',
-    position: positions.get(step.id) ?? { x: 0, y: 0 },
-    data: { step, selected: step.id === selected },
-    ariaLabel: `${step.specialist}: ${STATE_LABEL[step.state].word}`,
-  }));
+  // A node object is made again only when its step, selection or place changed: React Flow keeps the
+  // size it measured for an unchanged object, and re-measures (and hides until then) a new one.
+  const made = useRef(new Map<string, StepNode>());
+  const nodes: StepNode[] = view.steps.map((step) => {
+    const position = positions.get(step.id) ?? { x: 0, y: 0 };
+    const before = made.current.get(step.id);
+    if (
+      before &&
+      before.data.step === step &&
+      before.data.selected === (step.id === selected) &&
+      before.position === position
+    )
+      return before;
+    const node: StepNode = {
+      id: step.id,
+      type: 'step',
+      position,
+      // Known before it is measured, so a node is never drawn hidden while it waits for a measurement.
+      initialWidth: NODE_WIDTH,
+      initialHeight: NODE_HEIGHT,
+      data: { step, selected: step.id === selected },
+      ariaLabel: `${step.specialist}: ${STATE_LABEL[step.state].word}`,
+    };
+    made.current.set(step.id, node);
+    return node;
+  });
   const flowEdges: Edge[] = edges.map((e) => ({
     id: e.id,
     source: e.source,
