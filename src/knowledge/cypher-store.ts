@@ -176,6 +176,7 @@ export class CypherStore implements KnowledgeStore {
       score: optNum(r.score),
       threadId: str(r.threadId),
       protocol: str(r.protocol),
+      callerId: str(r.callerId),
     }));
   }
 

@@ -140,6 +140,8 @@ export interface RunSummary {
   threadId: string;
   /** The protocol the run came in on (sse, agui, a2a, acp, mcp, openai, cli). */
   protocol: string;
+  /** The caller that owns it (a non-secret id): only an admin's list holds other callers' runs. */
+  callerId: string;
 }
 
 export interface DecisionRecord {

@@ -15,6 +15,7 @@ import { startShippedParley, writeFileQuery, type ShippedParley } from '../suppo
 
 const KEY_A = 'console-key-alice';
 const KEY_B = 'console-key-bob';
+const KEY_ADMIN = 'console-key-operator';
 const CHROMIUM = chromiumPath();
 if (!CHROMIUM) console.log('console browser tests skipped: no Chromium (apt-get install chromium; CI installs it)');
 
@@ -24,7 +25,7 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
 
   beforeAll(async () => {
     ensureBuilt(); // dist/console is what the server serves at /
-    server = await startShippedParley({ PARLEY_API_KEYS: `${KEY_A},${KEY_B}` });
+    server = await startShippedParley({ PARLEY_API_KEYS: `${KEY_A},${KEY_B}`, PARLEY_ADMIN_KEYS: KEY_ADMIN });
     browser = await launchChromium(CHROMIUM!);
   }, BUILD_TIMEOUT_MS);
 
@@ -193,7 +194,7 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     await page.close();
   });
 
-  it("another key sees none of the first key's runs, approvals or threads", async () => {
+  it("another key sees none of the first key's runs, approvals or threads; an admin key sees both, by caller", async () => {
     const alice = await openSignedIn(KEY_A);
     const runId = await ask(alice, writeFileQuery(server.dataDir, 'private.txt', 'secret'));
     await alice.locator('.react-flow [data-state="waiting"]').waitFor();
@@ -222,7 +223,20 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     await alice.getByRole('option').filter({ hasText: 'filesystem/write_file' }).first().click();
     await alice.getByRole('button', { name: /Deny/ }).click();
     await alice.close();
+
+    // An admin key sees both callers' runs, each with its caller.
+    await bob.getByRole('link', { name: 'Chat' }).click();
+    const bobsRun = await ask(bob, 'What is a fjord?', 'direct');
+    await bob.locator('[data-run-state="completed"]').waitFor();
     await bob.close();
+    const admin = await openSignedIn(KEY_ADMIN);
+    await admin.getByRole('link', { name: 'History' }).click();
+    await admin.locator(`tr[data-run-id="${runId}"]`).waitFor();
+    await admin.locator(`tr[data-run-id="${bobsRun}"]`).waitFor();
+    await admin.getByRole('columnheader', { name: 'Caller' }).waitFor();
+    const callerOf = async (id: string) => (await admin.locator(`tr[data-run-id="${id}"] td`).nth(4).textContent())!;
+    expect(await callerOf(runId)).not.toBe(await callerOf(bobsRun));
+    await admin.close();
   });
 
   it('draws a dynamic team: spawned agents under their manager, and their messages', async () => {

@@ -27,6 +27,7 @@ function Runs() {
   const [protocol, setProtocol] = useState('');
   const [threadId, setThreadId] = useState('');
   const runs = useLoad<{ runs: RunSummary[] }>(`/api/runs${query({ limit: '100', status, protocol, threadId })}`);
+  const manyCallers = new Set(runs.data?.runs.map((r) => r.callerId)).size > 1;
   return (
     <section className="panel" aria-label="Runs">
       <h2>
@@ -61,6 +62,7 @@ function Runs() {
         </label>
       </div>
       {runs.error && <p className="error">{runs.error}</p>}
+      {/* An admin's list holds several callers' runs: then whose each is shows too. */}
       <table className="runs">
         <thead>
           <tr>
@@ -68,6 +70,7 @@ function Runs() {
             <th>Question</th>
             <th>Status</th>
             <th>Protocol</th>
+            {manyCallers && <th>Caller</th>}
             <th>Score</th>
           </tr>
         </thead>
@@ -80,6 +83,7 @@ function Runs() {
               </td>
               <td>{run.status}</td>
               <td>{run.protocol}</td>
+              {manyCallers && <td className="muted">{run.callerId}</td>}
               <td>{run.score === null ? '—' : run.score.toFixed(2)}</td>
             </tr>
           ))}

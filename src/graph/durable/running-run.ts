@@ -19,6 +19,7 @@ export interface RunningRunSummary {
   score: null;
   threadId: string;
   protocol: string;
+  callerId: string;
 }
 
 export function runningRunSummary(run: StoredRun, now: number): RunningRunSummary {
@@ -31,6 +32,7 @@ export function runningRunSummary(run: StoredRun, now: number): RunningRunSummar
     score: null,
     threadId: run.threadId,
     protocol: (run.request as Partial<RunRequest>).protocol ?? 'unknown',
+    callerId: run.callerId,
   };
 }
 
@@ -49,7 +51,6 @@ export function runningRunDetail(
   );
   return {
     ...runningRunSummary(run, now),
-    callerId: run.callerId,
     ...(plan ? { plan } : {}),
     steps: plan ? stepRecordsOf(plan, results, 'pending') : [],
     approvals: approvals.map((a) => ({

@@ -116,6 +116,7 @@ describe('knowledge routes', () => {
         score: 0.9,
         threadId: recorded.threadId,
         protocol: recorded.protocol,
+        callerId: 'anonymous',
       },
     ]);
     // The console filters by protocol (GET /api/runs?protocol=).

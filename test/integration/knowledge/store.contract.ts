@@ -210,6 +210,7 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
         score: null,
         threadId: c.threadId,
         protocol: c.protocol,
+        callerId: c.callerId,
       });
     });
 
