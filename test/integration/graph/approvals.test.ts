@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTestParley } from '../../support/engine.ts';
-import { useTestParley } from '../../support/use-test-parley.ts';
-import { notesKeeper } from '../../support/records.ts';
-import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
+import { useNotesParley } from '../../support/use-notes-parley.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 import type { ToolDecision } from '../../../src/hitl/types.ts';
 import { ofType } from '../../support/run-events.ts';
 
 // A real MCP server (Streamable HTTP) behind the real McpToolHost; write_note is destructive.
-let mcp: FixtureHttpServer;
-beforeAll(async () => {
-  mcp = await startFixtureHttpServer();
-});
-afterAll(async () => {
-  await mcp.close();
-});
-const p = useTestParley(() => ({
-  roster: false,
-  mcpServers: { notes: { url: mcp.mcpUrl } },
-  specialists: [notesKeeper('skills:approval-test')],
-}));
+const notes = useNotesParley('skills:approval-test');
+const p = notes.parley;
 
 /** Runs the query; when approval.requested arrives, records what the tool server had seen, then decides. */
 async function runWithDecision(query: string, decide: (toolCallId: string) => ToolDecision, feedback?: string) {
@@ -29,7 +17,7 @@ async function runWithDecision(query: string, decide: (toolCallId: string) => To
   for await (const e of handle.events()) {
     events.push(e);
     if (e.type === 'approval.requested' && e.request.kind === 'tool') {
-      writesWhenAsked = mcp.state.writes.length;
+      writesWhenAsked = notes.mcp.state.writes.length;
       const call = e.request.toolCalls[0]!;
       const answer = await p.approvals.resolve(
         e.request.id,
@@ -44,14 +32,14 @@ async function runWithDecision(query: string, decide: (toolCallId: string) => To
 
 describe('approval inside a step (real MCP server)', () => {
   it('announces approval.requested before the tool runs; accepting through the broker continues the run', async () => {
-    const before = mcp.state.writes.length;
+    const before = notes.mcp.state.writes.length;
     const { result, events, writesWhenAsked } = await runWithDecision(
       'Save the meeting notes [[tool:notes/write_note {"path":"standup.md","content":"ship it"}]]',
       () => ({ type: 'accept' }),
     );
     expect(result.status).toBe('completed');
     expect(writesWhenAsked).toBe(before);
-    expect(mcp.state.writes.slice(before)).toEqual([{ path: 'standup.md', content: 'ship it' }]);
+    expect(notes.mcp.state.writes.slice(before)).toEqual([{ path: 'standup.md', content: 'ship it' }]);
 
     const types = events.map((e) => e.type).filter((t) => t.startsWith('tool.') || t.startsWith('approval.'));
     expect(types).toEqual(['tool.started', 'approval.requested', 'approval.resolved', 'tool.finished']);
@@ -81,13 +69,13 @@ describe('approval inside a step (real MCP server)', () => {
   });
 
   it('a denial reaches the model as the tool result, with the feedback, and the tool never runs', async () => {
-    const before = mcp.state.writes.length;
+    const before = notes.mcp.state.writes.length;
     const { result, events } = await runWithDecision(
       'Save the retro notes [[tool:notes/write_note {"path":"retro.md","content":"x"}]]',
       () => ({ type: 'deny' }),
       'not in the shared folder',
     );
-    expect(mcp.state.writes.length).toBe(before);
+    expect(notes.mcp.state.writes.length).toBe(before);
     expect(ofType(events, 'tool.finished')[0]).toMatchObject({ status: 'denied' });
     const step = ofType(events, 'step.finished')[0]!;
     expect(step.output).toContain('A human reviewer denied this tool call. Feedback: not in the shared folder');
@@ -95,12 +83,12 @@ describe('approval inside a step (real MCP server)', () => {
   });
 
   it('an edit calls the tool with the edited arguments', async () => {
-    const before = mcp.state.writes.length;
+    const before = notes.mcp.state.writes.length;
     await runWithDecision('Save the plan notes [[tool:notes/write_note {"path":"plan.md","content":"draft"}]]', () => ({
       type: 'edit',
       args: { path: 'plan.md', content: 'final' },
     }));
-    expect(mcp.state.writes.slice(before)).toEqual([{ path: 'plan.md', content: 'final' }]);
+    expect(notes.mcp.state.writes.slice(before)).toEqual([{ path: 'plan.md', content: 'final' }]);
   });
 
   it('a read-only tool needs no approval', async () => {
@@ -118,12 +106,12 @@ describe('approval timeouts and cancellation', () => {
   it('an unanswered approval times out to the default (deny) and the run goes on', async () => {
     const quick = await createTestParley({
       roster: false,
-      mcpServers: { notes: { url: mcp.mcpUrl } },
+      mcpServers: { notes: { url: notes.mcp.mcpUrl } },
       specialists: [{ ...(await p.store.getSpecialist('notes-keeper'))! }],
       config: { approvals: { timeoutMs: 150 } },
     });
     try {
-      const before = mcp.state.writes.length;
+      const before = notes.mcp.state.writes.length;
       const { result, events } = await quick.run({
         query: 'Save the notes [[tool:notes/write_note {"path":"t.md","content":"x"}]]',
         mode: 'orchestrate',
@@ -133,7 +121,7 @@ describe('approval timeouts and cancellation', () => {
       const finished = ofType(events, 'tool.finished')[0]!;
       expect(finished.status).toBe('denied');
       expect(finished.error).toMatch(/^The tool call was not approved \(timeout\)\./);
-      expect(mcp.state.writes.length).toBe(before);
+      expect(notes.mcp.state.writes.length).toBe(before);
     } finally {
       await quick.close();
     }

@@ -3,11 +3,10 @@
  * workers (docs/scripted-model.md), Kuzu holds the registry, and every agent is a step of the one
  * scheduler. Each case reads what a client would: the run's events and its result.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
-import { notesKeeper } from '../../support/records.ts';
+import { useNotesParley } from '../../support/use-notes-parley.ts';
 import { ofType } from '../../support/run-events.ts';
-import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 
 const spawned = (events: GraphEvent[]) => ofType(events, 'step.spawned');
@@ -213,21 +212,11 @@ describe('dynamic mode: budgets', () => {
 });
 
 describe('dynamic mode: an approval inside a spawned agent (real MCP server)', () => {
-  let mcp: FixtureHttpServer;
-  beforeAll(async () => {
-    mcp = await startFixtureHttpServer();
-  });
-  afterAll(async () => {
-    await mcp.close();
-  });
-  const p = useTestParley(() => ({
-    roster: false,
-    mcpServers: { notes: { url: mcp.mcpUrl } },
-    specialists: [notesKeeper('skills:dynamic-test')],
-  }));
+  const notes = useNotesParley('skills:dynamic-test');
+  const p = notes.parley;
 
   it('the spawned worker asks, waits for the human, and writes once accepted', async () => {
-    const before = mcp.state.writes.length;
+    const before = notes.mcp.state.writes.length;
     const handle = p.engine.start({
       query: 'Save the meeting notes [[spawn:1]] [[tool:notes/write_note {"path":"standup.md","content":"ship it"}]]',
       mode: 'dynamic',
@@ -238,7 +227,7 @@ describe('dynamic mode: an approval inside a spawned agent (real MCP server)', (
       events.push(e);
       if (e.type === 'approval.requested' && e.request.kind === 'tool') {
         expect(e.request.stepId).toBe('manager-1');
-        expect(mcp.state.writes.length).toBe(before);
+        expect(notes.mcp.state.writes.length).toBe(before);
         const call = e.request.toolCalls[0]!;
         const answer = await p.approvals.resolve(
           e.request.id,
@@ -252,7 +241,7 @@ describe('dynamic mode: an approval inside a spawned agent (real MCP server)', (
     expect(result.status).toBe('completed');
     expect(spawned(events)).toMatchObject([{ stepId: 'manager-1', specialist: 'notes-keeper' }]);
     expect(ofType(events, 'approval.resolved')[0]!.outcome.resolvedBy).toBe('human');
-    expect(mcp.state.writes.length).toBe(before + 1);
+    expect(notes.mcp.state.writes.length).toBe(before + 1);
     expect(ofType(events, 'tool.finished')[0]).toMatchObject({ stepId: 'manager-1', status: 'ok' });
   });
 });
