@@ -18,6 +18,7 @@ import type { AguiState } from '../../../src/protocols/agui/state.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { serveRoutes, type TestServer } from '../../support/http.ts';
 import { recordingClient } from '../../support/protocols/acp-client.ts';
+import { postJson, readAll } from '../../support/protocols/sse-read.ts';
 import { TaskState } from '@a2a-js/sdk';
 import { collect, send, startA2ARig, text, type A2ARig } from '../../support/protocols/a2a-helpers.ts';
 import { progressLog, startMcpHttp, structured, type AskResult } from '../../support/protocols/mcp-helpers.ts';
@@ -75,16 +76,9 @@ describe('AG-UI', () => {
 
 describe('SSE', () => {
   it('streams step.spawned, context.written and the spawned steps as they happen', async () => {
-    const res = await fetch(`${server.url}/stream`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: SSE_QUERY, mode: 'dynamic' }),
-    });
+    const res = await postJson(`${server.url}/stream`, { query: SSE_QUERY, mode: 'dynamic' });
     expect(res.status).toBe(200);
-    const events = (await res.text())
-      .split('\n')
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => JSON.parse(l.slice(5)) as { type: string; stepId?: string; parentStepId?: string });
+    const events = (await readAll(res)).map((m) => m.json as { type: string; stepId?: string; parentStepId?: string });
     expect(events.filter((e) => e.type === 'step.spawned').map((e) => e.stepId)).toEqual(['manager-1', 'manager-2']);
     const spawnedAt = events.findIndex((e) => e.type === 'step.spawned');
     const startedAt = events.findIndex((e) => e.type === 'step.started' && e.stepId === 'manager-1');

@@ -21,6 +21,7 @@ import { reasoningText } from '../../../src/scripted-model/profiles.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { serveRoutes, type TestServer } from '../../support/http.ts';
 import { recordingClient, type RecordingClient } from '../../support/protocols/acp-client.ts';
+import { postJson } from '../../support/protocols/sse-read.ts';
 
 let parley: TestParley;
 let server: TestServer;
@@ -203,11 +204,7 @@ describe('SSE: model.thought', () => {
   });
 
   it('a reasoning flag that is not a boolean is a 400', async () => {
-    const res = await fetch(`${server.url}/stream`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: DIRECT, reasoning: 'yes' }),
-    });
+    const res = await postJson(`${server.url}/stream`, { query: DIRECT, reasoning: 'yes' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^reasoning:/);
   });
