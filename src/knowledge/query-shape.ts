@@ -6,7 +6,7 @@
  * ("not", "never", "don't", "no"). Only filler is dropped: articles, possessives, pronouns and
  * politeness, which never change what is asked.
  */
-import { stem } from './registry.ts';
+import { stem } from './words.ts';
 
 export type Mood = 'question' | 'instruction';
 

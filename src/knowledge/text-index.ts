@@ -6,7 +6,8 @@
  * to the database costs a round trip.
  */
 import type { SpecialistRecord } from './store.ts';
-import { specialistSearchText, stem, tokenize } from './registry.ts';
+import { specialistSearchText } from './registry.ts';
+import { stem, tokenize } from './words.ts';
 
 /** Okapi BM25's usual constants. */
 const K1 = 1.2;

@@ -22,12 +22,12 @@ import type {
 import {
   matchesFilter,
   publicProficiency,
-  queryPattern,
   rankCandidates,
   type ProficiencyTotals,
   type RegistryOptions,
   type TeamStats,
 } from './registry.ts';
+import { queryPattern } from './words.ts';
 import { SpecialistTextIndex } from './text-index.ts';
 import { MEMORY_WINDOW, RunMemoryIndex, type MemoryEntry } from './run-memory.ts';
 

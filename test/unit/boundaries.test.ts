@@ -43,7 +43,49 @@ function importsOf(path: string): Import[] {
     }));
 }
 
-const IMPORTS: Import[] = sourceFiles(SRC).flatMap(importsOf);
+/**
+ * The imports of a file that load code when it runs: `import type`, `export type` and imports whose every
+ * name is `type` are erased by the compiler and cannot make a load-order cycle.
+ */
+function runtimeImportsOf(path: string): Import[] {
+  const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, false);
+  const specifiers: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const typeOnly =
+        clause?.isTypeOnly ||
+        (clause !== undefined &&
+          !clause.name &&
+          clause.namedBindings !== undefined &&
+          ts.isNamedImports(clause.namedBindings) &&
+          clause.namedBindings.elements.length > 0 &&
+          clause.namedBindings.elements.every((e) => e.isTypeOnly));
+      if (!typeOnly) specifiers.push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.isTypeOnly) specifiers.push(node.moduleSpecifier.text);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      specifiers.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return specifiers
+    .filter((s) => s.startsWith('.'))
+    .map((specifier) => ({
+      file: toSrcPath(path),
+      specifier,
+      target: toSrcPath(resolve(dirname(path), specifier)).replace(/\.js$/, '.ts'),
+    }));
+}
+
+const FILES = sourceFiles(SRC);
+const IMPORTS: Import[] = FILES.flatMap(importsOf);
 /** Imports that cross from one node into another. */
 const CROSSING = IMPORTS.filter((i) => nodeOf(i.file) !== nodeOf(i.target));
 
@@ -163,5 +205,21 @@ describe('folder boundaries of src/', () => {
       (group) => `cycle among ${group.join(', ')}:\n${group.flatMap((from) => arrowsWithin(from, group)).join('\n')}`,
     );
     expect(found, 'folder cycles').toEqual([]);
+  });
+
+  it('no two files import each other at run time, directly or around a loop', () => {
+    const runtime = FILES.flatMap(runtimeImportsOf);
+    // The reader must see real arrows, or the check passes vacuously.
+    expect(runtime.length).toBeGreaterThan(500);
+    const edges = new Map<string, Set<string>>();
+    for (const i of runtime) {
+      if (!edges.has(i.file)) edges.set(i.file, new Set());
+      edges.get(i.file)!.add(i.target);
+    }
+    const found = cycles(edges).map((group) => {
+      const arrows = runtime.filter((i) => group.includes(i.file) && group.includes(i.target)).map(show);
+      return `cycle among ${group.join(', ')}:\n  ${[...new Set(arrows)].join('\n  ')}`;
+    });
+    expect(found, 'runtime import cycles between files').toEqual([]);
   });
 });

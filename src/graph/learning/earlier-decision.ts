@@ -5,7 +5,7 @@
  * the caller's own decisions are searched. A match is context, never a reuse: a negated or reversed
  * question still matches, and the event says how its shape differs (knowledge/query-shape.ts).
  */
-import { jaccard, queryPattern } from '../../knowledge/registry.ts';
+import { jaccard, queryPattern } from '../../knowledge/words.ts';
 import { queryShape, shapeDifference } from '../../knowledge/query-shape.ts';
 import type { DecisionRecord } from '../../knowledge/store.ts';
 import type { EarlierDecision } from '../events.ts';

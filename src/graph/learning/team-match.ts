@@ -6,7 +6,7 @@
  * plan: same mood, same negation, the same significant words in the same order. Anything else is
  * "unsure", and unsure plans normally: a cheaper wrong answer is worse than a correct expensive one.
  */
-import { jaccard, queryPattern } from '../../knowledge/registry.ts';
+import { jaccard, queryPattern } from '../../knowledge/words.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
 import type { TeamMatch } from '../events.ts';
 import { queryShape, shapeDifference } from '../../knowledge/query-shape.ts';

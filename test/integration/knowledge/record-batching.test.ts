@@ -16,9 +16,9 @@ import {
   DEFAULT_REGISTRY_OPTIONS,
   emptyProficiency,
   observationsOf,
-  queryPattern,
   type ProficiencyTotals,
 } from '../../../src/knowledge/registry.ts';
+import { queryPattern } from '../../../src/knowledge/words.ts';
 import type { RunRecord, TeamConfig } from '../../../src/knowledge/store.ts';
 import { ROSTER, run, step } from '../../support/records.ts';
 
