@@ -1,5 +1,17 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** Import patterns for every folder and root file of src/ but those named. */
+const nodesBut = (...allowed) =>
+  readdirSync(new URL('./src', import.meta.url))
+    .filter((node) => !allowed.includes(node))
+    .flatMap((node) => [`**/${node}`, `**/${node}/**`]);
+
+/** One folder rule of docs/architecture.md as an ESLint config entry. */
+const boundary = (files, group, message) => [
+  { files: [files], rules: { 'no-restricted-imports': ['error', { patterns: [{ group, message }] }] } },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'data/**', 'bench/results/**', 'coverage/**'] },
@@ -21,6 +33,25 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The folder boundaries of src/ (docs/architecture.md), mirrored from test/unit/boundaries.test.ts so an
+  // editor shows a crossing as it is typed; the test stays the authority (it also finds cycles).
+  ...boundary('src/graph/**', ['**/protocols/**'], 'the engine knows no protocol: graph/ never imports protocols/'),
+  ...boundary('src/knowledge/**', ['**/graph/**'], "the store's records are its own: knowledge/ never imports graph/"),
+  ...boundary(
+    'src/protocols/**',
+    ['**/knowledge/**', '**/llm/**', '**/tools/**', '**/graph/**', '!**/graph/contract.ts'],
+    'adapters reach the engine only through graph/contract.ts, never knowledge/, llm/ or tools/',
+  ),
+  ...boundary(
+    'src/store/**',
+    nodesBut('store', 'identity', 'log.ts', 'config-error.ts'),
+    'the run store is a bottom layer: store/ imports only identity/, log.ts and config-error.ts',
+  ),
+  ...boundary(
+    'src/identity/**',
+    nodesBut('identity'),
+    'caller identity is the bottom layer: identity/ imports nothing of ours',
+  ),
   {
     // The console runs in the browser.
     files: ['console/src/**/*.{ts,tsx}'],
