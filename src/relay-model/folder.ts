@@ -45,35 +45,39 @@ export async function writeWhole(path: string, text: string): Promise<void> {
 
 export type WaitOutcome = { kind: 'answer'; answer: ReplyAnswer } | { kind: 'timeout' } | { kind: 'aborted' };
 
-export interface WaitOptions {
-  timeoutMs: number;
+export interface WatchOptions {
   pollMs: number;
-  signal: AbortSignal;
   read: (text: string) => AnswerRead;
   /** Called once per version of the file that does not read. */
   onInvalid: (error: string) => void;
 }
 
-/** Waits until `path` holds a valid answer, the timeout passes, or the signal aborts. */
-export async function waitForAnswer(path: string, options: WaitOptions): Promise<WaitOutcome> {
-  const deadline = Date.now() + options.timeoutMs;
+/**
+ * Watches one answer file: the function it returns waits until the file holds a valid answer, `timeoutMs`
+ * passes or the signal aborts. It may be called again after a timeout (the relay waits in slices to keep
+ * a connection alive); a version already found invalid is not reported twice.
+ */
+export function watchAnswer(path: string, options: WatchOptions) {
   let lastInvalid: string | undefined;
-  for (;;) {
-    if (options.signal.aborted) return { kind: 'aborted' };
-    let text: string | undefined;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      text = undefined; // not there yet
+  return async (timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (signal.aborted) return { kind: 'aborted' };
+      let text: string | undefined;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch {
+        text = undefined; // not there yet
+      }
+      if (text !== undefined && text !== lastInvalid) {
+        const read = options.read(text);
+        if (read.ok) return { kind: 'answer', answer: read.answer };
+        lastInvalid = text;
+        options.onInvalid(read.error);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) return { kind: 'timeout' };
+      if (!(await wait(Math.min(options.pollMs, left), signal))) return { kind: 'aborted' };
     }
-    if (text !== undefined && text !== lastInvalid) {
-      const read = options.read(text);
-      if (read.ok) return { kind: 'answer', answer: read.answer };
-      lastInvalid = text;
-      options.onInvalid(read.error);
-    }
-    const left = deadline - Date.now();
-    if (left <= 0) return { kind: 'timeout' };
-    if (!(await wait(Math.min(options.pollMs, left), options.signal))) return { kind: 'aborted' };
-  }
+  };
 }

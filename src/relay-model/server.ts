@@ -17,7 +17,10 @@ import {
   readCompletionRequest,
   streamCompletion,
   usageOf,
+  writeCompletionChunks,
+  type ReplyAnswer,
 } from '../scripted-model/completion-reply.ts';
+import { stream, streamSSE } from 'hono/streaming';
 import {
   embedText,
   embeddingDimensions,
@@ -33,7 +36,7 @@ import {
   requestId,
   requestJsonName,
   requestMdName,
-  waitForAnswer,
+  watchAnswer,
   writeWhole,
 } from './folder.ts';
 import { renderRequest } from './render.ts';
@@ -51,6 +54,13 @@ export interface RelayModelOptions {
   timeoutMs?: number;
   /** How often the answer file is looked for (default 200 ms). */
   pollMs?: number;
+  /**
+   * How long a request waits with nothing sent (default 60 s). After it the response starts and a
+   * keep-alive (a space before the JSON, an SSE comment) is sent every keepAliveMs (default 15 s),
+   * so clients with an idle limit keep waiting.
+   */
+  holdMs?: number;
+  keepAliveMs?: number;
   /** Model name reported when the request names none, and by GET /v1/models (default "relay"). */
   model?: string;
   /** Where progress lines go (default: nowhere). */
@@ -65,6 +75,9 @@ export interface RelayModel {
   close(): Promise<void>;
 }
 
+/** 1800000 → "1800 s", 300 → "0.3 s". */
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
 /** The x-parley-* headers of a request (role, run id, …): what the request file records beside the body. */
 const parleyHeaders = (all: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(all).filter(([name]) => name.startsWith('x-parley-')));
@@ -74,6 +87,8 @@ function relayApp(options: RelayModelOptions & { dir: string }, firstId: number,
   const log = options.log ?? (() => undefined);
   const timeoutMs = options.timeoutMs ?? DEFAULT_RELAY_TIMEOUT_MS;
   const pollMs = options.pollMs ?? 200;
+  const holdMs = options.holdMs ?? 60_000;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
   const defaultModel = options.model ?? 'relay';
   let sequence = firstId;
 
@@ -98,34 +113,73 @@ function relayApp(options: RelayModelOptions & { dir: string }, firstId: number,
     ].filter(Boolean);
     log(`${id}: ${asks.join(', ')} — waiting for ${answerFile}`);
 
-    const outcome = await waitForAnswer(join(options.dir, answerFile), {
-      timeoutMs,
+    const waitFor = watchAnswer(join(options.dir, answerFile), {
       pollMs,
-      signal: AbortSignal.any([c.req.raw.signal, closing]),
       read: (text) => readAnswer(text, body, `call_${id.replace(/-.*/, '')}`),
       onInvalid: (error) => log(`${id}: ${answerFile} is invalid: ${error} — fix it and save again`),
     });
-    if (outcome.kind === 'aborted') {
-      log(`${id}: the client went away; no longer waiting`);
-      return c.body(null, 499 as 400);
-    }
-    if (outcome.kind === 'timeout') {
-      log(`${id}: no answer within ${Math.round(timeoutMs / 1000)} s; answered 504`);
-      return openaiError(
-        c,
-        504,
-        `The relay model got no answer for request ${id} within ${Math.round(timeoutMs / 1000)} s (write ${answerFile} in the relay folder; --timeout sets the wait).`,
-        'timeout',
+    const signal = AbortSignal.any([c.req.raw.signal, closing]);
+    const deadline = Date.now() + timeoutMs;
+    const timeoutMessage = `The relay model got no answer for request ${id} within ${seconds(timeoutMs)} (write ${answerFile} in the relay folder; --timeout sets the wait).`;
+    const timeoutError = { error: { message: timeoutMessage, type: 'timeout', param: null, code: 'timeout' } };
+    const replyOf = (answer: ReplyAnswer) => {
+      const usage = usageOf(promptTokensOf(body.messages), outputTokensOf(answer));
+      log(
+        `${id}: answered (${answer.toolCalls.length ? `${answer.toolCalls.length} tool calls` : 'text'}; ${usage.prompt_tokens} in, ${usage.completion_tokens} out)`,
       );
+      return { id: `chatcmpl-relay-${id}`, model, answer, usage };
+    };
+    const logEnd = (kind: 'aborted' | 'timeout') =>
+      log(
+        kind === 'aborted'
+          ? `${id}: the client went away; no longer waiting`
+          : `${id}: no answer within ${seconds(timeoutMs)}; answered with a timeout error`,
+      );
+    const streamOptions = { includeUsage: body.stream_options?.include_usage === true };
+
+    const first = await waitFor(Math.min(holdMs, timeoutMs), signal);
+    if (first.kind === 'aborted') return (logEnd('aborted'), c.body(null, 499 as 400));
+    if (first.kind === 'timeout' && Date.now() >= deadline)
+      return (logEnd('timeout'), openaiError(c, 504, timeoutMessage, 'timeout'));
+    if (first.kind === 'answer') {
+      const reply = replyOf(first.answer);
+      return body.stream ? streamCompletion(c, reply, streamOptions) : c.json(completionBody(reply));
     }
-    const { answer } = outcome;
-    const usage = usageOf(promptTokensOf(body.messages), outputTokensOf(answer));
-    log(
-      `${id}: answered (${answer.toolCalls.length ? `${answer.toolCalls.length} tool calls` : 'text'}; ${usage.prompt_tokens} in, ${usage.completion_tokens} out)`,
-    );
-    const reply = { id: `chatcmpl-relay-${id}`, model, answer, usage };
-    if (!body.stream) return c.json(completionBody(reply));
-    return streamCompletion(c, reply, { includeUsage: body.stream_options?.include_usage === true });
+
+    // Still waiting after holdMs: the response starts (200) and stays alive until the answer comes, so
+    // a client's own idle limit (undici's 300 s for headers) does not end a call a person is still
+    // answering. A timeout now comes as an OpenAI error object in the body (a stream's error message).
+    const keepAlive = async (ping: () => Promise<unknown>) => {
+      for (;;) {
+        const outcome = await waitFor(Math.min(keepAliveMs, Math.max(0, deadline - Date.now())), signal);
+        if (outcome.kind !== 'timeout' || Date.now() >= deadline) return outcome;
+        await ping();
+      }
+    };
+    if (body.stream) {
+      return streamSSE(c, async (sse) => {
+        await sse.write(`: waiting for ${answerFile}\n\n`);
+        const outcome = await keepAlive(() => sse.write(`: waiting for ${answerFile}\n\n`));
+        if (outcome.kind !== 'answer') {
+          logEnd(outcome.kind);
+          if (outcome.kind === 'timeout') await sse.writeSSE({ data: JSON.stringify(timeoutError) });
+          return;
+        }
+        await writeCompletionChunks(sse, replyOf(outcome.answer), streamOptions);
+      });
+    }
+    c.header('content-type', 'application/json');
+    return stream(c, async (out) => {
+      // JSON allows whitespace before the value: each space keeps the connection busy.
+      await out.write(' ');
+      const outcome = await keepAlive(() => out.write(' '));
+      if (outcome.kind !== 'answer') {
+        logEnd(outcome.kind);
+        if (outcome.kind === 'timeout') await out.write(JSON.stringify(timeoutError));
+        return;
+      }
+      await out.write(JSON.stringify(completionBody(replyOf(outcome.answer))));
+    });
   };
 
   /** Embeddings are not relayed: the scripted model's lexical vectors answer at once (a stand-in, not a meaning). */

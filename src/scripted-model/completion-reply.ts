@@ -4,7 +4,7 @@
  * and the answer as one JSON body or as `chat.completion.chunk` SSE messages.
  */
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { CompletionRequest } from './answer.ts';
 import { contentText, type ScriptedMessage } from './context.ts';
 import { countTokens, pieces } from './tokens.ts';
@@ -129,38 +129,45 @@ export interface StreamOptions {
 
 /** The answer as `chat.completion.chunk` SSE messages: role, reasoning, content pieces, tool calls, finish, usage, [DONE]. */
 export function streamCompletion(c: Context, reply: Reply, options: StreamOptions): Response {
+  return streamSSE(c, (stream) => writeCompletionChunks(stream, reply, options));
+}
+
+/** Writes the answer's chunks into an SSE stream already open (the relay opens it early to keep a long wait alive). */
+export async function writeCompletionChunks(
+  stream: SSEStreamingApi,
+  reply: Reply,
+  options: StreamOptions,
+): Promise<void> {
   const { answer, reasoning } = reply;
   const at = created();
-  return streamSSE(c, async (stream) => {
-    const chunk = (delta: object, finishReason: string | null = null) => ({
+  const chunk = (delta: object, finishReason: string | null = null) => ({
+    id: reply.id,
+    object: 'chat.completion.chunk',
+    created: at,
+    model: reply.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  });
+  const send = (data: object) => stream.writeSSE({ data: JSON.stringify(data) });
+  await send(chunk({ role: 'assistant', content: '' }));
+  if (reasoning)
+    for (const piece of pieces(reasoning))
+      await send(chunk({ content: null, reasoning_content: piece, reasoning: piece }));
+  for (const piece of pieces(answer.content ?? '')) {
+    if (options.pace && !(await options.pace(piece))) return;
+    await send(chunk({ content: piece }));
+  }
+  for (const [index, t] of toolCallsJson(answer.toolCalls).entries())
+    await send(chunk({ tool_calls: [{ index, ...t }] }));
+  await send(chunk({}, answer.finishReason));
+  if (options.includeUsage)
+    await send({
       id: reply.id,
       object: 'chat.completion.chunk',
       created: at,
       model: reply.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [],
+      usage: reply.usage,
     });
-    const send = (data: object) => stream.writeSSE({ data: JSON.stringify(data) });
-    await send(chunk({ role: 'assistant', content: '' }));
-    if (reasoning)
-      for (const piece of pieces(reasoning))
-        await send(chunk({ content: null, reasoning_content: piece, reasoning: piece }));
-    for (const piece of pieces(answer.content ?? '')) {
-      if (options.pace && !(await options.pace(piece))) return;
-      await send(chunk({ content: piece }));
-    }
-    for (const [index, t] of toolCallsJson(answer.toolCalls).entries())
-      await send(chunk({ tool_calls: [{ index, ...t }] }));
-    await send(chunk({}, answer.finishReason));
-    if (options.includeUsage)
-      await send({
-        id: reply.id,
-        object: 'chat.completion.chunk',
-        created: at,
-        model: reply.model,
-        choices: [],
-        usage: reply.usage,
-      });
-    await stream.writeSSE({ data: '[DONE]' });
-    options.onDone?.();
-  });
+  await stream.writeSSE({ data: '[DONE]' });
+  options.onDone?.();
 }

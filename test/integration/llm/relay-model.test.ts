@@ -24,8 +24,8 @@ let relay: RelayModel;
 let lines: string[];
 let openai: OpenAI;
 
-const start = async (timeoutMs?: number) => {
-  relay = await startRelayModel({ dir, timeoutMs, pollMs: 20, log: (l) => lines.push(l) });
+const start = async (timeoutMs?: number, holdMs?: number) => {
+  relay = await startRelayModel({ dir, timeoutMs, holdMs, keepAliveMs: 20, pollMs: 20, log: (l) => lines.push(l) });
   openai = new OpenAI({ baseURL: `${relay.url}/v1`, apiKey: 'none', maxRetries: 0 });
 };
 
@@ -159,7 +159,7 @@ describe('the relay model', () => {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
     expect((error as Error).message).toMatch(
-      /no answer for request 001-request within 0 s \(write 001-request\.answer\.json/,
+      /no answer for request 001-request within 0.3 s \(write 001-request\.answer\.json/,
     );
 
     const abort = new AbortController();
@@ -170,6 +170,29 @@ describe('the relay model', () => {
     abort.abort();
     expect(await gone).toBeInstanceOf(OpenAI.APIUserAbortError);
     await until(() => lines.includes('002-request: the client went away; no longer waiting'), 'the abort line');
+  });
+
+  it('keeps a long wait alive once the hold passes: the answer still arrives, and a timeout arrives as an error in the stream', async () => {
+    await start(600, 50);
+    const pending = openai.chat.completions.create({ model: 'relay', messages: [{ role: 'user', content: 'slow' }] });
+    await waitForRequest(dir, '001-request');
+    await new Promise((r) => setTimeout(r, 200)); // past the hold: the 200 and the keep-alive spaces are out
+    await writeAnswer(dir, '001-request', { content: 'late but whole' });
+    expect((await pending).choices[0]!.message.content).toBe('late but whole');
+
+    const streamed = await openai.chat.completions.create({
+      model: 'relay',
+      messages: [{ role: 'user', content: 'never answered' }],
+      stream: true,
+    });
+    const error = await (async () => {
+      for await (const _chunk of streamed) {
+        // no chunk comes before the error
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as Error).message).toMatch(/no answer for request 002-request within 0.6 s/);
+    expect(lines).toContain('002-request: no answer within 0.6 s; answered with a timeout error');
   });
 
   it('lists its model, embeds deterministically like the scripted model, and refuses a bad body in OpenAI shape', async () => {
