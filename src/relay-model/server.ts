@@ -125,7 +125,7 @@ function relayApp(options: RelayModelOptions & { dir: string }, firstId: number,
     const replyOf = (answer: ReplyAnswer) => {
       const usage = usageOf(promptTokensOf(body.messages), outputTokensOf(answer));
       log(
-        `${id}: answered (${answer.toolCalls.length ? `${answer.toolCalls.length} tool calls` : 'text'}; ${usage.prompt_tokens} in, ${usage.completion_tokens} out)`,
+        `${id}: answered (${answer.toolCalls.length ? `${answer.toolCalls.length} tool calls` : 'content'}; ${usage.prompt_tokens} in, ${usage.completion_tokens} out)`,
       );
       return { id: `chatcmpl-relay-${id}`, model, answer, usage };
     };
