@@ -12,7 +12,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GraphEvent } from '../../src/graph/events.ts';
-import { DEFAULT_RELAY_TIMEOUT_MS, startRelayModel, type RelayModel } from '../../src/relay-model/server.ts';
+import {
+  ANSWER_FORMAT,
+  DEFAULT_RELAY_TIMEOUT_MS,
+  startRelayModel,
+  type RelayModel,
+} from '../../src/relay-model/server.ts';
 import { serveProcess, type ServeProcess } from '../../test/support/serve-one.ts';
 import { postJson, readSse } from '../../test/support/protocols/sse-read.ts';
 import { SCENARIOS } from './scenarios.ts';
@@ -166,7 +171,7 @@ try {
   });
   say(`parley serve listening on ${serve.url} (data ${dataDir}), model: the relay at ${relayUrl}/v1`);
   say(`scenario ${values.scenario}: ${scenario.about}`);
-  say(`requests appear in ${dir}: answer each <id>.request.md with <id>.answer.json`);
+  say(`requests appear in ${dir}: answer each <id>.request.md with <id>.answer.json; ${ANSWER_FORMAT}`);
 
   const turns: TurnRecord[] = [];
   for (const [i, turn] of scenario.turns.entries()) {
