@@ -23,7 +23,7 @@ cp /etc/apt/sources.list.d/debian.sources "$work/root/etc/apt/sources.list.d/" 2
 # As the official slim images: no apt lists, docs or caches.
 rm -rf "$work/root"/var/lib/apt/lists/* "$work/root"/var/cache/apt/*.bin "$work/root"/var/cache/apt/archives/*.deb \
   "$work/root"/usr/share/doc/* "$work/root"/usr/share/man/* "$work/root"/usr/share/info/* "$work/root"/usr/share/locale/*
-tar -C "$work/root" -c . | podman import --quiet --change 'CMD ["bash"]' - "$DEBIAN_TAG" >/dev/null
+tar -C "$work/root" -c . | podman import --quiet --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["bash"]' - "$DEBIAN_TAG" >/dev/null
 echo "base image $DEBIAN_TAG: $(( $(date +%s) - start )) s"
 # Node where the official image has it (/usr/local), from this machine's own install.
 node_bin=$(command -v node)
@@ -33,5 +33,5 @@ cp "$(readlink -f "$node_bin")" "$work/root/usr/local/bin/node"
 cp -a "$npm_dir" "$work/root/usr/local/lib/node_modules/npm"
 ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$work/root/usr/local/bin/npm"
 ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$work/root/usr/local/bin/npx"
-tar -C "$work/root" -c . | podman import --quiet --change 'CMD ["node"]' --change 'ENV NODE_VERSION='"$(node --version)" - "$NODE_TAG" >/dev/null
+tar -C "$work/root" -c . | podman import --quiet --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["node"]' --change 'ENV NODE_VERSION='"$(node --version)" - "$NODE_TAG" >/dev/null
 echo "base image $NODE_TAG (Node $(node --version)): $(( $(date +%s) - start )) s in all"
