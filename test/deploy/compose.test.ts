@@ -113,6 +113,7 @@ describe.skipIf(missing !== undefined)('the compose stack', () => {
     if (missing) return;
     const down = await compose('down', '-v');
     if (down.code !== 0) console.log(`compose.test.ts: down failed: ${down.stderr}`);
+    await run('podman', ['network', 'rm', '-f', `${project}_default`]); // podman-compose 1.0 leaves it
   });
 
   it('a run waiting for approval on one replica is approved through the balancer and finishes', async () => {

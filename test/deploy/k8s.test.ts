@@ -51,7 +51,17 @@ async function createSecret(doc: Doc, values: Record<string, string> = {}) {
   secrets.push(doc.metadata.name);
 }
 
+/**
+ * Plays the documents with podman. Its kube play publishes a containerPort on the same port of the host (a
+ * hostPort of its own): the two replicas would both take 8787 there, so the test drops the ports (nothing here
+ * goes through them; the Service is not played either).
+ */
 async function play(name: string, docs: Doc[]) {
+  for (const doc of docs) {
+    const containers = (doc as { spec?: { template?: { spec?: { containers?: { ports?: unknown }[] } } } }).spec
+      ?.template?.spec?.containers;
+    for (const c of containers ?? []) delete c.ports;
+  }
   const file = join(dir, name);
   writeFileSync(file, docs.map((d) => stringify(d)).join('---\n'));
   played.push(file);
@@ -82,7 +92,8 @@ describe.skipIf(missing !== undefined)('the Kubernetes manifests under podman ku
   afterAll(async () => {
     for (const file of played.reverse()) await run('podman', ['kube', 'down', file]);
     for (const name of secrets) await run('podman', ['secret', 'rm', name]);
-    await run('podman', ['volume', 'rm', '-f', 'parley-workspace']);
+    // kube play makes a volume of each claim and ConfigMap; kube down leaves them.
+    await run('podman', ['volume', 'rm', '-f', 'parley-workspace', 'parley-files', 'parley-specialists']);
     await run('podman', ['network', 'rm', '-f', network]);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -107,21 +118,41 @@ describe.skipIf(missing !== undefined)('the Kubernetes manifests under podman ku
         PARLEY_REDIS_URL: `redis://${redisIp}:6379`,
       });
     }
-    const deployment = docs.find((d) => d.kind === 'Deployment') as Doc & {
-      spec: { replicas: number; template: { spec: { containers: { image: string; env: { name: string }[] }[] } } };
+    type Deployment = Doc & {
+      spec: {
+        replicas: number;
+        template: {
+          spec: {
+            containers: { image: string; env: { name: string }[]; volumeMounts: { name: string }[] }[];
+            volumes: { name: string }[];
+          };
+        };
+      };
     };
+    const deployment = docs.find((d) => d.kind === 'Deployment') as Deployment;
+    expect(deployment.spec.replicas).toBe(2);
     const [container] = deployment.spec.template.spec.containers;
     container!.image = IMAGES.parley;
     container!.env = container!.env.filter((e) => e.name !== 'POD_IP' && e.name !== 'PARLEY_REPLICA_URL');
     console.log('k8s.test.ts: PARLEY_REPLICA_URL (fieldRef status.podIP) dropped: podman 4.3 kube play cannot set it');
-    await play(
-      'parley.yaml',
-      docs.filter((d) => d.kind !== 'Secret'),
-    );
+    // podman 4.3 gives the pods of one Deployment one volume for an emptyDir (each replica needs its own home):
+    // the replicas are played as one-replica Deployments, each its own emptyDir.
+    const replicas = Array.from({ length: deployment.spec.replicas }, (_, i) => {
+      const one = structuredClone(deployment);
+      one.metadata.name = `parley-${i}`;
+      one.spec.replicas = 1;
+      const home = one.spec.template.spec.volumes.find((v) => v.name === 'home')!;
+      home.name = `home-${i}`;
+      for (const c of one.spec.template.spec.containers) {
+        for (const m of c.volumeMounts) if (m.name === 'home') m.name = home.name;
+      }
+      return one;
+    });
+    console.log('k8s.test.ts: the 2 replicas played as two 1-replica Deployments (podman 4.3 shares an emptyDir)');
+    await play('parley.yaml', [...docs.filter((d) => d.kind !== 'Secret' && d !== deployment), ...replicas]);
 
-    const replicas = Array.from({ length: deployment.spec.replicas }, (_, i) => `parley-pod-${i}-parley`);
-    expect(replicas).toHaveLength(2);
-    for (const replica of replicas) {
+    const containers = replicas.map((d) => `${d.metadata.name}-pod-0-parley`);
+    for (const replica of containers) {
       // The Deployment's own readiness probe, as the kubelet runs it.
       const readyMs = await waitFor(
         `${replica} ready`,
@@ -132,7 +163,7 @@ describe.skipIf(missing !== undefined)('the Kubernetes manifests under podman ku
       console.log(`k8s.test.ts: ${replica} ready after ${readyMs} ms`);
     }
     // The settings and files of the ConfigMaps are the ones in use.
-    const logs = await logsOf(replicas[0]!);
+    const logs = await logsOf(containers[0]!);
     expect(logs).toContain('/etc/parley/config/mcp_config.json');
     expect(logs).toContain('/etc/parley/specialists');
   });
