@@ -32,7 +32,7 @@ export function podmanMissing(tools: ('podman' | 'podman-compose')[] = ['podman'
   if (missing.length === 0 && process.getuid?.() !== 0) return 'skipped: the container tests run as root (as CI does)';
   return missing.length === 0
     ? undefined
-    : `skipped: no ${missing.join(' or ')} on PATH; install the Debian packages podman, runc, podman-compose, debootstrap (CI does: .ci/run)`;
+    : `skipped: no ${missing.join(' or ')} on PATH; install the Debian packages podman, runc, podman-compose, debootstrap, catatonit and golang-github-containernetworking-plugin-dnsname (CI does: .ci/run)`;
 }
 
 export interface Ran {
