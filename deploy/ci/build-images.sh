@@ -2,8 +2,9 @@
 # Builds the images the deploy tests run (test/deploy/) and reuses them by tag while their inputs are unchanged:
 #   localhost/parley:latest                     the Containerfile, on the local Node base
 #   localhost/parley-{postgres,redis,balancer}  deploy/images/*, on the local Debian base
-# Each image carries the hash of the files it was built from (label parley.inputs): a change to any of them
-# rebuilds it, nothing else does. The base images come first (deploy/ci/build-base.sh). npm reaches its
+# Each image is also tagged with the hash of the files it was built from and its base (`:inputs-<hash>`): a
+# change to any of them rebuilds it, nothing else does (and the rebuild reuses podman's cache for the steps
+# before the first change: the npm install is redone only when package.json or package-lock.json changed). The base images come first (deploy/ci/build-base.sh). npm reaches its
 # registry with this machine's npm settings and CA bundle, lent to the build as secrets (never in the image).
 # Several callers at once (two test files) build once: a lock serializes them.
 set -euo pipefail
@@ -26,12 +27,16 @@ build() {
   local tag=$1 base=$2 hash started
   hash=$(inputs_hash "$base" $3)
   shift 3
-  if [ "$(podman image inspect --format '{{index .Labels "parley.inputs"}}' "$tag" 2>/dev/null)" = "$hash" ]; then
+  local stamp="${tag%:*}:inputs-$hash"
+  if podman image exists "$stamp" && [ "$(podman image inspect --format '{{.Id}}' "$stamp")" = \
+    "$(podman image inspect --format '{{.Id}}' "$tag" 2>/dev/null)" ]; then
     echo "image $tag: up to date"
     return 0
   fi
   started=$(date +%s)
-  podman build --quiet --format docker --network host --label "parley.inputs=$hash" -t "$tag" "$@" \
+  # Older stamps of this image go (a label would do, but a build label invalidates podman's step cache).
+  podman images --format '{{.Repository}}:{{.Tag}}' "${tag%:*}" | grep ':inputs-' | xargs -r -I{} podman untag {} {} 2>/dev/null || true
+  podman build --quiet --format docker --network host -t "$tag" -t "$stamp" "$@" \
     >/tmp/parley-build-image.log 2>&1 ||
     { tail -40 /tmp/parley-build-image.log; echo "build of $tag failed" >&2; exit 1; }
   echo "image $tag: built in $(( $(date +%s) - started )) s," \
@@ -49,4 +54,4 @@ build localhost/parley:latest localhost/node:20-bookworm-slim \
 for image in postgres redis balancer; do
   build "localhost/parley-$image:latest" localhost/debian:bookworm "deploy/images/$image" --build-arg BASE=localhost/debian:bookworm "deploy/images/$image"
 done
-podman image prune -f >/dev/null
+podman image prune -f >/dev/null 2>&1 || true # an image a stopped build still holds stays
