@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { NO_HOME } from './test/support/home.ts';
 
 /**
- * One run, four projects (docs/testing.md): `npm test` runs them all; `npm run test:unit` (the fast loop)
+ * One run, five projects (docs/testing.md): `npm test` runs them all; `npm run test:unit` (the fast loop)
  * and `npm run test:<project>` run one. The projects inherit the settings below (`extends: true`).
  */
 export default defineConfig({
@@ -26,6 +26,9 @@ export default defineConfig({
       { extends: true, test: { name: 'cli', include: ['test/integration/cli/**/*.test.ts'] } },
       // The whole server as shipped (repo mcp_config.json and specialists) on a temporary data dir.
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+      // The container image, the compose stack and the Kubernetes manifests under podman (deploy/, docs/deployment.md);
+      // skipped with a line where podman is missing. The images are built once and reused by tag (deploy/ci/build-images.sh).
+      { extends: true, test: { name: 'deploy', include: ['test/deploy/**/*.test.ts'] } },
     ],
   },
 });
