@@ -41,9 +41,12 @@ export interface CardRouteOptions {
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
-/** If-Modified-Since is honoured only without If-None-Match (RFC 9110 §13.1.3), to the second. */
+/**
+ * If-Modified-Since is honoured only without If-None-Match (RFC 9110 §13.1.3), to the second, and not
+ * while Last-Modified is still ahead of the clock (a change bumped it: see bodyOf).
+ */
 function notModifiedSince(c: Context, lastModified: Date): boolean {
-  if (c.req.header('if-none-match') !== undefined) return false;
+  if (c.req.header('if-none-match') !== undefined || lastModified.getTime() > Date.now()) return false;
   const since = Date.parse(c.req.header('if-modified-since') ?? '');
   return !Number.isNaN(since) && lastModified.getTime() <= since;
 }
@@ -65,8 +68,12 @@ export function cardRoute(options: CardRouteOptions): (c: Context) => Promise<Re
     }
     const json = options.signer && shape !== '0.3' ? AgentCard.toJSON(await options.signer.sign(view, base)) : unsigned;
     const body = JSON.stringify(json);
-    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const entry = { digest, body, etag: `"${sha1(body)}"`, lastModified: now };
+    // HTTP dates have whole seconds: a card changed within the second it was last served gets the next
+    // one, so If-Modified-Since with the old date never hides the change.
+    const second = Math.floor(Date.now() / 1000) * 1000;
+    const previous = known?.lastModified.getTime() ?? 0;
+    const lastModified = new Date(second > previous ? second : previous + 1000);
+    const entry = { digest, body, etag: `"${sha1(body)}"`, lastModified };
     served.set(key, entry);
     if (served.size > MAX_VARIANTS) served.delete(served.keys().next().value!);
     return entry;
