@@ -5,7 +5,7 @@
  * own status codes (with the A2A ErrorInfo in grpc-status-details-bin) and starts nothing. The TCK checks
  * mirrored here are named in docs/protocols/a2a.md.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Role, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -117,6 +117,12 @@ describe('the SDK client over gRPC', () => {
     const listed = await listTasks(alice, { includeArtifacts: true });
     expect(listed.tasks.map((t) => t.id)).toContain(task.id);
     expect((await listTasks(bob)).tasks).toEqual([]);
+    // TCK GRPC-META-001: service parameters travel as metadata; an extension Parley does not know is ignored.
+    const withExtension = await alice.getTask(
+      { tenant: '', id: task.id },
+      { serviceParameters: { 'A2A-Extensions': 'https://example.com/extensions/unknown/v1' } },
+    );
+    expect(withExtension.id).toBe(task.id);
     const notFound = await failure(bob.getTask({ tenant: '', id: task.id }));
     expect(notFound).toMatchObject({ status: GrpcStatus.NOT_FOUND, reason: 'TASK_NOT_FOUND' });
     await expect(bob.getTask({ tenant: '', id: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
@@ -189,7 +195,8 @@ describe('bad input gets gRPC’s own status codes and starts nothing', () => {
   });
 
   it('a message without text, with an unspecified role, or only file parts: INVALID_ARGUMENT with the reason', async () => {
-    const before = rig.parley.engine.activeRuns;
+    // The run cancelled by the test before may still be winding down.
+    await vi.waitFor(() => expect(rig.parley.engine.activeRuns).toBe(0), { timeout: 10_000 });
     const listedBefore = (await listTasks(alice)).tasks.length;
     const noText = await failure(alice.sendMessage(send([data({ a: 1 })])));
     expect(noText).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, reason: 'INVALID_PARAMS' });
@@ -211,7 +218,7 @@ describe('bad input gets gRPC’s own status codes and starts nothing', () => {
     );
     // TCK CORE-SEND-003: ContentTypeNotSupportedError is INVALID_ARGUMENT on gRPC.
     expect(fileOnly).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, reason: 'CONTENT_TYPE_NOT_SUPPORTED' });
-    expect(rig.parley.engine.activeRuns).toBe(before);
+    expect(rig.parley.engine.activeRuns).toBe(0);
     expect((await listTasks(alice)).tasks.length).toBe(listedBefore);
   });
 
@@ -232,6 +239,10 @@ describe('bad input gets gRPC’s own status codes and starts nothing', () => {
     expect((await failure(alice.cancelTask({ tenant: '', id: task.id, metadata: {} }))).reason).toBe(
       'TASK_NOT_CANCELABLE',
     );
+    // TCK STREAM-SUB-003: subscribing to a finished task is refused (UnsupportedOperation).
+    await expect(collect(alice.resubscribeTask({ tenant: '', id: task.id }))).rejects.toMatchObject({
+      status: GrpcStatus.FAILED_PRECONDITION,
+    });
   });
 
   it('no A2A-Version or an unknown one: FAILED_PRECONDITION VERSION_NOT_SUPPORTED (only 1.0 over gRPC)', async () => {
