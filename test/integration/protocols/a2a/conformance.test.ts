@@ -86,7 +86,8 @@ describe('Content-Type errors (TCK JSONRPC-SSE-002, HTTP_JSON-STATUS-001, CORE-S
     const fileOnly = await post('application/json', {
       messageId: 'm2',
       role: 'ROLE_USER',
-      parts: [{ url: 'https://example.com/cat.png', mediaType: 'image/png' }],
+      // The TCK's own CORE-SEND-003 sample.
+      parts: [{ raw: 'dGNr', mediaType: 'application/x-unsupported-tck-type' }],
     });
     for (const res of [typed, fileOnly]) {
       expect(res.status).toBe(415);

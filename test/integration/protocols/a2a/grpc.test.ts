@@ -208,10 +208,10 @@ describe('bad input gets gRPC’s own status codes and starts nothing', () => {
       alice.sendMessage(
         send([
           {
-            content: { $case: 'url', value: 'https://example.com/cat.png' },
+            content: { $case: 'raw', value: Buffer.from('tck') },
             metadata: undefined,
-            filename: 'cat.png',
-            mediaType: 'image/png',
+            filename: '',
+            mediaType: 'application/x-unsupported-tck-type',
           },
         ]),
       ),
