@@ -106,6 +106,8 @@ describe('the SDK client over gRPC', () => {
     );
     expect(stateOf(resumed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     await following;
+    // TCK STREAM-SUB-001: a subscription starts with the task.
+    expect(followed[0]!.payload?.$case).toBe('task');
     expect(stateOf(followed[0]!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(stateOf(followed.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
     // The tool ran once the decision came: the fixture holds the note.
