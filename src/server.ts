@@ -40,7 +40,7 @@ import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
 import { mcpRoutes } from './protocols/mcp/index.ts';
-import { acpRoutes, acpWebSocket, connectionDirectory } from './protocols/acp/index.ts';
+import { acpRoutes, acpWebSocket, connectionDirectory, modelChoices } from './protocols/acp/index.ts';
 import { CONSOLE_PUBLIC_PATHS, consoleBuilt, consoleRoutes } from './console/routes.ts';
 
 /** Addresses a server listens on that no other machine can dial as such. */
@@ -188,6 +188,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
     const acpClients = new Map<string, CappedClient>();
     const acpCaps = config.protocols.acpConnections;
+    // The ACP `model` config option offers the models the roles are configured with.
+    const acpModels = modelChoices(modelConfig.roles);
     // Replicas pass a request for an ACP connection to the replica holding it (where it listens, or PARLEY_REPLICA_URL).
     const replicaUrl = () => config.knowledge.replicaUrl ?? reachableUrl;
     const acp = acpRoutes({
@@ -203,6 +205,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       toolSettings: config.tools,
       threads: core.threads,
       sessionStore: core.acpSessions,
+      models: acpModels,
     });
     routes.push({ path: '/', app: acp.app });
     resources.push({ name: 'acp-connections', close: () => acp.close() });
@@ -213,6 +216,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       toolSettings: config.tools,
       threads: core.threads,
       sessionStore: core.acpSessions,
+      models: acpModels,
       authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken),
       isLocal: (authorization) => bearerIsToken(authorization, options.localToken),
       maxMessageBytes: config.server.bodyLimitBytes,

@@ -36,6 +36,7 @@ import { runTurn } from './turn.ts';
 import type { AcpSessionStore } from '../../store/acp-sessions/types.ts';
 import type { ThreadStore } from '../../store/threads/types.ts';
 import { createSessionRecords, listSessionsPage, replayThread } from './load.ts';
+import { configOptions, setConfigOption } from './config-options.ts';
 
 export interface AcpDeps {
   engine: RunEngine;
@@ -56,6 +57,8 @@ export interface AcpDeps {
   sessionStore?: AcpSessionStore;
   /** The threads (docs/threads.md): session/load replays the session's thread from here. */
   threads?: ThreadStore;
+  /** The models the `model` config option offers (the configured roles' models); none: no model option. */
+  models?: readonly string[];
 }
 
 /** Used when the composition root passes no tool settings (in-process tests, custom transports). */
@@ -79,6 +82,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
   let clientCapabilities: ClientCapabilities | undefined;
   const records = createSessionRecords(deps.sessionStore, caller.id, logger);
   const canLoad = deps.sessionStore !== undefined && deps.threads !== undefined;
+  const models = deps.models ?? [];
 
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -156,7 +160,13 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
           })
           .catch(() => undefined);
       });
-      return { sessionId: session.id, modes: modeState(session) };
+      return { sessionId: session.id, modes: modeState(session), configOptions: configOptions(session, models) };
+    })
+    .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      const { modeChanged } = setConfigOption(session, params, models);
+      if (modeChanged) await records.update(session.id, { mode: session.mode });
+      return { configOptions: configOptions(session, models) };
     })
     .onRequest(methods.agent.session.setMode, async ({ params }) => {
       const session = sessionOf(params.sessionId);
@@ -272,7 +282,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
       })
       .catch(() => undefined);
     if (passed.length > 0) await records.update(session.id, { mcpServers: passed });
-    return { modes: modeState(session) };
+    return { modes: modeState(session), configOptions: configOptions(session, models) };
   }
 
   /** The session's project (through the client when it offers fs) and the MCP servers it passed. */
