@@ -688,6 +688,18 @@ export const SETTINGS = [
     default: '10000',
     description: 'How long one push-notification request may take before it counts as failed (and is retried).',
   },
+  {
+    env: 'PARLEY_A2A_GRPC_PORT',
+    schema: z.coerce.number().int().min(0).max(65535),
+    description:
+      "Serve A2A's gRPC binding on this port (0 picks a free one), on PARLEY_HOST, announced in the agent card. Unset: no gRPC.",
+  },
+  {
+    env: 'PARLEY_A2A_CARD_SIGNING_KEY',
+    schema: z.string().min(1),
+    description:
+      'Sign the A2A agent card (JWS, A2A AgentCardSignature) with this private key: a path to a PEM file (PKCS#8: EC P-256 or P-384, Ed25519, or RSA), or the PEM itself. The public key is served at /.well-known/jwks.json. Unset: the card is not signed.',
+  },
 ] as const satisfies readonly Setting[];
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
@@ -776,6 +788,10 @@ export interface Config {
     sseHeartbeatMs: number;
     a2aTaskRetentionMax: number;
     a2aPush: { allowPrivate: boolean; maxConfigs: number; maxAttempts: number; retryBaseMs: number; timeoutMs: number };
+    /** PARLEY_A2A_GRPC_PORT: the A2A gRPC binding's port; absent, no gRPC. */
+    a2aGrpcPort?: number;
+    /** PARLEY_A2A_CARD_SIGNING_KEY: a PEM private key or the path of one; absent, the card is not signed. */
+    a2aCardSigningKey?: string;
     mcpSessions: { total: number; perCaller: number };
     acpConnections: { total: number; perCaller: number };
   };
@@ -995,6 +1011,12 @@ export function loadConfig(env: Env = process.env): Config {
         retryBaseMs: get('PARLEY_A2A_PUSH_RETRY_BASE_MS'),
         timeoutMs: get('PARLEY_A2A_PUSH_TIMEOUT_MS'),
       },
+      ...(get<number | undefined>('PARLEY_A2A_GRPC_PORT') !== undefined
+        ? { a2aGrpcPort: get<number>('PARLEY_A2A_GRPC_PORT') }
+        : {}),
+      ...(get<string | undefined>('PARLEY_A2A_CARD_SIGNING_KEY')
+        ? { a2aCardSigningKey: get<string>('PARLEY_A2A_CARD_SIGNING_KEY') }
+        : {}),
       mcpSessions: { total: get('PARLEY_MCP_MAX_SESSIONS'), perCaller: get('PARLEY_MCP_MAX_SESSIONS_PER_CALLER') },
       acpConnections: {
         total: get('PARLEY_ACP_MAX_CONNECTIONS'),

@@ -38,9 +38,9 @@ import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
 import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
-import { a2aRoutes } from './protocols/a2a/index.ts';
+import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
 import { mcpRoutes } from './protocols/mcp/index.ts';
-import { acpRoutes, acpWebSocket, connectionDirectory } from './protocols/acp/index.ts';
+import { acpRoutes, acpWebSocket, connectionDirectory, modelChoices } from './protocols/acp/index.ts';
 import { CONSOLE_PUBLIC_PATHS, consoleBuilt, consoleRoutes } from './console/routes.ts';
 
 /** Addresses a server listens on that no other machine can dial as such. */
@@ -99,6 +99,9 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // Read files named by settings first, so a wrong one stops start-up before anything starts.
     const prices = loadPriceCatalog(config.model.pricesFile, config.model.freeModels);
     checkPricedModels(config.model.roles, prices, config.model.pricesFile);
+    const a2aSigner = config.protocols.a2aCardSigningKey
+      ? await cardSigner(config.protocols.a2aCardSigningKey)
+      : undefined;
 
     let modelConfig = config.model;
     let scripted: ScriptedModel | undefined;
@@ -125,6 +128,30 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     });
     const { engine, approvals, store } = core;
     const callerId = (c: Context) => callerOf(c).id;
+    const bearerCaller = authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken);
+    const a2a = a2aEndpoint({
+      engine,
+      approvals,
+      store,
+      config,
+      logger,
+      version: VERSION,
+      callerOf: callerId,
+      tasks: core.a2aTasks,
+      push: core.a2aPush,
+      ...(core.cluster ? { cluster: core.cluster } : {}),
+      resources,
+      ...(config.protocols.a2aGrpcPort !== undefined
+        ? {
+            grpc: {
+              host: config.server.host,
+              port: config.protocols.a2aGrpcPort,
+              authenticate: (authorization: string | undefined) => bearerCaller(authorization)?.id,
+            },
+          }
+        : {}),
+      ...(a2aSigner ? { signer: a2aSigner } : {}),
+    });
 
     routes.push(
       {
@@ -142,22 +169,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       { path: '/', app: sseRoutes({ engine, config, logger }) },
       { path: '/', app: threadRoutes({ threads: core.threads, logger }) },
       { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
-      {
-        path: '/',
-        app: a2aRoutes({
-          engine,
-          approvals,
-          store,
-          config,
-          logger,
-          version: VERSION,
-          callerOf: callerId,
-          tasks: core.a2aTasks,
-          push: core.a2aPush,
-          ...(core.cluster ? { cluster: core.cluster } : {}),
-          resources,
-        }),
-      },
+      { path: '/', app: a2a.app },
     );
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
     const mcp = mcpRoutes({
@@ -176,6 +188,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
     const acpClients = new Map<string, CappedClient>();
     const acpCaps = config.protocols.acpConnections;
+    // The ACP `model` config option offers the models the roles are configured with.
+    const acpModels = modelChoices(modelConfig.roles);
     // Replicas pass a request for an ACP connection to the replica holding it (where it listens, or PARLEY_REPLICA_URL).
     const replicaUrl = () => config.knowledge.replicaUrl ?? reachableUrl;
     const acp = acpRoutes({
@@ -191,6 +205,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       toolSettings: config.tools,
       threads: core.threads,
       sessionStore: core.acpSessions,
+      models: acpModels,
     });
     routes.push({ path: '/', app: acp.app });
     resources.push({ name: 'acp-connections', close: () => acp.close() });
@@ -201,6 +216,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       toolSettings: config.tools,
       threads: core.threads,
       sessionStore: core.acpSessions,
+      models: acpModels,
       authenticate: authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken),
       isLocal: (authorization) => bearerIsToken(authorization, options.localToken),
       maxMessageBytes: config.server.bodyLimitBytes,
@@ -239,14 +255,19 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       jsonMaxDepth: config.server.jsonMaxDepth,
       localToken: options.localToken,
       // Peers discover Parley by its agent card before they hold a key; the console page holds no data.
-      publicPaths: ['/.well-known/agent-card.json', ...CONSOLE_PUBLIC_PATHS],
+      publicPaths: ['/.well-known/agent-card.json', ...(a2aSigner ? [JWKS_PATH] : []), ...CONSOLE_PUBLIC_PATHS],
     });
 
     let server: Server | undefined;
     let connections = 0;
     let closing: Promise<void> | undefined;
 
-    const listen = () =>
+    const listen = async () => {
+      // A2A's gRPC binding first: a port it cannot have stops start-up before HTTP is served.
+      if (a2a.grpc && a2a.grpc.port === undefined) await a2a.grpc.listen();
+      return listenHttp();
+    };
+    const listenHttp = () =>
       new Promise<{ url: string; port: number }>((resolve, reject) => {
         if (server) throw new Error('already listening');
         const s = serve(

@@ -78,8 +78,9 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Confi
   const { engine, approvals, store, logger } = parley;
   const { LOCAL_CALLER } = await import('../graph/run-request.ts');
   if (protocol === 'acp') {
-    const { serveAcpStdio } = await import('../protocols/acp/index.ts');
+    const { serveAcpStdio, modelChoices } = await import('../protocols/acp/index.ts');
     const connection = serveAcpStdio({
+      models: modelChoices(parley.config.model.roles),
       engine,
       approvals,
       logger,

@@ -17,6 +17,9 @@ export const JSON_RPC_PATHS = ['/mcp', '/acp', '/a2a'];
 /** Where routes check JSON bodies themselves, to answer a bad one in their protocol's shape: A2A's REST binding. */
 export const SELF_CHECKED_BODY_PREFIXES = ['/a2a/rest/'];
 
+/** JSON-RPC paths whose route refuses a body that is not JSON-typed in its own terms: A2A's -32005. */
+export const OWN_CONTENT_TYPE_PATHS = ['/a2a'];
+
 /** A group of routes mounted under a path prefix ("/" for top-level routes such as /v1/…). */
 export interface RouteGroup {
   path: string;
@@ -76,6 +79,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
       maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH,
       jsonRpcPaths: JSON_RPC_PATHS,
       selfCheckedPrefixes: SELF_CHECKED_BODY_PREFIXES,
+      ownContentTypePaths: OWN_CONTENT_TYPE_PATHS,
     }),
   );
   app.use('*', acceptTraceContext());

@@ -38,6 +38,11 @@ export interface JsonBodyOptions {
    * (parseJsonBytes), to refuse a bad one in their protocol's error shape (A2A's REST binding).
    */
   selfCheckedPrefixes?: string[];
+  /**
+   * JSON-RPC paths whose route refuses a body that is not JSON-typed itself, in its protocol's terms
+   * (A2A's `/a2a` answers ContentTypeNotSupportedError, -32005, as its spec asks).
+   */
+  ownContentTypePaths?: string[];
 }
 
 const hasBody = (c: Context) => {
@@ -53,6 +58,7 @@ const hasBody = (c: Context) => {
 export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
   const rpc = new Set(options.jsonRpcPaths.map((p) => p.replace(/\/$/, '')));
   const selfChecked = options.selfCheckedPrefixes ?? [];
+  const ownContentType = new Set((options.ownContentTypePaths ?? []).map((p) => p.replace(/\/$/, '')));
   return async (c, next) => {
     if (selfChecked.some((prefix) => c.req.path.startsWith(prefix))) return next();
     const jsonRpc = rpc.has(c.req.path.replace(/\/$/, ''));
@@ -71,6 +77,7 @@ export function jsonBodies(options: JsonBodyOptions): MiddlewareHandler {
       return next();
     }
     if (!isJsonType(type)) {
+      if (ownContentType.has(c.req.path.replace(/\/$/, ''))) return next();
       const message = `Send the body as application/json${type ? `, not ${type.split(';', 1)[0]}` : ''}.`;
       return jsonRpc ? rpcError(c, 415, null, -32600, message) : jsonError(c, 415, message);
     }

@@ -112,6 +112,8 @@ describe('invalid values', () => {
     'PARLEY_ADMIN_KEYS',
     'PARLEY_EMBEDDINGS_MODEL',
     'PARLEY_FREE_MODELS',
+    // A PEM or a path: read and checked when the server starts (card-signer.ts), never quoted.
+    'PARLEY_A2A_CARD_SIGNING_KEY',
   ]);
 
   for (const setting of SETTINGS) {

@@ -12,25 +12,82 @@ import { REST_PATH } from './rest.ts';
 
 export interface CardOptions {
   version: string;
-  /** True when PARLEY_API_KEYS is set: the card then declares bearer auth. */
+  /** True when PARLEY_API_KEYS is set: the card then declares bearer auth and an extended card. */
   bearerAuth: boolean;
+  /** Whether the gRPC binding is served (its interface is announced). */
+  grpc?: boolean;
 }
 
 /**
  * The endpoints under a base URL: JSON-RPC at /a2a declared for v1.0 and (mirrored by the SDK helper)
- * v0.3, and the HTTP+JSON (REST) binding at /a2a/rest for v1.0. JSON-RPC comes first: a client that
- * takes the card's order keeps using it.
+ * v0.3, the HTTP+JSON (REST) binding at /a2a/rest for v1.0, and with a gRPC port the gRPC binding (v1.0)
+ * at `<host of the base URL>:<port>` (gRPC addresses have no scheme). JSON-RPC comes first: a client
+ * that takes the card's order keeps using it.
  */
-export function interfacesAt(publicUrl: string): AgentCard['supportedInterfaces'] {
+export function interfacesAt(publicUrl: string, grpcPort?: number): AgentCard['supportedInterfaces'] {
   const base = publicUrl.replace(/\/+$/, '');
+  const grpcUrl = base ? `${new URL(base).hostname}:${grpcPort}` : '';
   return duplicateInterfacesForLegacy(
     [
       { url: `${base}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
       { url: `${base}${REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+      ...(grpcPort !== undefined
+        ? [{ url: grpcUrl, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' }]
+        : []),
     ],
     ['JSONRPC'],
   );
 }
+
+/**
+ * What the extended card (GetExtendedAgentCard, for callers with a key) adds to the public one: how a
+ * caller drives Parley, as skills. The public card says who Parley is; these say what a key lets one do.
+ */
+export const EXTENDED_SKILLS: AgentCard['skills'] = [
+  {
+    id: 'parley.mode.direct',
+    name: 'Direct answer',
+    description: 'metadata.mode "direct": one answer from the default model, no plan.',
+    tags: ['mode'],
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  },
+  {
+    id: 'parley.mode.orchestrate',
+    name: 'Orchestrated answer',
+    description:
+      'metadata.mode "orchestrate": the question is planned as steps for specialists (a DAG), each step verified, the results synthesized; each step is an artifact.',
+    tags: ['mode'],
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  },
+  {
+    id: 'parley.mode.council',
+    name: 'Council',
+    description:
+      'metadata.mode "council": several specialists answer and review each other; the verdict is an artifact.',
+    tags: ['mode'],
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  },
+  {
+    id: 'parley.approvals',
+    name: 'Approvals',
+    description:
+      'A tool call that changes things makes the task input-required with a parley.approval data part; answer with a message on the task whose data part is { "request_id", "decisions": { "<toolCallId>": "accept" | "deny" | { "edit": {…} } } }.',
+    tags: ['approval'],
+    examples: [],
+    inputModes: ['application/json'],
+    outputModes: [],
+    securityRequirements: [],
+  },
+];
 
 /** The card without a URL yet: interfaces are filled per request (the public URL may be known only then). */
 export function buildAgentCard(options: CardOptions): AgentCard {
@@ -39,10 +96,10 @@ export function buildAgentCard(options: CardOptions): AgentCard {
     description:
       'A protocol hub with one orchestration graph: routes a question to specialists (planned as a DAG, verified, synthesized), ' +
       'or convenes a council. Tool calls that change things ask a human first (input-required).',
-    supportedInterfaces: interfacesAt(''),
+    supportedInterfaces: interfacesAt('', options.grpc ? 0 : undefined),
     provider: undefined,
     version: options.version,
-    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: options.bearerAuth },
     securitySchemes: options.bearerAuth
       ? {
           bearer: {

@@ -67,11 +67,18 @@ export function jsonRpcRoute(options: JsonRpcRouteOptions): (c: Context) => Prom
     const reply = (id: Envelope['id'], error: unknown, httpStatus: 200 | 500 = 200) =>
       c.json({ jsonrpc: '2.0', id, error: mapError(error) }, httpStatus);
 
+    // The binding's body is application/json; anything else is ContentTypeNotSupportedError (-32005) with
+    // HTTP 200, as every JSON-RPC error here and as the SDK's Express glue answers it. The app's body check
+    // lets such bodies through to here unread (OWN_CONTENT_TYPE_PATHS in src/http/app.ts).
     const contentType = c.req.header('content-type');
-    if (contentType && contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {
+    if (contentType?.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') {
       return reply(
         null,
-        new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; expected application/json.`),
+        new ContentTypeNotSupportedError(
+          contentType
+            ? `Unsupported Content-Type "${contentType}"; expected application/json.`
+            : 'No Content-Type; send the body as application/json.',
+        ),
       );
     }
     let body: unknown;

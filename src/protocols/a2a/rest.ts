@@ -323,7 +323,9 @@ function errorBody(err: unknown, logger: Logger): { status: number; body: Return
     logger.error('a2a rest: request failed', { error: (err as Error)?.message });
     return { status: 500, body: toRestErrorBody(new A2AError('Internal error'), 500) };
   }
-  const status = restStatusFor(err);
+  // ContentTypeNotSupportedError is 415 here, whether the body's type or a part's media type is refused: the
+  // A2A 1.0.0 table (§5.4) and the TCK (1.0-dev) say 415; the SDK's mapping follows 1.0.1's 400.
+  const status = err.name === 'ContentTypeNotSupportedError' ? 415 : restStatusFor(err);
   return { status, body: toRestErrorBody(err, status) };
 }
 

@@ -1,16 +1,19 @@
 /**
- * A2A server (v1.0 JSON-RPC with v0.3 compatibility) on Hono:
+ * A2A server (v1.0 on JSON-RPC, HTTP+JSON and gRPC; v0.3 on JSON-RPC):
  *   GET  /.well-known/agent-card.json   the agent card (v1.0; v0.3 shape when A2A-Version is 0.3 or absent),
- *                                       with a strong ETag, a short max-age, and 304 on If-None-Match
+ *                                       cacheable, signed with a key (card-route.ts)
+ *   GET  /.well-known/jwks.json         the card's signing key, when there is one
  *   POST /a2a (and /a2a/)               JSON-RPC; SendStreamingMessage and SubscribeToTask answer with SSE
  *   /a2a/rest/…                         the HTTP+JSON (REST) binding (rest.ts), over the same handler
+ *   gRPC on its own port                grpc.ts, over the same handler (a2aEndpoint(...).grpc)
  * A task is a run (see bridge.ts); docs/protocols/a2a.md documents methods and the resume shape.
  */
 import { Hono, type Context } from 'hono';
-import { etag } from 'hono/etag';
-import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
+import { etag, RETAINED_304_HEADERS } from 'hono/etag';
+import type { AgentCard } from '@a2a-js/sdk';
 import {
   DefaultRequestHandler,
+  STATE_HEADERS_KEY,
   UnauthenticatedUser,
   type PushNotificationSender,
   type ServerCallContext,
@@ -22,7 +25,10 @@ import type { KnowledgeReads, RunEngine } from '../../graph/contract.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { A2ARunBridge } from './bridge.ts';
-import { buildAgentCard, interfacesAt, legacyCard, refreshSkills } from './card.ts';
+import { buildAgentCard, EXTENDED_SKILLS, interfacesAt, refreshSkills } from './card.ts';
+import { cardRoute } from './card-route.ts';
+import { JWKS_PATH, type CardSigner } from './card-signer.ts';
+import { A2AGrpcServer } from './grpc.ts';
 import { ParleyRequestHandler } from './handler.ts';
 import { jsonRpcRoute } from './jsonrpc.ts';
 import { REST_PATH, restRoute } from './rest.ts';
@@ -35,11 +41,7 @@ import { PushOutbox } from './push-outbox.ts';
 import type { Cluster } from '../../cluster/types.ts';
 import { ParleyPushStore } from './push-store.ts';
 
-/**
- * How long a client may reuse the card without asking again. Short: the skills follow the registry.
- * After that a conditional GET costs a 304 when nothing changed.
- */
-export const CARD_MAX_AGE_SECONDS = 300;
+export { CARD_MAX_AGE_SECONDS } from './card-route.ts';
 
 export interface A2ADeps {
   engine: RunEngine;
@@ -67,6 +69,19 @@ export interface A2ADeps {
   cluster?: Cluster;
   /** Lifecycle resources of the server: the push outbox is added so it stops before the store closes. */
   resources?: { name: string; close: () => void | Promise<void> }[];
+  /**
+   * The gRPC binding (PARLEY_A2A_GRPC_PORT): where to bind, and the caller of an `authorization`
+   * metadata value as the HTTP auth finds it (undefined: refused). Absent: no gRPC.
+   */
+  grpc?: { host: string; port: number; authenticate: (authorization: string | undefined) => string | undefined };
+  /** Signs the card (PARLEY_A2A_CARD_SIGNING_KEY, card-signer.ts); absent: unsigned. */
+  signer?: CardSigner;
+}
+
+export interface A2AEndpoint {
+  app: Hono;
+  /** The gRPC server when deps.grpc was given; the composition root starts it with the HTTP server. */
+  grpc?: A2AGrpcServer;
 }
 
 /** The SDK sends pushes only while a request consumes the task's events; Parley's outbox sends them all (bridge.ts). */
@@ -80,10 +95,16 @@ class KeyUser implements User {
   }
 }
 
+/** The HTTP routes only (tests, and servers without gRPC). */
 export function a2aRoutes(deps: A2ADeps): Hono {
+  return a2aEndpoint(deps).app;
+}
+
+export function a2aEndpoint(deps: A2ADeps): A2AEndpoint {
   const card = buildAgentCard({
     version: deps.version ?? '0.1.0',
     bearerAuth: authEnabled(deps.config.server.apiKeys, deps.config.server.adminKeys),
+    grpc: deps.grpc !== undefined,
   });
   // Finished tasks beyond the cap are dropped, oldest first (the SDK's InMemoryTaskStore kept every task forever).
   const taskStore = new ParleyTaskStore(
@@ -115,12 +136,44 @@ export function a2aRoutes(deps: A2ADeps): Hono {
     (err: unknown) => deps.logger.error('a2a: recovering tasks failed', { error: (err as Error).message }),
   );
   outbox.start();
-  const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge, pushStore, NO_SDK_SENDER);
+  let grpc: A2AGrpcServer | undefined;
+  /** The card as seen from `base`: interfaces there (gRPC at its bound port), the registry's skills now. */
+  const cardView = async (base: string): Promise<AgentCard> => {
+    await refreshSkills(card, deps.store);
+    // A per-request view: the shared card (the SDK handler's) keeps no request's URL.
+    return { ...card, supportedInterfaces: interfacesAt(base, grpc ? (grpc.port ?? 0) : undefined) };
+  };
+  const publicBase = () => (typeof deps.publicUrl === 'function' ? deps.publicUrl() : deps.publicUrl);
+  let lastBase = '';
+  /**
+   * GetExtendedAgentCard (only declared with API keys, so every caller reaching it has one): the public
+   * card plus EXTENDED_SKILLS, signed like it. Its URLs are those of the request's Host (HTTP), else
+   * those the public card was last served with (a gRPC call has no HTTP origin).
+   */
+  const extendedCard = async (context: ServerCallContext): Promise<AgentCard> => {
+    const headers = context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
+    const host = headers?.host;
+    const base = publicBase() ?? (typeof host === 'string' ? `http://${host}` : lastBase);
+    const view = await cardView(base);
+    const extended = { ...view, skills: [...view.skills, ...EXTENDED_SKILLS] };
+    return deps.signer && base ? deps.signer.sign(extended, base) : extended;
+  };
+  const sdkHandler = new DefaultRequestHandler(card, taskStore, bridge, bridge, pushStore, NO_SDK_SENDER, extendedCard);
   const handler = new ParleyRequestHandler(sdkHandler, taskStore, bridge);
   const userOf = (c: Context): User => {
     const id = deps.callerOf?.(c);
     return id ? new KeyUser(id) : new UnauthenticatedUser();
   };
+  if (deps.grpc) {
+    grpc = new A2AGrpcServer(
+      { ...deps.grpc, maxMessageBytes: deps.config.server.bodyLimitBytes },
+      handler,
+      deps.logger,
+      recovered,
+    );
+    const server = grpc;
+    deps.resources?.push({ name: 'a2a-grpc', close: () => server.close() });
+  }
 
   const app = new Hono();
   const afterRecovery = async (_c: Context, next: () => Promise<void>) => {
@@ -129,23 +182,27 @@ export function a2aRoutes(deps: A2ADeps): Hono {
   };
   app.use('/a2a', afterRecovery);
   app.use('/a2a/*', afterRecovery);
-  // The ETag is a digest of the card as sent (shape, URL, skills), so it changes exactly when the card does.
-  app.get('/.well-known/agent-card.json', etag(), async (c) => {
-    try {
-      await refreshSkills(card, deps.store);
-      const base =
-        typeof deps.publicUrl === 'function' ? deps.publicUrl() : (deps.publicUrl ?? new URL(c.req.url).origin);
-      // A per-request view: the shared card (the SDK handler's) keeps no request's URL.
-      const view: AgentCard = { ...card, supportedInterfaces: interfacesAt(base) };
-      const requested = c.req.header(A2A_VERSION_HEADER) || '0.3';
-      c.header('Vary', A2A_VERSION_HEADER);
-      c.header('Cache-Control', `public, max-age=${CARD_MAX_AGE_SECONDS}`);
-      return c.json(requested === '0.3' ? await legacyCard(view) : AgentCard.toJSON(view));
-    } catch (err) {
-      deps.logger.error('a2a: agent card failed', { error: (err as Error).message });
-      return c.json({ error: 'Failed to retrieve agent card' }, 500);
-    }
+  const serveCard = cardRoute({
+    view: (base) => {
+      lastBase = base;
+      return cardView(base);
+    },
+    ...(deps.publicUrl !== undefined ? { publicUrl: deps.publicUrl } : {}),
+    ...(deps.signer ? { signer: deps.signer } : {}),
+    logger: deps.logger,
   });
+  app.get(
+    '/.well-known/agent-card.json',
+    etag({ retainedHeaders: [...RETAINED_304_HEADERS, 'last-modified'] }),
+    serveCard,
+  );
+  if (deps.signer) {
+    const jwks = deps.signer.jwks;
+    app.get(JWKS_PATH, (c) => {
+      c.header('Cache-Control', 'public, max-age=300');
+      return c.json(jwks);
+    });
+  }
   const rpc = jsonRpcRoute({
     handler,
     card,
@@ -167,5 +224,5 @@ export function a2aRoutes(deps: A2ADeps): Hono {
       jsonMaxDepth: deps.config.server.jsonMaxDepth,
     }),
   );
-  return app;
+  return { app, ...(grpc ? { grpc } : {}) };
 }

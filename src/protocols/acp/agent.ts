@@ -11,6 +11,7 @@ import {
   PROTOCOL_VERSION,
   RequestError,
   type AgentApp,
+  type AgentRequestContext,
   type ClientCapabilities,
 } from '@agentclientprotocol/sdk';
 import {
@@ -35,6 +36,7 @@ import { runTurn } from './turn.ts';
 import type { AcpSessionStore } from '../../store/acp-sessions/types.ts';
 import type { ThreadStore } from '../../store/threads/types.ts';
 import { createSessionRecords, listSessionsPage, replayThread } from './load.ts';
+import { configOptions, setConfigOption } from './config-options.ts';
 
 export interface AcpDeps {
   engine: RunEngine;
@@ -55,6 +57,8 @@ export interface AcpDeps {
   sessionStore?: AcpSessionStore;
   /** The threads (docs/threads.md): session/load replays the session's thread from here. */
   threads?: ThreadStore;
+  /** The models the `model` config option offers (the configured roles' models); none: no model option. */
+  models?: readonly string[];
 }
 
 /** Used when the composition root passes no tool settings (in-process tests, custom transports). */
@@ -78,6 +82,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
   let clientCapabilities: ClientCapabilities | undefined;
   const records = createSessionRecords(deps.sessionStore, caller.id, logger);
   const canLoad = deps.sessionStore !== undefined && deps.threads !== undefined;
+  const models = deps.models ?? [];
 
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -111,7 +116,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
           // The client's MCP servers are connected for the session: stdio, Streamable HTTP and SSE.
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { close: {}, ...(canLoad ? { list: {} } : {}) },
+          sessionCapabilities: { close: {}, ...(canLoad ? { list: {}, resume: {} } : {}) },
         },
         agentInfo: agentInfo(),
         authMethods: [],
@@ -155,7 +160,13 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
           })
           .catch(() => undefined);
       });
-      return { sessionId: session.id, modes: modeState(session) };
+      return { sessionId: session.id, modes: modeState(session), configOptions: configOptions(session, models) };
+    })
+    .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      const { modeChanged } = setConfigOption(session, params, models);
+      if (modeChanged) await records.update(session.id, { mode: session.mode });
+      return { configOptions: configOptions(session, models) };
     })
     .onRequest(methods.agent.session.setMode, async ({ params }) => {
       const session = sessionOf(params.sessionId);
@@ -188,7 +199,19 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
         signal,
         mode,
       ).then(async (response) => {
-        await records.prompted(session.id, title);
+        // session_info_update: the title a session list shows, and when it was last active.
+        const info = await records.prompted(session.id, title);
+        if (info)
+          await client
+            .notify(methods.client.session.update, {
+              sessionId: session.id,
+              update: {
+                sessionUpdate: 'session_info_update',
+                title: info.title ?? null,
+                updatedAt: new Date(info.updatedAt).toISOString(),
+              },
+            })
+            .catch(() => undefined);
         return response;
       });
     })
@@ -196,49 +219,9 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
       const session = sessions.get(params.sessionId);
       if (session) cancelActive(session, 'cancelled by the ACP client');
     })
-    .onRequest(methods.agent.session.load, async ({ params, client }) => {
-      if (!canLoad || !deps.threads) throw RequestError.methodNotFound(methods.agent.session.load);
-      if (!isAbsolute(params.cwd))
-        throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
-      // Another caller's session answers like an unknown one: the id tells nothing of whose it is.
-      const record = await records.get(params.sessionId);
-      if (!record) throw RequestError.resourceNotFound(`session ${params.sessionId}`);
-      if (record.cwd !== params.cwd)
-        throw RequestError.invalidParams(
-          { cwd: params.cwd },
-          `session ${record.sessionId} belongs to the folder ${record.cwd}, not ${params.cwd}`,
-        );
-      const open = sessions.get(record.sessionId);
-      if (open) await endSession(open, 'the ACP session was loaded again');
-      const thread = await deps.threads.getThread(caller.id, record.sessionId);
-      const session: AcpSession = {
-        id: record.sessionId,
-        cwd: record.cwd,
-        mode: isRunMode(record.mode) ? record.mode : 'auto',
-        history: [],
-        alwaysAllowed: new Set(),
-      };
-      for (const turn of thread?.turns ?? []) remember(session, turn.user, turn.answer);
-      // The servers the client passes now; none passed: the ones it passed at session/new.
-      const mcpServers =
-        params.mcpServers.length > 0 ? params.mcpServers : (record.mcpServers as typeof params.mcpServers);
-      session.tools = sessionTools(session, mcpServers, client);
-      deps.liveTools?.add(session.tools);
-      sessions.set(session.id, session);
-      // The history first (the spec: every update of the conversation, then the response).
-      await replayThread(
-        (update) => client.notify(methods.client.session.update, { sessionId: session.id, update }),
-        thread?.turns ?? [],
-      );
-      await client
-        .notify(methods.client.session.update, {
-          sessionId: session.id,
-          update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
-        })
-        .catch(() => undefined);
-      if (params.mcpServers.length > 0) await records.update(session.id, { mcpServers: params.mcpServers });
-      return { modes: modeState(session) };
-    })
+    .onRequest(methods.agent.session.load, ({ params, client }) => reopen(params, client, 'load'))
+    // session/resume: the session again, its conversation kept for the model but not replayed to the client.
+    .onRequest(methods.agent.session.resume, ({ params, client }) => reopen(params, client, 'resume'))
     .onRequest(methods.agent.session.list, async ({ params }) => {
       if (!canLoad) throw RequestError.methodNotFound(methods.agent.session.list);
       if (params.cwd != null && !isAbsolute(params.cwd))
@@ -248,6 +231,59 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
     .onRequest(methods.agent.session.close, ({ params }) => {
       return endSession(sessionOf(params.sessionId), 'the ACP session was closed').then(() => ({}));
     });
+
+  /**
+   * session/load and session/resume: a stored session of this caller opened again on this connection, its
+   * stored turns carried to the model; `load` replays them to the client first (the spec: every update of
+   * the conversation, then the response), `resume` does not.
+   */
+  async function reopen(
+    params: { sessionId: string; cwd: string; mcpServers?: Parameters<typeof mcpServerMap>[0] | null },
+    client: AgentRequestContext<unknown>['client'],
+    how: 'load' | 'resume',
+  ) {
+    const method = how === 'load' ? methods.agent.session.load : methods.agent.session.resume;
+    if (!canLoad || !deps.threads) throw RequestError.methodNotFound(method);
+    if (!isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
+    // Another caller's session answers like an unknown one: the id tells nothing of whose it is.
+    const record = await records.get(params.sessionId);
+    if (!record) throw RequestError.resourceNotFound(`session ${params.sessionId}`);
+    if (record.cwd !== params.cwd)
+      throw RequestError.invalidParams(
+        { cwd: params.cwd },
+        `session ${record.sessionId} belongs to the folder ${record.cwd}, not ${params.cwd}`,
+      );
+    const open = sessions.get(record.sessionId);
+    if (open) await endSession(open, `the ACP session was ${how === 'load' ? 'loaded' : 'resumed'} again`);
+    const thread = await deps.threads.getThread(caller.id, record.sessionId);
+    const session: AcpSession = {
+      id: record.sessionId,
+      cwd: record.cwd,
+      mode: isRunMode(record.mode) ? record.mode : 'auto',
+      history: [],
+      alwaysAllowed: new Set(),
+    };
+    for (const turn of thread?.turns ?? []) remember(session, turn.user, turn.answer);
+    // The servers the client passes now; none passed: the ones it passed at session/new.
+    const passed = params.mcpServers ?? [];
+    const mcpServers = passed.length > 0 ? passed : (record.mcpServers as typeof passed);
+    session.tools = sessionTools(session, mcpServers, client);
+    deps.liveTools?.add(session.tools);
+    sessions.set(session.id, session);
+    if (how === 'load')
+      await replayThread(
+        (update) => client.notify(methods.client.session.update, { sessionId: session.id, update }),
+        thread?.turns ?? [],
+      );
+    await client
+      .notify(methods.client.session.update, {
+        sessionId: session.id,
+        update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
+      })
+      .catch(() => undefined);
+    if (passed.length > 0) await records.update(session.id, { mcpServers: passed });
+    return { modes: modeState(session), configOptions: configOptions(session, models) };
+  }
 
   /** The session's project (through the client when it offers fs) and the MCP servers it passed. */
   function sessionTools(

@@ -7,6 +7,7 @@
  * docs/protocols/acp.md describes the mapping and what is supported.
  */
 export { createAcpAgent, type AcpDeps } from './agent.ts';
+export { modelChoices } from './config-options.ts';
 export { serveAcpStdio, type AcpStdio } from './stdio.ts';
 export { acpRoutes, type AcpRoutes, type AcpHttpDeps } from './http.ts';
 export { acpWebSocket, type AcpWebSocket, type AcpWebSocketDeps } from './ws.ts';

@@ -41,10 +41,16 @@ export function createSessionRecords(store: AcpSessionStore | undefined, callerI
       const record = await get(sessionId);
       if (record) await write({ ...record, ...change, updatedAt: Date.now() });
     },
-    async prompted(sessionId: string, query: string) {
+    /** After a turn: the title (the first prompt's query) and the time of last activity; undefined without a store. */
+    async prompted(
+      sessionId: string,
+      query: string,
+    ): Promise<Pick<AcpSessionRecord, 'title' | 'updatedAt'> | undefined> {
       const record = await get(sessionId);
-      if (record)
-        await write({ ...record, title: record.title ?? query.slice(0, ACP_TITLE_CHARS), updatedAt: Date.now() });
+      if (!record) return undefined;
+      const next = { ...record, title: record.title ?? query.slice(0, ACP_TITLE_CHARS), updatedAt: Date.now() };
+      await write(next);
+      return { title: next.title, updatedAt: next.updatedAt };
     },
   };
 }

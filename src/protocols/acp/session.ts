@@ -22,6 +22,8 @@ export interface AcpSession {
   nextMode?: RunMode;
   /** Models chosen at session/new (`_meta.parley.model` / `.models`), for every run of the session. */
   models?: RequestModels;
+  /** The model config option's value (config-options.ts), when one model was chosen for every role. */
+  model?: string;
   /** `_meta.parley.reasoning`: stream the model's reasoning as agent_thought_chunk (default PARLEY_STREAM_REASONING). */
   reasoning?: boolean;
   /** Prior turns, passed to the engine as RunRequest.messages so follow-ups have context. */

@@ -36,7 +36,7 @@ let openai: OpenAI;
 beforeAll(async () => {
   parley = await createTestParley();
   const deps = { engine: parley.engine, approvals: parley.approvals, config: parley.config, logger: silentLogger };
-  acp = acpRoutes({ engine: parley.engine, approvals: parley.approvals, callerOf });
+  acp = acpRoutes({ engine: parley.engine, approvals: parley.approvals, callerOf, models: ACP_MODELS });
   let url = '';
   server = await serveRoutes([
     { path: '/', app: aguiRoutes(deps) },
@@ -77,6 +77,8 @@ async function finished(runId: string) {
 }
 
 const DIRECT = 'hello there [[route:direct]]';
+/** The models the ACP `model` config option offers here. */
+const ACP_MODELS = ['gpt-4o', 'scripted'];
 const PLANNED = 'compare caching strategies [[route:plan]] [[steps:1]]';
 
 describe('SSE /stream body', () => {
@@ -220,6 +222,73 @@ describe('ACP session/new _meta.parley', () => {
         expect(byRole.specialist).toEqual(['gpt-4.1']);
         expect(byRole.verifier).toEqual(['scripted']);
       }
+    });
+  });
+
+  it('config options: mode and model are selects; set_config_option changes them for the next prompts', async () => {
+    await overAcp(async (ctx) => {
+      const created = await ctx.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
+      const sessionId = created.sessionId;
+      const byId = (options: typeof created.configOptions) => Object.fromEntries((options ?? []).map((o) => [o.id, o]));
+      const initial = byId(created.configOptions);
+      expect(initial.mode).toMatchObject({ category: 'mode', type: 'select', currentValue: 'auto' });
+      expect(initial.model).toMatchObject({ category: 'model', type: 'select', currentValue: 'default' });
+      expect((initial.model as { options: { value: string }[] }).options.map((o) => o.value)).toEqual([
+        'default',
+        ...ACP_MODELS,
+      ]);
+
+      const set = await ctx.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'model',
+        value: 'gpt-4o',
+      });
+      expect(byId(set.configOptions).model?.currentValue).toBe('gpt-4o');
+      const moded = await ctx.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'mode',
+        value: 'direct',
+      });
+      expect(byId(moded.configOptions).mode?.currentValue).toBe('direct');
+      const prompted = await ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'hello with a chosen model' }],
+      });
+      const runId = (prompted._meta as { parley: { runId: string } }).parley.runId;
+      await finished(runId);
+      const byRole = modelsByRole(runId);
+      expect(Object.keys(byRole)).not.toContain('planner'); // the mode option made it a direct run
+      for (const models of Object.values(byRole)) expect(models).toEqual(['gpt-4o']);
+
+      // set_mode and the mode option are one setting.
+      await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'council' });
+      const back = await ctx.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'model',
+        value: 'default',
+      });
+      expect(byId(back.configOptions).mode?.currentValue).toBe('council');
+      expect(byId(back.configOptions).model?.currentValue).toBe('default');
+
+      for (const [configId, value] of [
+        ['model', 'gpt-5-unlisted'],
+        ['mode', 'turbo'],
+        ['temperature', 'hot'],
+      ]) {
+        const refused = await ctx
+          .request(methods.agent.session.setConfigOption, { sessionId, configId: configId!, value: value! })
+          .then(
+            () => undefined,
+            (e: unknown) => e as { code: number; message: string },
+          );
+        expect(refused?.code, `${configId}=${value}`).toBe(-32602);
+      }
+      const after = await ctx.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'mode',
+        value: 'council',
+      });
+      expect(byId(after.configOptions).model?.currentValue).toBe('default');
     });
   });
 

@@ -1,6 +1,7 @@
 /**
- * The agent card is cacheable: a strong ETag from its content, a short public max-age, and a
- * conditional GET (If-None-Match) answered 304 with no body. Real HTTP against the real routes.
+ * The agent card is cacheable (A2A 1.0 §8.6; TCK CARD-CACHE-001..003): a strong ETag from its content, a
+ * short public max-age, Last-Modified, and a conditional GET (If-None-Match, or If-Modified-Since without
+ * it) answered 304 with no body. Real HTTP against the real routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTER, startA2ARig, type A2ARig } from '../../../support/protocols/a2a-helpers.ts';
@@ -53,6 +54,33 @@ describe('agent card caching', () => {
       const stale = await getCard({ ...headers, 'If-None-Match': '"not-the-card"' });
       expect(stale.status).toBe(200);
       expect(((await stale.json()) as { name: string }).name).toBe('Parley');
+    }
+  });
+
+  it('carries Last-Modified; If-Modified-Since at or after it is a 304, before it the card', async () => {
+    for (const headers of SHAPES) {
+      const first = await getCard(headers);
+      const lastModified = first.headers.get('last-modified')!;
+      const tag = first.headers.get('etag')!;
+      await first.arrayBuffer();
+      expect(new Date(lastModified).toUTCString()).toBe(lastModified);
+      expect(Date.parse(lastModified)).toBeLessThanOrEqual(Date.now());
+      const same = await getCard({ ...headers, 'If-Modified-Since': lastModified });
+      expect(same.status).toBe(304);
+      expect(await same.text()).toBe('');
+      expect(same.headers.get('etag')).toBe(tag);
+      expect(same.headers.get('last-modified')).toBe(lastModified);
+      const later = new Date(Date.parse(lastModified) + 60_000).toUTCString();
+      expect((await getCard({ ...headers, 'If-Modified-Since': later })).status).toBe(304);
+      const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+      const older = await getCard({ ...headers, 'If-Modified-Since': earlier });
+      expect(older.status).toBe(200);
+      expect(((await older.json()) as { name: string }).name).toBe('Parley');
+      // If-None-Match wins over If-Modified-Since (RFC 9110 §13.1.3): a stale tag gets the card.
+      const stale = await getCard({ ...headers, 'If-Modified-Since': lastModified, 'If-None-Match': '"old"' });
+      expect(stale.status).toBe(200);
+      await stale.arrayBuffer();
+      expect((await getCard({ ...headers, 'If-Modified-Since': 'not a date' })).status).toBe(200);
     }
   });
 

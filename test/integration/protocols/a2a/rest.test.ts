@@ -167,6 +167,25 @@ describe('the SDK client over HTTP+JSON', () => {
     expect((await alice.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it('push-notification configs over REST: create, get, list, delete, scoped to the caller', async () => {
+    const urls: string[] = [];
+    const alice = await restClient('key-alice', urls);
+    const bob = await restClient('key-bob');
+    const task = (await alice.sendMessage(send([text('a task to watch [[route:direct]]')]))) as Task;
+    const config = { tenant: '', id: 'hook', taskId: task.id, url: 'https://93.184.215.14/hook', token: 't' };
+    const created = await alice.createTaskPushNotificationConfig({ ...config, authentication: undefined });
+    expect(created).toMatchObject({ id: 'hook', url: config.url });
+    expect(urls).toContain(`${rest}/tasks/${task.id}/pushNotificationConfigs`);
+    expect(await alice.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook' })).toMatchObject({
+      url: config.url,
+    });
+    const ref = { tenant: '', taskId: task.id, pageSize: 0, pageToken: '' };
+    expect((await alice.listTaskPushNotificationConfig(ref)).configs.map((c) => c.id)).toEqual(['hook']);
+    await expect(bob.listTaskPushNotificationConfig(ref)).rejects.toBeInstanceOf(TaskNotFoundError);
+    await alice.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'hook' });
+    expect((await alice.listTaskPushNotificationConfig(ref)).configs).toEqual([]);
+  });
+
   it('cancels a running task over REST', async () => {
     const alice = await restClient('key-alice');
     const events = alice.sendMessageStream(send([text('take your time [[route:direct]] [[latency:20000]]')]));

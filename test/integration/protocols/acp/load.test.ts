@@ -222,4 +222,67 @@ describe('ACP session/load: whose session it is', () => {
       expect(loaded.modes?.currentModeId).toBe('auto');
     });
   });
+  it('session/resume reopens a stored session without replaying it; the model still gets the earlier turn; session_info_update after a turn; another caller cannot resume it', async () => {
+    const retention = { maxPerCaller: 10, maxAgeMs: 60_000, maxThreadsPerCaller: 10, maxTurnsPerThread: 10 };
+    const stores = {
+      sessionStore: createLmdbAcpSessionStore(kv, retention),
+      threads: createLmdbThreadStore(kv, retention),
+    };
+    const agentOf = (id: string) =>
+      createAcpAgent({ engine: parley.engine, approvals: parley.approvals, caller: { id }, ...stores });
+    const cwd = realpathSync(tmpdir());
+    const first = recordingClient();
+    const sessionId = await first.app.connectWith(agentOf('carol'), async (ctx) => {
+      const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      expect(init.agentCapabilities?.sessionCapabilities).toMatchObject({ resume: {}, close: {}, list: {} });
+      const id = (await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] })).sessionId;
+      await ctx.request(methods.agent.session.prompt, {
+        sessionId: id,
+        prompt: [{ type: 'text', text: 'remember the word zebrafish [[route:direct]]' }],
+      });
+      return id;
+    });
+    const [info] = updatesOf(first, sessionId, 'session_info_update');
+    expect(info?.title).toBe('remember the word zebrafish [[route:direct]]');
+    expect(Date.parse(info!.updatedAt!)).toBeGreaterThan(Date.now() - 60_000);
+
+    const second = recordingClient();
+    await second.app.connectWith(agentOf('carol'), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const resumed = await ctx.request(methods.agent.session.resume, { sessionId, cwd });
+      expect(resumed.modes?.currentModeId).toBe('auto');
+      // Nothing of the conversation is replayed (session/load would send it).
+      expect(updatesOf(second, sessionId, 'user_message_chunk')).toEqual([]);
+      expect(updatesOf(second, sessionId, 'agent_message_chunk')).toEqual([]);
+      const before = parley.scripted.requests.length;
+      await ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'which word did I ask you to remember? [[route:direct]]' }],
+      });
+      const asked = parley.scripted.requests.slice(before).map((r) => JSON.stringify(r.body));
+      expect(asked.some((body) => body.includes('zebrafish'))).toBe(true);
+      await ctx.request(methods.agent.session.close, { sessionId });
+      const closed = await ctx
+        .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'still there?' }] })
+        .then(
+          () => undefined,
+          (e: unknown) => e as { code: number },
+        );
+      expect(closed?.code).toBe(-32002);
+    });
+
+    await recordingClient().app.connectWith(agentOf('dave'), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const refused = await ctx.request(methods.agent.session.resume, { sessionId, cwd }).then(
+        () => undefined,
+        (e: unknown) => e as { code: number },
+      );
+      expect(refused?.code).toBe(-32002);
+      const relative = await ctx.request(methods.agent.session.resume, { sessionId, cwd: 'relative/dir' }).then(
+        () => undefined,
+        (e: unknown) => e as { code: number },
+      );
+      expect(relative?.code).toBe(-32602);
+    });
+  });
 });
