@@ -68,7 +68,10 @@ export interface ParleyOptions {
   localToken?: string;
 }
 
-export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions'> {
+export interface Parley extends Pick<
+  Core,
+  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore'
+> {
   config: Config;
   app: Hono<ParleyEnv>;
   model: ParleyModelClient;
@@ -333,6 +336,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       store,
       threads: core.threads,
       acpSessions: core.acpSessions,
+      runStore: core.runStore,
       reingest: () => core.reingest(),
       listen,
       openConnections: () => connections,

@@ -78,6 +78,8 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
     servers: processes.servers,
     /** The current test's database (each test has its own). */
     databaseUrl: () => pg!.urlOf(database),
+    /** `pg_ctl restart -m fast` of the file's Postgres; resolves once it accepts connections again. */
+    restartPostgres: () => pg!.restart(),
     /** Stops the file's Redis (for the tests of a replica without it). */
     stopRedis: async () => {
       await redis?.stop();

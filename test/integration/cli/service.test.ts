@@ -254,7 +254,12 @@ describe('one Parley service per data dir', () => {
 
     const status = parley(['status', '--json'], env);
     expect(await status.exit).toBe(0);
-    expect(JSON.parse(status.out())).toMatchObject({ running: true, pid: second.record.pid, idleExitMs: 1500 });
+    expect(JSON.parse(status.out())).toMatchObject({
+      running: true,
+      pid: second.record.pid,
+      idleExitMs: 1500,
+      degradedRuns: [],
+    });
 
     // With its last client gone the service waits PARLEY_SERVICE_IDLE_EXIT_MS, then exits and removes service.json.
     await second.client.close();
