@@ -10,13 +10,3 @@ export function permanentPostgresError(err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && code.length === 5 && PERMANENT_CLASSES.has(code.slice(0, 2));
 }
-
-/** True for a failure to reach the database at all (refused, dropped, restarting): a 503, not a 500. */
-export function postgresUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | undefined;
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
-  const text = typeof e?.message === 'string' ? e.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(text);
-}
