@@ -420,6 +420,7 @@ export class Engine implements RunEngine {
       onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
     });
+    // Raced against each node below, which handles the rejection; this only keeps a race never run from being unhandled.
     aborted.catch(() => undefined);
     try {
       let node: NodeName = 'usage_guard';

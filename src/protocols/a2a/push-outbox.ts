@@ -164,6 +164,7 @@ export class PushOutbox {
       if (cluster && !(await cluster.acquireLease(lease, this.#options.timeoutMs + 30_000))) continue;
       const sending = this.#send(d).finally(() => {
         this.#inFlight.delete(key);
+        // An unreleased lease expires on its own; the next send takes it again.
         if (cluster) void cluster.releaseLease(lease).catch(() => undefined);
         this.#kick();
       });

@@ -159,6 +159,7 @@ export function buildAcpAgent(deps: AcpDeps): {
             sessionId: session.id,
             update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
           })
+          // Only a hint for the client's UI; a client gone meanwhile needs none.
           .catch(() => undefined);
       });
       return { sessionId: session.id, modes: modeState(session) };
@@ -246,6 +247,7 @@ export function buildAcpAgent(deps: AcpDeps): {
           sessionId: session.id,
           update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
         })
+        // Only a hint for the client's UI; a client gone meanwhile needs none.
         .catch(() => undefined);
       if (params.mcpServers.length > 0) await records.update(session.id, { mcpServers: params.mcpServers });
       return { modes: modeState(session) };
