@@ -10,7 +10,8 @@
  * `maxBackoffMs` at most) and the run is no longer degraded once it is committed. Only closing the store
  * gives a write up (logged with the run id: what a stop during an outage loses).
  *
- * Consecutive event appends of a run share one append (a streamed answer's deltas share a commit).
+ * The writes queued while one batch commits go together in the next: its events in one append (a streamed
+ * answer's deltas share a commit), its other writes beside it.
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent } from './run-store.ts';
@@ -47,7 +48,16 @@ interface Waiter {
 
 type Write =
   | { kind: 'events'; events: readonly StoredEvent[]; waiter?: Waiter }
-  | { kind: 'other'; what: string; run: () => Promise<void>; waiter?: Waiter };
+  | {
+      kind: 'other';
+      what: string;
+      run: () => Promise<void>;
+      /** The run's record: a later put replaces an earlier one of the same batch (the whole record is written). */
+      record?: boolean;
+      /** Goes alone, after everything before it (forget). */
+      barrier?: boolean;
+      waiter?: Waiter;
+    };
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -95,27 +105,31 @@ export function reliableRunStore(store: RunStore, options: ReliableOptions): Rel
     });
   };
 
-  /** The writes at the head of a queue that go in one call: consecutive event appends, or one other write. */
+  /**
+   * The writes at the head of a queue that go together: everything queued up to a barrier (forget). They
+   * are sent at once — LMDB commits them in one transaction, as before the queue — with the events in one
+   * append (in order) and only the last put of the run's record (a put writes the whole record, so an
+   * earlier one landing last could take back what the later one says).
+   */
   const takeBatch = (queue: Write[]): Write[] => {
-    const head = queue[0]!;
-    if (head.kind !== 'events') return queue.splice(0, 1);
-    let n = 1;
-    while (n < queue.length && queue[n]!.kind === 'events') n++;
-    return queue.splice(0, n);
+    if (queue[0]!.kind === 'other' && queue[0]!.barrier) return queue.splice(0, 1);
+    const n = queue.findIndex((w) => w.kind === 'other' && w.barrier === true);
+    return queue.splice(0, n === -1 ? queue.length : n);
   };
 
-  const perform = (runId: string, batch: Write[]): Promise<void> => {
-    const head = batch[0]!;
-    if (head.kind === 'other') return head.run();
-    return store.events.append(
-      runId,
-      batch.flatMap((w) => (w.kind === 'events' ? w.events : [])),
-    );
+  const perform = (runId: string, batch: Write[]): Promise<unknown> => {
+    const events = batch.flatMap((w) => (w.kind === 'events' ? w.events : []));
+    const others = batch.filter((w): w is Extract<Write, { kind: 'other' }> => w.kind === 'other');
+    const lastRecord = others.findLast((w) => w.record);
+    return Promise.all([
+      ...(events.length > 0 ? [store.events.append(runId, events)] : []),
+      ...others.filter((w) => !w.record || w === lastRecord).map((w) => w.run()),
+    ]);
   };
 
   /** Tries one batch until it commits, the error is permanent, or the store closes. */
   const commit = async (runId: string, batch: Write[]) => {
-    const what = batch[0]!.kind === 'events' ? 'appending events' : (batch[0] as { what: string }).what;
+    const what = [...new Set(batch.map((w) => (w.kind === 'events' ? 'appending events' : w.what)))].join(', ');
     const started = Date.now();
     for (let backoff = firstBackoffMs, attempt = 1; ; attempt++) {
       try {
@@ -144,6 +158,8 @@ export function reliableRunStore(store: RunStore, options: ReliableOptions): Rel
   };
 
   const drain = async (runId: string, queue: Write[]) => {
+    // What the engine writes in the same turn (an event with its checkpoint, the end with its record) goes in one batch.
+    await Promise.resolve();
     while (queue.length > 0) await commit(runId, takeBatch(queue));
     queues.delete(runId);
     // Every write of the run is committed now; one given up (lost) keeps the run degraded.
@@ -166,7 +182,12 @@ export function reliableRunStore(store: RunStore, options: ReliableOptions): Rel
       void done.finally(() => draining.delete(done));
     });
 
-  const other = (runId: string, what: string, run: () => Promise<void>) => enqueue(runId, { kind: 'other', what, run });
+  const other = (
+    runId: string,
+    what: string,
+    run: () => Promise<void>,
+    flags: { record?: boolean; barrier?: boolean } = {},
+  ) => enqueue(runId, { kind: 'other', what, run, ...flags });
 
   /** A write that belongs to no run's queue (an approval's decision by id): retried up to degradeAfterMs. */
   const retried = async <T>(what: string, fields: Record<string, unknown>, run: () => Promise<T>): Promise<T> => {
@@ -186,7 +207,7 @@ export function reliableRunStore(store: RunStore, options: ReliableOptions): Rel
 
   return {
     runs: {
-      put: (run) => other(run.id, 'recording the run', () => store.runs.put(run)),
+      put: (run) => other(run.id, 'recording the run', () => store.runs.put(run), { record: true }),
       get: (id) => store.runs.get(id),
       listUnfinished: () => store.runs.listUnfinished(),
       listFinished: () => store.runs.listFinished(),
@@ -214,7 +235,7 @@ export function reliableRunStore(store: RunStore, options: ReliableOptions): Rel
     },
     // After every write of the run, so nothing it still had queued brings it back.
     forget: (runId) =>
-      other(runId, 'forgetting the run', () => store.forget(runId)).then(() => {
+      other(runId, 'forgetting the run', () => store.forget(runId), { barrier: true }).then(() => {
         lost.delete(runId);
         degraded.delete(runId);
       }),
