@@ -26,7 +26,7 @@ import type { ThreadStore } from './store/threads/types.ts';
 import { createLmdbAcpSessionStore } from './store/acp-sessions/lmdb.ts';
 import type { AcpSessionStore } from './store/acp-sessions/types.ts';
 import { openLmdbRunStore } from './store/runs/lmdb/lmdb-run-store.ts';
-import type { RunStore } from './store/runs/run-store.ts';
+import { reliableRunStore, type ReliableRunStore } from './store/runs/reliable-run-store.ts';
 import { createLmdbMcpEventStore, type McpEventStore } from './store/mcp-events/lmdb-event-store.ts';
 import { createLmdbA2aTaskStore } from './store/a2a-tasks/lmdb.ts';
 import { createLmdbA2aPushStore } from './store/a2a-push/lmdb.ts';
@@ -43,8 +43,8 @@ export interface Core {
   /** ACP session records, for session/load and session/list after a restart (docs/protocols/acp.md). */
   acpSessions: AcpSessionStore;
   engine: Engine;
-  /** Runs, checkpoints, event logs and approvals in the data dir (docs/durability.md). */
-  runStore: RunStore;
+  /** Runs, checkpoints, event logs and approvals in the data dir (docs/durability.md); writes retried in order. */
+  runStore: ReliableRunStore;
   /** The SSE messages of MCP Streamable HTTP streams, for Last-Event-ID resumption (docs/protocols/mcp.md). */
   mcpEvents: McpEventStore;
   /** A2A tasks, so GetTask, ListTasks and SubscribeToTask work after a restart (docs/protocols/a2a.md). */
@@ -174,8 +174,12 @@ export async function createCore(
   sweep.unref();
   closers.push({ name: 'thread-sweep', close: () => clearInterval(sweep) });
   // The run store closes after the engine and the broker (closers close in reverse order).
-  const runStore =
-    pg && database ? pg.openPostgresRunStore(database, { closePool: false }) : openLmdbRunStore(kv, { closeKv: false });
+  // Every write of a run is queued in order and retried while this process lives (a database restart
+  // leaves no hole); one failing beyond 10 s marks the run degraded (GET /ready, `parley status`).
+  const runStore = reliableRunStore(
+    pg && database ? pg.openPostgresRunStore(database, { closePool: false }) : openLmdbRunStore(kv, { closeKv: false }),
+    { logger, ...(pg ? { isPermanent: pg.permanentPostgresError } : {}) },
+  );
   const mcpEvents = pg && database ? pg.createPostgresMcpEventStore(database) : createLmdbMcpEventStore(kv);
   const a2aRetention = { maxFinished: config.protocols.a2aTaskRetentionMax };
   const a2aTasks =
@@ -187,7 +191,16 @@ export async function createCore(
   );
   mcpEventSweep.unref();
   closers.push({ name: 'mcp-event-sweep', close: () => clearInterval(mcpEventSweep) });
-  closers.push({ name: 'run-store', close: () => runStore.close() });
+  closers.push({
+    name: 'run-store',
+    close: () => runStore.close(),
+    ready: () => {
+      const degraded = runStore.degraded();
+      if (degraded.length === 0) return true;
+      const named = degraded.slice(0, 5).map((d) => `${d.runId} (${d.what}: ${d.error})`);
+      return `degraded: ${degraded.length} run(s) not fully stored, retrying: ${named.join('; ')}${degraded.length > 5 ? '; …' : ''}`;
+    },
+  });
   // Replicas: Redis carries what the processes sharing this Postgres tell each other; it closes after the engine.
   const cluster = config.knowledge.redisUrl
     ? await (await import('./cluster/redis.ts')).openRedisCluster({ url: config.knowledge.redisUrl, logger })

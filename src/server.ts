@@ -68,7 +68,10 @@ export interface ParleyOptions {
   localToken?: string;
 }
 
-export interface Parley extends Pick<Core, 'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions'> {
+export interface Parley extends Pick<
+  Core,
+  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore'
+> {
   config: Config;
   app: Hono<ParleyEnv>;
   model: ParleyModelClient;
@@ -339,6 +342,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const close = () =>
       (closing ??= (async () => {
         await engine.suspendWaiting();
+        // WebSockets are not requests the HTTP server drains: closed first, or the server's close waits on them.
+        await acpWs.close();
         await stopHttp();
         await closeAll(resources, logger);
       })());
@@ -354,6 +359,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       store,
       threads: core.threads,
       acpSessions: core.acpSessions,
+      runStore: core.runStore,
       reingest: () => core.reingest(),
       listen,
       openConnections: () => connections,

@@ -37,6 +37,7 @@ async function bridgeMcp(service: ServiceConnection, sdk: typeof McpClient): Pro
       const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
       if (typeof version === 'string') parley.setProtocolVersion(version);
     }
+    // The editor's stdout is gone: the bridge ends with it (client.onclose).
     void client.send(message).catch(() => undefined);
   };
   parley.onerror = (err) => {
@@ -54,6 +55,7 @@ async function bridgeMcp(service: ServiceConnection, sdk: typeof McpClient): Pro
             id: message.id,
             error: { code: -32603, message: `The Parley service (${service.record.url}) did not answer: ${reason}` },
           })
+          // The editor's stdout is gone too: nobody is left to answer.
           .catch(() => undefined);
       }
     });
@@ -62,6 +64,7 @@ async function bridgeMcp(service: ServiceConnection, sdk: typeof McpClient): Pro
   await parley.start();
   client.start();
   await ended;
+  // Ending anyway: a service already gone has no session to end.
   await parley.terminateSession().catch(() => undefined);
   await parley.close().catch(() => undefined);
   if (failure) process.stderr.write(`parley mcp: ${failure}\n`);

@@ -17,6 +17,7 @@ export async function ingestRemote(service: ServiceConnection): Promise<number> 
     method: 'POST',
     headers: { Authorization: `Bearer ${service.token}` },
   });
+  // A non-JSON body: reported below from the status alone.
   const body = (await res.json().catch(() => undefined)) as
     { report?: IngestReport; error?: { message?: string } } | undefined;
   if (!res.ok || !body?.report) {

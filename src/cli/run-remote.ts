@@ -17,6 +17,7 @@ export async function runRemote(service: ServiceConnection, question: string): P
     body: JSON.stringify({ query: question }),
   });
   if (!res.ok || !res.body) {
+    // A non-JSON error body: the status alone is reported below.
     const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
     process.stderr.write(
       `parley run: the Parley service refused the run (${res.status}): ${body?.error?.message ?? res.statusText}\n`,

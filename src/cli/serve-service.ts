@@ -55,6 +55,7 @@ export async function serveService(config: Config, args: string[]): Promise<void
     uptimeMs: Date.now() - startedAt.getTime(),
     clients: Math.max(0, parley.openConnections() - 1),
     idleExitMs,
+    degradedRuns: parley.runStore.degraded(),
   });
   writeServiceRecord(paths, {
     pid: process.pid,

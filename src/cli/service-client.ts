@@ -144,22 +144,41 @@ export async function findOrStartService(
 }
 
 /**
- * `parley serve --idle-exit` as its own process group, outliving this one; the same Node and entry point
- * this process runs (bin/parley.js, or src/cli/main.ts through tsx). A port the user did not choose is
- * none: PARLEY_PORT unset means a free port, which the service logs and writes to service.json.
- * Returns how to ask whether it has exited (undefined while running).
+ * A launcher the bridge runs with `node -e`: it starts the service detached (its own session and
+ * process group, setsid) and exits at once, so the service is nobody's child: an editor that kills its
+ * agent's process group or walks its process tree (acpx does) never reaches the service another
+ * window shares (issue 31). It prints the service's pid, so the bridge can tell if it dies starting.
+ */
+const LAUNCHER = `
+const { spawn } = require('node:child_process');
+const [command, ...args] = JSON.parse(process.argv[1]);
+const child = spawn(command, args, { detached: true, stdio: ['ignore', 2, 2] });
+process.stdout.write(String(child.pid));
+child.unref();
+`;
+
+/**
+ * `parley serve --idle-exit` in its own session, reparented away from this process (LAUNCHER); the same
+ * Node and entry point this process runs (bin/parley.js, or src/cli/main.ts through tsx). A port the user
+ * did not choose is none: PARLEY_PORT unset means a free port, which the service logs and writes to
+ * service.json. Returns how to ask whether it has exited (undefined while running).
  */
 function startInBackground(dataDir: string, logPath: string): () => number | string | undefined {
   const log = openSync(logPath, 'a', 0o600);
   const entry = process.argv[1]!;
-  const child = spawn(process.execPath, [...process.execArgv, entry, 'serve', '--idle-exit'], {
+  const command = [process.execPath, ...process.execArgv, entry, 'serve', '--idle-exit'];
+  const launcher = spawn(process.execPath, ['-e', LAUNCHER, JSON.stringify(command)], {
     detached: true,
-    stdio: ['ignore', log, log],
+    stdio: ['ignore', 'pipe', log],
     env: { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: process.env.PARLEY_PORT || '0' },
   });
   closeSync(log);
-  let exit: number | string | undefined;
-  child.once('exit', (code, signal) => (exit = code ?? signal ?? 'unknown'));
-  child.unref();
-  return () => exit;
+  let pid = 0;
+  let launchFailed: number | string | undefined;
+  launcher.stdout?.on('data', (d: Buffer) => (pid = Number(String(d).trim()) || pid));
+  launcher.once('exit', (code, signal) => {
+    if (code !== 0) launchFailed = `launcher ${code ?? signal ?? 'unknown'}`;
+  });
+  launcher.unref();
+  return () => launchFailed ?? (pid > 0 && !isAlive(pid) ? 'exited' : undefined);
 }

@@ -50,9 +50,19 @@ export async function statusCommand(dataDir: string, json: boolean): Promise<num
       `  data     ${status.dataDir}`,
       `  uptime   ${seconds(status.uptimeMs)} (since ${status.startedAt})`,
       `  clients  ${status.clients} (${idle})`,
+      ...degradedLines(status.degradedRuns ?? []),
     ].join('\n') + '\n',
   );
   return 0;
+}
+
+/** Runs whose store writes fail (docs/durability.md, "When the store fails"): said, never hidden. */
+function degradedLines(runs: readonly { runId: string; what: string; error: string; since: string }[]): string[] {
+  if (runs.length === 0) return [`  store    every run stored`];
+  return [
+    `  store    DEGRADED: ${runs.length} run(s) not fully stored (writes still retried; see the service log)`,
+    ...runs.slice(0, 10).map((r) => `           ${r.runId}: ${r.what} failing since ${r.since}: ${r.error}`),
+  ];
 }
 
 export async function stopCommand(dataDir: string): Promise<number> {

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.ts';
+import { UnavailableError, unavailableOf } from '../unavailable.ts';
 import type { Cluster, ClusterListener } from './types.ts';
 
 const ACQUIRE = `
@@ -45,8 +46,10 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
     new Redis(options.url, {
       lazyConnect: true,
       connectTimeout: options.connectTimeoutMs ?? 10_000,
-      // Commands wait (bounded) for a reconnect instead of failing at the first network blip.
-      maxRetriesPerRequest: 3,
+      // A command on a connection that went silent fails within 2 s; one asked while the connection is
+      // down fails at once (live() below): what waits on it answers 503, never hangs (issue 31).
+      maxRetriesPerRequest: 1,
+      commandTimeout: 2_000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     });
   const commands = connect();
@@ -91,11 +94,21 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
 
   const replicaId = randomUUID();
   const key = (k: string) => prefix + k;
+  /** Runs a command when Redis is connected; an UnavailableError (a 503 upstream) when it is not or it fails so. */
+  const live = async <T>(command: () => Promise<T>): Promise<T> => {
+    if (commands.status !== 'ready')
+      throw new UnavailableError('redis', `Redis is unavailable (${lastError ?? commands.status})`, 2);
+    try {
+      return await command();
+    } catch (err) {
+      throw unavailableOf(err) ?? err;
+    }
+  };
   return {
     replicaId,
     shared: true,
     async publish(channel, message) {
-      await commands.publish(key(channel), JSON.stringify(message));
+      await live(() => commands.publish(key(channel), JSON.stringify(message)));
     },
     subscribe(channel, listener) {
       let group = listeners.get(channel);
@@ -110,34 +123,37 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
         group.delete(listener);
         if (group.size > 0 || listeners.get(channel) !== group) return;
         listeners.delete(channel);
+        // If it fails (Redis down) the channel stays subscribed; its messages find no listener and are dropped.
         subscriber.unsubscribe(key(channel)).catch(() => {});
       };
     },
     async claim(k, ttlMs) {
-      return (await commands.set(key(k), replicaId, 'PX', Math.ceil(ttlMs), 'NX')) === 'OK';
+      return (await live(() => commands.set(key(k), replicaId, 'PX', Math.ceil(ttlMs), 'NX'))) === 'OK';
     },
     async isClaimed(k) {
-      return (await commands.exists(key(k))) === 1;
+      return (await live(() => commands.exists(key(k)))) === 1;
     },
     async acquireLease(k, ttlMs) {
-      return (await commands.eval(ACQUIRE, 1, key(k), replicaId, Math.ceil(ttlMs))) === 1;
+      return (await live(() => commands.eval(ACQUIRE, 1, key(k), replicaId, Math.ceil(ttlMs)))) === 1;
     },
     async renewLeases(keys, ttlMs) {
       if (keys.length === 0) return [];
-      const lost = (await commands.eval(RENEW, keys.length, ...keys.map(key), replicaId, Math.ceil(ttlMs))) as string[];
+      const lost = (await live(() =>
+        commands.eval(RENEW, keys.length, ...keys.map(key), replicaId, Math.ceil(ttlMs)),
+      )) as string[];
       return lost.map((k) => k.slice(prefix.length));
     },
     async releaseLease(k) {
-      await commands.eval(RELEASE, 1, key(k), replicaId);
+      await live(() => commands.eval(RELEASE, 1, key(k), replicaId));
     },
     async setValue(k, value, ttlMs) {
-      await commands.set(key(k), value, 'PX', Math.ceil(ttlMs));
+      await live(() => commands.set(key(k), value, 'PX', Math.ceil(ttlMs)));
     },
     async getValue(k) {
-      return (await commands.get(key(k))) ?? undefined;
+      return (await live(() => commands.get(key(k)))) ?? undefined;
     },
     async deleteValue(k) {
-      await commands.del(key(k));
+      await live(() => commands.del(key(k)));
     },
     ready: () =>
       commands.status === 'ready' && subscriber.status === 'ready' ? true : `redis: ${lastError ?? commands.status}`,

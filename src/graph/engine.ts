@@ -420,6 +420,7 @@ export class Engine implements RunEngine {
       onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
     });
+    // Raced against each node below, which handles the rejection; this only keeps a race never run from being unhandled.
     aborted.catch(() => undefined);
     try {
       let node: NodeName = 'usage_guard';
@@ -457,10 +458,12 @@ export class Engine implements RunEngine {
     // The knowledge store commits records in groups: the run store keeps this one until it is in.
     const runStore = this.#ctx.runStore;
     const stored = runStore ? this.#storedEnd(run, record) : undefined;
+    // A failed put is not dropped: the run store keeps retrying it in order, logs it and marks the run
+    // degraded (store/runs/reliable-run-store.ts); the run's result must not wait for the database.
     if (stored) await runStore!.runs.put(stored).catch(() => undefined);
     try {
       await this.#ctx.store.recordRun(record);
-      if (stored) await runStore!.runs.put({ ...stored, remembered: true }).catch(() => undefined);
+      if (stored) await runStore!.runs.put({ ...stored, remembered: true }).catch(() => undefined); // as above
     } catch (err) {
       this.#ctx.logger.error('recording the run in execution memory failed', {
         runId: run.id,

@@ -22,6 +22,7 @@ import { checkDecision } from './decision-check.ts';
 import { asksTheSame, forNewCallIds } from './restored-match.ts';
 import type { ApprovalRecords } from '../store/runs/run-store.ts';
 import type { Cluster } from '../cluster/types.ts';
+import { unavailableOf } from '../unavailable.ts';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -87,6 +88,7 @@ export class ApprovalBroker implements ApprovalPort {
   /** Set only when other processes share the state. */
   readonly #cluster?: Cluster;
   readonly #unsubscribe?: () => void;
+  #closed = false;
 
   constructor(options: ApprovalBrokerOptions) {
     const { cluster, ...rest } = options;
@@ -301,7 +303,9 @@ export class ApprovalBroker implements ApprovalPort {
       actor,
       at: new Date().toISOString(),
     };
-    if (this.#cluster && !(await this.#cluster.claim(`approval:${id}`, CLAIM_MS))) return alreadyResolved(id);
+    // Postgres has the last word: a decision committed while Redis was away is not made twice.
+    if (!entry && (await this.#options.store?.get(id))?.status === 'decided') return alreadyResolved(id);
+    if (this.#cluster && !(await this.#claimOrDecideHere(id, outcome, entry !== undefined))) return alreadyResolved(id);
     if (entry) {
       // Settled meanwhile (a timeout, a cancellation) while the claim was on its way.
       if (this.#pending.get(id) !== entry) return alreadyResolved(id);
@@ -342,11 +346,49 @@ export class ApprovalBroker implements ApprovalPort {
 
   /** Shutdown: settles everything still pending as cancelled and waits for the audit writes. */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#unsubscribe?.();
     const entries = [...this.#pending.values()];
     for (const { request } of entries) this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', 0));
     // #finish chained each outcome write onto entry.audit.
     await Promise.allSettled(entries.map((e) => e.audit));
+  }
+
+  /**
+   * The claim that makes the first answer win on every replica. Redis out of reach (issue 31): a run
+   * held here is decided here by this broker (no other replica can answer meanwhile: each needs the
+   * claim, or finds the decision in Postgres), and the claim and the news follow once Redis is back; a
+   * run held elsewhere cannot be, and the UnavailableError becomes a 503.
+   */
+  async #claimOrDecideHere(id: string, outcome: ApprovalOutcome, heldHere: boolean): Promise<boolean> {
+    try {
+      return await this.#cluster!.claim(`approval:${id}`, CLAIM_MS);
+    } catch (err) {
+      if (!heldHere || !unavailableOf(err)) throw err;
+      this.#options.logger.warn('approvals: Redis is unavailable; deciding a run held here locally', { id });
+      void this.#claimWhenBack(id, outcome);
+      return true;
+    }
+  }
+
+  /** After a local decision during a Redis outage: takes the claim and tells the others, once Redis answers. */
+  async #claimWhenBack(id: string, outcome: ApprovalOutcome): Promise<void> {
+    for (let wait = 500; !this.#closed; wait = Math.min(wait * 2, 5_000)) {
+      await new Promise((r) => setTimeout(r, wait).unref());
+      try {
+        await this.#cluster!.claim(`approval:${id}`, CLAIM_MS);
+        this.#tell({ type: 'settled', id, callerId: this.#settled.get(id)?.callerId ?? LOCAL_CALLER.id, outcome });
+        return;
+      } catch (err) {
+        if (!unavailableOf(err)) {
+          this.#options.logger.warn('approvals: claiming a decision made during a Redis outage failed', {
+            id,
+            error: String(err),
+          });
+          return;
+        }
+      }
+    }
   }
 
   /** A timeout's default: with replicas, only if no human's answer on another replica claimed it first. */

@@ -128,6 +128,7 @@ export async function peekJson(c: Context): Promise<unknown> {
     : c.req.raw
         .clone()
         .json()
+        // Not JSON (or no body): peeking says so with undefined; the handler reports the body itself.
         .catch(() => undefined);
 }
 

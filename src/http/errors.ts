@@ -7,6 +7,11 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../log.ts';
+import { unavailableOf } from '../unavailable.ts';
+import { answerableId } from './json-rpc-envelope.ts';
+
+/** The JSON-RPC endpoints (app.ts JSON_RPC_PATHS; not imported from there: app.ts imports this file). */
+const JSON_RPC_PREFIXES = ['/mcp', '/acp', '/a2a'];
 
 export const ERROR_CODES = {
   400: 'bad_request',
@@ -73,6 +78,34 @@ export function errorHandler(logger: Logger): ErrorHandler {
     // JSON.parse of a request body (c.req.json()) is the only source of SyntaxError at run time.
     if (err instanceof SyntaxError)
       return jsonError(c, 400, `The request body is not valid JSON: ${err.message}`, 'invalid_json');
+    // Redis or Postgres out of reach: 503 with Retry-After, in the route's shape (a JSON-RPC error on /mcp, /acp, /a2a).
+    const unavailable = unavailableOf(err);
+    if (unavailable) {
+      logger.warn('a request needs a dependency that is unavailable', {
+        method: c.req.method,
+        path: c.req.path,
+        dependency: unavailable.dependency,
+        error: unavailable.message,
+      });
+      const headers = { 'retry-after': String(unavailable.retryAfterSeconds) };
+      if (JSON_RPC_PREFIXES.some((p) => c.req.path === p || c.req.path.startsWith(`${p}/`))) {
+        const body = c.get('parsedBody' as never) as unknown;
+        return c.json(
+          {
+            jsonrpc: '2.0',
+            id: answerableId(body),
+            error: {
+              code: -32000,
+              message: unavailable.message,
+              data: { retryAfterSeconds: unavailable.retryAfterSeconds },
+            },
+          },
+          503,
+          headers,
+        );
+      }
+      return jsonError(c, 503, unavailable.message, 'unavailable', headers);
+    }
     logger.error('unhandled error', {
       method: c.req.method,
       path: c.req.path,

@@ -69,6 +69,7 @@ export function withVectorRetrieval(
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = chain.then(fn);
+    // The chain only orders calls: each caller gets its own error through `run`.
     chain = run.catch(() => undefined);
     return run;
   };

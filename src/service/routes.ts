@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { errorBody } from '../http/errors.ts';
+import type { DegradedRun } from '../store/runs/reliable-run-store.ts';
 
 export interface ServiceStatus {
   pid: number;
@@ -19,6 +20,8 @@ export interface ServiceStatus {
   clients: number;
   /** 0: the service never exits for idleness. */
   idleExitMs: number;
+  /** Runs whose store writes fail beyond the retry window (docs/durability.md); empty when all is stored. */
+  degradedRuns?: DegradedRun[];
 }
 
 export const SERVICE_PATH = '/api/service';

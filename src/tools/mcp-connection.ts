@@ -91,6 +91,7 @@ export class McpConnection {
         this.#client = undefined;
         this.#tools = undefined;
       }
+      // Closing a connection already failing: its error was handled above.
       await client.close().catch(() => {});
       return op(await this.client());
     }
@@ -98,8 +99,10 @@ export class McpConnection {
 
   async close(): Promise<void> {
     this.#closed = true;
+    // A connect that failed has nothing to close.
     const client = this.#client ?? (await this.#connecting?.catch(() => undefined));
     this.#client = undefined;
+    // Shutdown: a server that is already gone needs no closing.
     await client?.close().catch(() => {});
   }
 
@@ -122,10 +125,12 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
     } catch (err) {
+      // The connect error is the one thrown below; closing a half-open client may fail too.
       await client.close().catch(() => {});
       throw new Error(`cannot connect to MCP server '${this.name}': ${(err as Error).message}`, { cause: err });
     }
     if (this.#closed) {
+      // Shutting down: the error thrown below says so; a close failure adds nothing.
       await client.close().catch(() => {});
       throw new Error(`MCP server '${this.name}' connection is closed (shutting down)`);
     }

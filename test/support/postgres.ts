@@ -6,7 +6,7 @@
  * Where the binaries are missing, `postgresBinDir()` is undefined and the suites skip with a line
  * saying so (CI installs them: .ci/run).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,11 @@ export interface TestPostgres {
   url: string;
   /** The URL of another database on the same server. */
   urlOf(database: string): string;
+  /**
+   * `pg_ctl restart -m fast` (what an operator's restart does): every connection is dropped, the
+   * server refuses new ones until it is back; resolves once it accepts them again.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,10 +49,10 @@ export async function startPostgres(): Promise<TestPostgres> {
     chownSync(root, Number(ids), Number(gid));
     chmodSync(root, 0o700);
   }
+  const command = (cmd: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]] : [join(bin, cmd), args];
   const run = (cmd: string, args: string[]) => {
-    const [file, argv] = asRoot
-      ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]]
-      : [join(bin, cmd), args];
+    const [file, argv] = command(cmd, args);
     const result = spawnSync(file, argv, { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${cmd} failed (${result.status}): ${result.stderr || result.stdout}`);
   };
@@ -59,6 +64,15 @@ export async function startPostgres(): Promise<TestPostgres> {
   return {
     url: urlOf('postgres'),
     urlOf,
+    async restart() {
+      // Not spawnSync: the test's own clients must keep running while the server goes down and up.
+      const [file, argv] = command('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'restart']);
+      const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      if (code !== 0) throw new Error(`pg_ctl restart failed (${code}): ${stderr}`);
+    },
     async stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

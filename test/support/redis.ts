@@ -19,6 +19,7 @@ export function redisServerPresent(): boolean {
 
 export interface TestRedis {
   url: string;
+  port: number;
   stop(): Promise<void>;
 }
 
@@ -35,10 +36,11 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** Starts redis-server on a free port, or on `port` (a Redis started again where clients expect it). */
+export async function startRedis(port?: number): Promise<TestRedis> {
   if (!redisServerPresent()) throw new Error(REDIS_MISSING);
   const dir = mkdtempSync(join(tmpdir(), 'parley-redis-'));
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
@@ -57,6 +59,7 @@ export async function startRedis(): Promise<TestRedis> {
   }
   return {
     url,
+    port,
     async stop() {
       child.kill('SIGTERM');
       await exited;

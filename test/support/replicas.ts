@@ -78,6 +78,15 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
     servers: processes.servers,
     /** The current test's database (each test has its own). */
     databaseUrl: () => pg!.urlOf(database),
+    /** `pg_ctl restart -m fast` of the file's Postgres; resolves once it accepts connections again. */
+    restartPostgres: () => pg!.restart(),
+    /** Stops the file's Redis, then starts it again (empty, as without persistence) on the same port after `ms`. */
+    redisOutage: async (ms: number) => {
+      const port = redis!.port;
+      await redis!.stop();
+      await new Promise((r) => setTimeout(r, ms));
+      redis = await startRedis(port);
+    },
     /** Stops the file's Redis (for the tests of a replica without it). */
     stopRedis: async () => {
       await redis?.stop();

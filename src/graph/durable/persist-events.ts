@@ -21,8 +21,13 @@ export function persistEvents(
   run: PersistedRun,
   logger: Logger,
 ): (event: GraphEvent) => Promise<unknown> {
+  // The store retried the write and marked the run degraded (logged, GET /ready); the run goes on in
+  // memory and its clients are not held. One line per run here: a degraded run fails every write.
+  let told = false;
   const failed = (what: string) => (err: unknown) => {
-    logger.error(`run store: ${what} failed`, { runId: run.record.id, error: String(err) });
+    if (told) return;
+    told = true;
+    logger.error(`run store: ${what} failed; the run goes on in memory`, { runId: run.record.id, error: String(err) });
   };
   return (event) => {
     const appended = store.events

@@ -2,7 +2,8 @@
  * A run still in progress (or waiting on a human) as the HTTP API shows it. Execution memory records a
  * run only once it finishes, so `GET /api/runs/:id` answered 404 for a run a client had just started;
  * the run store has it from its first event: its record, the plan and finished steps of its
- * checkpoint, and the approvals it waits on.
+ * checkpoint, and the approvals it waits on. A finished run the local execution memory lacks (it ran
+ * on another replica, each with its own embedded graph) is answered from the record stored with it.
  */
 import type { Checkpoint, RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphPlan } from '../graph-plan.ts';
@@ -53,14 +54,16 @@ export function runningRunDetail(
     ...runningRunSummary(run, now),
     ...(plan ? { plan } : {}),
     steps: plan ? stepRecordsOf(plan, results, 'pending') : [],
-    approvals: approvals.map((a) => ({
-      id: a.id,
-      status: a.status,
-      request: a.request,
-      ...(a.outcome ? { outcome: a.outcome } : {}),
-    })),
+    approvals: approvals.map(approvalView),
   };
 }
+
+const approvalView = (a: StoredApproval) => ({
+  id: a.id,
+  status: a.status,
+  request: a.request,
+  ...(a.outcome ? { outcome: a.outcome } : {}),
+});
 
 const MAX_LOOKUP_ID_CHARS = 512;
 
@@ -81,7 +84,17 @@ export function runningRunsOf(store: Pick<RunStore, 'runs' | 'checkpoints' | 'ap
       // beyond LMDB's limit would be an error, not "not found".
       if (id.length > MAX_LOOKUP_ID_CHARS) return undefined;
       const run = await store.runs.get(id);
-      if (!run || run.status !== 'running') return undefined;
+      if (!run) return undefined;
+      // Finished: its execution-memory record as stored with it. Execution memory answers first, but with
+      // an embedded graph per replica only the replica that ran it has it; the shared store has it for all.
+      if (run.status !== 'running') {
+        if (!run.memory) return undefined;
+        const approvals = await store.approvals.listForRun(id);
+        return {
+          callerId: run.callerId,
+          detail: { ...(run.memory as object), approvals: approvals.map(approvalView) },
+        };
+      }
       const [checkpoint, approvals] = await Promise.all([store.checkpoints.load(id), store.approvals.listForRun(id)]);
       return { callerId: run.callerId, detail: runningRunDetail(run, checkpoint, approvals, Date.now()) };
     },

@@ -120,6 +120,7 @@ export class ReplicaRuns {
     const channel = runEventsChannel(runId);
     const send = () => {
       scheduled = false;
+      // A lost signal costs latency only: followers poll the store each second regardless.
       this.#cluster.publish(channel, { seq: latest }).catch(() => {});
     };
     return (event) =>
@@ -201,6 +202,7 @@ export class ReplicaRuns {
 
   async #finished(runId: string): Promise<void> {
     const followed = this.#remote.get(runId);
+    // Store unreachable: the followed run is ended below without its stored ending; the run is still in the store.
     const stored = await this.#store.runs.get(runId).catch(() => undefined);
     if (this.#remote.get(runId) !== followed) return;
     this.#remote.delete(runId);

@@ -115,6 +115,7 @@ export class RunRecorder {
   /** Records distinct runs in one write transaction. */
   async #writeRuns(runs: RunRecord[]): Promise<void> {
     // The view is read before the transaction: on Kuzu its load would queue behind our own write.
+    // No view (the read failed): the write goes on without its cached lookups, which only save reads.
     const view = await this.#cache.view().catch(() => undefined);
     const serial = this.#exec.serialWrites ? view : undefined;
     const links = new Map(runs.map((r) => [r.id, this.#unlinked.get(r.id)] as const));

@@ -43,6 +43,7 @@ export async function discoverServer(server: McpServerConfig, timeoutMs: number)
     const message = (err as Error).message || String(err);
     throw new Error(tail ? `${message} (stderr: ${tail.slice(0, 500)})` : message, { cause: err });
   } finally {
+    // The discovery's own result or error is what counts; a server already gone needs no closing.
     await client.close().catch(() => undefined);
   }
 }

@@ -71,6 +71,7 @@ export class KuzuSession {
   /** Runs fn with exclusive use of the connection. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(fn, fn);
+    // The queue only orders calls: each caller gets its own error through `run`.
     this.#queue = run.catch(() => undefined);
     return run;
   }

@@ -283,6 +283,7 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
           ),
           metadata: undefined,
         });
+        // Already failing: the event is still published and pushed below; a store error here has no one else to tell.
         await store.processEvent(failed).catch(() => undefined);
         bus.publish(failed);
         await this.#push(failed, context, store);

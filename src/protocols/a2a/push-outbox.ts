@@ -11,7 +11,7 @@
 import { V1PushNotificationSerializer, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
 import type { Task } from '@a2a-js/sdk';
-import { outboundProblem } from '../../http/outbound-guard.ts';
+import { sendChecked } from '../../http/outbound-guard.ts';
 import type { Logger } from '../../log.ts';
 import type { A2APushStore, PushDelivery } from '../../store/a2a-push/types.ts';
 import type { TaskScope } from '../../store/a2a-tasks/types.ts';
@@ -164,6 +164,7 @@ export class PushOutbox {
       if (cluster && !(await cluster.acquireLease(lease, this.#options.timeoutMs + 30_000))) continue;
       const sending = this.#send(d).finally(() => {
         this.#inFlight.delete(key);
+        // An unreleased lease expires on its own; the next send takes it again.
         if (cluster) void cluster.releaseLease(lease).catch(() => undefined);
         this.#kick();
       });
@@ -177,18 +178,20 @@ export class PushOutbox {
   }
 
   async #send(d: PushDelivery): Promise<void> {
-    const problem = await outboundProblem(d.url, { allowPrivate: this.#options.allowPrivate });
-    if (problem) return this.#giveUp(d, `refused: ${problem}`);
     let retryAfterMs = 0;
     try {
-      const res = await fetch(d.url, {
-        method: 'POST',
-        headers: d.headers,
-        body: d.body,
-        redirect: 'manual', // a redirect could lead past the address check
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
-      });
-      await res.body?.cancel();
+      // Checked again at send time, and sent to the address checked (http/outbound-guard.ts).
+      const sent = await sendChecked(
+        d.url,
+        { method: 'POST', headers: d.headers, body: d.body, signal: AbortSignal.timeout(this.#options.timeoutMs) },
+        { allowPrivate: this.#options.allowPrivate },
+        async (res) => {
+          await res.body?.cancel();
+          return res;
+        },
+      );
+      if (sent.refused !== undefined) return this.#giveUp(d, `refused: ${sent.refused}`);
+      const res = sent.value;
       if (res.ok) {
         await this.#store.remove(d.seq);
         return;

@@ -75,10 +75,16 @@ export function createAcpAgent(deps: AcpDeps): AgentApp {
 }
 
 /** The agent and a way to end its sessions (their MCP servers) when the connection closes. */
-export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): Promise<void> } {
+export function buildAcpAgent(deps: AcpDeps): {
+  app: AgentApp;
+  cancelTurns(reason: string, withinMs: number): Promise<void>;
+  closeSessions(): Promise<void>;
+} {
   const logger = deps.logger ?? silentLogger;
   const caller = deps.caller ?? LOCAL_CALLER;
   const sessions = new Map<string, AcpSession>();
+  /** Prompt turns not yet answered. */
+  const turns = new Set<Promise<unknown>>();
   let clientCapabilities: ClientCapabilities | undefined;
   const records = createSessionRecords(deps.sessionStore, caller.id, logger);
   const canLoad = deps.sessionStore !== undefined && deps.threads !== undefined;
@@ -158,6 +164,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
             sessionId: session.id,
             update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
           })
+          // Only a hint for the client's UI; a client gone meanwhile needs none.
           .catch(() => undefined);
       });
       return { sessionId: session.id, modes: modeState(session), configOptions: configOptions(session, models) };
@@ -193,7 +200,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
       const mode = command?.mode ?? session.nextMode ?? session.mode;
       delete session.nextMode;
       const title = input.query;
-      return runTurn(
+      const turn = runTurn(
         { engine: deps.engine, approvals: deps.approvals, logger, session, client, clientCapabilities, caller },
         input,
         signal,
@@ -211,9 +218,15 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
                 updatedAt: new Date(info.updatedAt).toISOString(),
               },
             })
+            // A title and a time for the client's session list; a client gone meanwhile needs none.
             .catch(() => undefined);
         return response;
       });
+      // Tracked until answered, so a shutdown can wait for the `cancelled` answers it caused (cancelTurns).
+      turns.add(turn);
+      const untrack = () => void turns.delete(turn);
+      turn.then(untrack, untrack);
+      return turn;
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       const session = sessions.get(params.sessionId);
@@ -280,6 +293,7 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
         sessionId: session.id,
         update: { sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS },
       })
+      // Only a hint for the client's UI; a client gone meanwhile needs none.
       .catch(() => undefined);
     if (passed.length > 0) await records.update(session.id, { mcpServers: passed });
     return { modes: modeState(session), configOptions: configOptions(session, models) };
@@ -315,6 +329,17 @@ export function buildAcpAgent(deps: AcpDeps): { app: AgentApp; closeSessions(): 
 
   return {
     app,
+    /** Cancels every prompt in flight (each ends `cancelled`) and waits, at most `withinMs`, for them to end. */
+    cancelTurns: async (reason: string, withinMs: number) => {
+      if (turns.size === 0) return;
+      for (const s of sessions.values()) cancelActive(s, reason);
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((r) => (timer = setTimeout(r, withinMs)));
+      await Promise.race([Promise.allSettled([...turns]), bound]);
+      clearTimeout(timer);
+      // Each turn has returned its `cancelled`; the SDK writes the answers on the next turns of the event loop.
+      await new Promise((r) => setTimeout(r, 50));
+    },
     closeSessions: async () => {
       await Promise.all([...sessions.values()].map((s) => endSession(s, 'the ACP connection closed')));
     },

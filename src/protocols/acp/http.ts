@@ -74,6 +74,7 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
       .handleRequest(
         new Request(`http://parley.local${ACP_PATH}`, { method: 'DELETE', headers: { [CONNECTION_HEADER]: id } }),
       )
+      // Closing a connection that already ended: nothing to undo.
       .catch(() => undefined);
   };
   const sweep = sweepIdleClients(connections, idleMs, (_id, connection) => connection.close());
@@ -153,6 +154,7 @@ export function acpRoutes(deps: AcpHttpDeps): AcpRoutes {
       clearInterval(sweep);
       connections.clear();
       await server.close();
+      // Shutdown: each session's tools log their own close failures; one must not stop the others closing.
       await Promise.all([...liveTools].map((tools) => tools.close().catch(() => undefined)));
       liveTools.clear();
     },

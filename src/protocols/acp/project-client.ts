@@ -53,6 +53,7 @@ export function acpProjectClient(
         cwd,
         outputByteLimit: OUTPUT_BYTE_LIMIT,
       });
+      // Already exited or released: nothing left to kill.
       const kill = () => void terminal.kill().catch(() => undefined);
       call.signal.addEventListener('abort', kill, { once: true });
       try {

@@ -74,13 +74,16 @@ export function connectionDirectory(cluster: Cluster, selfUrl: () => string | un
     },
     drop(connectionId) {
       if (!written.delete(connectionId)) return;
+      // A note left behind expires with its TTL; a request routed by it finds no connection (404).
       cluster.deleteValue(noteKey(connectionId)).catch(() => undefined);
     },
     forget(connectionId) {
       written.delete(connectionId);
+      // As in drop(): the note expires on its own.
       cluster.deleteValue(noteKey(connectionId)).catch(() => undefined);
     },
     async ownerElsewhere(connectionId) {
+      // Redis unreachable: served here as an unknown connection (404); the client initializes again.
       const owner = await cluster.getValue(noteKey(connectionId)).catch(() => undefined);
       return owner && owner !== selfUrl() ? owner : undefined;
     },

@@ -340,6 +340,7 @@ class TurnView {
         status: 'failed',
         content: [{ type: 'content', content: { type: 'text', text: `Not run: the turn was ${how}.` } }],
         _meta: { parley: { status: how } },
+        // The client went away: the failed status is for its UI only.
       }).catch(() => undefined);
     }
   }

@@ -52,7 +52,7 @@ export interface AcpWebSocketDeps extends AcpDeps {
 export interface AcpWebSocket {
   /** Handles an upgrade for /acp and returns true; returns false for other paths (left to the caller). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
-  /** Closes every open WebSocket connection (cancelling their prompt turns). */
+  /** Cancels every prompt in flight, then closes every open WebSocket connection; once, however often called. */
   close(): Promise<void>;
 }
 
@@ -89,7 +89,8 @@ export function acpWebSocket(deps: AcpWebSocketDeps): AcpWebSocket {
   });
   const clients = deps.clients ?? new Map<string, CappedClient>();
   const cap = capClients(clients, deps.caps ?? DEFAULT_CLIENT_CAPS);
-  const open = new Set<AcpServer>();
+  const open = new Map<AcpServer, ReturnType<typeof buildAcpAgent>>();
+  let closing: Promise<void> | undefined;
   return {
     handleUpgrade(req, socket, head) {
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== ACP_PATH) return false;
@@ -114,7 +115,7 @@ export function acpWebSocket(deps: AcpWebSocketDeps): AcpWebSocket {
       const server = new AcpServer({ createAgent: () => agent.app });
       clients.set(key, { caller: caller.id, open: 1, lastSeen: Date.now(), close: () => void server.close() });
       admission.release();
-      open.add(server);
+      open.set(server, agent);
       socket.once('close', () => {
         clients.delete(key);
         open.delete(server);
@@ -123,10 +124,16 @@ export function acpWebSocket(deps: AcpWebSocketDeps): AcpWebSocket {
       createNodeWebSocketUpgradeHandler(server, webSockets)(req, socket, head);
       return true;
     },
-    async close() {
-      await Promise.all([...open].map((s) => s.close()));
-      open.clear();
-      webSockets.close();
+    close() {
+      // Shutdown: prompts in flight end `cancelled` (their answer sent), then each socket closes with
+      // 1001 "going away", so a bridge knows at once and the server's close never waits on a socket.
+      closing ??= (async () => {
+        await Promise.all([...open.values()].map((a) => a.cancelTurns('the Parley service is stopping', 3_000)));
+        await Promise.all([...open.keys()].map((s) => s.close()));
+        open.clear();
+        webSockets.close();
+      })();
+      return closing;
     },
   };
 }

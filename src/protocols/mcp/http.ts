@@ -104,10 +104,12 @@ export function mcpRoutes(deps: McpRoutesDeps) {
           caller: caller.id,
           open: 0,
           lastSeen: Date.now(),
+          // Closing a server whose transport is already closed: nothing to undo.
           close: () => void server.close().catch(() => undefined),
         }),
       onsessionclosed: (sid) => {
         sessions.delete(sid);
+        // A record left behind expires with the event store's sweep.
         if (deps.sharedSessions) void deps.eventStore?.deleteSession(sid).catch(() => undefined);
       },
     });
@@ -126,6 +128,7 @@ export function mcpRoutes(deps: McpRoutesDeps) {
    */
   async function revive(id: string, caller: Caller, authInfo: AuthInfo): Promise<Session | undefined> {
     if (!deps.sharedSessions) return undefined;
+    // Store unreachable: the session is answered as unknown (404) and the client initializes again.
     const record = await deps.eventStore?.getSession(id).catch(() => undefined);
     if (!record || record.callerId !== caller.id) return undefined;
     const admission = cap.admit(caller.id);
@@ -154,6 +157,7 @@ export function mcpRoutes(deps: McpRoutesDeps) {
         deps.logger.info('mcp: serving a session opened elsewhere (another replica, or before a restart)', {
           session: id,
         });
+        // Only refreshes the record's age; the record itself is already stored.
         void deps.eventStore?.putSession({ ...record, at: Date.now() }).catch(() => undefined);
       }
       return session;

@@ -50,6 +50,7 @@ export function checkParams(transport: Transport): void {
     const problem = isJSONRPCRequest(message) ? paramsProblem(message.method, message.params) : undefined;
     if (problem === undefined) return deliver(message, extra);
     const { id } = message as { id: string | number };
+    // The client left: nobody to tell its params were wrong.
     transport.send({ jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: problem } }).catch(() => undefined);
   };
 }

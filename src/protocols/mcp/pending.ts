@@ -127,6 +127,7 @@ export async function waitForTurn(
       if (next.done) return;
       if (next.value.type === 'approval.requested' && approvals.get(next.value.request.id, caller)) return;
     }
+    // The run's stream ended early (a slow consumer detached): the approval is still listed by get_run.
   })().catch(() => undefined);
   try {
     await Promise.race([handle.result, needsHuman, timeUp]);

@@ -37,7 +37,10 @@ function callsText(request: ApprovalRequest): string {
   return ` for ${request.toolCalls.map((c) => `${c.tool} (call ${c.toolCallId})`).join(', ')}`;
 }
 
-/** The log notification that announces a pending approval: its id, its run, its tool calls, how to answer. */
+/**
+ * The log notification that announces a pending approval: its id, its run, its tool calls, how to answer.
+ * A client that left misses it harmlessly (ignored failure): the run goes on and is found with get_run.
+ */
 function announce(request: ApprovalRequest, ctx: ServerContext): Promise<void> {
   return ctx.mcpReq
     .log('warning', {
@@ -171,6 +174,7 @@ async function askHuman(
         error: message,
         how: 'call the approve tool or POST /api/approve',
       })
+      // A notification to a client that left: the run goes on and is found with get_run.
       .catch(() => undefined);
     return message;
   }
@@ -206,6 +210,7 @@ export async function followRun(
         progress += 1;
         await ctx.mcpReq
           .notify({ method: 'notifications/progress', params: { progressToken: token, progress, message: text } })
+          // Progress is advisory; a client gone meanwhile misses nothing it can ask again.
           .catch(() => undefined);
       }
       if (event.type === 'council.stage' && event.verdict) verdict = event.verdict;

@@ -3,6 +3,7 @@
  * process on the embedded store never loads the Postgres driver.
  */
 export { openDatabase } from './open.ts';
+export { permanentPostgresError } from './errors.ts';
 export { openPostgresRunStore } from './run-store.ts';
 export { createPostgresThreadStore } from './threads.ts';
 export { createPostgresAcpSessionStore } from './acp-sessions.ts';

@@ -50,6 +50,7 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
         applied.push(migration.version);
       }
     } finally {
+      // An advisory lock ends with its session: releasing the connection frees it anyway.
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     }
   } finally {

@@ -19,6 +19,7 @@ export async function openDatabase(databaseUrl: string | undefined, logger: Logg
     );
     return pool;
   } catch (err) {
+    // The error thrown below is the one to report; ending a pool that never connected may fail too.
     await pool.end().catch(() => undefined);
     throw new ConfigError(
       `PARLEY_DATABASE_URL (${redactUrl(databaseUrl)}): cannot use the database: ${(err as Error).message}`,

@@ -12,6 +12,8 @@ export interface PostgresOptions {
   schema?: string;
   /** Connections at most (default 10). */
   max?: number;
+  /** How long getting a connection may take before the query fails (default 5 s). */
+  connectTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -46,6 +48,8 @@ export async function openPool(options: PostgresOptions): Promise<pg.Pool> {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
+    // A database that does not answer fails a query within seconds (retried above, or a 503), never hangs it.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   pool.on('error', (err) => options.logger?.warn('postgres: an idle connection failed', { error: err.message }));

@@ -9,6 +9,7 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     await client.query('COMMIT');
     return result;
   } catch (err) {
+    // The connection may be broken: the original error is rethrown, and the pool discards a broken client.
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {

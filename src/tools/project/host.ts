@@ -98,6 +98,7 @@ export function createProjectTools(options: ProjectToolsOptions): ToolHost {
       if (id === `${PROJECT_SERVER}/write_file` && typeof args.content === 'string') {
         const before = await client
           .readTextFile(target, { toolCallId: '', tool: id, signal: AbortSignal.timeout(10_000) })
+          // A file that does not exist yet has no before-text: the diff shows it as new.
           .catch(() => undefined);
         result.preview = { type: 'diff', path: target, oldText: before ?? null, newText: args.content };
       }

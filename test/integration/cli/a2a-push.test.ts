@@ -188,6 +188,25 @@ describe('A2A push notifications', () => {
         authentication: undefined,
       }),
     ).rejects.toThrow(/169\.254\.169\.254.*link-local/);
+    // Issue 31: IPv6 forms that carry a loopback address (IPv4-compatible, NAT64, 6to4, Teredo).
+    for (const url of [
+      'http://[::127.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[2002:7f00:1::]/',
+      'http://[2001:0:7f00:1::]/',
+    ]) {
+      await expect(
+        alice.createTaskPushNotificationConfig({
+          tenant: '',
+          id: '',
+          taskId,
+          url,
+          token: '',
+          authentication: undefined,
+        }),
+        url,
+      ).rejects.toThrow(/which reaches 127\.0\.0\.1/);
+    }
     expect(
       (await alice.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 10, pageToken: '' })).configs,
     ).toEqual([]);

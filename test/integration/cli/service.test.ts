@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
+import { isAlive } from '../../../src/service/files.ts';
 import { connectOverStdio, messageText, recordingClient } from '../../support/protocols/acp-client.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
@@ -116,8 +117,18 @@ interface Editor {
 }
 
 /** An editor launching `node bin/parley.js acp` in `project`, initialized through the ACP SDK's ClientApp. */
-async function editor(project: string, env: Record<string, string>): Promise<Editor> {
-  const child = spawn(process.execPath, [BIN, 'acp'], { cwd: project, env, stdio: 'pipe' });
+async function editor(
+  project: string,
+  env: Record<string, string>,
+  options: { detached?: boolean } = {},
+): Promise<Editor> {
+  // detached: the bridge leads its own process group, as an editor's agent process tree does.
+  const child = spawn(process.execPath, [BIN, 'acp'], {
+    cwd: project,
+    env,
+    stdio: 'pipe',
+    detached: options.detached === true,
+  });
   children.push(child);
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -254,7 +265,12 @@ describe('one Parley service per data dir', () => {
 
     const status = parley(['status', '--json'], env);
     expect(await status.exit).toBe(0);
-    expect(JSON.parse(status.out())).toMatchObject({ running: true, pid: second.record.pid, idleExitMs: 1500 });
+    expect(JSON.parse(status.out())).toMatchObject({
+      running: true,
+      pid: second.record.pid,
+      idleExitMs: 1500,
+      degradedRuns: [],
+    });
 
     // With its last client gone the service waits PARLEY_SERVICE_IDLE_EXIT_MS, then exits and removes service.json.
     await second.client.close();
@@ -313,5 +329,66 @@ describe('one Parley service per data dir', () => {
     const stop = parley(['stop'], editorEnv(dataDir));
     expect(await stop.exit).toBe(0);
     expect(await server.exit).toBe(0);
+  }, 120_000);
+
+  it('`parley stop` with an idle and a busy ACP bridge attached ends within its grace period: the prompt in flight ends cancelled, both bridges exit', async () => {
+    const dataDir = temp('parley-svc-data-');
+    const env = editorEnv(dataDir, { PARLEY_SHUTDOWN_TIMEOUT_MS: '4000', PARLEY_SCRIPTED_LATENCY_MS: '1500' });
+    const idle = await editor(temp('parley-proj-idle-'), env);
+    const busy = await editor(temp('parley-proj-busy-'), env);
+    const servicePid = serviceRecord(dataDir).pid;
+    servicePids.add(servicePid);
+    const session = await busy.ctx.buildSession(ROOT).start();
+    const reply = session.prompt('Compare caching strategies for a busy service [[steps:3]]').then(
+      (r) => r.stopReason,
+      (err: unknown) => `error: ${String(err)}`,
+    );
+    await until(() => busy.rc.notifications.length > 0, 'the busy prompt to start');
+    const t0 = Date.now();
+    const stop = parley(['stop'], editorEnv(dataDir));
+    expect(await stop.exit, stop.err()).toBe(0);
+    const stopMs = Date.now() - t0;
+    console.log(`service.test.ts: parley stop with two ACP bridges attached took ${stopMs} ms (grace 4000 ms)`);
+    expect(stopMs).toBeLessThan(4000 + 3000);
+    // A zombie (the container's init may not reap it) is not alive.
+    expect(isAlive(servicePid)).toBe(false);
+    expect(await reply).toBe('cancelled');
+    // The bridges are told (a clean close) and exit; the editors see them go.
+    expect(await Promise.race([idle.exited, new Promise((r) => setTimeout(() => r('still running'), 5000))])).toBe(1);
+    expect(await Promise.race([busy.exited, new Promise((r) => setTimeout(() => r('still running'), 5000))])).toBe(1);
+    expect(idle.stderr()).toContain('went away');
+  }, 120_000);
+
+  it("killing one editor's agent process group (kill -9) leaves the shared service up; a service killed under a prompt fails it at once", async () => {
+    const dataDir = temp('parley-svc-data-');
+    const env = editorEnv(dataDir, { PARLEY_SCRIPTED_LATENCY_MS: '300' });
+    // Window A's bridge starts the service; its client kills A's whole process group.
+    const a = await editor(temp('parley-proj-a-'), env, { detached: true });
+    const servicePid = serviceRecord(dataDir).pid;
+    servicePids.add(servicePid);
+    const b = await editor(temp('parley-proj-b-'), env);
+    const session = await b.ctx.buildSession(ROOT).start();
+    const asked = Date.now();
+    const reply = session.prompt('Beta window asks about rate limiting [[steps:2]]');
+    process.kill(-a.child.pid!, 'SIGKILL');
+    await a.exited;
+    expect((await reply).stopReason).toBe('end_turn');
+    expect(Date.now() - asked).toBeLessThan(10_000);
+    expect(isAlive(servicePid)).toBe(true);
+
+    // The service itself dies under B's next prompt: B's bridge answers it with an error at once.
+    const slow = session.prompt('Beta window asks about quotas [[steps:3]]').then(
+      () => 'answered',
+      (err: unknown) => String(err),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const killedAt = Date.now();
+    process.kill(servicePid, 'SIGKILL');
+    const outcome = await slow;
+    const failMs = Date.now() - killedAt;
+    console.log(`service.test.ts: a prompt in flight when its service was killed failed after ${failMs} ms`);
+    expect(outcome).toMatch(/went away/);
+    expect(failMs).toBeLessThan(10_000);
+    expect(await b.exited).toBe(1);
   }, 120_000);
 });

@@ -71,6 +71,12 @@ describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
       expect(seqs(again.events)).toEqual(seqs(run.events).filter((s) => s > cut));
     }
     expect((await approvals(a.url)).length + (await approvals(b.url)).length).toBe(0);
+    // The finished run answers on every replica (B's own execution memory never saw it: from Postgres).
+    for (const url of [a.url, b.url]) {
+      const detail = await fetch(`${url}/api/runs/${run.runId}`);
+      expect(detail.status, url).toBe(200);
+      expect(await detail.json()).toMatchObject({ id: run.runId, status: 'completed' });
+    }
   });
 
   it('a cancel sent to B stops the run executing on A', async () => {
