@@ -39,7 +39,7 @@ import { aguiRoutes } from './protocols/agui/index.ts';
 import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aRoutes } from './protocols/a2a/index.ts';
-import { mcpRoutes } from './protocols/mcp/index.ts';
+import { clusterEventBus, mcpRoutes } from './protocols/mcp/index.ts';
 import { acpRoutes, acpWebSocket, connectionDirectory } from './protocols/acp/index.ts';
 import { CONSOLE_PUBLIC_PATHS, consoleBuilt, consoleRoutes } from './console/routes.ts';
 
@@ -170,6 +170,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       callerOf,
       eventStore: core.mcpEvents,
       sharedSessions: core.cluster !== undefined,
+      ...(core.cluster?.shared ? { listenBus: clusterEventBus(core.cluster, logger) } : {}),
     });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });

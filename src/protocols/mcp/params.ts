@@ -9,6 +9,7 @@
 import {
   INVALID_PARAMS,
   isJSONRPCRequest,
+  PROTOCOL_VERSION_META_KEY,
   specTypeSchemas,
   type JSONRPCMessage,
   type Transport,
@@ -38,8 +39,11 @@ export function paramsProblem(method: string, params: unknown): string | undefin
   return checked.issues ? `Invalid params: ${issuesSentence(checked.issues)}` : undefined;
 }
 
+const isModernClaim = (params: unknown): boolean =>
+  typeof (params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
+
 /**
- * Holds every request `transport` delivers to its server to `paramsProblem`: a request that fails
+ * Holds every 2025-era request `transport` delivers to its server to `paramsProblem`: a request that fails
  * gets its -32602 answer through the transport (on the same stream the SDK would have used) and
  * never reaches the server. Call after `server.connect(transport)`, which sets `onmessage`.
  */
@@ -47,7 +51,9 @@ export function checkParams(transport: Transport): void {
   const deliver = transport.onmessage;
   if (!deliver) return;
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    const problem = isJSONRPCRequest(message) ? paramsProblem(message.method, message.params) : undefined;
+    // A 2026-07-28 request (its `_meta` claims a revision) is checked by the SDK's own envelope ladder.
+    const modern = isJSONRPCRequest(message) && isModernClaim(message.params);
+    const problem = isJSONRPCRequest(message) && !modern ? paramsProblem(message.method, message.params) : undefined;
     if (problem === undefined) return deliver(message, extra);
     const { id } = message as { id: string | number };
     transport.send({ jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: problem } }).catch(() => undefined);
