@@ -99,17 +99,14 @@ export type Round = { status: 'finished'; result: Ended } | { status: 'input_req
 export async function nextRound(runId: string, ctx: ServerContext, deps: RoundDeps): Promise<Round | undefined> {
   const { approvals, caller } = deps;
   const responses = ctx.mcpReq.inputResponses ?? {};
+  const answered = new Set<string>();
   for (const key of Object.keys(responses)) {
     const request = approvals.get(key, caller);
     const view = inputResponse(responses, key);
     if (!request || request.runId !== runId || view.kind !== 'elicit') continue;
-    const content = view.content;
-    const answer = await approvals.resolve(
-      key,
-      decisionFrom(request, view.action, content),
-      `mcp:${caller.id}`,
-      caller,
-    );
+    const decision = decisionFrom(request, view.action, view.content);
+    const answer = await approvals.resolve(key, decision, `mcp:${caller.id}`, caller);
+    answered.add(key);
     if (!answer.ok)
       deps.logger.info('mcp: an input response was not applied', { requestId: key, reason: answer.message });
   }
@@ -123,13 +120,20 @@ export async function nextRound(runId: string, ctx: ServerContext, deps: RoundDe
       result: { runId: id, threadId, status, durationMs, ...(answer ? { answer } : {}), ...(error ? { error } : {}) },
     };
   }
-  await waitForTurn(handle, approvals, caller, MAX_WAIT_MS);
-  const pending = approvals.listPending(runId, caller);
-  if (pending.length > 0) return { status: 'input_required', answer: askAgain(runId, pending) };
-  const ended = await Promise.race([
-    handle.result,
-    new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined))),
-  ]);
-  if (ended) return { status: 'finished', result: ended };
-  return { status: 'input_required', answer: askAgain(runId, []) };
+  // An approval just answered may stay listed a moment (its decision is being stored): it is not asked again.
+  const deadline = Date.now() + MAX_WAIT_MS;
+  for (;;) {
+    await waitForTurn(handle, approvals, caller, deadline - Date.now());
+    const pending = approvals.listPending(runId, caller).filter((r) => !answered.has(r.id));
+    if (pending.length > 0) return { status: 'input_required', answer: askAgain(runId, pending) };
+    const ended = await Promise.race([handle.result, delay(SETTLE_POLL_MS)]);
+    if (ended) return { status: 'finished', result: ended };
+    // Still running with nothing to ask: the client retries with the state alone and waits again.
+    if (Date.now() >= deadline) return { status: 'input_required', answer: askAgain(runId, []) };
+  }
 }
+
+/** How long a round waits between looks while an answered approval is still being settled. */
+const SETTLE_POLL_MS = 50;
+
+const delay = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms));

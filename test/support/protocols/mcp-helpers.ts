@@ -103,9 +103,21 @@ export function notificationsOf(client: Client) {
   return { logs, listChanged: () => listChanged };
 }
 
-/** A client of `name` that answers elicitation/create with `elicit` (and advertises elicitation) when given. */
-export function mcpClient(name: string, elicit?: Elicit): Client {
-  const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+/** The revision a 2026-07-28 client pins (stateless: no initialize, no session; `_meta` on every request). */
+export const MODERN = '2026-07-28';
+
+/**
+ * A client of `name` that answers elicitation/create with `elicit` (and advertises elicitation) when given;
+ * `modern` pins 2026-07-28, where the SDK answers `input_required` rounds with the same handler and retries.
+ */
+export function mcpClient(name: string, elicit?: Elicit, options: { modern?: boolean } = {}): Client {
+  const client = new Client(
+    { name, version: '1.0.0' },
+    {
+      capabilities: elicit ? { elicitation: { form: {} } } : {},
+      ...(options.modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+    },
+  );
   if (elicit)
     client.setRequestHandler('elicitation/create', async (req) =>
       elicit(req.params as { message: string; requestedSchema: unknown }),
@@ -147,8 +159,8 @@ export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
     parley,
     server,
     writesTo: (path: string) => fixture.state.writes.filter((w) => w.path === path).length,
-    async connect(options: { path?: string; elicit?: Elicit; fetch?: typeof fetch } = {}) {
-      const client = mcpClient('parley-test', options.elicit);
+    async connect(options: { path?: string; elicit?: Elicit; fetch?: typeof fetch; modern?: boolean } = {}) {
+      const client = mcpClient('parley-test', options.elicit, { modern: options.modern });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`), {
           fetch: options.fetch,
@@ -180,9 +192,9 @@ const STDIO_ENTRY = fileURLToPath(new URL('./mcp-stdio-entry.ts', import.meta.ur
  * serveMcpStdio, the fixture MCP server over stdio as its tool host) driven by the client SDK's
  * stdio transport. The fixture logs each write to a file, so the test sees what the process did.
  */
-export async function startMcpStdio(options: { elicit?: Elicit } = {}) {
+export async function startMcpStdio(options: { elicit?: Elicit; modern?: boolean } = {}) {
   const writeLog = join(mkdtempSync(join(tmpdir(), 'parley-mcp-stdio-')), 'writes.jsonl');
-  const client = mcpClient('parley-stdio-test', options.elicit);
+  const client = mcpClient('parley-stdio-test', options.elicit, { modern: options.modern });
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   await client.connect(
     new StdioClientTransport({
