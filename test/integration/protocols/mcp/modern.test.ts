@@ -29,7 +29,7 @@ describe('MCP 2026-07-28 over Streamable HTTP', () => {
 
   it('serves without a session: server/discover names the revision, lists carry cache hints', async () => {
     const client = await served.connect({ modern: true });
-    expect(client.getNegotiatedProtocolVersion?.() ?? MODERN).toBe(MODERN);
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     const raw = await postRaw(served.server.url, 'tools/list');
     expect(raw.headers.get('mcp-session-id')).toBeNull();
     expect(raw.body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'public' });
