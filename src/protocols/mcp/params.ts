@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { issuesSentence } from '../shared/schema-issues.ts';
 
-/** The requests McpServer answers for the capabilities Parley declares (tools, resources, logging). */
+/** The requests McpServer answers for the capabilities Parley declares (tools, resources, prompts, completions, logging). */
 const REQUESTS = {
   initialize: specTypeSchemas.InitializeRequest,
   ping: specTypeSchemas.PingRequest,
@@ -25,6 +25,9 @@ const REQUESTS = {
   'resources/list': specTypeSchemas.ListResourcesRequest,
   'resources/templates/list': specTypeSchemas.ListResourceTemplatesRequest,
   'resources/read': specTypeSchemas.ReadResourceRequest,
+  'prompts/list': specTypeSchemas.ListPromptsRequest,
+  'prompts/get': specTypeSchemas.GetPromptRequest,
+  'completion/complete': specTypeSchemas.CompleteRequest,
   'logging/setLevel': specTypeSchemas.SetLevelRequest,
 } as const;
 

@@ -27,6 +27,7 @@ import { z } from 'zod';
 import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { followRun, type FollowDeps } from './run.ts';
+import { registerModePrompts } from './prompts.ts';
 import {
   askAgain,
   type Ended,
@@ -467,6 +468,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(decision, null, 2) }] };
     },
   );
+
+  registerModePrompts(server, deps.store);
 
   return server;
 }

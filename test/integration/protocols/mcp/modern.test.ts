@@ -38,6 +38,29 @@ describe('MCP 2026-07-28 over Streamable HTTP', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('ask');
   });
 
+  it.each([
+    ['2026-07-28', true],
+    ['2025-11-25', false],
+  ])('prompts for the modes and completion of specialist names (%s)', async (_revision, modern) => {
+    const client = await served.connect({ modern });
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['council', 'plan', 'direct']);
+    const plan = await client.getPrompt({ name: 'plan', arguments: { task: 'Keep a note', specialist: 'noter' } });
+    const text = (plan.messages[0]!.content as { text: string }).text;
+    expect(text).toContain('mode "orchestrate"');
+    expect(text).toContain('Keep a note');
+    expect(text).toContain('noter');
+    const completed = await client.complete({
+      ref: { type: 'ref/prompt', name: 'plan' },
+      argument: { name: 'specialist', value: 'no' },
+    });
+    expect(completed.completion.values).toEqual(['noter']);
+    const none = await client.complete({
+      ref: { type: 'ref/prompt', name: 'plan' },
+      argument: { name: 'specialist', value: 'zzz' },
+    });
+    expect(none.completion.values).toEqual([]);
+  });
+
   it('ask: the approval comes back as input_required, the client answers it by retrying and gets the result', async () => {
     const asked: string[] = [];
     const client = await served.connect({ modern: true, elicit: acceptingElicitation(asked) });
