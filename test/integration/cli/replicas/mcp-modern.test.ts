@@ -45,4 +45,23 @@ describe.skipIf(missing !== undefined)('MCP 2026-07-28 across replicas', () => {
       proxy.server.close();
     }
   });
+
+  it('subscriptions/listen on one replica hears of a run recorded on the other (over the cluster)', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const listener = mcpClient('listens-on-a', undefined, { modern: true });
+    const asker = mcpClient('asks-on-b', undefined, { modern: true });
+    await listener.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`)));
+    await asker.connect(new StreamableHTTPClientTransport(new URL(`${b.url}/mcp`)));
+    let changed = 0;
+    listener.setNotificationHandler('notifications/resources/list_changed', () => void (changed += 1));
+    const subscription = await listener.listen({ resourcesListChanged: true });
+    try {
+      const result = await asker.callTool({ name: 'ask', arguments: { query: 'What is a fjord?', mode: 'direct' } });
+      expect(structured<AskResult>(result).status).toBe('completed');
+      await expect.poll(() => changed, { timeout: 10_000 }).toBeGreaterThan(0);
+    } finally {
+      await subscription.close();
+      await Promise.all([listener.close(), asker.close()]);
+    }
+  });
 });

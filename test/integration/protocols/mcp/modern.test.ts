@@ -61,6 +61,22 @@ describe('MCP 2026-07-28 over Streamable HTTP', () => {
     expect(none.completion.values).toEqual([]);
   });
 
+  it('subscriptions/listen: a listening client hears that a run transcript appeared', async () => {
+    const listener = await served.connect({ modern: true });
+    let changed = 0;
+    listener.setNotificationHandler('notifications/resources/list_changed', () => void (changed += 1));
+    const subscription = await listener.listen({ resourcesListChanged: true });
+    try {
+      expect(subscription.honoredFilter).toMatchObject({ resourcesListChanged: true });
+      const asker = await served.connect({ modern: true });
+      const result = await asker.callTool({ name: 'ask', arguments: { query: 'What is a fjord?', mode: 'direct' } });
+      expect(structured<AskResult>(result).status).toBe('completed');
+      await expect.poll(() => changed, { timeout: 10_000 }).toBeGreaterThan(0);
+    } finally {
+      await subscription.close();
+    }
+  });
+
   it('ask: the approval comes back as input_required, the client answers it by retrying and gets the result', async () => {
     const asked: string[] = [];
     const client = await served.connect({ modern: true, elicit: acceptingElicitation(asked) });
