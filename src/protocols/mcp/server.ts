@@ -139,6 +139,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
   );
   const modern = deps.era === 'modern';
+  // 2026-07-28: a run transcript's changes reach the listen streams that name its URI (resourceSubscriptions).
+  if (modern) server.server.registerCapabilities({ resources: { subscribe: true } });
   const follow: FollowDeps = {
     engine: deps.engine,
     approvals: deps.approvals,

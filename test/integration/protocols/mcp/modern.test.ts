@@ -77,6 +77,25 @@ describe('MCP 2026-07-28 over Streamable HTTP', () => {
     }
   });
 
+  it('subscriptions/listen with resourceSubscriptions: the run named hears notifications/resources/updated when it ends', async () => {
+    const client = await served.connect({ modern: true });
+    const asked = structured<InputRequiredResult>(
+      await client.callTool({ name: 'ask', arguments: { query: NOTE_QUERY } }),
+    );
+    const uri = `parley://runs/${asked.runId!}`;
+    const updated: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
+    const subscription = await client.listen({ resourceSubscriptions: [uri] });
+    try {
+      expect(subscription.honoredFilter).toMatchObject({ resourceSubscriptions: [uri] });
+      const [pending] = asked.pending;
+      await client.callTool({ name: pending!.answerWith.tool, arguments: pending!.answerWith.arguments });
+      await expect.poll(() => updated, { timeout: 20_000 }).toContain(uri);
+    } finally {
+      await subscription.close();
+    }
+  });
+
   it('ask: the approval comes back as input_required, the client answers it by retrying and gets the result', async () => {
     const asked: string[] = [];
     const client = await served.connect({ modern: true, elicit: acceptingElicitation(asked) });
