@@ -217,3 +217,52 @@ export async function startMcpStdio(options: { elicit?: Elicit; modern?: boolean
     close: () => client.close(),
   };
 }
+
+interface RawBody {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export const MODERN_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/**
+ * One 2026-07-28 request as a client sends it, by hand: the envelope in `_meta` (declaring form elicitation)
+ * and the matching headers; `headers` adds more (Authorization). The answer's last JSON-RPC message.
+ */
+export async function postModern(
+  base: string,
+  method: string,
+  params?: Record<string, unknown>,
+  version = MODERN,
+  headers: Record<string, string> = {},
+) {
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': version,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      },
+    },
+  };
+  const name: Record<string, string> = typeof params?.name === 'string' ? { 'mcp-name': params.name } : {};
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { ...MODERN_HEADERS, 'mcp-protocol-version': version, 'mcp-method': method, ...name, ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  // A response may come as SSE (progress before the result): the last data line holds the result.
+  const json = res.headers.get('content-type')?.includes('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .at(-1)!
+    : text;
+  return { status: res.status, headers: res.headers, body: JSON.parse(json) as RawBody };
+}

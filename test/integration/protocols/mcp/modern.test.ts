@@ -16,6 +16,8 @@ import {
   structured,
   type AskResult,
   type InputRequiredResult,
+  MODERN_HEADERS as HEADERS,
+  postModern as postRaw,
 } from '../../../support/protocols/mcp-helpers.ts';
 
 describe('MCP 2026-07-28 over Streamable HTTP', () => {
@@ -194,43 +196,3 @@ describe('MCP 2026-07-28 over stdio', () => {
     expect(writesTo('a2a.txt')).toBe(1);
   });
 });
-
-interface RawBody {
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-/** One 2026-07-28 request as a client sends it: the envelope in `_meta` and the matching headers. */
-async function postRaw(base: string, method: string, params?: Record<string, unknown>, version = MODERN) {
-  const body = {
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': version,
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-      },
-    },
-  };
-  const name: Record<string, string> = typeof params?.name === 'string' ? { 'mcp-name': params.name } : {};
-  const res = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: { ...HEADERS, 'mcp-protocol-version': version, 'mcp-method': method, ...name },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  // A response may come as SSE (progress before the result): the last data line holds the result.
-  const json = res.headers.get('content-type')?.includes('text/event-stream')
-    ? text
-        .split('\n')
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => l.slice(6))
-        .at(-1)!
-    : text;
-  return { status: res.status, headers: res.headers, body: JSON.parse(json) as RawBody };
-}
