@@ -159,6 +159,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         }),
       },
     );
+    // Replicas: a run recorded here reaches 2026-07-28 listen streams on every replica.
+    const listenBus = core.cluster?.shared ? clusterEventBus(core.cluster, logger) : undefined;
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
     const mcp = mcpRoutes({
       engine,
@@ -170,10 +172,11 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       callerOf,
       eventStore: core.mcpEvents,
       sharedSessions: core.cluster !== undefined,
-      ...(core.cluster?.shared ? { listenBus: clusterEventBus(core.cluster, logger) } : {}),
+      ...(listenBus ? { listenBus } : {}),
     });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });
+    if (listenBus) resources.push({ name: 'mcp-listen-bus', close: async () => listenBus.close() });
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
     const acpClients = new Map<string, CappedClient>();
     const acpCaps = config.protocols.acpConnections;
