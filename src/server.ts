@@ -39,7 +39,7 @@ import { aguiRoutes } from './protocols/agui/index.ts';
 import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
-import { mcpRoutes } from './protocols/mcp/index.ts';
+import { clusterEventBus, mcpRoutes } from './protocols/mcp/index.ts';
 import { acpRoutes, acpWebSocket, connectionDirectory, modelChoices } from './protocols/acp/index.ts';
 import { CONSOLE_PUBLIC_PATHS, consoleBuilt, consoleRoutes } from './console/routes.ts';
 
@@ -174,6 +174,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
       { path: '/', app: a2a.app },
     );
+    // Replicas: a run recorded here reaches 2026-07-28 listen streams on every replica.
+    const listenBus = core.cluster?.shared ? clusterEventBus(core.cluster, logger) : undefined;
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
     const mcp = mcpRoutes({
       engine,
@@ -185,9 +187,11 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       callerOf,
       eventStore: core.mcpEvents,
       sharedSessions: core.cluster !== undefined,
+      ...(listenBus ? { listenBus } : {}),
     });
     routes.push({ path: '/mcp', app: mcp });
     resources.push({ name: 'mcp-sessions', close: () => mcp.closeSessions() });
+    if (listenBus) resources.push({ name: 'mcp-listen-bus', close: async () => listenBus.close() });
     // One map of ACP connections for HTTP and WebSocket, so one cap covers both.
     const acpClients = new Map<string, CappedClient>();
     const acpCaps = config.protocols.acpConnections;

@@ -5,7 +5,9 @@
  * serializeMessage: what its StdioServerTransport is made of), taken from the client package so the
  * bridge loads one MCP SDK, not two (start-up and RSS: docs/performance.md). The MCP session, its tools
  * and runs live in the service. Ends when the client closes stdin (the session is deleted) or the
- * service goes away.
+ * service goes away. A 2026-07-28 client has no session: each message carries its revision in `_meta`,
+ * from which the SDK transport sets the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, so the
+ * bridge forwards it unchanged (approval rounds and `subscriptions/listen` streams included).
  */
 import type * as McpClient from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, ReadBuffer as SdkReadBuffer } from '@modelcontextprotocol/client';

@@ -1,5 +1,8 @@
 /**
- * MCP over Streamable HTTP, stateful: one transport + McpServer per session (Mcp-Session-Id).
+ * MCP over Streamable HTTP on both revisions: a 2026-07-28 request (per-request `_meta`) goes to the
+ * stateless entry (modern.ts); a 2025-era one to the sessions below, as the SDK's `isLegacyRequest` sorts them.
+ *
+ * 2025-era, stateful: one transport + McpServer per session (Mcp-Session-Id).
  * The SDK's Hono helper supplies Host/Origin validation (DNS-rebinding protection when bound to
  * a loopback address, or the allowedHosts list) and the JSON body parsing; the SDK transport does
  * the protocol. Mount the returned app under /mcp.
@@ -17,10 +20,13 @@ import type { Context } from 'hono';
 import { createMcpHonoApp } from '@modelcontextprotocol/hono';
 import {
   isInitializeRequest,
+  isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type McpServer,
+  type ServerEventBus,
 } from '@modelcontextprotocol/server';
+import { authInfoOf, modernMcpHandler } from './modern.ts';
 import type { Config } from '../../config.ts';
 import { isLoopback, LOOPBACK_NAMES } from '../../http/request-origin.ts';
 import { type Caller, LOCAL_CALLER } from '../../graph/contract.ts';
@@ -52,6 +58,8 @@ export interface McpRoutesDeps extends McpServerDeps {
    * opened on another replica is served here. Without it a session lives and ends in this process.
    */
   sharedSessions?: boolean;
+  /** Where 2026-07-28 `subscriptions/listen` streams hear of changes (replicas: listen-bus.ts); default in-process. */
+  listenBus?: ServerEventBus;
 }
 
 /** `open` counts responses still streaming (SSE of a tool call, the GET notification stream). */
@@ -166,13 +174,22 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     }
   }
 
+  const modern = modernMcpHandler({
+    ...deps,
+    maxRequestBodySize: deps.config.server.bodyLimitBytes,
+    ...(deps.listenBus ? { bus: deps.listenBus } : {}),
+    maxSubscriptions: deps.config.protocols.mcpSessions?.total ?? DEFAULT_CLIENT_CAPS.total,
+  });
+
   app.all('/', async (c) => {
     const id = c.req.header('mcp-session-id');
     const caller = deps.callerOf?.(c) ?? LOCAL_CALLER;
-    const options = {
-      parsedBody: c.get('parsedBody' as never) as unknown,
-      authInfo: { token: '', clientId: caller.id, scopes: [] },
-    };
+    const options = { parsedBody: c.get('parsedBody' as never) as unknown, authInfo: authInfoOf(caller) };
+    // 2026-07-28 (a `_meta` envelope claim, or a modern MCP-Protocol-Version): stateless, no session.
+    const legacy = await isLegacyRequest(c.req.raw, options.parsedBody, {
+      maxRequestBodySize: deps.config.server.bodyLimitBytes,
+    });
+    if (!legacy) return modern.fetch(c.req.raw, options);
     if (id !== undefined) {
       // Opened on another replica (or before a restart): served here from its stored record.
       const found = sessions.get(id) ?? (await revive(id, caller, options.authInfo));
@@ -220,6 +237,7 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     /** Closes every open session (server shutdown). */
     closeSessions: async () => {
       clearInterval(sweep);
+      await modern.close();
       await Promise.all([...sessions.values()].map((s) => s.server.close()));
       sessions.clear();
     },

@@ -9,13 +9,14 @@
 import {
   INVALID_PARAMS,
   isJSONRPCRequest,
+  PROTOCOL_VERSION_META_KEY,
   specTypeSchemas,
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
 import { issuesSentence } from '../shared/schema-issues.ts';
 
-/** The requests McpServer answers for the capabilities Parley declares (tools, resources, logging). */
+/** The requests McpServer answers for the capabilities Parley declares (tools, resources, prompts, completions, logging). */
 const REQUESTS = {
   initialize: specTypeSchemas.InitializeRequest,
   ping: specTypeSchemas.PingRequest,
@@ -24,6 +25,9 @@ const REQUESTS = {
   'resources/list': specTypeSchemas.ListResourcesRequest,
   'resources/templates/list': specTypeSchemas.ListResourceTemplatesRequest,
   'resources/read': specTypeSchemas.ReadResourceRequest,
+  'prompts/list': specTypeSchemas.ListPromptsRequest,
+  'prompts/get': specTypeSchemas.GetPromptRequest,
+  'completion/complete': specTypeSchemas.CompleteRequest,
   'logging/setLevel': specTypeSchemas.SetLevelRequest,
 } as const;
 
@@ -38,8 +42,11 @@ export function paramsProblem(method: string, params: unknown): string | undefin
   return checked.issues ? `Invalid params: ${issuesSentence(checked.issues)}` : undefined;
 }
 
+const isModernClaim = (params: unknown): boolean =>
+  typeof (params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
+
 /**
- * Holds every request `transport` delivers to its server to `paramsProblem`: a request that fails
+ * Holds every 2025-era request `transport` delivers to its server to `paramsProblem`: a request that fails
  * gets its -32602 answer through the transport (on the same stream the SDK would have used) and
  * never reaches the server. Call after `server.connect(transport)`, which sets `onmessage`.
  */
@@ -47,7 +54,9 @@ export function checkParams(transport: Transport): void {
   const deliver = transport.onmessage;
   if (!deliver) return;
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    const problem = isJSONRPCRequest(message) ? paramsProblem(message.method, message.params) : undefined;
+    // A 2026-07-28 request (its `_meta` claims a revision) is checked by the SDK's own envelope ladder.
+    const modern = isJSONRPCRequest(message) && isModernClaim(message.params);
+    const problem = isJSONRPCRequest(message) && !modern ? paramsProblem(message.method, message.params) : undefined;
     if (problem === undefined) return deliver(message, extra);
     const { id } = message as { id: string | number };
     // The client left: nobody to tell its params were wrong.

@@ -109,7 +109,8 @@ export function toolApprovalSchema(request: Extract<ApprovalRequest, { kind: 'to
   return { type: 'object' as const, properties, required: Object.keys(properties) };
 }
 
-function decisionFrom(
+/** The broker's decision from an elicitation answer (its accept/deny per tool call, or the forwarded form). */
+export function decisionFrom(
   request: ApprovalRequest,
   action: 'accept' | 'decline' | 'cancel',
   content: Record<string, unknown> | undefined,
@@ -129,6 +130,21 @@ function decisionFrom(
   };
 }
 
+/** The form elicitation that asks the human for `request`: accept/deny per tool call, or the forwarded form. */
+export function elicitationFor(request: ApprovalRequest) {
+  return request.kind === 'tool'
+    ? {
+        mode: 'form' as const,
+        message: `Parley wants to run ${request.toolCalls.map((c) => c.tool).join(', ')}. Allow?`,
+        requestedSchema: toolApprovalSchema(request),
+      }
+    : {
+        mode: 'form' as const,
+        message: `${request.source} asks: ${request.message}`,
+        requestedSchema: (request.requestedSchema ?? { type: 'object', properties: {} }) as never,
+      };
+}
+
 /**
  * Asks the client through elicitation and resolves the broker with its answer. Resolves with the
  * failure's message when the client failed to answer (threw, errored, sent a malformed result), so
@@ -140,20 +156,8 @@ async function askHuman(
   deps: FollowDeps,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const params =
-    request.kind === 'tool'
-      ? {
-          mode: 'form' as const,
-          message: `Parley wants to run ${request.toolCalls.map((c) => c.tool).join(', ')}. Allow?`,
-          requestedSchema: toolApprovalSchema(request),
-        }
-      : {
-          mode: 'form' as const,
-          message: `${request.source} asks: ${request.message}`,
-          requestedSchema: (request.requestedSchema ?? { type: 'object', properties: {} }) as never,
-        };
   try {
-    const answer = await ctx.mcpReq.elicitInput(params, { signal });
+    const answer = await ctx.mcpReq.elicitInput(elicitationFor(request), { signal });
     const resolved = await deps.approvals.resolve(
       request.id,
       decisionFrom(request, answer.action, answer.content as Record<string, unknown> | undefined),

@@ -27,6 +27,16 @@ import { z } from 'zod';
 import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { followRun, type FollowDeps } from './run.ts';
+import { registerModePrompts } from './prompts.ts';
+import {
+  askAgain,
+  type Ended,
+  nextRound,
+  requestCanElicit,
+  type RoundDeps,
+  type RoundState,
+  verifyState,
+} from './rounds.ts';
 import { inputRequired, inputRequiredFields, inputRequiredText, MAX_WAIT_MS, waitForTurn } from './pending.ts';
 
 export interface McpServerDeps {
@@ -37,7 +47,17 @@ export interface McpServerDeps {
   version?: string;
   /** Whom this server acts for (default: the one local caller, "anonymous"). */
   caller?: Caller;
+  /**
+   * The protocol era this instance serves (the SDK's serving entries say): `modern` (2026-07-28, per-request
+   * `_meta`, approvals as `input_required` rounds) or `legacy` (2025-era session, approvals by elicitation).
+   */
+  era?: 'legacy' | 'modern';
+  /** Tells open `subscriptions/listen` streams (2026-07-28) that a run's transcript appeared. */
+  notify?: { resourcesChanged(): void; resourceUpdated(uri: string): void };
 }
+
+/** How long a 2026-07-28 client may reuse a list (the tool, prompt and template lists change only with a new version). */
+const LIST_TTL_MS = 5 * 60_000;
 
 const usageShape = z.object({
   inputTokens: z.number(),
@@ -82,33 +102,73 @@ const json = (value: unknown): CallToolResult => ({
 });
 const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
+/** `ask`'s answer for a run that ended: the answer as text, the whole ending as structured content. */
+function finishedAnswer(result: Ended): CallToolResult {
+  const text =
+    result.status === 'completed'
+      ? (result.answer ?? '')
+      : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { ...result },
+    isError: result.status !== 'completed',
+  };
+}
+
 export function createParleyMcpServer(deps: McpServerDeps): McpServer {
   const server = new McpServer(
     { name: 'parley', version: deps.version ?? '0.1.0' },
     {
       capabilities: { logging: {} },
+      // The same for every caller: shareable. resources/list and resources/read are the caller's runs: private, never reused.
+      cacheHints: {
+        'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
+        'prompts/list': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
+        'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
+        'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
+        'resources/list': { ttlMs: 0, cacheScope: 'private' },
+        'resources/read': { ttlMs: 0, cacheScope: 'private' },
+      },
+      requestState: { verify: (state) => verifyState(rounds)(state) },
       instructions:
         'Parley routes a question to specialist agents (planned, verified, synthesized). Use `ask` for questions and tasks, ' +
         '`council` for a decision that deserves several perspectives. Tool calls that change things need a human: ' +
-        'Parley asks through elicitation when your client supports it; otherwise `ask` returns status input_required with the ' +
+        'Parley asks through elicitation when your client supports it (on 2026-07-28 as an input_required result you retry ' +
+        'with the answers); otherwise `ask` returns status input_required with the ' +
         'pending tool calls and the `approve` call that answers them, and `get_run` with waitMs returns the result.',
     },
   );
+  const modern = deps.era === 'modern';
+  // 2026-07-28: a run transcript's changes reach the listen streams that name its URI (resourceSubscriptions).
+  if (modern) server.server.registerCapabilities({ resources: { subscribe: true } });
   const follow: FollowDeps = {
     engine: deps.engine,
     approvals: deps.approvals,
     logger: deps.logger,
+    // 2026-07-28 has no server-to-client requests: approvals become input_required rounds (rounds.ts).
     canElicit: () => {
+      if (modern) return false;
       const e = server.server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
       return e !== undefined && (e.form !== undefined || Object.keys(e).length === 0);
     },
   };
   const caller: Caller = deps.caller ?? LOCAL_CALLER;
+  const rounds: RoundDeps = { ...deps, caller };
   // A run's transcript (parley://runs/{id}) appears once its result settles: the engine records it first.
-  const announceTranscript = (result: Promise<unknown>) =>
+  const announceTranscript = (runId: string, result: Promise<unknown>) =>
     void result.then(() => {
+      const uri = `parley://runs/${runId}`;
+      // HTTP 2026-07-28: this instance served one request; the handler's bus reaches the open listen streams.
+      if (deps.notify) {
+        deps.notify.resourcesChanged();
+        deps.notify.resourceUpdated(uri);
+        return;
+      }
       try {
-        if (server.isConnected()) server.sendResourceListChanged();
+        if (!server.isConnected()) return;
+        server.sendResourceListChanged();
+        // stdio 2026-07-28: the entry routes this onto the listen subscriptions that asked for the URI.
+        if (modern) void server.server.sendResourceUpdated({ uri }).catch(() => undefined);
       } catch {
         // The session closed in between: nobody to tell.
       }
@@ -157,6 +217,13 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       outputSchema: askOutput,
     },
     async ({ query, mode, threadId, model, models, onApproval }, ctx) => {
+      // A retried round of a run that waits for a human (2026-07-28): the state names the run, verified as the caller's.
+      const state = modern ? ctx.mcpReq.requestState<RoundState>() : undefined;
+      if (state) {
+        const round = await nextRound(state.runId, ctx, rounds);
+        if (!round) return toolError(`No run with id ${state.runId}.`);
+        return round.status === 'finished' ? finishedAnswer(round.result) : round.answer;
+      }
       const chosen = resolveModelChoice({ model, models });
       const handle = deps.engine.start({
         query,
@@ -166,8 +233,10 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         caller: callerOf(),
         protocol: 'mcp',
       });
-      announceTranscript(handle.result);
+      announceTranscript(handle.id, handle.result);
       const followed = await followRun(handle, ctx, follow, { returnOnApproval: onApproval !== 'wait' });
+      if (followed.status === 'input_required' && modern && requestCanElicit(ctx))
+        return askAgain(handle.id, deps.approvals.listPending(handle.id, caller));
       if (followed.status === 'input_required') {
         const waiting = inputRequired(
           handle.id,
@@ -179,16 +248,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
           structuredContent: { runId: handle.id, threadId: handle.threadId, ...waiting },
         };
       }
-      const { result } = followed;
-      const text =
-        result.status === 'completed'
-          ? (result.answer ?? '')
-          : `Run ${result.runId} ${result.status}: ${result.error ?? 'no reason given'}`;
-      return {
-        content: [{ type: 'text', text }],
-        structuredContent: { ...result },
-        isError: result.status !== 'completed',
-      };
+      return finishedAnswer(followed.result);
     },
   );
 
@@ -210,7 +270,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
     async ({ question }, ctx) => {
       const handle = deps.engine.start({ query: question, mode: 'council', caller: callerOf(), protocol: 'mcp' });
-      announceTranscript(handle.result);
+      announceTranscript(handle.id, handle.result);
       // The council's answer is its verdict, so it waits for approvals (its advisors call no tools).
       const followed = await followRun(handle, ctx, follow, { returnOnApproval: false });
       const { result, verdict } =
@@ -410,6 +470,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(decision, null, 2) }] };
     },
   );
+
+  registerModePrompts(server, deps.store);
 
   return server;
 }

@@ -103,9 +103,21 @@ export function notificationsOf(client: Client) {
   return { logs, listChanged: () => listChanged };
 }
 
-/** A client of `name` that answers elicitation/create with `elicit` (and advertises elicitation) when given. */
-export function mcpClient(name: string, elicit?: Elicit): Client {
-  const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+/** The revision a 2026-07-28 client pins (stateless: no initialize, no session; `_meta` on every request). */
+export const MODERN = '2026-07-28';
+
+/**
+ * A client of `name` that answers elicitation/create with `elicit` (and advertises elicitation) when given;
+ * `modern` pins 2026-07-28, where the SDK answers `input_required` rounds with the same handler and retries.
+ */
+export function mcpClient(name: string, elicit?: Elicit, options: { modern?: boolean } = {}): Client {
+  const client = new Client(
+    { name, version: '1.0.0' },
+    {
+      capabilities: elicit ? { elicitation: { form: {} } } : {},
+      ...(options.modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+    },
+  );
   if (elicit)
     client.setRequestHandler('elicitation/create', async (req) =>
       elicit(req.params as { message: string; requestedSchema: unknown }),
@@ -147,8 +159,8 @@ export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
     parley,
     server,
     writesTo: (path: string) => fixture.state.writes.filter((w) => w.path === path).length,
-    async connect(options: { path?: string; elicit?: Elicit; fetch?: typeof fetch } = {}) {
-      const client = mcpClient('parley-test', options.elicit);
+    async connect(options: { path?: string; elicit?: Elicit; fetch?: typeof fetch; modern?: boolean } = {}) {
+      const client = mcpClient('parley-test', options.elicit, { modern: options.modern });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`), {
           fetch: options.fetch,
@@ -180,9 +192,9 @@ const STDIO_ENTRY = fileURLToPath(new URL('./mcp-stdio-entry.ts', import.meta.ur
  * serveMcpStdio, the fixture MCP server over stdio as its tool host) driven by the client SDK's
  * stdio transport. The fixture logs each write to a file, so the test sees what the process did.
  */
-export async function startMcpStdio(options: { elicit?: Elicit } = {}) {
+export async function startMcpStdio(options: { elicit?: Elicit; modern?: boolean } = {}) {
   const writeLog = join(mkdtempSync(join(tmpdir(), 'parley-mcp-stdio-')), 'writes.jsonl');
-  const client = mcpClient('parley-stdio-test', options.elicit);
+  const client = mcpClient('parley-stdio-test', options.elicit, { modern: options.modern });
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   await client.connect(
     new StdioClientTransport({
@@ -204,4 +216,53 @@ export async function startMcpStdio(options: { elicit?: Elicit } = {}) {
         : 0,
     close: () => client.close(),
   };
+}
+
+interface RawBody {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export const MODERN_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/**
+ * One 2026-07-28 request as a client sends it, by hand: the envelope in `_meta` (declaring form elicitation)
+ * and the matching headers; `headers` adds more (Authorization). The answer's last JSON-RPC message.
+ */
+export async function postModern(
+  base: string,
+  method: string,
+  params?: Record<string, unknown>,
+  version = MODERN,
+  headers: Record<string, string> = {},
+) {
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': version,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      },
+    },
+  };
+  const name: Record<string, string> = typeof params?.name === 'string' ? { 'mcp-name': params.name } : {};
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { ...MODERN_HEADERS, 'mcp-protocol-version': version, 'mcp-method': method, ...name, ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  // A response may come as SSE (progress before the result): the last data line holds the result.
+  const json = res.headers.get('content-type')?.includes('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .at(-1)!
+    : text;
+  return { status: res.status, headers: res.headers, body: JSON.parse(json) as RawBody };
 }

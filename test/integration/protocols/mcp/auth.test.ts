@@ -11,9 +11,10 @@ import { silentLogger } from '../../../../src/log.ts';
 import { mcpRoutes } from '../../../../src/protocols/mcp/index.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
 import { listen, type TestServer } from '../../../support/http.ts';
-import { NOTER, structured, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
+import { NOTER, postModern, structured, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
 
 const KEY = 'mcp-key';
+const OTHER = 'other-key';
 let parley: TestParley;
 let server: TestServer;
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   });
   const app = createHttpApp({
     version: 'test',
-    apiKeys: [KEY],
+    apiKeys: [KEY, OTHER],
     bodyLimitBytes: 64 * 1024,
     logger: silentLogger,
     readiness: [],
@@ -61,5 +62,24 @@ describe('MCP behind API-key auth', () => {
     expect(out.status).toBe('completed');
     await expect.poll(async () => (await parley.store.getRun(out.runId))?.callerId).toBe(callerIdOf(KEY));
     await client.close();
+  });
+
+  it("2026-07-28: a round naming another key's run is refused like an unknown one; its owner gets the result", async () => {
+    const as = (key: string) => ({ authorization: `Bearer ${key}` });
+    const ask = { name: 'ask', arguments: { query: 'hello [[route:direct]]' } };
+    const asked = await postModern(server.url, 'tools/call', ask, undefined, as(KEY));
+    const runId = (asked.body.result?.structuredContent as { runId: string }).runId;
+    const state = Buffer.from(JSON.stringify({ v: 1, runId })).toString('base64url');
+    const round = { ...ask, inputResponses: {}, requestState: state };
+    const foreign = await postModern(server.url, 'tools/call', round, undefined, as(OTHER));
+    expect(foreign.body.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
+    await expect.poll(async () => (await parley.store.getRun(runId))?.status).toBe('completed');
+    const own = await postModern(server.url, 'tools/call', round, undefined, as(KEY));
+    expect(own.body.result).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { runId, status: 'completed' },
+    });
+    // Without a key, a 2026-07-28 request is refused before MCP like any other.
+    expect((await postModern(server.url, 'tools/list')).status).toBe(401);
   });
 });
