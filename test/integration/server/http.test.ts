@@ -64,7 +64,10 @@ describe('health and readiness', () => {
     expect(await health.json()).toEqual({ status: 'ok', version: VERSION });
     const ready = await fetch(`${url}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ready: true, checks: { 'scripted-model': 'ok', 'knowledge-store': 'ok' } });
+    expect(await ready.json()).toEqual({
+      ready: true,
+      checks: { 'scripted-model': 'ok', 'knowledge-store': 'ok', 'run-store': 'ok' },
+    });
   });
 
   it('logs exactly one line saying answers are scripted and how to configure a real model', async () => {

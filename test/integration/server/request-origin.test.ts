@@ -303,7 +303,7 @@ describe('JSON endpoints take JSON only', () => {
     });
   });
 
-  it("415 on the other JSON endpoints too, in each one's shape (JSON-RPC on /mcp, /acp, /a2a)", async () => {
+  it("415 on the other JSON endpoints too, in each one's shape (JSON-RPC on /mcp, /acp; A2A's own -32005 on /a2a)", async () => {
     const { url, parley } = await start();
     for (const path of ['/stream', '/ag-ui', '/v1/chat/completions']) {
       const res = await fetch(`${url}${path}`, {
@@ -313,15 +313,21 @@ describe('JSON endpoints take JSON only', () => {
       });
       expect(res.status, path).toBe(415);
     }
-    for (const path of ['/mcp', '/acp', '/a2a']) {
-      const res = await fetch(`${url}${path}`, {
+    const post = (path: string) =>
+      fetch(`${url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
         body: acpInitialize,
       });
+    for (const path of ['/mcp', '/acp']) {
+      const res = await post(path);
       expect(res.status, path).toBe(415);
       expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     }
+    // A2A 1.0 names this error itself: ContentTypeNotSupportedError, -32005, on JSON-RPC's HTTP 200.
+    const a2a = await post('/a2a');
+    expect(a2a.status).toBe(200);
+    expect(await a2a.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32005 } });
     expect(parley.engine.retainedRuns).toBe(0);
   });
 });
