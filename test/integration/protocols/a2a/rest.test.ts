@@ -4,7 +4,7 @@
  * from the card. Same tasks and scoping as JSON-RPC; a bad request gets the binding's error shape
  * ({ error: { code, status, message, details } }) with no stack trace or file path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Hono } from 'hono';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { type Client } from '@a2a-js/sdk/client';
@@ -196,6 +196,8 @@ describe('the SDK client over HTTP+JSON', () => {
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     for (let e = await it.next(); !e.done; e = await it.next());
     expect((await alice.getTask({ tenant: '', id: taskId })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    // The task is cancelled at once; the run behind it winds down after: the next tests count active runs.
+    await vi.waitFor(() => expect(parley.engine.activeRuns).toBe(0), { timeout: 10_000 });
   });
 });
 
