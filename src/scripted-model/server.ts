@@ -3,14 +3,23 @@
  * streaming) and /v1/embeddings on 127.0.0.1, with latency, fault injection and a request log for tests to assert on.
  */
 import { Hono, type Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { decideAnswer, schemaNameOf, withinMaxTokens, type CompletionRequest } from './answer.ts';
 import { contentText, readContext } from './context.ts';
 import { embedText, embeddingDimensions, embeddingInputs, toBase64, type EmbeddingsRequest } from './embeddings.ts';
 import { FaultPlan, parseFaultRules, type FaultKind, type FaultRule } from './faults.ts';
-import { countTokens, pieces } from './tokens.ts';
+import { countTokens } from './tokens.ts';
+import {
+  completionBody,
+  openaiError,
+  outputTokensOf,
+  promptTokensOf,
+  readCompletionRequest,
+  streamCompletion,
+  usageOf,
+  wait,
+} from './completion-reply.ts';
 import { hoistSystem, parseProfiles, reasoningText, rejectionOf } from './profiles.ts';
 
 export interface ScriptedModelOptions {
@@ -81,26 +90,6 @@ export interface ScriptedModel {
 }
 
 const now = () => performance.timeOrigin + performance.now();
-
-/** Resolves after ms, or early when the signal aborts; returns false when aborted. */
-function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-const openaiError = (c: Context, status: 400 | 404 | 429 | 500, message: string, type: string) =>
-  c.json({ error: { message, type, param: null, code: null } }, status);
 
 export function scriptedModelApp(
   options: ScriptedModelOptions,
@@ -181,15 +170,9 @@ export function scriptedModelApp(
   };
 
   const completions = async (c: Context) => {
-    let body: CompletionRequest;
-    try {
-      body = (await c.req.json()) as CompletionRequest;
-    } catch {
-      return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
-    }
-    if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
-      return openaiError(c, 400, '`messages` must be a non-empty array.', 'invalid_request_error');
-    }
+    const read = await readCompletionRequest(c);
+    if (read instanceof Response) return read;
+    let body: CompletionRequest = read;
     if (profiles.has('system-hoisted')) body = { ...body, messages: hoistSystem(body.messages, contentText) };
     const role = c.req.header('x-parley-role') ?? undefined;
     const lastUser = [...body.messages].reverse().find((m) => m?.role === 'user');
@@ -236,79 +219,24 @@ export function scriptedModelApp(
     if (failed) return failed;
 
     const id = `chatcmpl-scripted-${entry.id}`;
-    const outputTokens = (a: { content: string | null; toolCalls: { name: string; arguments: string }[] }) =>
-      countTokens(a.content ?? '') + a.toolCalls.reduce((n, t) => n + countTokens(t.name + t.arguments), 0);
     const decided = decideAnswer(body, role ?? '', fault, `call_${entry.id}`, profiles);
-    const answer = withinMaxTokens(decided, body, outputTokens(decided));
-    const promptTokens = countTokens(body.messages.map((m) => contentText(m.content)).join('\n'));
+    const answer = withinMaxTokens(decided, body, outputTokensOf(decided));
     // reasoning: the thinking comes beside the answer (reasoning_content as DeepSeek, reasoning as OpenRouter and vLLM) and counts as output.
     const reasoning = profiles.has('reasoning') ? reasoningText(answer.content ?? '') : undefined;
     const reasoningTokens = reasoning ? countTokens(reasoning) : 0;
-    const completionTokens = outputTokens(answer) + reasoningTokens;
-    const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-      prompt_tokens_details: { cached_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: reasoningTokens },
-    };
-    const reasoningFields = reasoning ? { reasoning_content: reasoning, reasoning } : {};
-    const created = Math.floor(Date.now() / 1000);
-    const toolCallsJson = answer.toolCalls.map((t) => ({
-      id: t.id,
-      type: 'function' as const,
-      function: { name: t.name, arguments: t.arguments },
-    }));
+    const completionTokens = outputTokensOf(answer) + reasoningTokens;
+    const usage = usageOf(promptTokensOf(body.messages), completionTokens, reasoningTokens);
+    const reply = { id, model: entry.model, answer, usage, reasoning };
 
     if (!body.stream) {
       if (!(await wait(perTokenMs * completionTokens, signal))) return (finish(499), c.body(null, 499 as 400));
       finish(200);
-      return c.json({
-        id,
-        object: 'chat.completion',
-        created,
-        model: entry.model,
-        choices: [
-          {
-            index: 0,
-            message: {
-              role: 'assistant',
-              content: answer.content,
-              refusal: null,
-              ...reasoningFields,
-              ...(toolCallsJson.length ? { tool_calls: toolCallsJson } : {}),
-            },
-            logprobs: null,
-            finish_reason: answer.finishReason,
-          },
-        ],
-        usage,
-      });
+      return c.json(completionBody(reply));
     }
-
-    return streamSSE(c, async (stream) => {
-      const chunk = (delta: object, finishReason: string | null = null) => ({
-        id,
-        object: 'chat.completion.chunk',
-        created,
-        model: entry.model,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-      });
-      const send = (data: object) => stream.writeSSE({ data: JSON.stringify(data) });
-      await send(chunk({ role: 'assistant', content: '' }));
-      if (reasoning)
-        for (const piece of pieces(reasoning))
-          await send(chunk({ content: null, reasoning_content: piece, reasoning: piece }));
-      for (const piece of pieces(answer.content ?? '')) {
-        if (!(await wait(perTokenMs * countTokens(piece), signal))) return;
-        await send(chunk({ content: piece }));
-      }
-      for (const [index, t] of toolCallsJson.entries()) await send(chunk({ tool_calls: [{ index, ...t }] }));
-      await send(chunk({}, answer.finishReason));
-      if (body.stream_options?.include_usage && !profiles.has('no-stream-usage'))
-        await send({ id, object: 'chat.completion.chunk', created, model: entry.model, choices: [], usage });
-      await stream.writeSSE({ data: '[DONE]' });
-      finish(200);
+    return streamCompletion(c, reply, {
+      includeUsage: body.stream_options?.include_usage === true && !profiles.has('no-stream-usage'),
+      pace: (piece) => wait(perTokenMs * countTokens(piece), signal),
+      onDone: () => finish(200),
     });
   };
 

@@ -63,6 +63,11 @@ export interface TestParleyOptions {
   logger?: Logger;
   /** Max output tokens of every role (PARLEY_MODEL_MAX_TOKENS); unset: the engine's default. */
   maxOutputTokens?: number;
+  /**
+   * Base URL (without /v1) of another OpenAI-compatible server every role calls instead of the
+   * scripted model, e.g. the relay model (src/relay-model/). The scripted model still starts.
+   */
+  modelUrl?: string;
 }
 
 export interface TestParley {
@@ -132,7 +137,10 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       PARLEY_MODEL_RETRY_BASE_MS: '20',
     });
     const config = merge(base, options.config);
-    config.model = pointAtScriptedModel({ ...config.model, maxRetries: options.modelRetries ?? 0 }, scripted.url);
+    config.model = pointAtScriptedModel(
+      { ...config.model, maxRetries: options.modelRetries ?? 0 },
+      options.modelUrl ?? scripted.url,
+    );
     const model = createModelClient(config.model, { logger });
 
     const store = await openKuzuStore({
