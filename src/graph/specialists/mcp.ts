@@ -20,11 +20,11 @@ export async function runMcpSpecialist(input: SpecialistInput): Promise<Omit<Ste
     };
   const files =
     server === 'filesystem'
-      ? ' File tools accept only paths inside their allowed folders: use absolute paths under the folder named above (list_allowed_directories names it).'
+      ? '\nFile tools accept only paths inside their allowed folders: use absolute paths under the folder named above (list_allowed_directories names it).'
       : '';
-  const readOnly = tools.length < all.length ? ' This step only reads: you are offered the read-only tools.' : '';
+  const readOnly = tools.length < all.length ? '\nThis step only reads: you are offered the read-only tools.' : '';
   const system =
     specialist.prompt ||
-    `You operate the MCP server "${server}" (${specialist.description}). Use its tools to achieve the objective, then report what you found or did.${files}${readOnly}`;
+    `You operate the MCP server "${server}": ${specialist.description}\n\nUse its tools to achieve the objective, then report what you found or did.${files}${readOnly}`;
   return runSpecialistLoop(input, system, tools);
 }

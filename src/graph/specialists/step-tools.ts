@@ -44,7 +44,7 @@ export function toolServersNote(run: Pick<RunState, 'specialists'>, tools: ToolD
   });
   if (!lines.length) return '';
   const files = servers.includes('filesystem')
-    ? ' File tools accept only paths inside their allowed folders: use absolute paths under that folder (list_allowed_directories names it).'
+    ? '\nFile tools accept only paths inside their allowed folders: use absolute paths under the filesystem folder above (list_allowed_directories names it).'
     : '';
   return `\n\nYour tools come from these servers:\n${lines.join('\n')}${files}`;
 }
