@@ -398,6 +398,7 @@ export class Engine implements RunEngine {
       ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
       ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
+      ...(run.sources?.length && outcome.status === 'completed' ? { sources: run.sources } : {}),
       ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       usage,
       durationMs,

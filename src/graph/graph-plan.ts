@@ -7,26 +7,48 @@ import { findCycle } from './find-cycle.ts';
 /** The plan types are the knowledge store's records (it keeps plans with runs and teams); this file validates them. */
 export type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 
+// The descriptions go to the planner model inside the JSON schema; PLANNER_SYSTEM (plan-with-model.ts) explains the same fields.
 export const PlanStepSchema = z.object({
   id: z
     .string()
     .min(1)
-    .regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -'),
-  specialist: z.string().min(1),
-  objective: z.string().min(1),
-  dependsOn: z.array(z.string()).default([]),
-  phase: z.enum(['research', 'execution']).default('execution'),
-  timeoutMs: z.number().int().positive().optional(),
+    .regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -')
+    .describe('Unique step id: letters, digits, _ and -. The answer cites steps by it.'),
+  specialist: z.string().min(1).describe('The id of one listed specialist that does this step'),
+  objective: z
+    .string()
+    .min(1)
+    .describe(
+      "What the specialist is to do, in full (a dependency's output is included as its id plus .result in double curly braces)",
+    ),
+  dependsOn: z.array(z.string()).default([]).describe('Ids of the steps whose output this step needs'),
+  phase: z
+    .enum(['research', 'execution'])
+    .default('execution')
+    .describe('research: gathers facts and runs first; execution: produces the answer'),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Optional time limit for the step in milliseconds (default: the configured step timeout)'),
   /** The model this step's specialist calls use instead of its role's (priced like any other call). */
-  model: ModelNameSchema.optional(),
+  model: ModelNameSchema.optional().describe("Optional model name for this step's calls; leave unset normally"),
   /** The step's agent may spawn agents of its own (hybrid plans; docs/engine.md "Dynamic teams"). */
-  manager: z.boolean().optional(),
+  manager: z.boolean().optional().describe('Hybrid mode only: the step may spawn agents of its own'),
   /** Set by the engine on a spawned step; a planner never sets it. */
-  parentStepId: z.string().optional(),
+  parentStepId: z.string().optional().describe('Set by Parley on steps agents spawn; never set it'),
+  /** The step changes things (writes files or records): only then is it offered tools that do (PlanStep.changes). */
+  changes: z
+    .boolean()
+    .optional()
+    .describe(
+      'true when the step creates, edits, moves or deletes files or records; otherwise false (read-only tools)',
+    ),
 });
 
 export const GraphPlanSchema = z.object({
-  rationale: z.string().default(''),
+  rationale: z.string().default('').describe('One or two sentences on why this plan answers the query'),
   steps: z.array(PlanStepSchema).min(1),
 });
 

@@ -85,7 +85,7 @@ function failureNote(run: RunState, failedIds: string[], finishedIds: string[]):
     `A step failed, so the steps depending on it could not run:\n${failed.join('\n')}`,
     'Plan the remaining part of the query: replace the failed step and what depended on it.',
     finishedIds.length
-      ? `Finished steps ${finishedIds.join(', ')} are kept with their results and are not run again: do not reuse their ids; a new step may depend on them and quote {{id.result}}.`
+      ? `Finished steps ${finishedIds.join(', ')} are kept with their results and are not run again: do not reuse their ids; a new step may depend on them and include their output (the id plus .result in double curly braces).`
       : '',
   ]
     .filter(Boolean)

@@ -9,6 +9,7 @@ import { runToolLoop } from './tool-loop.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { withSessionTools } from './session-bindings.ts';
+import { toolServersNote, toolsForStep, withListAllowed } from './step-tools.ts';
 import type { AgentHooks } from '../dynamic/agent-tools.ts';
 
 /** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
@@ -38,12 +39,19 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
   const { run, ctx, specialist } = input;
   const offered = withSessionTools(
     specialist.tools,
-    await resolveTools(ctx, specialist.tools),
+    await resolveTools(ctx, withListAllowed(specialist.tools)),
     await sessionToolsOf(input),
   );
+  // Read-only steps get read-only tools (step-tools.ts); the note names the servers the kept tools come from.
+  const tools = toolsForStep(input.step, offered.tools);
   const system =
-    (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
-  return runSpecialistLoop(input, system, offered.tools, offered.fromSession);
+    (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) +
+    toolServersNote(
+      run,
+      tools.filter((t) => !offered.fromSession.has(t.id)),
+    ) +
+    memoryNote(run.memory);
+  return runSpecialistLoop(input, system, tools, offered.fromSession);
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
