@@ -6,6 +6,7 @@ import {
   COUNCIL_SPECIALIST,
   MANAGER_SPECIALIST,
   GraphPlanSchema,
+  INLINED_RESULTS_NOTE,
   normalizePhases,
   validatePlan,
   type GraphPlan,
@@ -94,7 +95,8 @@ export async function planWithModel(
   const messages: ChatMessage[] = [
     {
       role: 'system',
-      content: PLANNER_SYSTEM + (run.mode === 'hybrid' ? HYBRID_NOTE : '') + historyNote(run.history),
+      content:
+        PLANNER_SYSTEM + INLINED_RESULTS_NOTE + (run.mode === 'hybrid' ? HYBRID_NOTE : '') + historyNote(run.history),
     },
     { role: 'user', content: userContent(run, ctx, 'planner', context) },
   ];

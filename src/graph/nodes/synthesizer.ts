@@ -12,6 +12,7 @@ import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { NodeResult } from './node.ts';
 import { userContent } from '../user-content.ts';
+import { fitStepOutputs } from '../context-budget.ts';
 
 const SYNTH_SYSTEM = `You are Parley's synthesizer. Write the final answer to the query from the step results.
 Cite the steps you used by id in square brackets, e.g. [s1]. Do not invent facts the steps do not support.
@@ -64,16 +65,20 @@ export async function synthesizer(run: RunState, ctx: EngineContext): Promise<No
   };
   if (run.exhausted) say(`Note: ${run.exhausted}. This is the best result.\n\n`);
 
+  const system = SYNTH_SYSTEM + memoryNote(run.memory);
+  const history = run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
+  const rest = [system, run.request.query, ...run.history.messages.map((m) => m.content)];
+  const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);
   const messages: ChatMessage[] = [
-    { role: 'system', content: SYNTH_SYSTEM + memoryNote(run.memory) },
-    ...run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage),
+    { role: 'system', content: system },
+    ...history,
     {
       role: 'user',
       content: userContent(
         run,
         ctx,
         'synthesizer',
-        [block('query', run.request.query), stepsBlock(outcomes)].join('\n\n'),
+        [block('query', run.request.query), stepsBlock(outcomes, fitted)].join('\n\n'),
       ),
     },
   ];
