@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 import { ModelNameSchema } from './request-models.ts';
 import { findCycle } from './find-cycle.ts';
+import { resultBlock } from './prompts.ts';
+import type { FittedPiece } from './context-budget.ts';
 
 /** The plan types are the knowledge store's records (it keeps plans with runs and teams); this file validates them. */
 export type { GraphPlan, PlanStep } from '../knowledge/records.ts';
@@ -74,10 +76,21 @@ export function referencedSteps(text: string): string[] {
   return [...ids];
 }
 
-/** Replaces each `{{id.result}}` with results[id]; references with no result are left as they are. */
-export function substituteResults(text: string, results: ReadonlyMap<string, string>): string {
-  return text.replace(RESULT_REF, (whole, id: string) => results.get(id) ?? whole);
+/**
+ * Replaces each `{{id.result}}` with that step's result, verbatim (or its marked summary) inside a
+ * `<parley:result step="id">…</parley:result>` block. A reference with no result never reaches a model
+ * as it is: it becomes a note that the step has no result.
+ */
+export function substituteResults(text: string, results: ReadonlyMap<string, string | FittedPiece>): string {
+  return text.replace(RESULT_REF, (_whole, id: string) => {
+    const result = results.get(id);
+    if (result === undefined) return `[no result from step "${id}"]`;
+    return resultBlock(typeof result === 'string' ? { stepId: id, text: result } : result);
+  });
 }
+
+/** What the planner is told about {{id.result}} (one sentence of its instructions). */
+export const INLINED_RESULTS_NOTE = `\nA quoted {{stepId.result}} is replaced by that step's whole output, verbatim, inside a <parley:result step="stepId">…</parley:result> block (summarized, and marked so, only when it would not fit the reading model's context), so put the objective's own instructions and constraints before or after the block, never inside a sentence around it.`;
 
 /**
  * Every problem with a plan, as sentences a planner model can act on (empty when valid):

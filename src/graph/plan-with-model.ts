@@ -6,6 +6,7 @@ import {
   COUNCIL_SPECIALIST,
   MANAGER_SPECIALIST,
   GraphPlanSchema,
+  INLINED_RESULTS_NOTE,
   normalizePhases,
   validatePlan,
   type GraphPlan,
@@ -158,6 +159,7 @@ export async function planWithModel(
       role: 'system',
       content:
         PLANNER_SYSTEM +
+        INLINED_RESULTS_NOTE +
         (hasRecord(run.candidates) ? RECORD_NOTE : '') +
         (run.mode === 'hybrid' ? HYBRID_NOTE : '') +
         historyNote(run.history),

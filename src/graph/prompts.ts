@@ -3,11 +3,18 @@
  * read them as plain text, the scripted model parses them.
  */
 import type { StepOutcome } from './scheduler.ts';
+import type { FittedPiece } from './context-budget.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 
 export const block = (name: string, content: string) => `<parley:${name}>${content}</parley:${name}>`;
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… [truncated]` : text);
+/** A clip that says so: the reader is told how much of the text it was not shown. */
+const clip = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters not shown]` : text;
+
+/** What a summarized piece says about itself, in the prompt beside it. */
+export const summarizedNote = (originalChars: number) =>
+  `summarized by Parley to fit the context; the full output has ${originalChars} characters`;
 
 /** A specialist's tools as the planner sees them: what only reads, and what changes things. */
 export interface ToolKinds {
@@ -62,27 +69,69 @@ export function specialistsBlock(
 /** Whether any candidate has a track record (the planner is told to weigh records only then). */
 export const hasRecord = (candidates: SpecialistCandidate[]) => candidates.some((c) => (c.proficiency?.runs ?? 0) > 0);
 
-export function stepsBlock(outcomes: StepOutcome[], maxChars = 4000): string {
+/**
+ * The steps' outcomes as a <parley:steps> block: every output whole, or — when `fitted` holds a
+ * summary of it (context-budget.ts) — the summary, marked `summarized` with its original length.
+ */
+export function stepsBlock(outcomes: StepOutcome[], fitted?: ReadonlyMap<string, FittedPiece>): string {
   return block(
     'steps',
     JSON.stringify(
-      outcomes.map((o) => ({
-        id: o.stepId,
-        specialist: o.specialist,
-        status: o.status === 'succeeded' ? 'succeeded' : o.status,
-        output: clip(o.output ?? o.error ?? '', maxChars),
-      })),
+      outcomes.map((o) => {
+        const piece = fitted?.get(o.stepId);
+        return {
+          id: o.stepId,
+          specialist: o.specialist,
+          status: o.status === 'succeeded' ? 'succeeded' : o.status,
+          output: piece?.text ?? o.output ?? o.error ?? '',
+          ...(piece?.summarized
+            ? {
+                summarized: true,
+                originalChars: piece.summarized.originalChars,
+                note: summarizedNote(piece.summarized.originalChars),
+              }
+            : {}),
+        };
+      }),
     ),
   );
 }
 
-/** Execution memory for a system message (never the user message, so old directives stay inert). */
+/**
+ * A dependency's result inlined where an objective quotes {{id.result}}: delimited, so the objective's
+ * own words around it stay apart from it, and marked when it was summarized to fit.
+ */
+export function resultBlock(piece: FittedPiece): string {
+  const attrs = piece.summarized ? ` summarized="true" originalChars="${piece.summarized.originalChars}"` : '';
+  return `<parley:result step="${piece.stepId}"${attrs}>${piece.text}</parley:result>`;
+}
+
+/**
+ * Execution memory for a system message (never the user message, so old directives stay inert): similar
+ * runs of other conversations (this conversation's own turns come as its history). A long question or
+ * answer is shown in part and says how much is missing.
+ */
 export function memoryNote(hits: MemoryHit[] | undefined): string {
   if (!hits?.length) return '';
   const lines = hits.map(
-    (h) => `- Earlier run ${h.runId} (score ${h.score ?? 'n/a'}): Q: ${clip(h.query, 200)} A: ${clip(h.answer, 400)}`,
+    (h) =>
+      `- Earlier run ${h.runId} (score ${h.score ?? 'n/a'}): Q: ${clip(h.query, 200)} A: ${markedCut(h.answer, 400)}`,
   );
-  return `\n\nRelevant execution memory from earlier runs:\n${lines.join('\n')}`;
+  return `\n\nRelevant execution memory from similar earlier runs (not this conversation):\n${lines.join('\n')}`;
+}
+
+/**
+ * The start of a text, cut at a line end, with a note of what is missing — never inside a code block
+ * without closing it and saying so.
+ */
+export function markedCut(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let head = text.slice(0, maxChars);
+  const lineEnd = head.lastIndexOf('\n');
+  if (lineEnd > maxChars / 2) head = head.slice(0, lineEnd);
+  const openFence = (head.match(/^\s*```/gm)?.length ?? 0) % 2 === 1;
+  const note = `[cut here: ${text.length - head.length} of ${text.length} characters not shown${openFence ? ', inside a code block' : ''}]`;
+  return `${head}${openFence ? '\n```' : ''}\n${note}`;
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

@@ -12,6 +12,7 @@ import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { NodeResult } from './node.ts';
 import { userContent } from '../user-content.ts';
+import { fitStepOutputs } from '../context-budget.ts';
 
 /** The system prompt, citing with the real step ids of this answer (never a made-up example id). */
 function synthSystem(stepIds: string[], notes: boolean): string {
@@ -76,23 +77,24 @@ export async function synthesizer(run: RunState, ctx: EngineContext): Promise<No
 
   // The verifier's notes on the round the answer is written from (a passing round's caveats included).
   const notes = (run.exhausted && run.best ? run.best.verification : run.verification)?.feedback.trim();
+  const system =
+    synthSystem(
+      used.map((o) => o.stepId),
+      !!notes,
+    ) + memoryNote(run.memory);
+  const history = run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
+  const rest = [system, run.request.query, notes ?? '', ...run.history.messages.map((m) => m.content)];
+  const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);
   const messages: ChatMessage[] = [
-    {
-      role: 'system',
-      content:
-        synthSystem(
-          used.map((o) => o.stepId),
-          !!notes,
-        ) + memoryNote(run.memory),
-    },
-    ...run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage),
+    { role: 'system', content: system },
+    ...history,
     {
       role: 'user',
       content: userContent(
         run,
         ctx,
         'synthesizer',
-        [block('query', run.request.query), stepsBlock(outcomes), notes ? block('verifier_notes', notes) : '']
+        [block('query', run.request.query), stepsBlock(outcomes, fitted), notes ? block('verifier_notes', notes) : '']
           .filter(Boolean)
           .join('\n\n'),
       ),

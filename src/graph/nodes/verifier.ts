@@ -12,6 +12,7 @@ import { BudgetExceededError } from '../usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
+import { fitStepOutputs } from '../context-budget.ts';
 
 export const PASS_SCORE = 0.7;
 export const RETRY_SCORE = 0.4;
@@ -88,19 +89,21 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {
+  const system = VERIFIER_SYSTEM + historyNote(run.history);
+  const fitted = await fitStepOutputs(run, ctx, { role: 'verifier' }, [system, run.request.query], outcomes);
   const { value } = await run.model.structured({
     role: 'verifier',
     schemaName: 'verification',
     schema: VerificationSchema,
     messages: [
-      { role: 'system', content: VERIFIER_SYSTEM + historyNote(run.history) },
+      { role: 'system', content: system },
       {
         role: 'user',
         content: userContent(
           run,
           ctx,
           'verifier',
-          [block('query', run.request.query), stepsBlock(outcomes), block('round', String(round))].join('\n\n'),
+          [block('query', run.request.query), stepsBlock(outcomes, fitted), block('round', String(round))].join('\n\n'),
         ),
       },
     ],
