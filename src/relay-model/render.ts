@@ -21,7 +21,7 @@ function fenced(text: string, lang = ''): string {
 
 const json = (value: unknown) => fenced(JSON.stringify(value, null, 2), 'json');
 
-/** A message's content: text as is (a fence only when it holds no markdown of its own would be guessing, so always fenced), parts one by one. */
+/** A message's content: its text in a fence (prompts hold markdown and XML-like blocks; fenced, they show as sent), parts one by one. */
 function contentOf(content: unknown): string {
   if (content === undefined || content === null || content === '') return '_(no text)_';
   if (typeof content === 'string') return fenced(content, 'text');

@@ -40,6 +40,7 @@ import {
   writeWhole,
 } from './folder.ts';
 import { renderRequest } from './render.ts';
+import { originPolicy } from '../http/request-origin.ts';
 
 /** 30 minutes: long enough to read a planner's prompt and think. */
 export const DEFAULT_RELAY_TIMEOUT_MS = 30 * 60_000;
@@ -82,8 +83,18 @@ const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 const parleyHeaders = (all: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(all).filter(([name]) => name.startsWith('x-parley-')));
 
-function relayApp(options: RelayModelOptions & { dir: string }, firstId: number, closing: AbortSignal): Hono {
+function relayApp(
+  options: RelayModelOptions & { dir: string; host: string },
+  firstId: number,
+  closing: AbortSignal,
+): Hono {
   const app = new Hono();
+  // As Parley's own server: on loopback only loopback Host names (DNS rebinding), and no web page's Origin.
+  const verdictOf = originPolicy({ bindHost: options.host, allowedHosts: [], allowedOrigins: [] });
+  app.use(async (c, next) => {
+    const verdict = verdictOf(c.req.header('host'), c.req.header('origin'));
+    return verdict.ok ? next() : openaiError(c, 403, verdict.message, 'invalid_request_error');
+  });
   const log = options.log ?? (() => undefined);
   const timeoutMs = options.timeoutMs ?? DEFAULT_RELAY_TIMEOUT_MS;
   const pollMs = options.pollMs ?? 200;
@@ -231,8 +242,8 @@ export async function startRelayModel(options: RelayModelOptions): Promise<Relay
   const dir = resolve(options.dir);
   const first = await firstSequence(dir);
   const closing = new AbortController();
-  const app = relayApp({ ...options, dir }, first, closing.signal);
   const host = options.host ?? '127.0.0.1';
+  const app = relayApp({ ...options, dir, host }, first, closing.signal);
   return new Promise((done, reject) => {
     const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, (info: AddressInfo) => {
       done({

@@ -9,7 +9,7 @@ import type { CompletionRequest } from './answer.ts';
 import { contentText, type ScriptedMessage } from './context.ts';
 import { countTokens, pieces } from './tokens.ts';
 
-export type OpenAIErrorStatus = 400 | 404 | 429 | 500 | 504;
+export type OpenAIErrorStatus = 400 | 403 | 404 | 429 | 500 | 504;
 
 export const openaiError = (c: Context, status: OpenAIErrorStatus, message: string, type: string) =>
   c.json({ error: { message, type, param: null, code: null } }, status);

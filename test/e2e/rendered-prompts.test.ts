@@ -82,4 +82,22 @@ describe('the prompts every role gets, with the shipped config', () => {
       'ok',
     ]);
   });
+
+  it("the router's own reason is shown; the answer cites real step ids and carries its sources as data", () => {
+    const reading = run('plan-read-only');
+    const route = ofType(reading.events, 'route.decided')[0]!;
+    // The scripted router's reason for a plan, before how Parley planned it.
+    expect(route.reason).toMatch(/^the query needs specialists; planning over the top \d+ candidates/);
+
+    const plan = ofType(reading.events, 'plan.ready')[0]!.plan;
+    const finished = ofType(reading.events, 'run.finished')[0]!;
+    expect(finished.sources).toEqual(plan.steps.map((s) => ({ stepId: s.id, specialist: s.specialist })));
+    expect(finished.answer).not.toMatch(/Steps used/);
+    const synth = reading.requests.find((q) => q.role === 'synthesizer')!;
+    expect(systemOf(synth)).toContain(`the ids here: ${plan.steps.map((s) => `[${s.id}]`).join(', ')}`);
+    // The verifier passed the round; its notes reach the synthesizer in their own block.
+    const verify = ofType(reading.events, 'verify.result')[0]!;
+    expect(verify.next).toBe('synthesize');
+    expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verify.feedback}</parley:verifier_notes>`);
+  });
 });

@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,7 +196,7 @@ describe('the relay model', () => {
     expect(lines).toContain('002-request: no answer within 0.6 s; answered with a timeout error');
   });
 
-  it('lists its model, embeds deterministically like the scripted model, and refuses a bad body in OpenAI shape', async () => {
+  it('lists its model, embeds deterministically like the scripted model, and refuses a bad body, a foreign Host and a web page Origin in OpenAI shape', async () => {
     await start();
     expect((await openai.models.list()).data.map((m) => m.id)).toEqual(['relay']);
     const e = await openai.embeddings.create({
@@ -211,6 +212,18 @@ describe('the relay model', () => {
       body: '{"messages": []}',
     });
     expect(bad.status).toBe(400);
+    // fetch will not send another Host: node:http does.
+    const rebound = await new Promise<number>((done, fail) => {
+      const url = new URL(relay.url);
+      get({ host: url.hostname, port: url.port, path: '/v1/models', headers: { host: 'evil.example' } }, (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      }).on('error', fail);
+    });
+    expect(rebound).toBe(403);
+    const page = await fetch(`${relay.url}/v1/models`, { headers: { origin: 'https://evil.example' } });
+    expect(page.status).toBe(403);
+    expect(((await page.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
     expect(await bad.json()).toEqual({
       error: {
         message: '`messages` must be a non-empty array.',
