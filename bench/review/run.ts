@@ -12,7 +12,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GraphEvent } from '../../src/graph/events.ts';
-import { DEFAULT_RELAY_TIMEOUT_MS, startRelayModel, type RelayModel } from '../../src/relay-model/server.ts';
+import {
+  ANSWER_FORMAT,
+  DEFAULT_RELAY_TIMEOUT_MS,
+  startRelayModel,
+  type RelayModel,
+} from '../../src/relay-model/server.ts';
 import { serveProcess, type ServeProcess } from '../../test/support/serve-one.ts';
 import { postJson, readSse } from '../../test/support/protocols/sse-read.ts';
 import { SCENARIOS } from './scenarios.ts';
@@ -25,21 +30,23 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      dir: { type: 'string' },
-      scenario: { type: 'string' },
-      relay: { type: 'string' },
-      port: { type: 'string' },
-      timeout: { type: 'string' },
-      keep: { type: 'boolean' },
-    },
-  }));
-} catch (err) {
-  fail(err instanceof Error ? err.message : String(err));
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        dir: { type: 'string' },
+        scenario: { type: 'string' },
+        relay: { type: 'string' },
+        port: { type: 'string' },
+        timeout: { type: 'string' },
+        keep: { type: 'boolean' },
+      },
+    }).values;
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
 }
+const values = parseOptions();
 if (!values.dir) fail('--dir is required: the relay folder (request and answer files, then transcript.md)');
 const scenario = values.scenario ? SCENARIOS[values.scenario] : undefined;
 if (!scenario) fail(`--scenario must be one of ${Object.keys(SCENARIOS).join(', ')}`);
@@ -91,8 +98,12 @@ async function approve(url: string, event: Extract<GraphEvent, { type: 'approval
   return line;
 }
 
+/** The turns so far, the running one included (its events grow as they arrive): an interrupt writes them too. */
+const turns: TurnRecord[] = [];
+
 async function runTurn(url: string, query: string, mode: string | undefined, threadId: string | undefined) {
   const record: TurnRecord = { query, mode, threadId, events: [], approvals: [] };
+  turns.push(record);
   const res = await postJson(`${url}/stream`, { query, ...(mode ? { mode } : {}), ...(threadId ? { threadId } : {}) });
   if (!res.ok) throw new Error(`POST /stream answered ${res.status}: ${await res.text()}`);
   for await (const message of readSse(res)) {
@@ -133,6 +144,21 @@ const dataDir = join(scratch, 'data');
 let serve: ServeProcess | undefined;
 const stopWatching = watchFolder();
 
+/** DIR/transcript.md from the turns so far (all of them at the end; what there is on an interrupt). */
+async function writeTranscript(): Promise<void> {
+  const runIds = new Set(turns.flatMap((t) => t.events.map((e) => e.runId)));
+  const calls = await modelCalls(dir, runIds);
+  const transcript = renderTranscript({
+    scenario: values.scenario!,
+    about: scenario!.about,
+    turns,
+    calls,
+    workspaceFiles: await workspaceFiles(join(dataDir, 'workspace')),
+  });
+  await writeFile(join(dir, 'transcript.md'), transcript);
+  say(`transcript (${calls.length} model calls) in ${join(dir, 'transcript.md')}`);
+}
+
 const shutdown = async () => {
   stopWatching();
   if (serve && serve.child.exitCode === null) {
@@ -144,8 +170,11 @@ const shutdown = async () => {
   if (!values.keep) await rm(scratch, { recursive: true, force: true });
 };
 process.once('SIGINT', () => {
-  say('interrupted: stopping parley serve and the relay');
-  void shutdown().then(() => process.exit(130));
+  say('interrupted: writing the transcript so far, stopping parley serve and the relay');
+  void writeTranscript()
+    .catch((err: unknown) => say(`could not write the transcript: ${String(err)}`))
+    .then(shutdown)
+    .then(() => process.exit(130));
 });
 
 try {
@@ -163,30 +192,22 @@ try {
     PARLEY_DYNAMIC_NODE_TIMEOUT_MS: long,
     PARLEY_RUN_MAX_WALL_MS: String(6 * 3600_000),
     PARLEY_LOG_LEVEL: 'info',
+    // Stopped by the driver (an interrupt, or the end): in-flight runs get two seconds, not ten.
+    PARLEY_SHUTDOWN_TIMEOUT_MS: '2000',
   });
   say(`parley serve listening on ${serve.url} (data ${dataDir}), model: the relay at ${relayUrl}/v1`);
   say(`scenario ${values.scenario}: ${scenario.about}`);
-  say(`requests appear in ${dir}: answer each <id>.request.md with <id>.answer.json`);
+  say(`requests appear in ${dir}: answer each <id>.request.md with <id>.answer.json; ${ANSWER_FORMAT}`);
 
-  const turns: TurnRecord[] = [];
   for (const [i, turn] of scenario.turns.entries()) {
     const previous = turns.at(-1)?.events.find((e) => e.type === 'run.started');
     const threadId = turn.continueThread && previous?.type === 'run.started' ? previous.threadId : undefined;
     say(`turn ${i + 1}/${scenario.turns.length}: ${turn.query}${threadId ? ` (threadId ${threadId})` : ''}`);
-    turns.push(await runTurn(serve.url, turn.query, turn.mode, threadId));
+    await runTurn(serve.url, turn.query, turn.mode, threadId);
   }
 
-  const runIds = new Set(turns.flatMap((t) => t.events.map((e) => e.runId)));
-  const calls = await modelCalls(dir, runIds);
-  const transcript = renderTranscript({
-    scenario: values.scenario!,
-    about: scenario.about,
-    turns,
-    calls,
-    workspaceFiles: await workspaceFiles(join(dataDir, 'workspace')),
-  });
-  await writeFile(join(dir, 'transcript.md'), transcript);
-  say(`done: ${calls.length} model calls; transcript in ${join(dir, 'transcript.md')}, server log in parley-serve.log`);
+  await writeTranscript();
+  say(`done: server log in ${join(dir, 'parley-serve.log')}`);
 } catch (err) {
   say(`failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;

@@ -1,6 +1,6 @@
 /** `npm run model:relay -- --dir DIR [--port P] [--timeout SECONDS] [--model NAME]`: the relay model standalone. */
 import { parseArgs } from 'node:util';
-import { DEFAULT_RELAY_TIMEOUT_MS, startRelayModel } from './server.ts';
+import { ANSWER_FORMAT, DEFAULT_RELAY_TIMEOUT_MS, startRelayModel } from './server.ts';
 
 const USAGE =
   'usage: npm run model:relay -- --dir DIR [--port 8789] [--timeout 1800] [--model relay] [--host 127.0.0.1]';
@@ -53,7 +53,7 @@ log(
   `Relay model listening: point an OpenAI client at ${relay.url}/v1 (any API key, model "${values.model || 'relay'}").`,
 );
 log(`Requests are written to ${relay.dir}/<id>.request.json and .request.md; answer each with <id>.answer.json.`);
-log(`A request waits ${timeoutSeconds} s for its answer, then gets a 504.`);
+log(`A request waits ${timeoutSeconds} s for its answer, then gets a 504; ${ANSWER_FORMAT}.`);
 
 const stop = () => {
   void relay.close().then(() => process.exit(0));

@@ -42,6 +42,10 @@ import {
 import { renderRequest } from './render.ts';
 import { originPolicy } from '../http/request-origin.ts';
 
+/** The answer file's format in one line, for the start-up banners of the relay and the review driver. */
+export const ANSWER_FORMAT =
+  'an answer file is {"content": "text"} ({"content": {…}} for a JSON answer) or {"tool_calls": [{"name": "<a tool as offered>", "arguments": {…}}]} (docs/models.md, "Reviewing prompts with the relay model")';
+
 /** 30 minutes: long enough to read a planner's prompt and think. */
 export const DEFAULT_RELAY_TIMEOUT_MS = 30 * 60_000;
 
