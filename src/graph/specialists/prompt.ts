@@ -41,9 +41,9 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
     await resolveTools(ctx, specialist.tools),
     await sessionToolsOf(input),
   );
-  const system =
-    (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
-  return runSpecialistLoop(input, system, offered.tools, offered.fromSession);
+  const system = specialist.prompt || `You are ${specialist.name}: ${specialist.description}`;
+  // The thread first, then similar runs: execution memory follows the conversation's history.
+  return runSpecialistLoop(input, system, offered.tools, offered.fromSession, memoryNote(run.memory));
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
@@ -52,6 +52,8 @@ export async function runSpecialistLoop(
   system: string,
   tools: ToolDescriptor[],
   fromSession?: Set<string>,
+  /** Context that follows the conversation's history in the system message (execution memory). */
+  afterHistory = '',
 ): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
@@ -63,7 +65,7 @@ export async function runSpecialistLoop(
     clock: input.clock,
     role: specialist.modelRole,
     ...(input.step.model ? { model: input.step.model } : {}),
-    system: system + (input.agent?.note ?? '') + historyNote(run.history),
+    system: system + (input.agent?.note ?? '') + historyNote(run.history) + afterHistory,
     user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
     ...(fromSession?.size ? { fromSession } : {}),
