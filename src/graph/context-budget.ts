@@ -9,6 +9,7 @@
  * for its answer (its max output, at most a quarter of the window), minus the rest of its prompt and a
  * margin. Tokens are estimated at 4 characters each, like a call's reservation (usage.ts).
  */
+import { createHash } from 'node:crypto';
 import type { ModelRole } from '../llm/types.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './call-budget.ts';
 import { referencedSteps, substituteResults, type PlanStep } from './graph-plan.ts';
@@ -33,6 +34,7 @@ const MARGIN_TOKENS = 512;
 /** A summary is never asked to be shorter than this (a summary of nothing helps nobody). */
 const MIN_SUMMARY_TOKENS = 64;
 const CHARS_PER_TOKEN = 4;
+const TARGET_STEP = 256;
 
 /** Whom the pieces are for: the role (and the step's model, when it names one) whose model reads them. */
 export interface Reader {
@@ -70,7 +72,8 @@ export async function fitPieces(
     const share = Math.floor(left / (order.length - k));
     if (cost(p) <= share) left -= cost(p);
     else {
-      const target = Math.max(MIN_SUMMARY_TOKENS, share);
+      // Rounded down to a step of 256, so readers with nearly the same room share one summary (summarizeOnce).
+      const target = Math.max(MIN_SUMMARY_TOKENS, share - (share % TARGET_STEP));
       targets.set(i, target);
       left -= Math.min(left, target);
     }
@@ -79,10 +82,35 @@ export async function fitPieces(
     pieces.map(async (p, i) => {
       const target = targets.get(i);
       if (target === undefined) return p;
-      const text = await summarize(run, ctx, reader, p, target);
+      const text = await summarizeOnce(run, ctx, reader, p, target);
       return { stepId: p.stepId, text, summarized: { originalChars: p.text.length } };
     }),
   );
+}
+
+/**
+ * One summary per run for the same output, reader model and length: the verifier and the synthesizer
+ * usually read the same outputs through the same model, and pay for one summary.
+ */
+function summarizeOnce(
+  run: RunState,
+  ctx: EngineContext,
+  reader: Reader,
+  piece: ContextPiece,
+  targetTokens: number,
+): Promise<string> {
+  const model = run.model.modelFor(reader.role, reader.model);
+  const digest = createHash('sha256').update(piece.text).digest('hex');
+  const key = `${model}\n${targetTokens}\n${piece.stepId}\n${digest}`;
+  const summaries = (run.summaries ??= new Map());
+  let summary = summaries.get(key);
+  if (!summary) {
+    summary = summarize(run, ctx, reader, piece, targetTokens);
+    summaries.set(key, summary);
+    // A failed call is not remembered: the next reader asks again.
+    summary.catch(() => summaries.delete(key));
+  }
+  return summary;
 }
 
 const SUMMARIZER_SYSTEM = `You shorten the output of one step of a plan so that it fits another model's context.

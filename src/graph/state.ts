@@ -107,6 +107,8 @@ export interface RunState {
   team?: Team;
   /** After a restart: the checkpointed plan the router resumes (docs/durability.md). */
   resumePlan?: GraphPlan;
+  /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */
+  summaries?: Map<string, Promise<string>>;
 }
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */

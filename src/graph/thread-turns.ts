@@ -30,7 +30,8 @@ export async function loadHistory(run: RunState, ctx: EngineContext): Promise<Co
       });
     }
   }
-  return buildHistory(thread, run.request.messages, budget);
+  const history = buildHistory(thread, run.request.messages, budget);
+  return thread?.turns.length ? { ...history, runIds: thread.turns.map((t) => t.runId) } : history;
 }
 
 function stepsOf(run: RunState): TurnStep[] | undefined {

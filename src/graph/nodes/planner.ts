@@ -13,7 +13,9 @@ import type { EngineContext, KeptStep, RunState } from '../state.ts';
 import type { NodeResult } from './node.ts';
 import { BudgetExceededError } from '../usage.ts';
 
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+/** The planner needs only the gist of a kept result (it is reused whole): a clip that says so. */
+const clip = (text: string, n: number) =>
+  text.length > n ? `${text.slice(0, n)}… [${text.length - n} more characters not shown]` : text;
 
 export async function planner(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   const afterFailure = run.replanAfterFailure;

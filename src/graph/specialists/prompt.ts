@@ -49,9 +49,9 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
     toolServersNote(
       run,
       tools.filter((t) => !offered.fromSession.has(t.id)),
-    ) +
-    memoryNote(run.memory);
-  return runSpecialistLoop(input, system, tools, offered.fromSession);
+    );
+  // The thread first, then similar runs: execution memory follows the conversation's history.
+  return runSpecialistLoop(input, system, tools, offered.fromSession, memoryNote(run.memory));
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
@@ -60,6 +60,8 @@ export async function runSpecialistLoop(
   system: string,
   tools: ToolDescriptor[],
   fromSession?: Set<string>,
+  /** Context that follows the conversation's history in the system message (execution memory). */
+  afterHistory = '',
 ): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
@@ -71,7 +73,7 @@ export async function runSpecialistLoop(
     clock: input.clock,
     role: specialist.modelRole,
     ...(input.step.model ? { model: input.step.model } : {}),
-    system: system + (input.agent?.note ?? '') + historyNote(run.history),
+    system: system + (input.agent?.note ?? '') + historyNote(run.history) + afterHistory,
     user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
     ...(fromSession?.size ? { fromSession } : {}),
