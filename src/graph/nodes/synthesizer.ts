@@ -16,13 +16,13 @@ import { userContent } from '../user-content.ts';
 /** The system prompt, citing with the real step ids of this answer (never a made-up example id). */
 function synthSystem(stepIds: string[], notes: boolean): string {
   const ids = stepIds.map((id) => `[${id}]`).join(', ');
-  return `You are Parley's synthesizer. Write the final answer to the query in <parley:query> from the step results in <parley:steps>
+  return `You are Parley's synthesizer. Write the final answer to the query in the parley:query block from the step results in the parley:steps block
 (each step's "id", "specialist", "status" and "output"). Write for the user: they never saw the steps.
 Cite the steps you used by id in square brackets where their facts appear (the ids here: ${ids}). Do not add a list of
 sources at the end: Parley sends the sources with the answer. Do not invent facts the steps do not support.
 Steps whose status is not "succeeded" failed or did not run: say briefly what is missing because of them; never cite them.${
     notes
-      ? `\n<parley:verifier_notes> holds the verifier's notes on these results: mention the caveats they raise where they matter.`
+      ? `\nThe parley:verifier_notes block holds the verifier's notes on these results: mention the caveats they raise where they matter.`
       : ''
   }`;
 }
