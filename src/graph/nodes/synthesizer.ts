@@ -1,6 +1,7 @@
 /**
  * synthesizer: streams the final answer from the step results (answer.delta), citing step ids in
- * the text; the steps it was given that succeeded go out as data (run.finished `sources`). After exhausted verification it answers from the best round and says so first.
+ * the text; the steps it was given that succeeded go out as data (run.finished `sources`). After
+ * exhausted verification it answers from the best round and says so first.
  * When steps failed or were skipped, the model is shown them too, and the answer ends with each
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
  */
