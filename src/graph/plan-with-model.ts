@@ -35,8 +35,8 @@ const DECISION_WORDS =
  * {{id.result}} inlining is explained in words (never written as a live template here: no model may see
  * an unrendered template).
  */
-const PLANNER_SYSTEM = `You are Parley's planner. Build a GraphPlan for the query in <parley:query>: a DAG of steps, each done by ONE
-of the specialists listed in <parley:specialists>. The answer to the user is written afterwards from the steps' outputs.
+const PLANNER_SYSTEM = `You are Parley's planner. Build a GraphPlan for the query in the parley:query block: a DAG of steps, each done by ONE
+of the specialists listed in the parley:specialists block. The answer to the user is written afterwards from the steps' outputs.
 
 The specialists (fields of each entry):
 - "id": what a step's "specialist" names; use only listed ids.

@@ -36,8 +36,11 @@ export const ADVISORS = [
   },
 ] as const;
 
-const ADVISOR_TASK = `Answer the question in <parley:query> honestly, in a few paragraphs: your recommendation, your reasons, and
-what would change your mind. An <parley:earlier_decision> block, when present, is a decision on a similar earlier question.`;
+const ADVISOR_TASK = `Answer the question in the parley:query block honestly, in a few paragraphs: your recommendation, your reasons, and
+what would change your mind.`;
+
+/** Said only when the caller's earlier decision on a close question is given (learning/earlier-decision.ts). */
+const EARLIER_NOTE = ` The parley:earlier_decision block is the caller's decision on a similar earlier question: build on it or say why this differs.`;
 
 const REVIEWERS = 3;
 const LABELS = ['A', 'B', 'C', 'D', 'E'];
@@ -45,8 +48,8 @@ const LABELS = ['A', 'B', 'C', 'D', 'E'];
 /** Explicit criteria, so reviewers rank on substance rather than on length or position. */
 const REVIEWER_SYSTEM = (
   n: number,
-) => `You are council reviewer ${n} of ${REVIEWERS}. Advisors answered the question in <parley:query>;
-their answers are in <parley:answers>, keyed by labels A to E. The labels are arbitrary and the order you see them in is
+) => `You are council reviewer ${n} of ${REVIEWERS}. Advisors answered the question in the parley:query block;
+their answers are in the parley:answers block, keyed by labels A to E. The labels are arbitrary and the order you see them in is
 not a ranking (each reviewer sees its own order). Rank the answers on these criteria, most important first:
 1. Correct: no false statements or unsound reasoning.
 2. Answers the actual question and its constraints, not a neighbouring one.
@@ -58,8 +61,8 @@ Answer with:
 - "critique": a few sentences on what makes the best answers better and what the weaker ones miss; name answers by label.`;
 
 /** Every verdict field explained; the labels stay inside the council. */
-const CHAIRMAN_SYSTEM = `You are the council chairman. Five advisors answered the question in <parley:query> (<parley:answers>, keyed by
-labels A to E) and three reviewers ranked them (<parley:reviews>: each reviewer's ranking, best first, and critique).
+const CHAIRMAN_SYSTEM = `You are the council chairman. Five advisors answered the question in the parley:query block (the parley:answers block, keyed by
+labels A to E) and three reviewers ranked them (the parley:reviews block: each reviewer's ranking, best first, and critique).
 Write the verdict for the person who asked. The labels A to E and the reviewer numbers are internal to the council: never
 mention them, or "answer C", "reviewer 2", "ranked first"; state the ideas themselves.
 Fields:
@@ -123,7 +126,7 @@ export async function runCouncil(
         role: 'council_advisor',
         ...(models ? { model: models[i % models.length] } : {}),
         messages: [
-          { role: 'system', content: `${advisor.style} ${ADVISOR_TASK}` },
+          { role: 'system', content: `${advisor.style} ${ADVISOR_TASK}${earlier ? EARLIER_NOTE : ''}` },
           { role: 'user', content: query + context },
         ],
         signal,
@@ -171,7 +174,7 @@ export async function runCouncil(
     schemaName: 'council_verdict',
     schema: CouncilVerdictSchema,
     messages: [
-      { role: 'system', content: CHAIRMAN_SYSTEM },
+      { role: 'system', content: CHAIRMAN_SYSTEM + (earlier ? `\n${EARLIER_NOTE.trim()}` : '') },
       { role: 'user', content: `${query}${context}\n\n${answersIn(LABELS)}\n\n${reviewsBlock}` },
     ],
     signal,

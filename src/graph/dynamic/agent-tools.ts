@@ -23,6 +23,12 @@ const SCHEMAS = {
       .boolean()
       .default(true)
       .describe('true: you wait for its result before your next turn; false: you go on, its result comes as a message'),
+    changes: z
+      .boolean()
+      .optional()
+      .describe(
+        'true when its task writes, edits or deletes files or records; false: it only reads (offered read-only tools). Unset: all its tools',
+      ),
   }),
   send_message: z.object({
     to: z.string().min(1).describe('The id of the agent to tell'),

@@ -26,6 +26,8 @@ export interface SpawnRequest {
   model?: string;
   /** false: the spawner goes on at once; the agent's result reaches it as a message. */
   wait: boolean;
+  /** PlanStep.changes: false offers the agent only read-only tools; unset, every tool of its specialist. */
+  changes?: boolean;
 }
 
 interface Member {
@@ -168,6 +170,7 @@ export class Team {
       parentStepId: parentId,
       ...(request.role === 'manager' ? { manager: true } : {}),
       ...(request.model ? { model: request.model } : {}),
+      ...(request.changes !== undefined ? { changes: request.changes } : {}),
     };
     run.plan = { ...plan, steps: [...plan.steps, step] };
     run.pending.add(id);

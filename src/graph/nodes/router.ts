@@ -32,7 +32,7 @@ const earlierNote = (earlier: FoundDecision | undefined) =>
  * The routing rule (docs/engine.md "Routes and what they cost"): the cheapest route whose answer serves.
  * Every value of the `route` schema is explained, with examples, and so is `reason`.
  */
-export const ROUTER_SYSTEM = `You are Parley's router. Choose how Parley answers the query in <parley:query>; the routes differ in cost.
+export const ROUTER_SYSTEM = `You are Parley's router. Choose how Parley answers the query in the parley:query block; the routes differ in cost.
 
 Routes (the "route" field):
 - "direct": one model call answers from general knowledge, with no tools and no files (about 1 more call).

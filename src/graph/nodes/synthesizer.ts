@@ -1,6 +1,7 @@
 /**
  * synthesizer: streams the final answer from the step results (answer.delta), citing step ids in
- * the text; the steps it was given that succeeded go out as data (run.finished `sources`). After exhausted verification it answers from the best round and says so first.
+ * the text; the steps it was given that succeeded go out as data (run.finished `sources`). After
+ * exhausted verification it answers from the best round and says so first.
  * When steps failed or were skipped, the model is shown them too, and the answer ends with each
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
  */
@@ -17,13 +18,13 @@ import { fitStepOutputs } from '../context-budget.ts';
 /** The system prompt, citing with the real step ids of this answer (never a made-up example id). */
 function synthSystem(stepIds: string[], notes: boolean): string {
   const ids = stepIds.map((id) => `[${id}]`).join(', ');
-  return `You are Parley's synthesizer. Write the final answer to the query in <parley:query> from the step results in <parley:steps>
+  return `You are Parley's synthesizer. Write the final answer to the query in the parley:query block from the step results in the parley:steps block
 (each step's "id", "specialist", "status" and "output"). Write for the user: they never saw the steps.
 Cite the steps you used by id in square brackets where their facts appear (the ids here: ${ids}). Do not add a list of
 sources at the end: Parley sends the sources with the answer. Do not invent facts the steps do not support.
 Steps whose status is not "succeeded" failed or did not run: say briefly what is missing because of them; never cite them.${
     notes
-      ? `\n<parley:verifier_notes> holds the verifier's notes on these results: mention the caveats they raise where they matter.`
+      ? `\nThe parley:verifier_notes block holds the verifier's notes on these results: mention the caveats they raise where they matter.`
       : ''
   }`;
 }

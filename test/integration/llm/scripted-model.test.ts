@@ -134,7 +134,9 @@ describe('schema answers', () => {
       verdictSchema,
       `<parley:query>Should we?</parley:query>${answers}`,
     )) as { recommendation: string; keyInsights: string[]; confidence: number };
-    expect(verdict.recommendation).toContain('answer B');
+    // The best-ranked answer (B), named by its content: like a model following the chairman's prompt, no label.
+    expect(verdict.recommendation).toContain('A much longer and more careful answer.');
+    expect(verdict.recommendation).not.toMatch(/answer [A-C]\b/);
     expect(verdict.keyInsights).toHaveLength(3);
     expect(verdict.confidence).toBeGreaterThan(0);
   });
