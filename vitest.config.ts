@@ -8,8 +8,10 @@ import { NO_HOME } from './test/support/home.ts';
 export default defineConfig({
   test: {
     environment: 'node',
-    // Never the developer's own Parley home (test/support/home.ts).
-    env: { PARLEY_HOME: NO_HOME },
+    // Never the developer's own Parley home (test/support/home.ts). Every scripted model refuses and
+    // records a prompt with an unrendered placeholder; the setup file fails the test that sent it.
+    env: { PARLEY_HOME: NO_HOME, PARLEY_SCRIPTED_PROMPT_CHECK: '1' },
+    setupFiles: ['test/support/prompt-check.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores on CI: keep file parallelism modest so timing-based assertions stay honest.

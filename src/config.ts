@@ -218,6 +218,12 @@ export const SETTINGS = [
       'Extra headers sent with every model request, as a JSON object, e.g. {"X-Tenant":"acme"} (gateways that want a tenant or their own auth header). Never logged.',
   },
   {
+    env: 'PARLEY_MODEL_CONTEXT_WINDOW',
+    schema: positiveInt,
+    description:
+      "Tokens the models accept, prompt and answer together (unset: the model's published figure when Parley knows its name, else 32768; docs/models.md). Step outputs and inlined results are sized to it; over it they are summarized, and the prompt says so.",
+  },
+  {
     env: 'PARLEY_MODEL_TIMEOUT_MS',
     schema: positiveInt,
     default: '60000',
@@ -835,6 +841,7 @@ export const ROLE_SETTING_SUFFIXES = {
   _STRUCTURED: { schema: structured, description: 'structured-output strategy' },
   _CAPABILITIES: { schema: capabilityOverrides, description: 'capability overrides' },
   _HEADERS: { schema: headers, description: 'extra request headers (replace the default ones)' },
+  _CONTEXT_WINDOW: { schema: positiveInt, description: 'context window in tokens' },
 } as const;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -858,7 +865,9 @@ export function loadConfig(env: Env = process.env): Config {
     structured: get<StructuredStrategy | undefined>('PARLEY_MODEL_STRUCTURED'),
     capabilities: get<Partial<Capabilities> | undefined>('PARLEY_MODEL_CAPABILITIES'),
     headers: get<Record<string, string> | undefined>('PARLEY_MODEL_HEADERS'),
+    contextWindow: get<number | undefined>('PARLEY_MODEL_CONTEXT_WINDOW'),
   };
+  const ownRoles: ModelRole[] = [];
   const roles = Object.fromEntries(
     MODEL_ROLES.map((role) => {
       const cfg: RoleModelConfig = { ...defaults };
@@ -876,6 +885,9 @@ export function loadConfig(env: Env = process.env): Config {
         const caps = read('_CAPABILITIES') as Partial<Capabilities> | undefined;
         if (caps) cfg.capabilities = { ...cfg.capabilities, ...caps };
         cfg.headers = (read('_HEADERS') as Record<string, string> | undefined) ?? cfg.headers;
+        cfg.contextWindow = (read('_CONTEXT_WINDOW') as number | undefined) ?? cfg.contextWindow;
+        const suffixes = Object.keys(ROLE_SETTING_SUFFIXES);
+        if (suffixes.some((suffix) => (env[roleEnvName(role) + suffix] ?? '') !== '')) ownRoles.push(role);
       }
       return [role, cfg];
     }),
@@ -914,6 +926,7 @@ export function loadConfig(env: Env = process.env): Config {
       freeModels: get('PARLEY_FREE_MODELS'),
       embeddingsModel: get('PARLEY_EMBEDDINGS_MODEL'),
       roles,
+      ownRoles,
     },
     knowledge: {
       dataDir: get<string | undefined>('PARLEY_DATA_DIR') ?? paths.dataDir,

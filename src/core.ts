@@ -33,6 +33,7 @@ import { createLmdbA2aPushStore } from './store/a2a-push/lmdb.ts';
 import type { A2APushStore } from './store/a2a-push/types.ts';
 import type { A2ATaskStore } from './store/a2a-tasks/types.ts';
 import type { Cluster } from './cluster/types.ts';
+import { contextWindowOf } from './llm/context-windows.ts';
 
 export interface Core {
   store: KnowledgeStore;
@@ -256,6 +257,8 @@ export async function createCore(
     config,
     logger,
     maxOutputTokens: (role) => config.model.roles[role]?.maxTokens,
+    contextWindow: (role, model) => contextWindowOf(config.model.roles[role] ?? config.model.roles.default, model),
+    ownModelRoles: config.model.ownRoles,
     runStore,
     ...(cluster ? { cluster } : {}),
   });

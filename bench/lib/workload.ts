@@ -7,8 +7,8 @@
  *
  * The user turns follow Parley's prompt convention (src/graph/prompts.ts, specialists/prompt.ts,
  * nodes/verifier.ts, nodes/synthesizer.ts: the same <parley:…> blocks and the same wording where the
- * scripted model reads it), and the answer ends with the same "Steps used" line Parley appends, so
- * that Parley's engine, driven by the same query and roster, must produce the very same answer.
+ * scripted model reads it), so that Parley's engine, driven by the same query and roster, must produce
+ * the very same answer (Parley sends the steps it used as data, run.finished `sources`, not as text).
  */
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -180,7 +180,7 @@ export async function synthesize(client: OpenAI, runId: string, query: string, s
   );
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-  return `${text}\n\nSteps used: ${steps.map((s) => `[${s.id}]`).join(' ')}`;
+  return text;
 }
 
 /** Verifier threshold and round bound shared by the contenders (the same as Parley's defaults). */

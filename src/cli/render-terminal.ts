@@ -92,6 +92,9 @@ export function createTerminalRenderer(out: TerminalOutput): (event: GraphEvent)
         break;
       case 'run.finished':
         if (answering) out.answer('\n');
+        // The sources the answer cites, as Parley sends them (data, not part of the answer).
+        if (e.sources?.length)
+          out.progress(`sources: ${e.sources.map((s) => `[${s.stepId}] ${s.specialist}`).join(', ')}`);
         out.progress(
           `— ${e.status}${e.error ? `: ${e.error}` : ''} · ${(e.durationMs / 1000).toFixed(1)} s · ${formatUsage(e.usage)}` +
             (e.retryAfterMs !== undefined ? ` · retry after ${Math.ceil(e.retryAfterMs / 1000)} s` : ''),

@@ -55,6 +55,13 @@ export interface EngineDeps {
    */
   maxOutputTokens?: (role: ModelRole) => number | undefined;
   /**
+   * The context window (tokens) of the model a role calls: step outputs and inlined results are sized
+   * to it (context-budget.ts). Default: the known figure for the model's name, else 32768.
+   */
+  contextWindow?: (role: ModelRole, model: string) => number;
+  /** Roles with model settings of their own; a summarizer not among them runs on the role it serves. Default: none. */
+  ownModelRoles?: readonly ModelRole[];
+  /**
    * For tests and embedders that already know the plan: the router asks this first (after a mode of
    * direct or council) and runs the plan it returns as is, checked against the registry, with no team
    * lookup and no routing or planning call (route.decided stage `preset_plan`). Undefined: route as usual.

@@ -34,6 +34,7 @@ import { planner } from './nodes/planner.ts';
 import { synthesizer } from './nodes/synthesizer.ts';
 import { council } from './nodes/council.ts';
 import { loadHistory, saveTurn } from './thread-turns.ts';
+import { contextWindowOf } from '../llm/context-windows.ts';
 import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
 import { silentLogger } from '../log.ts';
 import { tracingOff, withSpan } from '../telemetry.ts';
@@ -98,6 +99,8 @@ export function createEngineContext(deps: EngineDeps): EngineContext {
     prices:
       deps.prices ?? ('prices' in deps.model ? (deps.model as { prices?: EngineDeps['prices'] }).prices : undefined),
     maxOutputTokens: deps.maxOutputTokens ?? (() => undefined),
+    contextWindow: deps.contextWindow ?? ((_role, model) => contextWindowOf({}, model)),
+    ownModelRoles: deps.ownModelRoles ?? [],
     ledger: new CallerLedger(deps.config.budget.caller, now, { thread: deps.config.budget.thread, restore }),
     saveLedger: file ? ledgerWriter(file, logger) : undefined,
     directory: new SpecialistDirectory(deps.store, { now }),
@@ -398,6 +401,7 @@ export class Engine implements RunEngine {
       ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
       ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
+      ...(run.sources?.length && outcome.status === 'completed' ? { sources: run.sources } : {}),
       ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       usage,
       durationMs,

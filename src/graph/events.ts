@@ -96,12 +96,20 @@ export interface FailedStep {
   error: string;
 }
 
+/** A step whose result the answer was written from (run.finished `sources`): adapters may list them. */
+export interface AnswerSource {
+  stepId: string;
+  specialist: string;
+}
+
 /** How a run ended: the body of run.finished, and (with ids) the engine's RunResult. */
 export interface RunEnding {
   status: RunStatus;
   answer?: string;
   /** Plan runs only, when some steps failed or were skipped: the answer is partial, these are the missing parts and why. */
   failedSteps?: FailedStep[];
+  /** Plan runs: the succeeded steps the answer was written from (the answer cites them as [stepId]). */
+  sources?: AnswerSource[];
   /** Why the run failed, was cancelled or blocked; safe to show a client (no stack traces). */
   error?: string;
   /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */
@@ -175,6 +183,8 @@ export type GraphEventBody =
       type: 'council.stage';
       stage: 'advisors' | 'reviews' | 'verdict';
       detail: string;
+      /** stage "reviews": the order of the labels each reviewer was shown, one list per reviewer. */
+      orders?: string[][];
       verdict?: CouncilVerdict;
     }
   | { type: 'answer.delta'; text: string }

@@ -3,30 +3,54 @@ import { z } from 'zod';
 import type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 import { ModelNameSchema } from './request-models.ts';
 import { findCycle } from './find-cycle.ts';
+import { resultBlock } from './prompts.ts';
+import type { FittedPiece } from './context-budget.ts';
 
 /** The plan types are the knowledge store's records (it keeps plans with runs and teams); this file validates them. */
 export type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 
+// The descriptions go to the planner model inside the JSON schema; PLANNER_SYSTEM (plan-with-model.ts) explains the same fields.
 export const PlanStepSchema = z.object({
   id: z
     .string()
     .min(1)
-    .regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -'),
-  specialist: z.string().min(1),
-  objective: z.string().min(1),
-  dependsOn: z.array(z.string()).default([]),
-  phase: z.enum(['research', 'execution']).default('execution'),
-  timeoutMs: z.number().int().positive().optional(),
+    .regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -')
+    .describe('Unique step id: letters, digits, _ and -. The answer cites steps by it.'),
+  specialist: z.string().min(1).describe('The id of one listed specialist that does this step'),
+  objective: z
+    .string()
+    .min(1)
+    .describe(
+      "What the specialist is to do, in full (a dependency's output is included as its id plus .result in double curly braces)",
+    ),
+  dependsOn: z.array(z.string()).default([]).describe('Ids of the steps whose output this step needs'),
+  phase: z
+    .enum(['research', 'execution'])
+    .default('execution')
+    .describe('research: gathers facts and runs first; execution: produces the answer'),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Optional time limit for the step in milliseconds (default: the configured step timeout)'),
   /** The model this step's specialist calls use instead of its role's (priced like any other call). */
-  model: ModelNameSchema.optional(),
+  model: ModelNameSchema.optional().describe("Optional model name for this step's calls; leave unset normally"),
   /** The step's agent may spawn agents of its own (hybrid plans; docs/engine.md "Dynamic teams"). */
-  manager: z.boolean().optional(),
+  manager: z.boolean().optional().describe('Hybrid mode only: the step may spawn agents of its own'),
   /** Set by the engine on a spawned step; a planner never sets it. */
-  parentStepId: z.string().optional(),
+  parentStepId: z.string().optional().describe('Set by Parley on steps agents spawn; never set it'),
+  /** The step changes things (writes files or records): only then is it offered tools that do (PlanStep.changes). */
+  changes: z
+    .boolean()
+    .optional()
+    .describe(
+      'true when the step creates, edits, moves or deletes files or records; otherwise false (read-only tools)',
+    ),
 });
 
 export const GraphPlanSchema = z.object({
-  rationale: z.string().default(''),
+  rationale: z.string().default('').describe('One or two sentences on why this plan answers the query'),
   steps: z.array(PlanStepSchema).min(1),
 });
 
@@ -52,10 +76,21 @@ export function referencedSteps(text: string): string[] {
   return [...ids];
 }
 
-/** Replaces each `{{id.result}}` with results[id]; references with no result are left as they are. */
-export function substituteResults(text: string, results: ReadonlyMap<string, string>): string {
-  return text.replace(RESULT_REF, (whole, id: string) => results.get(id) ?? whole);
+/**
+ * Replaces each `{{id.result}}` with that step's result, verbatim (or its marked summary) inside a
+ * `<parley:result step="id">…</parley:result>` block. A reference with no result never reaches a model
+ * as it is: it becomes a note that the step has no result.
+ */
+export function substituteResults(text: string, results: ReadonlyMap<string, string | FittedPiece>): string {
+  return text.replace(RESULT_REF, (_whole, id: string) => {
+    const result = results.get(id);
+    if (result === undefined) return `[no result from step "${id}"]`;
+    return resultBlock(typeof result === 'string' ? { stepId: id, text: result } : result);
+  });
 }
+
+/** What the planner is told about {{id.result}} (one sentence of its instructions). */
+export const INLINED_RESULTS_NOTE = `\nA quoted {{stepId.result}} is replaced by that step's whole output, verbatim, inside a <parley:result step="stepId">…</parley:result> block (summarized, and marked so, only when it would not fit the reading model's context), so put the objective's own instructions and constraints before or after the block, never inside a sentence around it.`;
 
 /**
  * Every problem with a plan, as sentences a planner model can act on (empty when valid):

@@ -104,7 +104,7 @@ class MeteredModel implements ModelClient {
    * The call is sent with that max, so it cannot spend more than it reserved.
    */
   private reserve(options: ModelCallOptions): { reservation: ModelCallReservation; maxTokens: number } {
-    const model = this.inner.modelFor(options.role, options.model ?? this.ctx.models?.[options.role]);
+    const model = this.inner.modelFor(options.settingsRole ?? options.role, this.modelOverride(options));
     const plan = planCall({
       model,
       inputTokens: estimateTokens(messageTexts(options.messages)),
@@ -121,8 +121,16 @@ class MeteredModel implements ModelClient {
       maxTokens,
       runId: this.ctx.runId,
       signal: options.signal ?? this.ctx.signal,
-      model: options.model ?? this.ctx.models?.[options.role],
+      model: this.modelOverride(options),
     };
+  }
+
+  /** The call's own model, else the request's for its role (or for the role whose settings it uses). */
+  private modelOverride(options: ModelCallOptions): string | undefined {
+    const models = this.ctx.models;
+    return (
+      options.model ?? models?.[options.role] ?? (options.settingsRole ? models?.[options.settingsRole] : undefined)
+    );
   }
 }
 

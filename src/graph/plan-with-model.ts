@@ -6,19 +6,22 @@ import {
   COUNCIL_SPECIALIST,
   MANAGER_SPECIALIST,
   GraphPlanSchema,
+  INLINED_RESULTS_NOTE,
   normalizePhases,
   validatePlan,
   type GraphPlan,
 } from './graph-plan.ts';
-import { block, specialistsBlock } from './prompts.ts';
+import { block, hasRecord, specialistsBlock, type ToolKinds } from './prompts.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
 import type { PlanCause } from './events.ts';
 import { historyNote } from './thread-history.ts';
 import { userContent } from './user-content.ts';
 import type { ChatMessage } from '../llm/types.ts';
+import { isReadOnly } from './specialists/step-tools.ts';
 
 const COUNCIL_ENTRY = {
   id: COUNCIL_SPECIALIST,
+  kind: 'council',
   description: 'Council of five advisors who debate a decision, review each other anonymously, and return a verdict',
   domains: ['decision', 'strategy'],
 };
@@ -27,11 +30,48 @@ const COUNCIL_ENTRY = {
 const DECISION_WORDS =
   /\b(should|decide|decision|choose|choice|whether|trade-?offs?|pros and cons|recommend|strategy|versus|vs\.?)\b/i;
 
-const PLANNER_SYSTEM = `You are Parley's planner. Build a GraphPlan: a DAG of steps, each given to ONE of the listed specialists.
-Rules: unique step ids (letters, digits, _ and -); use only the listed specialist ids; "dependsOn" lists the ids a step needs;
-an objective may quote a dependency's output as {{stepId.result}} and only of its dependencies; phase "research" for gathering
-facts (runs first), "execution" for producing the answer. Prefer specialists with a good record (successRate, meanScore).
-Independent steps run in parallel, so only add a dependency when a step truly needs another's output.`;
+/**
+ * Every field of a plan step (graph-plan.ts PlanStepSchema) and of <parley:specialists> is explained here.
+ * {{id.result}} inlining is explained in words (never written as a live template here: no model may see
+ * an unrendered template).
+ */
+const PLANNER_SYSTEM = `You are Parley's planner. Build a GraphPlan for the query in the parley:query block: a DAG of steps, each done by ONE
+of the specialists listed in the parley:specialists block. The answer to the user is written afterwards from the steps' outputs.
+
+The specialists (fields of each entry):
+- "id": what a step's "specialist" names; use only listed ids.
+- "kind": "prompt" = a model with its own instructions and the tools listed; "mcp" = a model that operates one MCP server's
+  tools (not a direct tool call: write its objective as a task in words, and it decides which tools to call);
+  "a2a" = a remote agent, given the objective as a message; "council" = five advisors debate a decision and return a verdict
+  (costly: only for a real decision).
+- "description", "domains": what it is good at. "relevance": how well it matches the query (0..1).
+- "tools": its tools, split into "readOnly" (look things up) and "changes" (write, edit, move or delete).
+- "record", when present: its track record in earlier runs (runs, successRate, meanScore 0..1, meanLatencyMs, meanCostUsd).
+
+Each step (the fields of "steps"):
+- "id": unique, letters, digits, _ and - (e.g. "schema", "compare"); the final answer cites steps by these ids.
+- "specialist": one listed id. "objective": the task in full, as that specialist should read it.
+- "dependsOn": the ids of the steps whose output this step needs; it starts after they succeed. Independent steps run
+  in parallel, so only add a dependency when a step truly needs another's output.
+- An objective may include a dependency's whole output: write the step id followed by ".result", wrapped in double
+  curly braces (for step "compare": compare.result in double curly braces). Parley replaces it with that step's whole
+  output before the step runs, so put it where a block of text reads well (e.g. at the end, after "Input:") and keep the
+  step's instructions before it. Only for steps listed in "dependsOn".
+- "phase": "research" for gathering facts (research steps run first), "execution" for producing the answer.
+- "changes": true when the step creates, edits, moves or deletes files or records (its specialist is then offered its
+  "changes" tools, and each such call may wait for a human's approval); false for research, reading and analysis
+  (only "readOnly" tools are offered).
+- "timeoutMs": optional time limit in milliseconds; leave it out unless a step is known to be slow.
+- "model": optional model name for this step's calls; leave it out unless the query asks for a model.
+- "manager": leave it out (hybrid mode explains it when it applies). "parentStepId": never set it (Parley sets it on
+  steps that agents spawn).
+- "rationale": one or two sentences on why this plan answers the query.
+
+Use as few steps as the query needs: one step is a good plan for a single task. When "What the previous attempt taught"
+follows the specialists, this is a re-plan: fix what it says.`;
+
+/** Said only when some candidate has a track record (no record, no advice to prefer one). */
+const RECORD_NOTE = `\nPrefer specialists with a good record (high successRate and meanScore) when they fit the task equally well.`;
 
 /** Hybrid mode: the planned skeleton's steps may be managers (docs/engine.md "Dynamic teams"). */
 const HYBRID_NOTE = `\n\nHybrid mode: set "manager": true on a step whose parts cannot be known until it starts (for example
@@ -65,6 +105,28 @@ export async function retrieveCandidates(run: RunState, ctx: EngineContext): Pro
   }
 }
 
+/** Each candidate's bound tools, split by their MCP annotations (readOnlyHint) as the tool guard reads them. */
+async function toolKindsOf(run: RunState, ctx: EngineContext): Promise<Map<string, ToolKinds>> {
+  const out = new Map<string, ToolKinds>();
+  await Promise.all(
+    run.candidates.map(async ({ specialist }) => {
+      const found = await Promise.all(specialist.tools.map((id) => ctx.tools.getTool(id).catch(() => undefined)));
+      const kinds: ToolKinds = { readOnly: [], changes: [] };
+      for (const t of found) if (t) (isReadOnly(t) ? kinds.readOnly : kinds.changes).push(t.id);
+      out.set(specialist.id, kinds);
+    }),
+  );
+  return out;
+}
+
+/**
+ * A planner's step that does not say it changes things is read-only (its prompt says so): the field
+ * is set on every step the model wrote, so the plan a run keeps (and a team learns) says it.
+ */
+function decidedChanges(plan: GraphPlan): GraphPlan {
+  return { ...plan, steps: plan.steps.map((s) => (s.changes === undefined ? { ...s, changes: false } : s)) };
+}
+
 export type PlanAttempt = { ok: true; plan: GraphPlan } | { ok: false; errors: string[] };
 
 /**
@@ -83,10 +145,11 @@ export async function planWithModel(
   const extra = DECISION_WORDS.test(run.request.query) ? [COUNCIL_ENTRY] : [];
   // The plan may use only what the planner was shown (docs/engine.md, "Plan validation").
   const offered = new Set([...run.candidates.map((c) => c.specialist.id), ...extra.map((e) => e.id)]);
+  const tools = await toolKindsOf(run, ctx);
   const context = [
     block('query', run.request.query),
     ...(run.mode === 'hybrid' ? [block('mode', 'hybrid')] : []),
-    specialistsBlock(run.candidates, extra),
+    specialistsBlock(run.candidates, extra, (id) => tools.get(id)),
     learned ? `What the previous attempt taught:\n${learned}` : '',
   ]
     .filter(Boolean)
@@ -94,7 +157,12 @@ export async function planWithModel(
   const messages: ChatMessage[] = [
     {
       role: 'system',
-      content: PLANNER_SYSTEM + (run.mode === 'hybrid' ? HYBRID_NOTE : '') + historyNote(run.history),
+      content:
+        PLANNER_SYSTEM +
+        INLINED_RESULTS_NOTE +
+        (hasRecord(run.candidates) ? RECORD_NOTE : '') +
+        (run.mode === 'hybrid' ? HYBRID_NOTE : '') +
+        historyNote(run.history),
     },
     { role: 'user', content: userContent(run, ctx, 'planner', context) },
   ];
@@ -113,9 +181,10 @@ export async function planWithModel(
       messages,
       signal: run.abort.signal,
     });
-    const plan = complete(value);
+    const decided = decidedChanges(value);
+    const plan = complete(decided);
     // Steps the completion added (finished steps carried over) were checked when first adopted.
-    const carried = plan.steps.filter((s) => !value.steps.includes(s)).map((s) => s.specialist);
+    const carried = plan.steps.filter((s) => !decided.steps.includes(s)).map((s) => s.specialist);
     errors = validatePlan(plan, known, carried.length ? new Set([...offered, ...carried]) : offered);
     if (errors.length === 0) return { ok: true, plan };
     ctx.logger.info('planner returned an invalid plan', { runId: run.id, attempt, errors });

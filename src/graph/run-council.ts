@@ -36,8 +36,49 @@ export const ADVISORS = [
   },
 ] as const;
 
+const ADVISOR_TASK = `Answer the question in the parley:query block honestly, in a few paragraphs: your recommendation, your reasons, and
+what would change your mind.`;
+
+/** Said only when the caller's earlier decision on a close question is given (learning/earlier-decision.ts). */
+const EARLIER_NOTE = ` The parley:earlier_decision block is the caller's decision on a similar earlier question: build on it or say why this differs.`;
+
 const REVIEWERS = 3;
 const LABELS = ['A', 'B', 'C', 'D', 'E'];
+
+/** Explicit criteria, so reviewers rank on substance rather than on length or position. */
+const REVIEWER_SYSTEM = (
+  n: number,
+) => `You are council reviewer ${n} of ${REVIEWERS}. Advisors answered the question in the parley:query block;
+their answers are in the parley:answers block, keyed by labels A to E. The labels are arbitrary and the order you see them in is
+not a ranking (each reviewer sees its own order). Rank the answers on these criteria, most important first:
+1. Correct: no false statements or unsound reasoning.
+2. Answers the actual question and its constraints, not a neighbouring one.
+3. Weighs the real trade-offs and risks.
+4. Concrete and actionable: says what to do, and when it would be wrong.
+Length is not a merit: a short answer that meets the criteria beats a long one that does not.
+Answer with:
+- "ranking": every label, best first.
+- "critique": a few sentences on what makes the best answers better and what the weaker ones miss; name answers by label.`;
+
+/** Every verdict field explained; the labels stay inside the council. */
+const CHAIRMAN_SYSTEM = `You are the council chairman. Five advisors answered the question in the parley:query block (the parley:answers block, keyed by
+labels A to E) and three reviewers ranked them (the parley:reviews block: each reviewer's ranking, best first, and critique).
+Write the verdict for the person who asked. The labels A to E and the reviewer numbers are internal to the council: never
+mention them, or "answer C", "reviewer 2", "ranked first"; state the ideas themselves.
+Fields:
+- "recommendation": what to do, in a few sentences, with the main reason.
+- "keyInsights": the most useful points made, one per item.
+- "blindSpots": what the advisors missed or assumed; [] if none.
+- "consensus": what the advisors agree on.
+- "dissent": where they disagree and why it matters; "" (empty) when they agree.
+- "nextStep": the first concrete action.
+- "confidence": 0..1, how sure the council is (lower when the advisors split or facts are missing).`;
+
+/** Reviewer i's order of the labels: a different rotation each, so every answer sits at a different position for each reviewer. */
+export function reviewerOrder(i: number): string[] {
+  const offset = (i * 2) % LABELS.length;
+  return [...LABELS.slice(offset), ...LABELS.slice(0, offset)];
+}
 
 export interface CouncilResult {
   verdict: CouncilVerdict;
@@ -85,7 +126,7 @@ export async function runCouncil(
         role: 'council_advisor',
         ...(models ? { model: models[i % models.length] } : {}),
         messages: [
-          { role: 'system', content: `${advisor.style} Give your honest answer in a few paragraphs.` },
+          { role: 'system', content: `${advisor.style} ${ADVISOR_TASK}${earlier ? EARLIER_NOTE : ''}` },
           { role: 'user', content: query + context },
         ],
         signal,
@@ -94,27 +135,28 @@ export async function runCouncil(
       return { advisor: advisor.id, text: r.text };
     }),
   );
+  // Labels are assigned once, at random; each reviewer then sees the labelled answers in its own order.
   const order = shuffled(answers);
-  const labelled = Object.fromEntries(order.map((a, i) => [LABELS[i]!, a.text]));
-  const answersBlock = block('answers', JSON.stringify(labelled));
+  const byLabel = new Map(order.map((a, i) => [LABELS[i]!, a.text]));
+  const answersIn = (labels: string[]) =>
+    block('answers', JSON.stringify(Object.fromEntries(labels.map((l) => [l, byLabel.get(l) ?? '']))));
+  const orders = Array.from({ length: REVIEWERS }, (_, i) => reviewerOrder(i));
 
   emit(run, {
     type: 'council.stage',
     stage: 'reviews',
-    detail: `${REVIEWERS} reviewers are ranking answers ${LABELS.join(', ')} blind`,
+    detail: `${REVIEWERS} reviewers are ranking answers ${LABELS.join(', ')} blind, each in its own order`,
+    orders,
   });
   const reviews = await Promise.all(
-    Array.from({ length: REVIEWERS }, async (_, i) => {
+    orders.map(async (labels, i) => {
       const r = await run.model.structured({
         role: 'council_reviewer',
         schemaName: 'council_review',
         schema: CouncilReviewSchema,
         messages: [
-          {
-            role: 'system',
-            content: `You are council reviewer ${i + 1}. Rank the anonymous answers best first (ranking: labels) and critique them.`,
-          },
-          { role: 'user', content: `${query}\n\n${answersBlock}` },
+          { role: 'system', content: REVIEWER_SYSTEM(i + 1) },
+          { role: 'user', content: `${query}\n\n${answersIn(labels)}` },
         ],
         signal,
       });
@@ -123,20 +165,17 @@ export async function runCouncil(
     }),
   );
 
-  const reviewText = reviews
-    .map((r, i) => `Reviewer ${i + 1}: ranking ${r.ranking.join(' > ')}. ${r.critique}`)
-    .join('\n');
+  const reviewsBlock = block(
+    'reviews',
+    JSON.stringify(reviews.map((r, i) => ({ reviewer: i + 1, ranking: r.ranking, critique: r.critique }))),
+  );
   const chair = await run.model.structured({
     role: 'council_chairman',
     schemaName: 'council_verdict',
     schema: CouncilVerdictSchema,
     messages: [
-      {
-        role: 'system',
-        content:
-          'You are the council chairman. From the anonymous answers and the reviews, write the verdict: recommendation, key insights, blind spots, consensus, dissent, next step, confidence 0..1.',
-      },
-      { role: 'user', content: `${query}${context}\n\n${answersBlock}\n\nReviews:\n${reviewText}` },
+      { role: 'system', content: CHAIRMAN_SYSTEM + (earlier ? `\n${EARLIER_NOTE.trim()}` : '') },
+      { role: 'user', content: `${query}${context}\n\n${answersIn(LABELS)}\n\n${reviewsBlock}` },
     ],
     signal,
   });
@@ -165,15 +204,20 @@ export async function runCouncil(
   return { verdict, text: renderVerdict(verdict), usage, decisionId };
 }
 
-export function renderVerdict(v: CouncilVerdict): string {
+/** The verdict as readable sections (the council node streams them one answer.delta each); no empty dissent line. */
+export function verdictSections(v: CouncilVerdict): string[] {
   const list = (items: string[]) => items.map((i) => `- ${i}`).join('\n');
   return [
     `Recommendation: ${v.recommendation}`,
-    `Key insights:\n${list(v.keyInsights)}`,
-    `Blind spots:\n${list(v.blindSpots)}`,
+    ...(v.keyInsights.length ? [`Key insights:\n${list(v.keyInsights)}`] : []),
+    ...(v.blindSpots.length ? [`Blind spots:\n${list(v.blindSpots)}`] : []),
     `Consensus: ${v.consensus}`,
-    `Dissent: ${v.dissent}`,
+    ...(v.dissent.trim() ? [`Dissent: ${v.dissent}`] : []),
     `Next step: ${v.nextStep}`,
     `Confidence: ${v.confidence.toFixed(2)}`,
-  ].join('\n\n');
+  ];
+}
+
+export function renderVerdict(v: CouncilVerdict): string {
+  return verdictSections(v).join('\n\n');
 }

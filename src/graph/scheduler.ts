@@ -39,6 +39,12 @@ export interface ScheduleOptions {
   defaultTimeoutMs: number;
   signal: AbortSignal;
   run(step: PlanStep, objective: string, signal: AbortSignal, clock: StepClock): Promise<StepRun>;
+  /**
+   * The objective a step's specialist gets, from its dependencies' outputs (default: substituteResults,
+   * each quoted result inlined whole in a <parley:result> block). The engine's fits them to the step
+   * model's context first (context-budget.ts); a rejection fails the step.
+   */
+  inline?(step: PlanStep, outputs: ReadonlyMap<string, string>): Promise<string>;
   onStart?(step: PlanStep, objective: string): void;
   onFinish?(outcome: StepOutcome): void;
   /** Called once, before any step starts, with the handle that grows the batch while it runs (dynamic teams). */
@@ -181,7 +187,7 @@ function notRun(step: PlanStep, status: 'skipped' | 'cancelled', error: string):
   return { stepId: step.id, specialist: step.specialist, status, objective: step.objective, error };
 }
 
-function startStep(
+async function startStep(
   step: PlanStep,
   results: ReadonlyMap<string, StepOutcome>,
   prior: ReadonlyMap<string, StepOutcome>,
@@ -189,7 +195,14 @@ function startStep(
 ): Promise<StepOutcome> {
   const depOutputs = new Map<string, string>();
   for (const dep of step.dependsOn) depOutputs.set(dep, (results.get(dep) ?? prior.get(dep))?.output ?? '');
-  const objective = substituteResults(step.objective, depOutputs);
+  let objective: string;
+  try {
+    objective = options.inline ? await options.inline(step, depOutputs) : substituteResults(step.objective, depOutputs);
+  } catch (err) {
+    if (options.signal.aborted) return notRun(step, 'cancelled', 'run cancelled');
+    const error = `preparing the objective failed: ${err instanceof Error ? err.message : String(err)}`;
+    return { stepId: step.id, specialist: step.specialist, status: 'failed', objective: step.objective, error };
+  }
   options.onStart?.(step, objective);
   return runOne(step, objective, options);
 }

@@ -1,32 +1,37 @@
-/** Structured-output schemas of the engine's model calls, by the schemaName each is sent under. */
+/**
+ * Structured-output schemas of the engine's model calls, by the schemaName each is sent under. The
+ * descriptions travel in the JSON schema; each role's system prompt explains the same fields.
+ */
 import { z } from 'zod';
 
-/** schemaName `route`: the trivial fast path decision. */
+/** schemaName `route`: how the run answers (nodes/router.ts ROUTER_SYSTEM explains every value). */
 export const RouteSchema = z.object({
-  route: z.enum(['direct', 'plan', 'council', 'dynamic']),
-  reason: z.string(),
+  route: z
+    .enum(['direct', 'plan', 'council', 'dynamic'])
+    .describe('direct: one call answers; plan: specialists and tools; council: a decision; dynamic: a team that grows'),
+  reason: z.string().describe('One sentence on why this route fits; shown to the user'),
 });
 
 /** schemaName `verification`. */
 export const VerificationSchema = z.object({
-  score: z.number().min(0).max(1),
-  feedback: z.string(),
-  failedStepIds: z.array(z.string()),
+  score: z.number().min(0).max(1).describe('1 = fully and correctly answered; 0.7 or more passes'),
+  feedback: z.string().describe('What is missing or wrong; when passing, caveats for the final answer'),
+  failedStepIds: z.array(z.string()).describe('Ids of the steps whose results are failed, wrong or insufficient'),
 });
 
 /** schemaName `council_review`: one reviewer's ranking of the anonymized answers, best first. */
 export const CouncilReviewSchema = z.object({
-  ranking: z.array(z.string()),
-  critique: z.string(),
+  ranking: z.array(z.string()).describe('Every label, best first'),
+  critique: z.string().describe('Why the best answers are better and what the weaker ones miss'),
 });
 
 /** schemaName `council_verdict`: the chairman's typed verdict (CouncilVerdict in events.ts). */
 export const CouncilVerdictSchema = z.object({
-  recommendation: z.string(),
-  keyInsights: z.array(z.string()),
-  blindSpots: z.array(z.string()),
-  consensus: z.string(),
-  dissent: z.string(),
-  nextStep: z.string(),
-  confidence: z.number().min(0).max(1),
+  recommendation: z.string().describe('What to do and the main reason; never mention answer labels or reviewers'),
+  keyInsights: z.array(z.string()).describe('The most useful points made'),
+  blindSpots: z.array(z.string()).describe('What the advisors missed or assumed'),
+  consensus: z.string().describe('What the advisors agree on'),
+  dissent: z.string().describe('Where they disagree; empty when they agree'),
+  nextStep: z.string().describe('The first concrete action'),
+  confidence: z.number().min(0).max(1).describe('0..1, lower when the advisors split or facts are missing'),
 });

@@ -1,6 +1,6 @@
 /** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
 import { setMaxListeners } from 'node:events';
-import type { CouncilVerdict, FailedStep, GraphEventBody, NodeName, RunStatus } from './events.ts';
+import type { AnswerSource, CouncilVerdict, FailedStep, GraphEventBody, NodeName, RunStatus } from './events.ts';
 import type { GraphPlan } from './graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
@@ -98,6 +98,8 @@ export interface RunState {
   answer?: string;
   /** The steps missing from the results the answer was written from (set by the synthesizer). */
   failedSteps?: FailedStep[];
+  /** The succeeded steps the answer was written from (set by the synthesizer; run.finished `sources`). */
+  sources?: AnswerSource[];
   outcome?: RunOutcome;
   /** Last node entered (for the watchdog's message). */
   node?: NodeName;
@@ -105,6 +107,8 @@ export interface RunState {
   team?: Team;
   /** After a restart: the checkpointed plan the router resumes (docs/durability.md). */
   resumePlan?: GraphPlan;
+  /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */
+  summaries?: Map<string, Promise<string>>;
 }
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */

@@ -29,6 +29,8 @@ export interface ConversationHistory {
   messages: PriorMessage[];
   /** Stored turns and sent messages left out because the budget ran out. */
   omitted: number;
+  /** The runs of the stored thread: execution memory leaves them out (the history already carries them). */
+  runIds?: string[];
 }
 
 export const EMPTY_HISTORY: ConversationHistory = { messages: [], omitted: 0 };

@@ -2,7 +2,9 @@
  * The engine's side of threads (docs/threads.md): before a run, its history (the stored thread of its
  * caller, merged with the messages the client sent, within the budget); after it, its turn. A thread
  * is keyed by caller and thread id, so a thread id another caller uses is simply another thread: the
- * run starts a fresh one and learns nothing of theirs. Only a request that names a thread is stored.
+ * run starts a fresh one and learns nothing of theirs. Every run's turn is stored under the threadId
+ * its run.started announced (the request's, else the run id), so a client that continues with that id,
+ * on any protocol, gets the conversation.
  */
 import type { RunEnding } from './events.ts';
 import type { StepOutcome } from './scheduler.ts';
@@ -17,6 +19,7 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
 export async function loadHistory(run: RunState, ctx: EngineContext): Promise<ConversationHistory> {
   const budget = { tokens: ctx.config.engine.threadHistoryTokens, recentTurns: ctx.config.engine.threadRecentTurns };
   let thread;
+  // A run that named no thread is the first of its own (its run id): nothing stored yet to read.
   if (ctx.threads && run.request.threadId !== undefined) {
     try {
       thread = await ctx.threads.getThread(run.callerId, run.threadId);
@@ -27,7 +30,8 @@ export async function loadHistory(run: RunState, ctx: EngineContext): Promise<Co
       });
     }
   }
-  return buildHistory(thread, run.request.messages, budget);
+  const history = buildHistory(thread, run.request.messages, budget);
+  return thread?.turns.length ? { ...history, runIds: thread.turns.map((t) => t.runId) } : history;
 }
 
 function stepsOf(run: RunState): TurnStep[] | undefined {
@@ -65,7 +69,7 @@ export function turnOf(run: RunState, ending: RunEnding, at: number): ThreadTurn
  * never fails the run.
  */
 export async function saveTurn(run: RunState, ctx: EngineContext, ending: RunEnding): Promise<void> {
-  if (!ctx.threads || run.request.threadId === undefined || ending.status === 'blocked') return;
+  if (!ctx.threads || ending.status === 'blocked') return;
   try {
     await ctx.threads.appendTurn(run.callerId, run.threadId, turnOf(run, ending, ctx.now()));
   } catch (err) {

@@ -18,6 +18,12 @@ export interface PlanStep {
   manager?: boolean;
   /** Set on a step an agent spawned while the run went on: the step that spawned it. */
   parentStepId?: string;
+  /**
+   * The step creates, edits, moves or deletes something: its specialist is offered its tools that
+   * change things (each may need a human's approval). false: read-only tools only. Unset (plans from
+   * before the field, presets, spawned steps): every bound tool, as before.
+   */
+  changes?: boolean;
 }
 
 /** The DAG of specialist steps the router/planner produces; stored with each run and each proven team. */

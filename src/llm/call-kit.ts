@@ -102,8 +102,13 @@ export function createCallKit(config: ModelSettings, options: CallKitOptions) {
 
   const settingsOf = (role: ModelRole) => config.roles[role] ?? config.roles.default;
   const target = (opts: ModelCallOptions): Target => {
-    const settings = settingsOf(opts.role);
-    return { role: opts.role, settings, model: modelFor(opts.role, opts.model), sdk: sdkFor(settings) };
+    const settings = settingsOf(opts.settingsRole ?? opts.role);
+    return {
+      role: opts.role,
+      settings,
+      model: modelFor(opts.settingsRole ?? opts.role, opts.model),
+      sdk: sdkFor(settings),
+    };
   };
   /** Resolved each attempt, so what was learned a moment ago applies to the next call. */
   const capsOf = (t: Target): Capabilities =>

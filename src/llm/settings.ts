@@ -21,6 +21,8 @@ export interface RoleModelConfig {
   capabilities?: Partial<Capabilities>;
   /** Extra request headers. */
   headers?: Record<string, string>;
+  /** Tokens the model accepts, prompt and answer together (unset: known figure for the model, else the default; context-windows.ts). */
+  contextWindow?: number;
 }
 
 /** Config.model: every setting of model access. */
@@ -36,4 +38,6 @@ export interface ModelSettings {
   freeModels: string[];
   embeddingsModel?: string;
   roles: Record<ModelRole, RoleModelConfig>;
+  /** Roles with a PARLEY_MODEL_<ROLE>… setting of their own (the summarizer uses the role it serves when it has none). */
+  ownRoles: ModelRole[];
 }

@@ -16,6 +16,7 @@ export const MODEL_ROLES = [
   'council_advisor',
   'council_reviewer',
   'council_chairman',
+  'summarizer',
 ] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
@@ -44,6 +45,11 @@ export interface ModelCallOptions {
   signal?: AbortSignal;
   /** Correlates the call with a run (sent as the x-parley-run-id header). */
   runId?: string;
+  /**
+   * The role whose endpoint, model and settings the call uses (default: `role`). The call is still
+   * labelled and metered as `role`: a summarizer with no settings of its own uses the role it serves.
+   */
+  settingsRole?: ModelRole;
 }
 
 export interface ChatOptions extends ModelCallOptions {

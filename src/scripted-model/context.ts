@@ -43,6 +43,8 @@ export interface Directives {
   message?: string;
   deadlock: boolean;
   detach: boolean;
+  /** [[words:N]]: a specialist's text answer is N words long. */
+  words?: number;
 }
 
 /** A team agent's view of itself: the <parley:team> block of its system prompt. */
@@ -194,6 +196,7 @@ export function parseDirectives(texts: string[], lastUserText: string, queryBloc
       else if (name === 'message' && arg) d.message = arg;
       else if (name === 'deadlock') d.deadlock = true;
       else if (name === 'detach') d.detach = true;
+      else if (name === 'words' && Number(arg) > 0) d.words = Math.floor(Number(arg));
     }
   }
   for (const m of lastUserText.matchAll(DIRECTIVE)) {

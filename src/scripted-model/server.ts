@@ -21,6 +21,7 @@ import {
   wait,
 } from './completion-reply.ts';
 import { hoistSystem, parseProfiles, reasoningText, rejectionOf } from './profiles.ts';
+import { findLeftovers, promptCheckOn, promptLeftovers } from './leftovers.ts';
 
 export interface ScriptedModelOptions {
   /** Port to bind on 127.0.0.1 (default 0: a free one). */
@@ -51,6 +52,11 @@ export interface ScriptedModelOptions {
    * comma list or array of profile and preset names (default "openai": none).
    */
   profile?: string | readonly string[];
+  /**
+   * Refuse (400) and record every request that carries an unrendered placeholder (leftovers.ts).
+   * Default: on when PARLEY_SCRIPTED_PROMPT_CHECK=1 (the test suite sets it), else off.
+   */
+  promptCheck?: boolean;
 }
 
 /** One entry of the request log. Times are epoch milliseconds with sub-millisecond precision. */
@@ -74,6 +80,8 @@ export interface ScriptedRequestLog {
   lastUserMessage: string;
   /** Embeddings: how many inputs were embedded. */
   inputs?: number;
+  /** With the prompt check on: the unrendered placeholders the request carried (it was answered 400). */
+  leftovers?: string[];
   /** The request body as received, for assertions on prompts. */
   body: unknown;
   /** The request headers (lower-case names), for assertions on what the client sent. */
@@ -103,6 +111,7 @@ export function scriptedModelApp(
   const retryAfterMs = options.retryAfterMs ?? 1000;
   const logLimit = options.logLimit ?? Infinity;
   const profiles = parseProfiles(options.profile);
+  const promptCheck = promptCheckOn(options.promptCheck);
   // Trims in chunks (a tenth of the limit at a time), so a full log costs no array shift per request.
   const append = (entry: ScriptedRequestLog) => {
     log.push(entry);
@@ -194,6 +203,14 @@ export function scriptedModelApp(
       headers: c.req.header(),
     };
     append(entry);
+    const leftovers = promptCheck ? findLeftovers(body, role) : [];
+    if (leftovers.length) {
+      entry.leftovers = leftovers;
+      promptLeftovers.push({ role, runId: entry.runId, found: leftovers });
+      track(c, entry).finish(400);
+      const message = `The prompt carries unrendered placeholders (scripted model's prompt check): ${leftovers.join('; ')}`;
+      return c.json({ error: { message, type: 'invalid_request_error', param: null, code: 'prompt_leftover' } }, 400);
+    }
     const rejection = rejectionOf(body as CompletionRequest & Record<string, unknown>, profiles);
     if (rejection) {
       track(c, entry).finish(400);

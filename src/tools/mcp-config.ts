@@ -12,6 +12,8 @@
  *
  * `${VAR}` (and `${VAR:-default}`) in any string is replaced from the environment when the file
  * is loaded; a variable that is not set is an error naming it. Disabled servers are not expanded.
+ * A description is read by models (the planner, the server's specialist), so it is rendered too: the
+ * `<PARLEY_DATA_DIR>` spelling of older shipped configs (copied into Parley homes) becomes the real path.
  * `${PARLEY_CONFIG_DIR}` is the folder of the config file (for absolute paths servers need);
  * `${PARLEY_PACKAGE_DIR}` is Parley's own folder (its node_modules hold the servers it ships with),
  * so a copy of the shipped config in the Parley home (`parley init`) still finds them.
@@ -146,7 +148,10 @@ export function parseMcpConfig(text: string, env: Env = process.env, path = '<in
     root.mcpServers = Object.fromEntries(
       Object.entries(root.mcpServers as Record<string, unknown>).map(([name, entry]) => {
         const disabled = (entry as { disabled?: unknown } | null)?.disabled === true;
-        return [name, disabled ? entry : expandAll(entry, vars, `${path}: mcpServers.${name}`)];
+        return [
+          name,
+          disabled ? entry : renderDescription(expandAll(entry, vars, `${path}: mcpServers.${name}`), vars),
+        ];
       }),
     );
   }
@@ -214,6 +219,15 @@ function expandAll<T>(value: T, env: Env, where: string): T {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandAll(v, env, `${where}.${k}`)])) as T;
   }
   return value;
+}
+
+const LEGACY_VAR = /<(PARLEY_[A-Z_]+)>/g;
+
+/** Older configs wrote `<PARLEY_DATA_DIR>` in descriptions: rendered like `${PARLEY_DATA_DIR}` when the variable is known. */
+function renderDescription<T>(entry: T, vars: Env): T {
+  const e = entry as { description?: unknown } | null;
+  if (!e || typeof e !== 'object' || typeof e.description !== 'string') return entry;
+  return { ...e, description: e.description.replace(LEGACY_VAR, (whole, name: string) => vars[name] || whole) } as T;
 }
 
 /** Config's say on approval for one tool: per-tool beats per-server; undefined defers to annotations/policy. */

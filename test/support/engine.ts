@@ -26,6 +26,7 @@ import { NO_HOME } from './home.ts';
 import { openKv } from '../../src/store/kv.ts';
 import { createLmdbThreadStore } from '../../src/store/threads/lmdb.ts';
 import type { ThreadStore } from '../../src/store/threads/types.ts';
+import { contextWindowOf } from '../../src/llm/context-windows.ts';
 
 type Slices = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals' | 'tools'>;
 export type TestConfigOverrides = {
@@ -51,6 +52,8 @@ export interface TestParleyOptions {
   modelRetries?: number;
   /** Setting overrides on top of the defaults (env is not read). */
   config?: TestConfigOverrides;
+  /** Settings given as environment variables are (e.g. PARLEY_MODEL_VERIFIER_CONTEXT_WINDOW), read like the real env. */
+  env?: Record<string, string>;
   /** Specialists upserted after the default roster (same id replaces). */
   specialists?: SpecialistRecord[];
   /** false: start with an empty registry (plus `specialists`). Default true: the repo's specialists/ folder. */
@@ -135,6 +138,7 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       PARLEY_DATA_DIR: ':memory:',
       PARLEY_LOG_LEVEL: 'silent',
       PARLEY_MODEL_RETRY_BASE_MS: '20',
+      ...options.env,
     });
     const config = merge(base, options.config);
     config.model = pointAtScriptedModel(
@@ -200,6 +204,8 @@ export async function createTestParley(options: TestParleyOptions = {}): Promise
       config,
       logger,
       maxOutputTokens: () => options.maxOutputTokens,
+      contextWindow: (role, model) => contextWindowOf(config.model.roles[role] ?? config.model.roles.default, model),
+      ownModelRoles: config.model.ownRoles,
       presetPlan: (request) => presetPlans.get(request.query),
     };
     const engine = new Engine(deps);

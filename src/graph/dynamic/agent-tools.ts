@@ -23,6 +23,12 @@ const SCHEMAS = {
       .boolean()
       .default(true)
       .describe('true: you wait for its result before your next turn; false: you go on, its result comes as a message'),
+    changes: z
+      .boolean()
+      .optional()
+      .describe(
+        'true when its task writes, edits or deletes files or records; false: it only reads (offered read-only tools). Unset: all its tools',
+      ),
   }),
   send_message: z.object({
     to: z.string().min(1).describe('The id of the agent to tell'),
@@ -98,11 +104,21 @@ export function agentHooks(run: RunState, team: Team, stepId: string, clock?: St
     ...(parent ? { parent } : {}),
     agents: team.others(stepId),
   };
+  const manages = role === 'manager' && depth < maxDepth;
+  // The blocks are named without their tags here: the scripted model reads the first tag it finds in a message.
   const note =
     `\n\nYou are agent "${stepId}" of a team (${role}, depth ${depth} of at most ${maxDepth}${parent ? `, spawned by ${parent}` : ''}).` +
     ` Your team tools: ${names.join(', ')}. Messages reach you as "[Message from <id>] …", and the results of the agents you spawn before your next turn.` +
-    ` Call finish with your result when your part is done.\n${block('team', JSON.stringify(info))}` +
-    (role === 'manager' && depth < maxDepth ? `\n${specialistsBlock(run.candidates)}` : '');
+    ` Call finish with your result when your part is done.` +
+    ` The parley:team block below says who you are: "agent" (your id), "role", "depth" and "maxDepth" (how deep the team may grow),` +
+    ` "parent" (the agent that spawned you, if any) and "agents" (the other agents of the team).` +
+    (manages
+      ? ` The parley:specialists block lists the specialists spawn_agent may name: "id", "kind" ("prompt": a model with its own` +
+        ` instructions and tools; "mcp": a model that operates one MCP server's tools; "a2a": a remote agent), "description",` +
+        ` "domains", "relevance" to the request (0..1) and, when present, "record" of earlier runs.`
+      : '') +
+    `\n${block('team', JSON.stringify(info))}` +
+    (manages ? `\n${specialistsBlock(run.candidates)}` : '');
   return {
     tools: names.map((n) => DESCRIPTORS[n]),
     maxIterations,

@@ -11,6 +11,8 @@ import type { AgentRole } from '../events.ts';
 import { findDeadlock, type AgentWait } from './deadlock.ts';
 import { appendKey, emptyTeamMemory, writeKey } from './team-memory.ts';
 import { pickSpecialist } from './pick-specialist.ts';
+import { fitPieces } from '../context-budget.ts';
+import { summarizedNote } from '../prompts.ts';
 
 export class DeadlockError extends Error {
   override name = 'DeadlockError';
@@ -24,6 +26,8 @@ export interface SpawnRequest {
   model?: string;
   /** false: the spawner goes on at once; the agent's result reaches it as a message. */
   wait: boolean;
+  /** PlanStep.changes: false offers the agent only read-only tools; unset, every tool of its specialist. */
+  changes?: boolean;
 }
 
 interface Member {
@@ -51,7 +55,6 @@ interface Member {
 const CALLS_BEYOND_AGENTS = 3;
 const MAX_INBOX = 100;
 const MAX_MESSAGE_CHARS = 8000;
-const RESULT_CHARS = 4000;
 
 const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 export const preview = (value: unknown): string =>
@@ -122,7 +125,10 @@ export class Team {
       member.wake = undefined;
       const parent = member.parent ? this.#members.get(member.parent) : undefined;
       if (parent?.detached.has(member.id)) {
-        parent.inbox.push({ from: member.id, text: `[Message from ${member.id}] ${resultLine(outcome)}` });
+        parent.inbox.push({
+          from: member.id,
+          text: `[Message from ${member.id}] ${outcome.specialist}, ${outcome.status}: ${resultText(outcome)}`,
+        });
         parent.reported.add(member.id);
       }
       parent?.wake?.();
@@ -164,6 +170,7 @@ export class Team {
       parentStepId: parentId,
       ...(request.role === 'manager' ? { manager: true } : {}),
       ...(request.model ? { model: request.model } : {}),
+      ...(request.changes !== undefined ? { changes: request.changes } : {}),
     };
     run.plan = { ...plan, steps: [...plan.steps, step] };
     run.pending.add(id);
@@ -200,14 +207,25 @@ export class Team {
         signal,
         clock,
       );
-    const results = member.children
-      .filter((c) => !member.reported.has(c) && this.#members.get(c)?.outcome)
-      .map((c) => {
-        member.reported.add(c);
-        return `[Result from ${c}] ${resultLine(this.#members.get(c)!.outcome!)}`;
-      });
-    const messages = member.inbox.splice(0).map((m) => m.text);
-    const parts = [...results, ...messages];
+    const done = member.children.filter((c) => !member.reported.has(c) && this.#members.get(c)?.outcome);
+    for (const c of done) member.reported.add(c);
+    const results = done.map((c) => {
+      const outcome = this.#members.get(c)!.outcome!;
+      return {
+        stepId: c,
+        head: `[Result from ${c}] ${outcome.specialist}, ${outcome.status}`,
+        text: resultText(outcome),
+      };
+    });
+    const messages = member.inbox.splice(0).map((m) => ({ stepId: m.from, head: '', text: m.text }));
+    // Whole, unless together they would not fit the agent's model: then the largest are summarized, and say so.
+    const all = [...results, ...messages];
+    const fitted = await fitPieces(this.#run, this.#ctx, { role: 'specialist' }, [this.#run.request.query], all);
+    const parts = fitted.map((p, i) => {
+      const { head } = all[i]!;
+      const note = p.summarized ? `(${summarizedNote(p.summarized.originalChars)})` : '';
+      return head ? `${head}${note ? ` ${note}` : ''}: ${p.text}` : `${note ? `${note} ` : ''}${p.text}`;
+    });
     return parts.length ? parts.join('\n\n') : undefined;
   }
 
@@ -420,7 +438,6 @@ export class Team {
   }
 }
 
-function resultLine(outcome: StepOutcome): string {
-  const text = outcome.status === 'succeeded' ? (outcome.output ?? '') : (outcome.error ?? outcome.status);
-  return `${outcome.specialist}, ${outcome.status}: ${clip(text, RESULT_CHARS)}`;
+function resultText(outcome: StepOutcome): string {
+  return outcome.status === 'succeeded' ? (outcome.output ?? '') : (outcome.error ?? outcome.status);
 }

@@ -1,5 +1,5 @@
 /** council (mode "council" or the router's council route): the verdict is the run's answer. */
-import { runCouncil } from '../run-council.ts';
+import { runCouncil, verdictSections } from '../run-council.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { emptyUsage } from '../usage.ts';
 import type { NodeResult } from './node.ts';
@@ -8,6 +8,10 @@ export async function council(run: RunState, ctx: EngineContext): Promise<NodeRe
   const result = await runCouncil(run, ctx, run.request.query, run.abort.signal, emptyUsage());
   run.verdict = result.verdict;
   run.answer = result.text;
-  emit(run, { type: 'answer.delta', text: result.text });
+  // The verdict is one structured call (the model client streams text, not schema-bound answers), so it
+  // streams by section: a client shows the recommendation while the rest follows.
+  verdictSections(result.verdict).forEach((section, i) =>
+    emit(run, { type: 'answer.delta', text: i === 0 ? section : `\n\n${section}` }),
+  );
   return 'end';
 }

@@ -14,6 +14,8 @@ import { runStep } from '../specialists/index.ts';
 import { failuresToReplan } from '../replan-on-failure.ts';
 import type { NodeResult } from './node.ts';
 import { Team } from '../dynamic/team.ts';
+import { inlineResults } from '../context-budget.ts';
+import { BudgetExceededError } from '../usage.ts';
 
 export async function dispatcher(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   if (run.memory === undefined) return 'memory';
@@ -51,6 +53,15 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nod
       team?.finished(outcome);
     },
     ...(team ? { onGrowth: (growth: ScheduleGrowth) => team.attach(growth) } : {}),
+    inline: async (step, outputs) => {
+      try {
+        return await inlineResults(run, ctx, step, outputs);
+      } catch (err) {
+        // As in a step's own calls: a budget overrun ends the whole run (blocked), not just this step.
+        if (err instanceof BudgetExceededError) run.abort.abort(err);
+        throw err;
+      }
+    },
     run: (step, objective, signal, clock) =>
       runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
   });

@@ -1,6 +1,7 @@
 /**
  * memory: on the dispatcher's first entry, pulls relevant earlier runs of the same caller into the
- * run's context (another caller's queries and answers never reach this run's prompts).
+ * run's context (another caller's queries and answers never reach this run's prompts), leaving out the
+ * runs of the run's own thread, which its history already carries.
  */
 import type { EngineContext, RunState } from '../state.ts';
 import type { NodeResult } from './node.ts';
@@ -9,7 +10,10 @@ import type { MemoryHit } from '../../knowledge/store.ts';
 const MEMORY_HITS = 3;
 
 export async function memory(run: RunState, ctx: EngineContext): Promise<NodeResult> {
-  run.memory = await (run.memoryPrefetch ?? prefetchMemory(run, ctx));
+  const hits = await (run.memoryPrefetch ?? prefetchMemory(run, ctx));
+  // The thread first: its own turns come as the run's history, so memory brings only other, similar runs.
+  const inThread = new Set(run.history.runIds ?? []);
+  run.memory = inThread.size ? hits.filter((h) => !inThread.has(h.runId)) : hits;
   return 'dispatcher';
 }
 

@@ -13,7 +13,9 @@ import type { EngineContext, KeptStep, RunState } from '../state.ts';
 import type { NodeResult } from './node.ts';
 import { BudgetExceededError } from '../usage.ts';
 
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+/** The planner needs only the gist of a kept result (it is reused whole): a clip that says so. */
+const clip = (text: string, n: number) =>
+  text.length > n ? `${text.slice(0, n)}… [${text.length - n} more characters not shown]` : text;
 
 export async function planner(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   const afterFailure = run.replanAfterFailure;
@@ -85,7 +87,7 @@ function failureNote(run: RunState, failedIds: string[], finishedIds: string[]):
     `A step failed, so the steps depending on it could not run:\n${failed.join('\n')}`,
     'Plan the remaining part of the query: replace the failed step and what depended on it.',
     finishedIds.length
-      ? `Finished steps ${finishedIds.join(', ')} are kept with their results and are not run again: do not reuse their ids; a new step may depend on them and quote {{id.result}}.`
+      ? `Finished steps ${finishedIds.join(', ')} are kept with their results and are not run again: do not reuse their ids; a new step may depend on them and include their output (the id plus .result in double curly braces).`
       : '',
   ]
     .filter(Boolean)

@@ -1,7 +1,7 @@
 /**
  * router: cheapest first. Stage 1 reuses a proven TeamConfig (no model call) when the query has the
  * shape of the one that taught it, with objectives written from this query; otherwise the trivial
- * fast path (schemaName `route`: direct | plan | council) unless the request's mode decides; then
+ * fast path (schemaName `route`: direct | plan | council | dynamic) unless the request's mode decides; then
  * stage 2 (self-model: the store ranks candidates by relevance combined with proficiency) and
  * stage 3 (LLM planning over the top-k, schemaName `graph_plan`).
  */
@@ -28,10 +28,36 @@ const earlierNote = (earlier: FoundDecision | undefined) =>
     ? `; earlier decision "${earlier.decision.question}" given as context (similarity ${earlier.match.similarity.toFixed(2)})`
     : '';
 
-const ROUTER_SYSTEM = `You are Parley's router. Decide how to answer the query:
-"direct" for greetings, small talk and simple facts one model call can answer;
-"council" for decisions and trade-offs that benefit from several perspectives;
-"plan" for anything that needs specialists, tools or several steps.`;
+/**
+ * The routing rule (docs/engine.md "Routes and what they cost"): the cheapest route whose answer serves.
+ * Every value of the `route` schema is explained, with examples, and so is `reason`.
+ */
+export const ROUTER_SYSTEM = `You are Parley's router. Choose how Parley answers the query in the parley:query block; the routes differ in cost.
+
+Routes (the "route" field):
+- "direct": one model call answers from general knowledge, with no tools and no files (about 1 more call).
+  Use it whenever one good answer serves: greetings, facts, explanations, definitions, a comparison of well-known
+  options, a short piece of code or text written from the question alone.
+  Examples: "What is the difference between TCP and UDP?", "Compare B-trees and LSM-trees for write-heavy loads",
+  "Write a regex that matches ISO dates".
+- "plan": specialists work on steps in parallel or in order, may use tools (files in the workspace, the shared
+  memory graph, other servers), then a verifier checks and a synthesizer writes the answer (at least 4 more calls).
+  Use it when the work needs tools or files, or has distinct parts for different specialists whose results feed
+  each other.
+  Examples: "Read the notes in the workspace and summarise the open questions", "Write a migration script and save
+  it as migrate.sql", "Design the schema, then write the API for it and its tests".
+- "council": five advisors answer, three reviewers rank them, a chairman gives a verdict (9 more calls).
+  Use it for a decision or trade-off where reasonable experts disagree and no tools or files are needed.
+  Examples: "Should we rewrite our monolith as microservices?", "Postgres or MongoDB for our event store?"
+- "dynamic": a manager agent grows a team as it learns the task's shape (many calls). Use it only when the parts
+  cannot be known before the work starts, because finding them is the first step.
+  Example: "Find the three most used open-source vector databases and compare their licences".
+
+A query that is both a decision and several steps: if the steps need tools, files or facts gathered first,
+choose "plan" (the planner can add a council step for the decision); if it is a decision to weigh from general
+knowledge, choose "council". When in doubt between "direct" and another route, choose "direct".
+
+"reason": one sentence saying why this route fits the query; it is shown to the user.`;
 
 export async function router(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   if (run.mode === 'direct') {
@@ -83,6 +109,8 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   // The caller's earlier verdict on a close question: the routing model sees it, and so will the council.
   const earlier = run.mode === 'auto' ? await earlierDecision(run, ctx, run.request.query) : undefined;
   const seen = earlier ? { earlierDecision: earlier.match } : {};
+  // The routing model's own reason for a plan: route.decided shows it before how the plan is made.
+  let routerReason = '';
   if (run.mode === 'auto') {
     const { value } = await run.model.structured({
       role: 'router',
@@ -123,6 +151,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       });
       return 'council';
     }
+    if (value.reason.trim()) routerReason = `${value.reason.trim()}; `;
   }
 
   await retrieveCandidates(run, ctx);
@@ -135,6 +164,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
     stage: hybrid ? 'hybrid' : reordered ? 'self_model' : 'llm_plan',
     reason:
       hybrid +
+      routerReason +
       (reordered
         ? `self-model reordered the top ${run.candidates.length} candidates (${withRecord.length} with a track record); planning over them`
         : `planning over the top ${run.candidates.length} candidates by relevance (${withRecord.length} with a track record)`) +

@@ -1,6 +1,7 @@
 /**
- * synthesizer: streams the final answer from the step results (answer.delta), then cites the step
- * ids it used. After exhausted verification it answers from the best round and says so first.
+ * synthesizer: streams the final answer from the step results (answer.delta), citing step ids in
+ * the text; the steps it was given that succeeded go out as data (run.finished `sources`). After
+ * exhausted verification it answers from the best round and says so first.
  * When steps failed or were skipped, the model is shown them too, and the answer ends with each
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
  */
@@ -12,10 +13,21 @@ import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { NodeResult } from './node.ts';
 import { userContent } from '../user-content.ts';
+import { fitStepOutputs } from '../context-budget.ts';
 
-const SYNTH_SYSTEM = `You are Parley's synthesizer. Write the final answer to the query from the step results.
-Cite the steps you used by id in square brackets, e.g. [s1]. Do not invent facts the steps do not support.
-Steps whose status is not "succeeded" failed or did not run: say briefly what is missing because of them; never cite them.`;
+/** The system prompt, citing with the real step ids of this answer (never a made-up example id). */
+function synthSystem(stepIds: string[], notes: boolean): string {
+  const ids = stepIds.map((id) => `[${id}]`).join(', ');
+  return `You are Parley's synthesizer. Write the final answer to the query in the parley:query block from the step results in the parley:steps block
+(each step's "id", "specialist", "status" and "output"). Write for the user: they never saw the steps.
+Cite the steps you used by id in square brackets where their facts appear (the ids here: ${ids}). Do not add a list of
+sources at the end: Parley sends the sources with the answer. Do not invent facts the steps do not support.
+Steps whose status is not "succeeded" failed or did not run: say briefly what is missing because of them; never cite them.${
+    notes
+      ? `\nThe parley:verifier_notes block holds the verifier's notes on these results: mention the caveats they raise where they matter.`
+      : ''
+  }`;
+}
 
 /** The plan's steps that did not succeed, in plan order; a step with no outcome never ran. */
 export function failedStepsOf(plan: GraphPlan, results: ReadonlyMap<string, StepOutcome>): FailedStep[] {
@@ -64,23 +76,36 @@ export async function synthesizer(run: RunState, ctx: EngineContext): Promise<No
   };
   if (run.exhausted) say(`Note: ${run.exhausted}. This is the best result.\n\n`);
 
+  // The verifier's notes on the round the answer is written from (a passing round's caveats included).
+  const notes = (run.exhausted && run.best ? run.best.verification : run.verification)?.feedback.trim();
+  const system =
+    synthSystem(
+      used.map((o) => o.stepId),
+      !!notes,
+    ) + memoryNote(run.memory);
+  const history = run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
+  const rest = [system, run.request.query, notes ?? '', ...run.history.messages.map((m) => m.content)];
+  const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);
   const messages: ChatMessage[] = [
-    { role: 'system', content: SYNTH_SYSTEM + memoryNote(run.memory) },
-    ...run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage),
+    { role: 'system', content: system },
+    ...history,
     {
       role: 'user',
       content: userContent(
         run,
         ctx,
         'synthesizer',
-        [block('query', run.request.query), stepsBlock(outcomes)].join('\n\n'),
+        [block('query', run.request.query), stepsBlock(outcomes, fitted), notes ? block('verifier_notes', notes) : '']
+          .filter(Boolean)
+          .join('\n\n'),
       ),
     },
   ];
   for await (const chunk of run.model.stream({ role: 'synthesizer', messages, signal: run.abort.signal })) {
     if (chunk.type === 'delta') say(chunk.text);
   }
-  say(`\n\nSteps used: ${used.map((o) => `[${o.stepId}]`).join(' ')}`);
+  // The sources travel as data (run.finished `sources`), not as a line of text after the answer.
+  run.sources = used.map((o) => ({ stepId: o.stepId, specialist: o.specialist }));
   if (failed.length) say(missingParts(failed));
   run.answer = pieces.join('');
   return 'end';

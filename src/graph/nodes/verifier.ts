@@ -12,13 +12,22 @@ import { BudgetExceededError } from '../usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
+import { fitStepOutputs } from '../context-budget.ts';
 
 export const PASS_SCORE = 0.7;
 export const RETRY_SCORE = 0.4;
 
+/** Every field of the `verification` schema and every block of the request is explained here. */
 const VERIFIER_SYSTEM = `You are Parley's verifier. Judge whether the step results answer the query.
-Return score 0..1 (1 = fully answered and correct), concrete feedback on what is missing or wrong,
-and failedStepIds: the ids of the steps whose results are failed, wrong or insufficient.`;
+The request holds the parley:query block (the user's question), the parley:steps block (each step's "id", the "specialist" that ran it,
+its "status": "succeeded", "failed", "skipped" or "cancelled", and its "output", or its error when it did not succeed),
+and the parley:round block (this verification's number, 1 for the first; a later round judges steps re-run after earlier feedback).
+Answer with:
+- "score": 0..1. 1 = the results fully and correctly answer the query; 0.7 or more passes and the answer is written from
+  them; 0.4 to 0.7 re-runs the steps you name; below 0.4 plans the work again.
+- "feedback": concrete notes on what is missing or wrong, and what to do about it. When the results pass, note any
+  caveat the final answer should mention (the writer of the answer reads it), or say that nothing is missing.
+- "failedStepIds": the ids (from the parley:steps block) of the steps whose results are failed, wrong or insufficient; [] when none.`;
 
 export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeResult> {
   const plan = run.plan!;
@@ -80,19 +89,21 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeR
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {
+  const system = VERIFIER_SYSTEM + historyNote(run.history);
+  const fitted = await fitStepOutputs(run, ctx, { role: 'verifier' }, [system, run.request.query], outcomes);
   const { value } = await run.model.structured({
     role: 'verifier',
     schemaName: 'verification',
     schema: VerificationSchema,
     messages: [
-      { role: 'system', content: VERIFIER_SYSTEM + historyNote(run.history) },
+      { role: 'system', content: system },
       {
         role: 'user',
         content: userContent(
           run,
           ctx,
           'verifier',
-          [block('query', run.request.query), stepsBlock(outcomes), block('round', String(round))].join('\n\n'),
+          [block('query', run.request.query), stepsBlock(outcomes, fitted), block('round', String(round))].join('\n\n'),
         ),
       },
     ],

@@ -9,6 +9,7 @@ import { runToolLoop } from './tool-loop.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { withSessionTools } from './session-bindings.ts';
+import { toolServersNote, toolsForStep, withListAllowed } from './step-tools.ts';
 import type { AgentHooks } from '../dynamic/agent-tools.ts';
 
 /** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
@@ -38,12 +39,19 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
   const { run, ctx, specialist } = input;
   const offered = withSessionTools(
     specialist.tools,
-    await resolveTools(ctx, specialist.tools),
+    await resolveTools(ctx, withListAllowed(specialist.tools)),
     await sessionToolsOf(input),
   );
+  // Read-only steps get read-only tools (step-tools.ts); the note names the servers the kept tools come from.
+  const tools = toolsForStep(input.step, offered.tools);
   const system =
-    (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) + memoryNote(run.memory);
-  return runSpecialistLoop(input, system, offered.tools, offered.fromSession);
+    (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) +
+    toolServersNote(
+      run,
+      tools.filter((t) => !offered.fromSession.has(t.id)),
+    );
+  // The thread first, then similar runs: execution memory follows the conversation's history.
+  return runSpecialistLoop(input, system, tools, offered.fromSession, memoryNote(run.memory));
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
@@ -52,6 +60,8 @@ export async function runSpecialistLoop(
   system: string,
   tools: ToolDescriptor[],
   fromSession?: Set<string>,
+  /** Context that follows the conversation's history in the system message (execution memory). */
+  afterHistory = '',
 ): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist } = input;
   input.work.model = run.model.modelFor(specialist.modelRole, input.step.model);
@@ -63,7 +73,7 @@ export async function runSpecialistLoop(
     clock: input.clock,
     role: specialist.modelRole,
     ...(input.step.model ? { model: input.step.model } : {}),
-    system: system + (input.agent?.note ?? '') + historyNote(run.history),
+    system: system + (input.agent?.note ?? '') + historyNote(run.history) + afterHistory,
     user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
     ...(fromSession?.size ? { fromSession } : {}),

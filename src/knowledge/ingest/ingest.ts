@@ -52,7 +52,10 @@ export async function ingestAll(deps: IngestDeps): Promise<IngestReport> {
     unknownServers: [],
     durationMs: 0,
   };
-  const config = deps.mcpConfig ?? (deps.mcpConfigPath ? loadMcpConfig(deps.mcpConfigPath, deps.env) : undefined);
+  const config = withPathsRendered(
+    deps.mcpConfig ?? (deps.mcpConfigPath ? loadMcpConfig(deps.mcpConfigPath, deps.env) : undefined),
+    deps.env ?? process.env,
+  );
   const ctx: Ctx = {
     deps,
     report,
@@ -340,4 +343,20 @@ async function ingestPeer(ctx: Ctx, url: string): Promise<void> {
   await store.markGone(sourceId, [specialist.id], []);
   ctx.report.sources.push({ id: sourceId, kind: 'a2a', outcome: 'ingested' });
   ctx.report.specialists += 1;
+}
+
+/**
+ * A server description that names a path as `<PARLEY_DATA_DIR>` (mcp_config.json writes it so for human
+ * readers) gets the real path: a model never sees a placeholder.
+ */
+function withPathsRendered(
+  config: McpConfig | undefined,
+  env: Record<string, string | undefined>,
+): McpConfig | undefined {
+  if (!config) return undefined;
+  const render = (text: string) => text.replace(/<(PARLEY_[A-Z_]+)>/g, (whole, name: string) => env[name] || whole);
+  return {
+    ...config,
+    servers: config.servers.map((s) => (s.description ? { ...s, description: render(s.description) } : s)),
+  };
 }

@@ -77,6 +77,16 @@ const askOutput = z.object({
   error: z.string().optional(),
   usage: usageShape.optional(),
   durationMs: z.number().optional(),
+  // The rest of run.finished (docs/events.md): without them here, a client that validates the output rejects the result.
+  sources: z
+    .array(z.object({ stepId: z.string(), specialist: z.string() }))
+    .optional()
+    .describe('The steps the answer was written from; the answer cites them as [stepId].'),
+  failedSteps: z
+    .array(z.object({ stepId: z.string(), specialist: z.string(), status: z.string(), error: z.string() }))
+    .optional()
+    .describe('Steps that failed or were skipped: the answer is partial.'),
+  retryAfterMs: z.number().optional(),
   ...inputRequiredFields,
 });
 

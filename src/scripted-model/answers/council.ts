@@ -29,14 +29,20 @@ export function councilVerdictAnswer(ctx: RequestContext) {
   const answers = ctx.answers ?? {};
   const labels = labelsOf(ctx);
   const best = councilReviewAnswer(ctx).ranking[0];
-  const insights = labels.map((l) => `${l}: ${firstSentence(answers[l] ?? '')}`);
+  // Like a model that follows the chairman's prompt: the labels stay inside the council.
+  const insights = labels.map((l) => firstSentence(answers[l] ?? ''));
   return {
-    recommendation: best ? `Follow answer ${best}: ${firstSentence(answers[best] ?? '')}` : `Decide on: ${ctx.query}`,
+    recommendation: best
+      ? `Follow the strongest advice: ${firstSentence(answers[best] ?? '')}`
+      : `Decide on: ${ctx.query}`,
     keyInsights: insights.length ? insights : [`The question: ${ctx.query}`],
     blindSpots: ['Costs and risks were not measured (scripted council).'],
     consensus:
       labels.length > 1 ? `${labels.length} advisors answered the question.` : 'Too few advisors for a consensus.',
-    dissent: labels.length > 1 ? `Answer ${labels.at(-1)} differs in emphasis.` : 'None recorded.',
+    dissent:
+      labels.length > 1
+        ? `One advisor puts the emphasis elsewhere: ${firstSentence(answers[labels.at(-1)!] ?? '')}`
+        : '',
     nextStep: `Validate the recommendation for: ${ctx.query}`,
     confidence: labels.length ? 0.7 : 0.3,
   };

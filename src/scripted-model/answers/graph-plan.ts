@@ -1,7 +1,8 @@
 /**
  * The `graph_plan` answer: steps for the candidate specialists whose id, description and domains
  * share the most words with the query (1 to 4 of them), or exactly [[steps:N]], optionally [[chain]]ed;
- * [[stepmodel:NAME]] names a model on every step; [[planspecialist:ID]] names specialist ID on every step.
+ * [[stepmodel:NAME]] names a model on every step; [[planspecialist:ID]] names specialist ID on every step;
+ * `changes` is true for work that writes (CHANGING) or names a tool by directive.
  */
 import { words, type RequestContext, type SpecialistCandidate } from '../context.ts';
 
@@ -34,8 +35,16 @@ export interface ScriptedPlan {
     phase: 'research' | 'execution';
     model?: string;
     manager?: boolean;
+    changes: boolean;
   }[];
 }
+
+/**
+ * Work that changes things (PlanStep.changes): a query that asks to write, edit or save, or that carries a
+ * [[tool:…]] directive (the tool may write; tests name it to see it called, so the step is offered it).
+ */
+const CHANGING =
+  /\b(write|writes|save|saves|create|creates|edit|edits|update|updates|delete|deletes|move|moves|rename|fix|append|record|remember|store|add)\b/i;
 
 export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
   const candidates = ranked(ctx);
@@ -60,6 +69,7 @@ export function graphPlanAnswer(ctx: RequestContext): ScriptedPlan {
       dependsOn: chained ? [prev.id] : [],
       phase: specialist.domains.some((d) => d.toLowerCase() === 'research') ? 'research' : 'execution',
       ...(ctx.directives.stepModel ? { model: ctx.directives.stepModel } : {}),
+      changes: ctx.directives.tools.length > 0 || CHANGING.test(ctx.query),
       // Hybrid mode: the first step is a manager that grows its own team.
       ...(ctx.mode === 'hybrid' && i === 0 ? { manager: true } : {}),
     });

@@ -3,7 +3,37 @@ import { contentText, type RequestContext, type ScriptedMessage } from '../conte
 
 const clip = (text: string, n: number) => (text.length > n ? text.slice(0, n) + '…' : text);
 
+/** Words per line of a [[words:N]] answer (lines let a reader split it where a real text would break). */
+const WORDS_PER_LINE = 12;
+
+/** Words of the usual sentence a [[words:N]] answer starts with (the rest is numbered filler). */
+const LEAD_WORDS = 20;
+
+/**
+ * [[words:N]]: an answer exactly N words long: the usual sentence's first words (at most 20), then
+ * `w<position>` filler, so the last word is `w<N>` and a test can see whether the end of a long output arrived.
+ */
+export function answerOfWords(sentence: string, n: number): string {
+  const words = sentence.split(/\s+/).filter(Boolean).slice(0, Math.min(n, LEAD_WORDS));
+  for (let i = words.length + 1; i <= n; i++) words.push(`w${i}`);
+  const lines: string[] = [];
+  for (let i = 0; i < words.length; i += WORDS_PER_LINE) lines.push(words.slice(i, i + WORDS_PER_LINE).join(' '));
+  return lines.join('\n');
+}
+
+const OUTPUT_BLOCK = /<parley:output>([\s\S]*?)<\/parley:output>/;
+const WORD_LIMIT = /at most (\d+) words/;
+
+/** The summarizer's answer: "Summary:" and the first words of the <parley:output> it was given, within its word limit. */
+function summaryAnswer(lastUserText: string): string {
+  const output = OUTPUT_BLOCK.exec(lastUserText)?.[1] ?? '';
+  const limit = Number(WORD_LIMIT.exec(lastUserText)?.[1] ?? 50);
+  const words = output.split(/\s+/).filter(Boolean);
+  return `Summary: ${words.slice(0, Math.max(1, limit - 1)).join(' ')}`;
+}
+
 export function textAnswer(ctx: RequestContext, role: string, messages: ScriptedMessage[]): string {
+  if (role === 'summarizer') return summaryAnswer(ctx.lastUserText);
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
   const toolResults = messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
   if (toolResults.length) {
@@ -15,7 +45,9 @@ export function textAnswer(ctx: RequestContext, role: string, messages: Scripted
     const lines = steps.map((s) => `- ${s.specialist || s.id} (${s.status || 'unknown'}): ${clip(s.output, 300)}`);
     return `Answer to "${ctx.query}", synthesized from ${steps.length} step result${steps.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
   }
-  if (role === 'specialist')
-    return `Scripted specialist result for "${ctx.query}": the objective was analysed and the key points are listed here.`;
+  if (role === 'specialist') {
+    const sentence = `Scripted specialist result for "${ctx.query}": the objective was analysed and the key points are listed here.`;
+    return ctx.directives.words ? answerOfWords(sentence, ctx.directives.words) : sentence;
+  }
   return `Scripted answer to "${ctx.query}": this reply comes from Parley's built-in scripted model, so it repeats what was asked.`;
 }

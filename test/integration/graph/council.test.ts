@@ -9,6 +9,10 @@ import { Engine } from '../../../src/graph/engine.ts';
 
 const p = useTestParley();
 
+/** The labelled answers of a council request, in the order the request shows them. */
+const answersOf = (text: string): Record<string, string> =>
+  JSON.parse(/<parley:answers>([\s\S]*?)<\/parley:answers>/.exec(text)![1]!) as Record<string, string>;
+
 describe('council', () => {
   it('mode council: 5 advisors, answers blind behind A–E, 3 reviews, a typed verdict stored as a Decision', async () => {
     const question = 'Should we rewrite the billing service in Rust?';
@@ -28,14 +32,32 @@ describe('council', () => {
     expect(reviews).toHaveLength(3);
     for (const r of reviews) {
       const body = JSON.stringify(r.body);
-      expect(body).toMatch(/<parley:answers>\{\\"A\\":.*\\"E\\":/);
       expect(body).not.toMatch(/Contrarian|Expansionist/);
     }
+    // Each reviewer saw all five labelled answers in its own order (position bias spread out), as recorded in the event.
+    const seen = reviews.map((r) => Object.keys(answersOf(r.lastUserMessage)));
+    for (const labels of seen) expect([...labels].sort()).toEqual(['A', 'B', 'C', 'D', 'E']);
+    expect(new Set(seen.map((l) => l.join(''))).size).toBe(3);
+    for (let pos = 0; pos < 5; pos++) expect(new Set(seen.map((l) => l[pos])).size).toBe(3);
+    const reviewStage = ofType(events, 'council.stage').find((e) => e.stage === 'reviews')!;
+    expect(reviewStage.orders).toEqual(seen);
+    // Each label is the same answer for every reviewer and for the chairman.
+    const chairman = calls.find((c) => c.schemaName === 'council_verdict')!;
+    const chairAnswers = answersOf(chairman.lastUserMessage);
+    for (const r of reviews) expect(answersOf(r.lastUserMessage)).toEqual(chairAnswers);
+    // The reviews reach the chairman in a delimited block; its prompt keeps the labels internal.
+    expect(chairman.lastUserMessage).toMatch(/<parley:reviews>\[\{"reviewer":1,"ranking":\[/);
+    expect(JSON.stringify(chairman.body)).toMatch(/labels A to E and the reviewer numbers are internal/);
     expect(calls.filter((c) => c.schemaName === 'council_verdict')).toHaveLength(1);
 
     const verdict = ofType(events, 'council.stage').at(-1)!.verdict!;
     expect(CouncilVerdictSchema.parse(verdict)).toEqual(verdict);
     expect(result.answer).toContain(`Recommendation: ${verdict.recommendation}`);
+    // The verdict streams in sections that add up to the answer, and names no label.
+    const deltas = ofType(events, 'answer.delta').map((e) => e.text);
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.join('')).toBe(result.answer);
+    expect(result.answer).not.toMatch(/\banswer [A-E]\b/i);
     const decisions = await p.store.listDecisions(10);
     expect(decisions.find((d) => d.runId === result.runId)).toMatchObject({ question, verdict });
   });

@@ -43,12 +43,13 @@ describe('a full run', () => {
     }
     expect(ofType(events, 'verify.result')[0]).toMatchObject({ round: 1, score: 0.9, next: 'synthesize' });
 
-    // The answer is the concatenated deltas and cites the steps.
+    // The answer is the concatenated deltas; the steps it was written from come as data, not as appended text.
     const answer = ofType(events, 'answer.delta')
       .map((e) => e.text)
       .join('');
     expect(result.answer).toBe(answer);
-    for (const s of plan.steps) expect(answer).toContain(`[${s.id}]`);
+    expect(result.sources).toEqual(plan.steps.map((s) => ({ stepId: s.id, specialist: s.specialist })));
+    expect(answer).not.toMatch(/Steps used/);
     const end = ofType(events, 'run.finished')[0]!;
     expect(end).toMatchObject({ status: 'completed', answer });
     // Usage counts every call the scripted server answered for this run.

@@ -98,7 +98,8 @@ describe('a re-planned round', () => {
       const synth = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'synthesizer')!;
       expect(synth.lastUserMessage).toContain(JSON.stringify(firstS1.output).slice(1, -1));
       expect(result.status).toBe('completed');
-      expect(result.answer).toContain('Steps used: [s1] [s2]');
+      expect(result.answer).not.toContain('Steps used');
+      expect(result.sources?.map((s) => s.stepId)).toEqual(['s1', 's2']);
       expect(result.failedSteps).toBeUndefined();
     } finally {
       p.scripted.setFaults([]);

@@ -1,7 +1,7 @@
 /** The scripted model's answers and controls, through the openai SDK and plain fetch over real HTTP. */
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedModel } from '../../../src/scripted-model/index.ts';
+import { promptLeftovers, startScriptedModel } from '../../../src/scripted-model/index.ts';
 import { useScriptedModel } from '../../support/use-scripted-model.ts';
 
 const scripted = useScriptedModel({ retryAfterMs: 1500 });
@@ -134,7 +134,9 @@ describe('schema answers', () => {
       verdictSchema,
       `<parley:query>Should we?</parley:query>${answers}`,
     )) as { recommendation: string; keyInsights: string[]; confidence: number };
-    expect(verdict.recommendation).toContain('answer B');
+    // The best-ranked answer (B), named by its content: like a model following the chairman's prompt, no label.
+    expect(verdict.recommendation).toContain('A much longer and more careful answer.');
+    expect(verdict.recommendation).not.toMatch(/answer [A-C]\b/);
     expect(verdict.keyInsights).toHaveLength(3);
     expect(verdict.confidence).toBeGreaterThan(0);
   });
@@ -348,5 +350,39 @@ describe('faults and controls', () => {
     } finally {
       await bounded.close();
     }
+  });
+});
+
+describe('the prompt check (on in every test run)', () => {
+  const ask = (content: string, role: string) =>
+    fetch(`${scripted.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-parley-role': role },
+      body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }] }),
+    });
+
+  it('refuses and records a request carrying <PARLEY_…>, ${…} or an unrendered {{id.result}}', async () => {
+    const before = promptLeftovers.length;
+    for (const leftover of ['files in <PARLEY_DATA_DIR>/workspace', 'home is ${HOME}', 'use {{s1.result}} here']) {
+      const res = await ask(`Summarize this: ${leftover}`, 'specialist');
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('prompt_leftover');
+      expect(body.error.message).toContain('unrendered placeholders');
+    }
+    const recorded = promptLeftovers.splice(before);
+    expect(recorded.map((r) => r.role)).toEqual(['specialist', 'specialist', 'specialist']);
+    expect(recorded.map((r) => r.found[0]!.split(' in ')[0])).toEqual([
+      '<PARLEY_DATA_DIR>',
+      '${HOME}',
+      '{{s1.result}}',
+    ]);
+    expect(scripted.requests.at(-1)!.leftovers).toHaveLength(1);
+  });
+
+  it('lets the planner see the {{id.result}} syntax its instructions teach, and clean prompts through', async () => {
+    expect((await ask('an objective may quote {{stepId.result}}', 'planner')).status).toBe(200);
+    expect((await ask('a plain <parley:query>question</parley:query>', 'specialist')).status).toBe(200);
+    expect(promptLeftovers).toEqual([]);
   });
 });

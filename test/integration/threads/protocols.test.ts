@@ -20,6 +20,8 @@ import { a2aRoutes } from '../../../src/protocols/a2a/index.ts';
 import { mcpRoutes } from '../../../src/protocols/mcp/index.ts';
 import { acpRoutes, type AcpRoutes } from '../../../src/protocols/acp/index.ts';
 import { callerOf } from '../../../src/http/auth.ts';
+import { openKv, type Kv } from '../../../src/store/kv.ts';
+import { createLmdbAcpSessionStore } from '../../../src/store/acp-sessions/lmdb.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
 import { serveRoutes, type TestServer } from '../../support/http.ts';
@@ -31,13 +33,23 @@ let parley: TestParley;
 let open: TestServer;
 let keyed: TestServer;
 let acp: AcpRoutes;
+let kv: Kv;
 const KEY_A = 'thread-key-a';
 const KEY_B = 'thread-key-b';
 
 beforeAll(async () => {
   parley = await createTestParley();
   const deps = { engine: parley.engine, approvals: parley.approvals, config: parley.config, logger: silentLogger };
-  acp = acpRoutes({ engine: parley.engine, approvals: parley.approvals, callerOf });
+  // With a session store, as `parley serve` wires it: session/load continues a session on a new connection.
+  kv = openKv(':memory:');
+  const sessionStore = createLmdbAcpSessionStore(kv, { maxPerCaller: 100, maxAgeMs: 3_600_000 });
+  acp = acpRoutes({
+    engine: parley.engine,
+    approvals: parley.approvals,
+    callerOf,
+    sessionStore,
+    threads: parley.threads,
+  });
   const routes = (withAcp: boolean) => [
     { path: '/', app: sseRoutes(deps) },
     { path: '/', app: threadRoutes({ threads: parley.threads, logger: silentLogger }) },
@@ -55,6 +67,7 @@ afterAll(async () => {
   await open?.close();
   await keyed?.close();
   await parley?.close();
+  await kv?.close();
 });
 
 /** A first turn that plans one step, and a follow-up whose calls must know it. */
@@ -170,6 +183,104 @@ describe('the second turn carries the first, on every protocol', () => {
       expect((await session.prompt(SECOND('ACPWORD'))).stopReason).toBe('end_turn');
     });
     expectFirstTurnIn('ACPWORD');
+  });
+});
+
+/** Every role a planned run calls: each must see the first turn when a follow-up continues its thread. */
+const ROLES = ['router', 'planner', 'specialist', 'verifier', 'synthesizer'] as const;
+
+/** Each role's calls of the follow-up (found by its marker) carry the first turn's codeword. */
+function expectEveryRoleCarries(word: string) {
+  const marker = `${word.toLowerCase()}-check`;
+  const calls = parley.scripted.requests.filter((r) => textOfBody(r.body).includes(marker));
+  for (const role of ROLES) {
+    const ofRole = calls.filter((r) => r.role === role);
+    expect(ofRole.length, `${role} calls of the second turn`).toBeGreaterThan(0);
+    for (const r of ofRole) expect(textOfBody(r.body), `${role} sees the first turn`).toContain(word);
+  }
+}
+
+describe('a run that named no thread continues under the threadId it announced, on every protocol', () => {
+  it('SSE: run.started threadId', async () => {
+    const first = await sse(open.url, { query: FIRST('SSEANNOUNCED') });
+    const started = JSON.parse(first.find((m) => m.event === 'run.started')!.data) as { threadId: string };
+    expect(started.threadId).toBeTruthy();
+    await sse(open.url, { query: SECOND('SSEANNOUNCED'), threadId: started.threadId });
+    expectEveryRoleCarries('SSEANNOUNCED');
+  });
+
+  it('MCP: ask answers its threadId', async () => {
+    const client = new McpClient({ name: 'threads-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${open.url}/mcp`)));
+    const first = await client.callTool({ name: 'ask', arguments: { query: FIRST('MCPANNOUNCED') } });
+    const { threadId } = first.structuredContent as { threadId: string };
+    expect(threadId).toBeTruthy();
+    await client.callTool({ name: 'ask', arguments: { query: SECOND('MCPANNOUNCED'), threadId } });
+    await client.close();
+    expectEveryRoleCarries('MCPANNOUNCED');
+  });
+
+  it('OpenAI: the completion names its threadId; the follow-up sends only the new message', async () => {
+    const client = new OpenAI({ baseURL: `${open.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const one = await client.chat.completions.create({
+      model: 'parley',
+      messages: [{ role: 'user', content: FIRST('OAIANNOUNCED') }],
+    });
+    const { threadId } = (one as unknown as { parley: { threadId: string } }).parley;
+    expect(threadId).toBeTruthy();
+    await client.chat.completions.create(
+      { model: 'parley', messages: [{ role: 'user', content: SECOND('OAIANNOUNCED') }] },
+      { headers: { 'X-Parley-Thread-Id': threadId } },
+    );
+    expectEveryRoleCarries('OAIANNOUNCED');
+  });
+
+  it('AG-UI: RUN_STARTED threadId, continued by another client that resends nothing', async () => {
+    const first = new HttpAgent({ url: `${open.url}/ag-ui` });
+    first.addMessage({ id: randomUUID(), role: 'user', content: FIRST('AGUIANNOUNCED') });
+    let announced = '';
+    await first.runAgent(
+      { runId: randomUUID() },
+      { onRunStartedEvent: ({ event }) => void (announced = event.threadId) },
+    );
+    expect(announced).toBeTruthy();
+    const second = new HttpAgent({ url: `${open.url}/ag-ui`, threadId: announced });
+    second.addMessage({ id: randomUUID(), role: 'user', content: SECOND('AGUIANNOUNCED') });
+    await second.runAgent({ runId: randomUUID() });
+    expectEveryRoleCarries('AGUIANNOUNCED');
+  });
+
+  it('A2A: the task of a message without contextId names one; a new message with it continues', async () => {
+    const client = await new ClientFactory().createFromUrl(open.url);
+    const events = await collect(client.sendMessageStream(send([text(FIRST('A2AANNOUNCED'))])));
+    const first = events[0]?.payload;
+    if (first?.$case !== 'task') throw new Error('a stream must start with the task');
+    const contextId = first.value.contextId;
+    expect(contextId).toBeTruthy();
+    await collect(client.sendMessageStream(send([text(SECOND('A2AANNOUNCED'))], { contextId })));
+    expectEveryRoleCarries('A2AANNOUNCED');
+  });
+
+  it('ACP: the session id, loaded on a new connection', async () => {
+    let sessionId = '';
+    const rc = recordingClient();
+    await rc.app.connectWith(createHttpStream(`${open.url}/acp`), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const session = await ctx.buildSession('/tmp').start();
+      sessionId = session.sessionId;
+      expect((await session.prompt(FIRST('ACPANNOUNCED'))).stopReason).toBe('end_turn');
+    });
+    const again = recordingClient();
+    await again.app.connectWith(createHttpStream(`${open.url}/acp`), async (ctx) => {
+      await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      await ctx.request(methods.agent.session.load, { sessionId, cwd: '/tmp', mcpServers: [] });
+      const next = await ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: SECOND('ACPANNOUNCED') }],
+      });
+      expect(next.stopReason).toBe('end_turn');
+    });
+    expectEveryRoleCarries('ACPANNOUNCED');
   });
 });
 

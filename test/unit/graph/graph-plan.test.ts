@@ -59,8 +59,14 @@ describe('validatePlan', () => {
 });
 
 describe('result templating', () => {
-  it('lists and substitutes references, leaving unknown ones', () => {
+  it('lists references and inlines each result delimited; one with no result never stays a placeholder', () => {
     expect(referencedSteps('x {{a.result}} {{ b.result }} {{a.result}}')).toEqual(['a', 'b']);
-    expect(substituteResults('x {{a.result}} y {{b.result}}', new Map([['a', 'A!']]))).toBe('x A! y {{b.result}}');
+    expect(substituteResults('x {{a.result}} y {{b.result}}', new Map([['a', 'A!']]))).toBe(
+      'x <parley:result step="a">A!</parley:result> y [no result from step "b"]',
+    );
+    const summarized = { stepId: 'a', text: 'short', summarized: { originalChars: 9000 } };
+    expect(substituteResults('{{a.result}}', new Map([['a', summarized]]))).toBe(
+      '<parley:result step="a" summarized="true" originalChars="9000">short</parley:result>',
+    );
   });
 });

@@ -29,8 +29,9 @@ describe('scheduleSteps', () => {
         return { ok: true, output: `${step.id}-out` };
       },
     });
-    expect(log.indexOf('start b: after a-out')).toBeGreaterThan(log.indexOf('end a'));
-    expect(log.indexOf('start b: after a-out')).toBeLessThan(log.indexOf('end slow'));
+    const startB = log.indexOf('start b: after <parley:result step="a">a-out</parley:result>');
+    expect(startB).toBeGreaterThan(log.indexOf('end a'));
+    expect(startB).toBeLessThan(log.indexOf('end slow'));
     expect([...result.values()].every((o) => o.status === 'succeeded')).toBe(true);
   });
 
@@ -122,7 +123,10 @@ describe('scheduleSteps', () => {
       signal: new AbortController().signal,
       run: async (_s, objective) => ({ ok: true, output: objective }),
     });
-    expect(result.get('x')).toMatchObject({ status: 'succeeded', output: 'use R' });
+    expect(result.get('x')).toMatchObject({
+      status: 'succeeded',
+      output: 'use <parley:result step="r">R</parley:result>',
+    });
     expect(result.get('y')).toMatchObject({ status: 'skipped' });
   });
 

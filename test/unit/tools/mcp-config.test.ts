@@ -57,6 +57,29 @@ describe('mcp_config.json', () => {
     expect(config.servers[0]).toMatchObject({ args: ['/etc/parley/x.js'], cwd: '/etc/parley' });
   });
 
+  it('renders descriptions, models read them: ${VAR}, and the <PARLEY_…> spelling of older configs when the variable is known', () => {
+    const config = parseMcpConfig(
+      text({
+        fs: { command: 'node', description: 'Files in ${PARLEY_DATA_DIR}/workspace' },
+        old: { command: 'node', description: 'Files in <PARLEY_DATA_DIR>/workspace; <PARLEY_UNKNOWN> stays' },
+      }),
+      { PARLEY_DATA_DIR: '/var/parley' },
+    );
+    expect(config.servers.map((s) => s.description)).toEqual([
+      'Files in /var/parley/workspace',
+      'Files in /var/parley/workspace; <PARLEY_UNKNOWN> stays',
+    ]);
+  });
+
+  it('the shipped mcp_config.json names the real workspace folder', () => {
+    const shipped = loadMcpConfig(new URL('../../../mcp_config.json', import.meta.url).pathname, {
+      PARLEY_DATA_DIR: '/home/me/.parley/data',
+    });
+    const fs = shipped.servers.find((s) => s.name === 'filesystem')!;
+    expect(fs.description).toContain('/home/me/.parley/data/workspace');
+    for (const s of shipped.servers) expect(s.description ?? '').not.toMatch(/<PARLEY_|\$\{/);
+  });
+
   it('a missing variable is an error naming the variable and where it is used', () => {
     expect(() =>
       parseMcpConfig(

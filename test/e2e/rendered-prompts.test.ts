@@ -1,0 +1,103 @@
+/**
+ * Every prompt of every role, rendered with the shipped config (mcp_config.json's real filesystem and
+ * memory servers, specialists/) through a real run per route (test/support/prompt-tour.ts): no
+ * placeholder, variable or unrendered template reaches a model; file-working specialists are told the
+ * real workspace folder; read-only steps get read-only tools, the writing step its write tool.
+ * `npm run prompts:render` writes the same requests to docs/prompt-reviews/rendered/.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { leftoversIn, modelVisibleText, promptKind, runPromptTour, type PromptTour } from '../support/prompt-tour.ts';
+import { ofType } from '../support/run-events.ts';
+
+let tour: PromptTour;
+beforeAll(async () => {
+  tour = await runPromptTour();
+}, 120_000);
+
+const run = (name: string) => tour.runs.find((r) => r.scenario.name === name)!;
+const systemOf = (r: { body: unknown }) =>
+  ((r.body as { messages: { role: string; content: unknown }[] }).messages.find((m) => m.role === 'system')
+    ?.content as string) ?? '';
+const WRITES = /write_file|edit_file|move_file|create_directory|create_entities|delete_/;
+
+describe('the prompts every role gets, with the shipped config', () => {
+  it('covers every role through a real run per route, each completed', () => {
+    for (const r of tour.runs) {
+      expect(ofType(r.events, 'run.finished')[0], r.scenario.name).toMatchObject({ status: 'completed' });
+    }
+    const kinds = new Set(tour.runs.flatMap((r) => r.requests.map(promptKind)));
+    for (const kind of [
+      'route',
+      'direct_answer',
+      'graph_plan',
+      'specialist',
+      'verification',
+      'synthesizer',
+      'council_advisor',
+      'council_review',
+      'council_verdict',
+      'team_manager',
+      'team_worker',
+    ])
+      expect(kinds, kind).toContain(kind);
+  });
+
+  it('no model request carries a placeholder, a ${…} variable, an unrendered {{…}} or "undefined"', () => {
+    const found = tour.runs.flatMap((r) =>
+      r.requests.flatMap((q) => leftoversIn(q).map((l) => `${r.scenario.name} / ${promptKind(q)}: ${l}`)),
+    );
+    expect(found).toEqual([]);
+    // The shipped description, rendered: the planner reads the real workspace folder.
+    const planner = run('plan-read-only').requests.find((q) => q.schemaName === 'graph_plan')!;
+    expect(modelVisibleText(planner)).toContain(JSON.stringify(join(tour.dataDir, 'workspace')).slice(1, -1));
+  });
+
+  it('file-working specialists are told the real workspace folder and offered list_allowed_directories', () => {
+    const workspace = join(tour.dataDir, 'workspace');
+    const fileSteps = tour.runs
+      .flatMap((r) => r.requests)
+      .filter((q) => q.role === 'specialist' && q.tools.some((t) => t.startsWith('filesystem__')));
+    expect(fileSteps.length).toBeGreaterThan(0);
+    for (const q of fileSteps) {
+      expect(systemOf(q)).toContain(workspace);
+      expect(q.tools).toContain('filesystem__list_allowed_directories');
+    }
+  });
+
+  it('read-only steps are offered read-only tools; the step that writes gets its write tool and the approval', () => {
+    const reading = run('plan-read-only');
+    const plan = ofType(reading.events, 'plan.ready')[0]!.plan;
+    expect(plan.steps.every((s) => s.changes === false)).toBe(true);
+    const readingTools = reading.requests.filter((q) => q.role === 'specialist').flatMap((q) => q.tools);
+    expect(readingTools.length).toBeGreaterThan(0);
+    expect(readingTools.filter((t) => WRITES.test(t))).toEqual([]);
+
+    const writing = run('plan-write-approval');
+    expect(ofType(writing.events, 'plan.ready')[0]!.plan.steps[0]!.changes).toBe(true);
+    expect(writing.requests.some((q) => q.tools.includes('filesystem__write_file'))).toBe(true);
+    expect(ofType(writing.events, 'approval.resolved')[0]!.outcome.resolvedBy).toBe('human');
+    expect(ofType(writing.events, 'tool.finished').map((t) => [t.tool, t.status])).toContainEqual([
+      'filesystem/write_file',
+      'ok',
+    ]);
+  });
+
+  it("the router's own reason is shown; the answer cites real step ids and carries its sources as data", () => {
+    const reading = run('plan-read-only');
+    const route = ofType(reading.events, 'route.decided')[0]!;
+    // The scripted router's reason for a plan, before how Parley planned it.
+    expect(route.reason).toMatch(/^the query needs specialists; planning over the top \d+ candidates/);
+
+    const plan = ofType(reading.events, 'plan.ready')[0]!.plan;
+    const finished = ofType(reading.events, 'run.finished')[0]!;
+    expect(finished.sources).toEqual(plan.steps.map((s) => ({ stepId: s.id, specialist: s.specialist })));
+    expect(finished.answer).not.toMatch(/Steps used/);
+    const synth = reading.requests.find((q) => q.role === 'synthesizer')!;
+    expect(systemOf(synth)).toContain(`the ids here: ${plan.steps.map((s) => `[${s.id}]`).join(', ')}`);
+    // The verifier passed the round; its notes reach the synthesizer in their own block.
+    const verify = ofType(reading.events, 'verify.result')[0]!;
+    expect(verify.next).toBe('synthesize');
+    expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verify.feedback}</parley:verifier_notes>`);
+  });
+});

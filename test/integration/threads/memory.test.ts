@@ -1,0 +1,43 @@
+/**
+ * Execution memory, the thread first (docs/threads.md "History within a budget"): a follow-up's
+ * specialists get the thread's own turns as its history, and execution memory brings only similar runs
+ * of other conversations — never the thread's own earlier run a second time. Read from the scripted
+ * model's request log.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestParley, type TestParley } from '../../support/engine.ts';
+import { callsOf } from '../../support/run-events.ts';
+
+let parley: TestParley;
+beforeAll(async () => {
+  parley = await createTestParley();
+});
+afterAll(() => parley?.close());
+
+const QUERY = (word: string) => `[[route:plan]] [[steps:1]] Summarize the harbour logistics report ${word}`;
+const systemOf = (body: unknown) =>
+  (body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === 'system')!.content;
+
+describe('execution memory leaves out the runs of the thread itself', () => {
+  it("a follow-up's specialist sees the first turn in its history, and memory only of another conversation", async () => {
+    const other = await parley.run({ query: QUERY('OTHERCONV') });
+    const threadId = randomUUID();
+    const first = await parley.run({ query: QUERY('FIRSTTURN'), threadId });
+    // Both are in execution memory before the follow-up asks.
+    await vi.waitFor(async () => {
+      const ids = (await parley.store.searchMemory(QUERY('x'), 10, { callerId: 'anonymous' })).map((h) => h.runId);
+      expect(ids).toEqual(expect.arrayContaining([other.result.runId, first.result.runId]));
+    });
+    const second = await parley.run({ query: QUERY('SECONDTURN'), threadId });
+    const specialist = callsOf(parley.scripted.requests, second.result.runId).find((r) => r.role === 'specialist')!;
+    const system = systemOf(specialist.body);
+    const history = system.indexOf('The conversation so far');
+    const memory = system.indexOf('Relevant execution memory');
+    expect(history).toBeGreaterThan(-1);
+    expect(memory, 'similar runs follow the thread').toBeGreaterThan(history);
+    expect(system.slice(history, memory)).toContain('FIRSTTURN');
+    expect(system.slice(memory)).toContain(`Earlier run ${other.result.runId}`);
+    expect(system.slice(memory)).not.toContain(first.result.runId);
+  });
+});
