@@ -114,6 +114,7 @@ describe('the prompts every role gets, with the shipped config', () => {
     // A dynamic team's agent is not a plan step: it gets its team note, not the plan step's.
     const agent = run('dynamic').requests.find((q) => q.role === 'specialist')!;
     expect(systemOf(agent)).not.toContain('You run one step of a plan');
+    expect(systemOf(agent)).toContain('an agent you spawn works on meanwhile');
   });
 
   it("the verifier sees each step's tool calls and their status, and is told what they prove", () => {
@@ -148,7 +149,7 @@ describe('the prompts every role gets, with the shipped config', () => {
       expect(a).toContain('one of five advisors');
       expect(a).toContain('a chairman writes the verdict the user reads');
       expect(a).toContain('about 150 to 350 words');
-      expect(a).not.toMatch(/nobody listed|a different field|by whom/);
+      expect(a).not.toMatch(/nobody listed|a different field|by whom|the obvious answer/);
     }
     const reviewer = systemOf(council.find((q) => promptKind(q) === 'council_review')!);
     expect(reviewer).toContain('Each advisor wrote from an assigned angle');
