@@ -15,7 +15,8 @@ import type { ModelUsage } from '../llm/types.ts';
 export const ADVISORS = [
   {
     id: 'contrarian',
-    style: 'You are the Contrarian. Look for what is wrong with the obvious answer, the risks, and the case against.',
+    style:
+      'You are the Contrarian. Look for what is wrong with the answer most people would give to this question, the risks, and the case against it.',
   },
   {
     id: 'first-principles',
