@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { leftoversIn, modelVisibleText, promptKind, runPromptTour, type PromptTour } from '../support/prompt-tour.ts';
 import { ofType } from '../support/run-events.ts';
+import { DENIED_BY_HUMAN, DENIED_TAIL } from '../../src/graph/specialists/tool-loop.ts';
 
 let tour: PromptTour;
 beforeAll(async () => {
@@ -109,7 +110,9 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(system).toContain('Your objective is your job');
     expect(system).toContain('other steps may do the rest of it');
     expect(system).toContain('run one after another, in the order you give them');
-    expect(system).toContain('A human reviewer denied this tool call.');
+    // The very words a denial's tool result starts and ends with (tool-loop.ts).
+    expect(system).toContain(`starts "${DENIED_BY_HUMAN}"`);
+    expect(system).toContain(`ends "${DENIED_TAIL}"`);
     expect(system).toContain('do not retry a denied call');
     // A dynamic team's agent is not a plan step: it gets its team note, not the plan step's.
     const agent = run('dynamic').requests.find((q) => q.role === 'specialist')!;
