@@ -73,7 +73,12 @@ export const hasRecord = (candidates: SpecialistCandidate[]) => candidates.some(
  * The steps' outcomes as a <parley:steps> block: every output whole, or — when `fitted` holds a
  * summary of it (context-budget.ts) — the summary, marked `summarized` with its original length.
  */
-export function stepsBlock(outcomes: StepOutcome[], fitted?: ReadonlyMap<string, FittedPiece>): string {
+export function stepsBlock(
+  outcomes: StepOutcome[],
+  fitted?: ReadonlyMap<string, FittedPiece>,
+  /** The verifier's evidence beyond a step's own report: the tool calls it made, from its lineage. */
+  withToolCalls = false,
+): string {
   return block(
     'steps',
     JSON.stringify(
@@ -84,6 +89,9 @@ export function stepsBlock(outcomes: StepOutcome[], fitted?: ReadonlyMap<string,
           specialist: o.specialist,
           status: o.status === 'succeeded' ? 'succeeded' : o.status,
           output: piece?.text ?? o.output ?? o.error ?? '',
+          ...(withToolCalls
+            ? { toolCalls: (o.lineage?.toolCalls ?? []).map((t) => ({ tool: t.tool, status: t.status })) }
+            : {}),
           ...(piece?.summarized
             ? {
                 summarized: true,

@@ -15,7 +15,8 @@ import type { ModelUsage } from '../llm/types.ts';
 export const ADVISORS = [
   {
     id: 'contrarian',
-    style: 'You are the Contrarian. Look for what is wrong with the obvious answer, the risks, and the case against.',
+    style:
+      'You are the Contrarian. Look for what is wrong with the answer most people would give to this question, the risks, and the case against it.',
   },
   {
     id: 'first-principles',
@@ -24,20 +25,25 @@ export const ADVISORS = [
   },
   {
     id: 'expansionist',
-    style: 'You are the Expansionist. Look for the bigger opportunity, the options nobody listed, the upside.',
+    style:
+      'You are the Expansionist. Look for the bigger opportunity and the upside, and for options beyond the ones the question names.',
   },
   {
     id: 'outsider',
-    style: 'You are the Outsider. Answer as someone from a different field with no stake in the status quo.',
+    style:
+      'You are the Outsider. Answer as a sharp generalist with no stake in the status quo: question what insiders take for granted, in plain words, and still give usable advice.',
   },
   {
     id: 'executor',
-    style: 'You are the Executor. Focus on what can actually be done next, by whom, with what resources.',
+    style:
+      'You are the Executor. Focus on what can actually be done next: the first steps, the roles or skills they need, and what they cost, stating what you assume about the team when the question does not say.',
   },
 ] as const;
 
-const ADVISOR_TASK = `Answer the question in the parley:query block honestly, in a few paragraphs: your recommendation, your reasons, and
-what would change your mind.`;
+const ADVISOR_TASK = `You are one of five advisors on a council, each given a different angle (contrarian, first principles,
+expansionist, outsider, executor); take yours, and keep your recommendation honest. Three reviewers then rank the five answers
+and a chairman writes the verdict the user reads. Answer the question in the parley:query block in about 150 to 350 words: your
+recommendation, your reasons, and what would change your mind. Where the question leaves out facts you need, say what you assume.`;
 
 /** Said only when the caller's earlier decision on a close question is given (learning/earlier-decision.ts). */
 const EARLIER_NOTE = ` The parley:earlier_decision block is the caller's decision on a similar earlier question: build on it or say why this differs.`;
@@ -50,29 +56,36 @@ const REVIEWER_SYSTEM = (
   n: number,
 ) => `You are council reviewer ${n} of ${REVIEWERS}. Advisors answered the question in the parley:query block;
 their answers are in the parley:answers block, keyed by labels A to E. The labels are arbitrary and the order you see them in is
-not a ranking (each reviewer sees its own order). Rank the answers on these criteria, most important first:
+not a ranking (each reviewer sees its own order). Each advisor wrote from an assigned angle (the contrarian, first principles,
+the expansionist, an outsider, the executor): judge how useful each answer is to the person who asked, not how closely it
+sticks to an angle or to the majority. Rank the answers on these criteria, most important first:
 1. Correct: no false statements or unsound reasoning.
 2. Answers the actual question and its constraints, not a neighbouring one.
 3. Weighs the real trade-offs and risks.
 4. Concrete and actionable: says what to do, and when it would be wrong.
 Length is not a merit: a short answer that meets the criteria beats a long one that does not.
 Answer with:
-- "ranking": every label, best first.
+- "ranking": every label (the bare letter, e.g. "A") exactly once, best first: all five, no ties, no label left out or repeated.
 - "critique": a few sentences on what makes the best answers better and what the weaker ones miss; name answers by label.`;
 
 /** Every verdict field explained; the labels stay inside the council. */
 const CHAIRMAN_SYSTEM = `You are the council chairman. Five advisors answered the question in the parley:query block (the parley:answers block, keyed by
 labels A to E) and three reviewers ranked them (the parley:reviews block: each reviewer's ranking, best first, and critique).
-Write the verdict for the person who asked. The labels A to E and the reviewer numbers are internal to the council: never
+Each advisor wrote from an assigned angle (the contrarian, first principles, the expansionist, an outsider, the executor), so
+a difference of emphasis between them is not by itself a disagreement. The reviewers are the same model as the advisors: their
+agreement is not independent evidence. Write the verdict for the person who asked: it is the answer they read, each field a
+section of it. The labels A to E and the reviewer numbers are internal to the council: never
 mention them, or "answer C", "reviewer 2", "ranked first"; state the ideas themselves.
 Fields:
-- "recommendation": what to do, in a few sentences, with the main reason.
+- "recommendation": what to do, in a few sentences, with the main reason. When the question asks to compare options, give
+  the comparison here too (the main differences that matter for the choice).
 - "keyInsights": the most useful points made, one per item.
 - "blindSpots": what the advisors missed or assumed; [] if none.
 - "consensus": what the advisors agree on.
 - "dissent": where they disagree and why it matters; "" (empty) when they agree.
 - "nextStep": the first concrete action.
-- "confidence": 0..1, how sure the council is (lower when the advisors split or facts are missing).`;
+- "confidence": 0..1, how sure you are that the recommendation is right given what is known (shown to the user as a
+  number): lower when the advisors split on substance or when facts the answer depends on are missing from the question.`;
 
 /** Reviewer i's order of the labels: a different rotation each, so every answer sits at a different position for each reviewer. */
 export function reviewerOrder(i: number): string[] {

@@ -21,7 +21,7 @@ export const VerificationSchema = z.object({
 
 /** schemaName `council_review`: one reviewer's ranking of the anonymized answers, best first. */
 export const CouncilReviewSchema = z.object({
-  ranking: z.array(z.string()).describe('Every label, best first'),
+  ranking: z.array(z.string()).describe('Every label exactly once, best first; no ties'),
   critique: z.string().describe('Why the best answers are better and what the weaker ones miss'),
 });
 
@@ -33,5 +33,5 @@ export const CouncilVerdictSchema = z.object({
   consensus: z.string().describe('What the advisors agree on'),
   dissent: z.string().describe('Where they disagree; empty when they agree'),
   nextStep: z.string().describe('The first concrete action'),
-  confidence: z.number().min(0).max(1).describe('0..1, lower when the advisors split or facts are missing'),
+  confidence: z.number().min(0).max(1).describe('0..1: how sure the recommendation is right, given what is known'),
 });

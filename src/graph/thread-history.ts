@@ -119,11 +119,24 @@ export function buildHistory(
  */
 export function historyNote(history: ConversationHistory): string {
   if (history.messages.length === 0) return '';
+  return `\n\nThe conversation so far (oldest first; the current query follows it):\n${historyText(history)}`;
+}
+
+/**
+ * The conversation as its own delimited block of a user message (the router's): earlier answers stay
+ * apart from the instructions, however instruction-like their text. '' when there is none.
+ */
+export function historyBlock(history: ConversationHistory): string {
+  if (history.messages.length === 0) return '';
+  return `<parley:history>${historyText(history)}</parley:history>`;
+}
+
+function historyText(history: ConversationHistory): string {
   const lines = history.messages.map(
     (m) => `${m.role === 'assistant' ? 'Parley' : m.role === 'user' ? 'User' : 'Context'}: ${m.content}`,
   );
   const omitted = history.omitted
     ? `(${history.omitted} earlier message${history.omitted === 1 ? '' : 's'} left out)\n`
     : '';
-  return `\n\nThe conversation so far (oldest first; the current query follows it):\n${omitted}${lines.join('\n')}`;
+  return `${omitted}${lines.join('\n')}`;
 }

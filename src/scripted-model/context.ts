@@ -222,7 +222,10 @@ const stripBlocks = (text: string): string => text.replace(/<parley:([a-z_]+)>[\
 
 export function readContext(messages: ScriptedMessage[]): RequestContext {
   const texts = messages.map((m) => contentText(m.content));
-  const userTexts = messages.filter((m) => m.role === 'user').map((m) => contentText(m.content));
+  // A conversation's history (the router's parley:history block) holds earlier queries: their directives are not this one's.
+  const userTexts = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => contentText(m.content).replace(/<parley:history>[\s\S]*?<\/parley:history>/g, ' '));
   const lastUserText = userTexts.at(-1) ?? '';
   const queryBlock = block(texts, 'query');
   const roundText = block(texts, 'round');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { leftoversIn, modelVisibleText, promptKind, runPromptTour, type PromptTour } from '../support/prompt-tour.ts';
 import { ofType } from '../support/run-events.ts';
+import { DENIED_BY_HUMAN, DENIED_TAIL } from '../../src/graph/specialists/tool-loop.ts';
 
 let tour: PromptTour;
 beforeAll(async () => {
@@ -99,5 +100,67 @@ describe('the prompts every role gets, with the shipped config', () => {
     const verify = ofType(reading.events, 'verify.result')[0]!;
     expect(verify.next).toBe('synthesize');
     expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verify.feedback}</parley:verifier_notes>`);
+  });
+
+  // The prompt reviews of 2026-11-26 (docs/prompt-reviews/): what each role was missing, now said.
+  it('a plan step is told its objective is its job, that its tool calls run in order, and how a denial reads', () => {
+    const writing = run('plan-write-approval');
+    const step = writing.requests.find((q) => q.role === 'specialist' && q.tools.includes('filesystem__write_file'))!;
+    const system = systemOf(step);
+    expect(system).toContain('Your objective is your job');
+    expect(system).toContain('other steps may do the rest of it');
+    expect(system).toContain('run one after another, in the order you give them');
+    // The very words a denial's tool result starts and ends with (tool-loop.ts).
+    expect(system).toContain(`starts "${DENIED_BY_HUMAN}"`);
+    expect(system).toContain(`ends "${DENIED_TAIL}"`);
+    expect(system).toContain('do not retry a denied call');
+    // A dynamic team's agent is not a plan step: it gets its team note, not the plan step's.
+    const agent = run('dynamic').requests.find((q) => q.role === 'specialist')!;
+    expect(systemOf(agent)).not.toContain('You run one step of a plan');
+    expect(systemOf(agent)).toContain('an agent you spawn works on meanwhile');
+  });
+
+  it("the verifier sees each step's tool calls and their status, and is told what they prove", () => {
+    const writing = run('plan-write-approval');
+    const verify = writing.requests.find((q) => q.schemaName === 'verification')!;
+    expect(systemOf(verify)).toContain('the tool calls are the evidence of what it did');
+    const steps = JSON.parse(/<parley:steps>([\s\S]*?)<\/parley:steps>/.exec(verify.lastUserMessage)![1]!) as {
+      toolCalls: { tool: string; status: string }[];
+    }[];
+    expect(steps.flatMap((s) => s.toolCalls)).toContainEqual({ tool: 'filesystem/write_file', status: 'ok' });
+  });
+
+  it('the synthesizer reports an action by what was done and where; the direct answer is as long as the question needs', () => {
+    const synth = run('plan-write-approval').requests.find((q) => q.role === 'synthesizer')!;
+    expect(systemOf(synth)).toContain("do not paste a file's or a change's whole content back");
+    const direct = run('direct').requests.find((q) => promptKind(q) === 'direct_answer')!;
+    expect(systemOf(direct)).toContain('as long as it needs and no longer: complete code when code is asked for');
+    expect(systemOf(direct)).not.toContain('concisely');
+  });
+
+  it('the router sends a settled decision to direct, with an example ending "which should we pick?"', () => {
+    const route = run('direct').requests.find((q) => q.schemaName === 'route')!;
+    expect(systemOf(route)).toContain('A decision most experts would agree on is "direct" too');
+    expect(systemOf(route)).toMatch(/"Raft or Paxos [^"]*which should we pick\?"/);
+  });
+
+  it('the council: advisors know the council and their length, reviewers rank every label once, the chairman knows the verdict is the answer', () => {
+    const council = run('council').requests;
+    const advisors = council.filter((q) => promptKind(q) === 'council_advisor').map(systemOf);
+    expect(advisors).toHaveLength(5);
+    for (const a of advisors) {
+      expect(a).toContain('one of five advisors');
+      expect(a).toContain('a chairman writes the verdict the user reads');
+      expect(a).toContain('about 150 to 350 words');
+      expect(a).not.toMatch(/nobody listed|a different field|by whom|the obvious answer/);
+    }
+    const reviewer = systemOf(council.find((q) => promptKind(q) === 'council_review')!);
+    expect(reviewer).toContain('Each advisor wrote from an assigned angle');
+    expect(reviewer).toContain('exactly once, best first: all five, no ties');
+    const chairman = systemOf(council.find((q) => promptKind(q) === 'council_verdict')!);
+    expect(chairman).toContain('it is the answer they read');
+    expect(chairman).toContain('their\nagreement is not independent evidence');
+    expect(chairman).toContain('how sure you are that the recommendation is right given what is known');
+    expect(chairman).toContain('When the question asks to compare options, give\n  the comparison');
   });
 });

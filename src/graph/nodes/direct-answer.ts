@@ -9,7 +9,7 @@ export async function directAnswer(run: RunState, ctx: EngineContext): Promise<N
   const messages = [
     {
       role: 'system',
-      content: `You are Parley, a helpful assistant. Answer directly and concisely.${memoryNote(run.memory)}`,
+      content: `You are Parley, a helpful assistant. Answer the question directly, as long as it needs and no longer: complete code when code is asked for, a full comparison when a comparison is asked for, no padding, no preamble and no repeating the question.${memoryNote(run.memory)}`,
     },
     ...run.history.messages.map((m) => ({ role: m.role, content: m.content })),
     { role: 'user', content: userContent(run, ctx, 'default', run.request.query) },

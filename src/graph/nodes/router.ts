@@ -15,7 +15,7 @@ import type { TeamMatch } from '../events.ts';
 import { instantiatePlan } from '../learning/instantiate-plan.ts';
 import { judgeTeam } from '../learning/team-match.ts';
 import type { NodeResult } from './node.ts';
-import { historyNote } from '../thread-history.ts';
+import { historyBlock } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { prefetchMemory } from './memory.ts';
 import { runPresetPlan } from './preset-plan.ts';
@@ -34,12 +34,16 @@ const earlierNote = (earlier: FoundDecision | undefined) =>
  */
 export const ROUTER_SYSTEM = `You are Parley's router. Choose how Parley answers the query in the parley:query block; the routes differ in cost.
 
+A parley:history block, when present, holds the conversation so far (oldest first): read it to understand what the
+query refers to, and route the query itself.
+
 Routes (the "route" field):
 - "direct": one model call answers from general knowledge, with no tools and no files (about 1 more call).
   Use it whenever one good answer serves: greetings, facts, explanations, definitions, a comparison of well-known
   options, a short piece of code or text written from the question alone.
+  A decision most experts would agree on is "direct" too: one answer gives the settled choice and why.
   Examples: "What is the difference between TCP and UDP?", "Compare B-trees and LSM-trees for write-heavy loads",
-  "Write a regex that matches ISO dates".
+  "Write a regex that matches ISO dates", "Raft or Paxos for our small team's replicated store: which should we pick?".
 - "plan": specialists work on steps in parallel or in order, may use tools (files in the workspace, the shared
   memory graph, other servers), then a verifier checks and a synthesizer writes the answer (at least 4 more calls).
   Use it when the work needs tools or files, or has distinct parts for different specialists whose results feed
@@ -47,7 +51,8 @@ Routes (the "route" field):
   Examples: "Read the notes in the workspace and summarise the open questions", "Write a migration script and save
   it as migrate.sql", "Design the schema, then write the API for it and its tests".
 - "council": five advisors answer, three reviewers rank them, a chairman gives a verdict (9 more calls).
-  Use it for a decision or trade-off where reasonable experts disagree and no tools or files are needed.
+  Use it for a decision or trade-off where reasonable experts disagree (the answer depends on judgement, not on
+  well-known facts) and no tools or files are needed.
   Examples: "Should we rewrite our monolith as microservices?", "Postgres or MongoDB for our event store?"
 - "dynamic": a manager agent grows a team as it learns the task's shape (many calls). Use it only when the parts
   cannot be known before the work starts, because finding them is the first step.
@@ -117,14 +122,16 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
       schemaName: 'route',
       schema: RouteSchema,
       messages: [
-        { role: 'system', content: ROUTER_SYSTEM + historyNote(run.history) },
+        { role: 'system', content: ROUTER_SYSTEM },
         {
           role: 'user',
           content: userContent(
             run,
             ctx,
             'router',
-            block('query', run.request.query) + (earlier ? `\n\n${earlierDecisionBlock(earlier)}` : ''),
+            [historyBlock(run.history), block('query', run.request.query), earlier ? earlierDecisionBlock(earlier) : '']
+              .filter(Boolean)
+              .join('\n\n'),
           ),
         },
       ],

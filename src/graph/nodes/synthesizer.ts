@@ -22,6 +22,8 @@ function synthSystem(stepIds: string[], notes: boolean): string {
 (each step's "id", "specialist", "status" and "output"). Write for the user: they never saw the steps.
 Cite the steps you used by id in square brackets where their facts appear (the ids here: ${ids}). Do not add a list of
 sources at the end: Parley sends the sources with the answer. Do not invent facts the steps do not support.
+When the work was an action (a file written, a change made, something sent), the answer says what was done and where
+(the path or the target) and summarises what it holds in a few lines: do not paste a file's or a change's whole content back.
 Steps whose status is not "succeeded" failed or did not run: say briefly what is missing because of them; never cite them.${
     notes
       ? `\nThe parley:verifier_notes block holds the verifier's notes on these results: mention the caveats they raise where they matter.`

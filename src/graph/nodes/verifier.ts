@@ -20,8 +20,12 @@ export const RETRY_SCORE = 0.4;
 /** Every field of the `verification` schema and every block of the request is explained here. */
 const VERIFIER_SYSTEM = `You are Parley's verifier. Judge whether the step results answer the query.
 The request holds the parley:query block (the user's question), the parley:steps block (each step's "id", the "specialist" that ran it,
-its "status": "succeeded", "failed", "skipped" or "cancelled", and its "output", or its error when it did not succeed),
+its "status": "succeeded", "failed", "skipped" or "cancelled", its "output", or its error when it did not succeed, and its "toolCalls":
+every tool call the step made, in order, as the engine recorded it: "tool" (server/tool) and "status": "ok" (it ran), "error" (it failed)
+or "denied" (a human or the approval timeout refused it, so it did not run); [] when the step called no tool),
 and the parley:round block (this verification's number, 1 for the first; a later round judges steps re-run after earlier feedback).
+The output is the step's own report; the tool calls are the evidence of what it did. A step that reports a change (a file
+written, something sent) without a matching "ok" call of a tool that does it has not shown it: treat the claim as unproven.
 Answer with:
 - "score": 0..1. 1 = the results fully and correctly answer the query; 0.7 or more passes and the answer is written from
   them; 0.4 to 0.7 re-runs the steps you name; below 0.4 plans the work again.
@@ -103,7 +107,9 @@ async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutc
           run,
           ctx,
           'verifier',
-          [block('query', run.request.query), stepsBlock(outcomes, fitted), block('round', String(round))].join('\n\n'),
+          [block('query', run.request.query), stepsBlock(outcomes, fitted, true), block('round', String(round))].join(
+            '\n\n',
+          ),
         ),
       },
     ],

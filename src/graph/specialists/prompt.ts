@@ -6,6 +6,7 @@ import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepRun } from '../scheduler.ts';
 import type { StepCall, StepWork } from './index.ts';
 import { runToolLoop } from './tool-loop.ts';
+import { stepNote } from './step-note.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { withSessionTools } from './session-bindings.ts';
@@ -73,7 +74,12 @@ export async function runSpecialistLoop(
     clock: input.clock,
     role: specialist.modelRole,
     ...(input.step.model ? { model: input.step.model } : {}),
-    system: system + (input.agent?.note ?? '') + historyNote(run.history) + afterHistory,
+    system:
+      system +
+      stepNote(!input.agent, tools.length > 0 || !!input.agent?.tools.length) +
+      (input.agent?.note ?? '') +
+      historyNote(run.history) +
+      afterHistory,
     user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
     ...(fromSession?.size ? { fromSession } : {}),

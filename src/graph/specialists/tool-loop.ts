@@ -38,6 +38,10 @@ export interface ToolLoopInput {
   agent?: AgentHooks;
 }
 
+/** What a denied call's tool result starts and ends with; step-note.ts quotes both to the model. */
+export const DENIED_BY_HUMAN = 'A human reviewer denied this tool call.';
+export const DENIED_TAIL = 'Do not retry it; continue without it.';
+
 /** Shared by every step without tools (most of them); never written to. */
 const NO_TOOLS: Map<string, ToolDescriptor> = new Map();
 
@@ -185,12 +189,12 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
     if (!decision || decision.type === 'deny') {
       const why =
         settled.resolvedBy === 'human'
-          ? 'A human reviewer denied this tool call.'
+          ? DENIED_BY_HUMAN
           : settled.resolvedBy === 'timeout'
             ? 'The tool call was not approved (timeout). It was denied by timeout: no human decided in time.'
             : `The tool call was not approved (${settled.resolvedBy}).`;
       finish('denied', { error: why + feedback });
-      return `${why}${feedback} Do not retry it; continue without it.`;
+      return `${why}${feedback} ${DENIED_TAIL}`;
     }
     if (decision.type === 'edit') args = decision.args;
   }

@@ -41,3 +41,16 @@ describe('execution memory leaves out the runs of the thread itself', () => {
     expect(system.slice(memory)).not.toContain(first.result.runId);
   });
 });
+
+describe("the router's view of the thread", () => {
+  it('gets the conversation in its own parley:history block before the query, not in its system prompt', async () => {
+    const threadId = randomUUID();
+    await parley.run({ query: QUERY('ROUTERFIRST'), threadId });
+    const second = await parley.run({ query: QUERY('ROUTERSECOND'), threadId });
+    const router = callsOf(parley.scripted.requests, second.result.runId, 'route')[0]!;
+    expect(systemOf(router.body)).not.toContain('ROUTERFIRST');
+    expect(router.lastUserMessage).toMatch(
+      /^<parley:history>User: [^\n]*ROUTERFIRST[\s\S]*<\/parley:history>\n\n<parley:query>[^<]*ROUTERSECOND/,
+    );
+  });
+});
