@@ -52,7 +52,10 @@ it('runs the tools scenario: every request answered from the folder, the write a
     if (schema === 'route') return { content: { route: 'plan', reason: 'a file to write' } };
     if (schema === 'graph_plan') {
       expect(text).toContain('\\"id\\":\\"filesystem\\"');
-      const steps = [{ id: 'note', specialist: 'filesystem', objective: 'Write the cache design note.' }];
+      // The step writes a file, so the plan says it changes things (read-only steps get read-only tools).
+      const steps = [
+        { id: 'note', specialist: 'filesystem', objective: 'Write the cache design note.', changes: true },
+      ];
       return { content: { rationale: 'one writing step', steps } };
     }
     if (schema === 'verification') return { content: { score: 0.9, feedback: 'Written.', failedStepIds: [] } };
