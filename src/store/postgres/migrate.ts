@@ -7,13 +7,14 @@
  */
 import type { Pool } from 'pg';
 import { MIGRATIONS, type Migration } from './migrations.ts';
+import { checkOut } from './checkout.ts';
 
 /** Any fixed number: the lock every Parley process takes while it migrates. */
 const MIGRATION_LOCK = 7_301_995;
 
 export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
   const applied: number[] = [];
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   try {
     // Held for the whole migration (released below, or with the connection): even CREATE TABLE IF NOT
     // EXISTS races when two processes run it at once.
@@ -54,7 +55,7 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     }
   } finally {
-    client.release();
+    release();
   }
   return applied;
 }

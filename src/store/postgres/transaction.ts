@@ -1,8 +1,9 @@
 /** Runs `work` in one transaction on one connection of the pool: committed, or rolled back on any error. */
 import type { Pool, PoolClient } from 'pg';
+import { checkOut } from './checkout.ts';
 
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -13,6 +14,6 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    release();
   }
 }
