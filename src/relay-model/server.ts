@@ -17,17 +17,12 @@ import {
   readCompletionRequest,
   streamCompletion,
   usageOf,
+  readEmbeddingsRequest,
   writeCompletionChunks,
   type ReplyAnswer,
 } from '../scripted-model/completion-reply.ts';
 import { stream, streamSSE } from 'hono/streaming';
-import {
-  embedText,
-  embeddingDimensions,
-  embeddingInputs,
-  toBase64,
-  type EmbeddingsRequest,
-} from '../scripted-model/embeddings.ts';
+import { embedText, toBase64 } from '../scripted-model/embeddings.ts';
 import { countTokens } from '../scripted-model/tokens.ts';
 import { jsonSchemaName, offeredTools, readAnswer } from './answer-file.ts';
 import {
@@ -199,16 +194,9 @@ function relayApp(
 
   /** Embeddings are not relayed: the scripted model's lexical vectors answer at once (a stand-in, not a meaning). */
   const embeddings = async (c: Context) => {
-    let body: EmbeddingsRequest;
-    try {
-      body = (await c.req.json()) as EmbeddingsRequest;
-    } catch {
-      return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
-    }
-    const inputs = body && typeof body === 'object' ? embeddingInputs(body) : '`input` is required.';
-    if (typeof inputs === 'string') return openaiError(c, 400, inputs, 'invalid_request_error');
-    const dimensions = embeddingDimensions(body);
-    if (typeof dimensions === 'string') return openaiError(c, 400, dimensions, 'invalid_request_error');
+    const call = await readEmbeddingsRequest(c);
+    if (call instanceof Response) return call;
+    const { body, inputs, dimensions } = call;
     const base64 = body.encoding_format === 'base64';
     const data = inputs.map((input, index) => {
       const vector = embedText(input, dimensions);

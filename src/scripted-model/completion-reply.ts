@@ -8,6 +8,7 @@ import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { CompletionRequest } from './answer.ts';
 import { contentText, type ScriptedMessage } from './context.ts';
 import { countTokens, pieces } from './tokens.ts';
+import { embeddingDimensions, embeddingInputs, type EmbeddingsRequest } from './embeddings.ts';
 
 export type OpenAIErrorStatus = 400 | 403 | 404 | 429 | 500 | 504;
 
@@ -43,6 +44,27 @@ export async function readCompletionRequest(c: Context): Promise<CompletionReque
     return openaiError(c, 400, '`messages` must be a non-empty array.', 'invalid_request_error');
   }
   return body;
+}
+
+export interface EmbeddingsCall {
+  body: EmbeddingsRequest;
+  inputs: string[];
+  dimensions: number;
+}
+
+/** The parsed body of POST /v1/embeddings with its inputs and dimensions, or the 400 that says what is wrong. */
+export async function readEmbeddingsRequest(c: Context): Promise<EmbeddingsCall | Response> {
+  let body: EmbeddingsRequest;
+  try {
+    body = (await c.req.json()) as EmbeddingsRequest;
+  } catch {
+    return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
+  }
+  const inputs = body && typeof body === 'object' ? embeddingInputs(body) : '`input` is required.';
+  if (typeof inputs === 'string') return openaiError(c, 400, inputs, 'invalid_request_error');
+  const dimensions = embeddingDimensions(body);
+  if (typeof dimensions === 'string') return openaiError(c, 400, dimensions, 'invalid_request_error');
+  return { body, inputs, dimensions };
 }
 
 export interface ReplyToolCall {

@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { decideAnswer, schemaNameOf, withinMaxTokens, type CompletionRequest } from './answer.ts';
 import { contentText, readContext } from './context.ts';
-import { embedText, embeddingDimensions, embeddingInputs, toBase64, type EmbeddingsRequest } from './embeddings.ts';
+import { embedText, toBase64 } from './embeddings.ts';
 import { FaultPlan, parseFaultRules, type FaultKind, type FaultRule } from './faults.ts';
 import { countTokens } from './tokens.ts';
 import {
@@ -16,6 +16,7 @@ import {
   outputTokensOf,
   promptTokensOf,
   readCompletionRequest,
+  readEmbeddingsRequest,
   streamCompletion,
   usageOf,
   wait,
@@ -259,16 +260,9 @@ export function scriptedModelApp(
 
   /** POST /v1/embeddings: deterministic hashed-feature vectors (see embeddings.ts), with the same latency, faults and log. */
   const embeddings = async (c: Context) => {
-    let body: EmbeddingsRequest;
-    try {
-      body = (await c.req.json()) as EmbeddingsRequest;
-    } catch {
-      return openaiError(c, 400, 'The request body is not valid JSON.', 'invalid_request_error');
-    }
-    const inputs = body && typeof body === 'object' ? embeddingInputs(body) : '`input` is required.';
-    if (typeof inputs === 'string') return openaiError(c, 400, inputs, 'invalid_request_error');
-    const dimensions = embeddingDimensions(body);
-    if (typeof dimensions === 'string') return openaiError(c, 400, dimensions, 'invalid_request_error');
+    const call = await readEmbeddingsRequest(c);
+    if (call instanceof Response) return call;
+    const { body, inputs, dimensions } = call;
     const role = c.req.header('x-parley-role') ?? undefined;
     const text = inputs.join('\n');
     const entry: ScriptedRequestLog = {
