@@ -53,5 +53,12 @@ export async function openPool(options: PostgresOptions): Promise<pg.Pool> {
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   pool.on('error', (err) => options.logger?.warn('postgres: an idle connection failed', { error: err.message }));
+  // pg-pool listens for a connection's 'error' only while it sits idle or runs pool.query; a connection
+  // the server ends in any other moment (seen: `pg_ctl restart -m fast` under load, a FATAL 57P01 on a
+  // connection between pg-pool's hands) emits 'error' with no listener, which ends the process. This
+  // listener is always there; the pool still discards the connection, and its next query fails and is retried.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }
