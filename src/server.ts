@@ -198,7 +198,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // The ACP `model` config option offers the models the roles are configured with.
     const acpModels = modelChoices(modelConfig.roles);
     // Replicas pass a request for an ACP connection to the replica holding it (where it listens, or PARLEY_REPLICA_URL).
-    const replicaUrl = () => config.knowledge.replicaUrl ?? reachableUrl;
+    const replicaUrl = () => config.cluster.replicaUrl ?? reachableUrl;
     const acp = acpRoutes({
       ...(core.cluster?.shared
         ? { replicas: { directory: connectionDirectory(core.cluster, replicaUrl), replicaId: core.cluster.replicaId } }
@@ -241,8 +241,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       // Another replica passing an ACP request on addresses this one by its replica URL (an empty list
       // accepts any Host off loopback, and must stay empty).
       allowedHosts:
-        config.knowledge.replicaUrl && config.server.allowedHosts.length > 0
-          ? [...config.server.allowedHosts, new URL(config.knowledge.replicaUrl).hostname]
+        config.cluster.replicaUrl && config.server.allowedHosts.length > 0
+          ? [...config.server.allowedHosts, new URL(config.cluster.replicaUrl).hostname]
           : config.server.allowedHosts,
       allowedOrigins: config.server.allowedOrigins,
     };
@@ -289,7 +289,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
                 : 'console: not built, so / says how (npm run build)',
             );
             if (!WILDCARD_ADDRESSES.has(info.address)) reachableUrl = url;
-            else if (core.cluster?.shared && !config.knowledge.replicaUrl)
+            else if (core.cluster?.shared && !config.cluster.replicaUrl)
               logger.warn(
                 'replicas: listening on a wildcard address without PARLEY_REPLICA_URL, so the other replicas cannot pass ACP HTTP requests here: set it, or route /acp with affinity (docs/deployment.md)',
               );

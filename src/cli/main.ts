@@ -129,8 +129,8 @@ async function once(
   if (command === 'status' || command === 'stop') {
     const { statusCommand, stopCommand } = await import('./service-commands.ts');
     return command === 'stop'
-      ? stopCommand(config.knowledge.dataDir)
-      : statusCommand(config.knowledge.dataDir, question === '--json');
+      ? stopCommand(config.store.dataDir)
+      : statusCommand(config.store.dataDir, question === '--json');
   }
   const { viaService } = await import('./via-service.ts');
   const code = await viaService(config, command, question);

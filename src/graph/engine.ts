@@ -89,7 +89,7 @@ const otelSpan: SpanRunner = (name, attributes, fn) => (tracingOff() ? fn() : wi
 export function createEngineContext(deps: EngineDeps): EngineContext {
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? silentLogger;
-  const file = ledgerPath(deps.config.knowledge.dataDir);
+  const file = ledgerPath(deps.config.store.dataDir);
   const restore = file ? readLedgerFile(file, logger) : undefined;
   return {
     ...deps,
@@ -133,7 +133,7 @@ export class Engine implements RunEngine {
       this.#replicas = new ReplicaRuns({
         cluster,
         store: runStore,
-        leaseMs: config.knowledge.replicaLeaseMs,
+        leaseMs: config.cluster.leaseMs,
         logger,
         now,
         hooks: {
