@@ -706,6 +706,12 @@ export const SETTINGS = [
     description:
       'Sign the A2A agent card (JWS, A2A AgentCardSignature) with this private key: a path to a PEM file (PKCS#8: EC P-256 or P-384, Ed25519, or RSA), or the PEM itself. The public key is served at /.well-known/jwks.json. Unset: the card is not signed.',
   },
+  {
+    env: 'PARLEY_MCP_STATE_SECRET',
+    schema: z.string().min(32),
+    description:
+      'The HMAC secret (at least 32 characters) that signs MCP 2026-07-28 requestState, so a client cannot forge or alter an approval round. Unset: a random key per process, or with PARLEY_REDIS_URL one random key the replicas share through Redis.',
+  },
 ] as const satisfies readonly Setting[];
 
 type SettingEnv = (typeof SETTINGS)[number]['env'];
@@ -798,6 +804,8 @@ export interface Config {
     a2aGrpcPort?: number;
     /** PARLEY_A2A_CARD_SIGNING_KEY: a PEM private key or the path of one; absent, the card is not signed. */
     a2aCardSigningKey?: string;
+    /** PARLEY_MCP_STATE_SECRET: signs MCP requestState; absent, a generated key (protocols/mcp/state-key.ts). */
+    mcpStateSecret?: string;
     mcpSessions: { total: number; perCaller: number };
     acpConnections: { total: number; perCaller: number };
   };
@@ -811,7 +819,7 @@ export type { ModelSettings, RoleModelConfig } from './llm/settings.ts';
 type Env = Record<string, string | undefined>;
 
 /** Settings whose values are secrets: an error names them without quoting the value. */
-export const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL|_REDIS_URL)$/;
+export const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL|_REDIS_URL|_SECRET)$/;
 
 function readSetting(env: Env, setting: Setting): unknown {
   const raw = env[setting.env];
@@ -1029,6 +1037,9 @@ export function loadConfig(env: Env = process.env): Config {
         : {}),
       ...(get<string | undefined>('PARLEY_A2A_CARD_SIGNING_KEY')
         ? { a2aCardSigningKey: get<string>('PARLEY_A2A_CARD_SIGNING_KEY') }
+        : {}),
+      ...(get<string | undefined>('PARLEY_MCP_STATE_SECRET')
+        ? { mcpStateSecret: get<string>('PARLEY_MCP_STATE_SECRET') }
         : {}),
       mcpSessions: { total: get('PARLEY_MCP_MAX_SESSIONS'), perCaller: get('PARLEY_MCP_MAX_SESSIONS_PER_CALLER') },
       acpConnections: {

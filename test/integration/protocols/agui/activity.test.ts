@@ -27,7 +27,7 @@ afterAll(async () => {
  * subclass docs/protocols/agui.md tells a client to write.
  */
 class ParleyAgent extends HttpAgent {
-  async getCapabilities(): Promise<AgentCapabilities> {
+  override async getCapabilities(): Promise<AgentCapabilities> {
     const res = await fetch(`${this.url}/capabilities`, { headers: this.headers });
     if (!res.ok) throw new Error(`capabilities: HTTP ${res.status}`);
     return (await res.json()) as AgentCapabilities;
