@@ -39,7 +39,7 @@ import { aguiRoutes } from './protocols/agui/index.ts';
 import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
-import { clusterEventBus, mcpRoutes } from './protocols/mcp/index.ts';
+import { clusterEventBus, mcpRoutes, stateKeySource } from './protocols/mcp/index.ts';
 import { acpRoutes, acpWebSocket, connectionDirectory, modelChoices } from './protocols/acp/index.ts';
 import { CONSOLE_PUBLIC_PATHS, consoleBuilt, consoleRoutes } from './console/routes.ts';
 
@@ -187,6 +187,10 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       callerOf,
       eventStore: core.mcpEvents,
       sharedSessions: core.cluster !== undefined,
+      sealing: {
+        key: stateKeySource(config.protocols.mcpStateSecret, core.cluster),
+        ttlSeconds: Math.ceil((config.approvals.timeoutMs + 5 * 60_000) / 1000),
+      },
       ...(listenBus ? { listenBus } : {}),
     });
     routes.push({ path: '/mcp', app: mcp });

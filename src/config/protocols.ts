@@ -110,4 +110,11 @@ export const PROTOCOL_SETTINGS = [
     description:
       'Sign the A2A agent card (JWS, A2A AgentCardSignature) with this private key: a path to a PEM file (PKCS#8: EC P-256 or P-384, Ed25519, or RSA), or the PEM itself. The public key is served at /.well-known/jwks.json. Unset: the card is not signed.',
   },
+  {
+    env: 'PARLEY_MCP_STATE_SECRET',
+    at: 'protocols.mcpStateSecret',
+    schema: z.string().min(32),
+    description:
+      'The HMAC secret (at least 32 characters) that signs MCP 2026-07-28 requestState, so a client cannot forge or alter an approval round. Unset: a random key per process, or with PARLEY_REDIS_URL one random key the replicas share through Redis.',
+  },
 ] as const satisfies readonly Setting[];

@@ -53,7 +53,7 @@ export function roleSetting<const K extends keyof RoleModelConfig, const R exten
 export type Env = Record<string, string | undefined>;
 
 /** Settings whose values are secrets: an error names them without quoting the value. */
-export const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL|_REDIS_URL)$/;
+export const SECRET_SETTING = /(_KEYS?|_PASSWORD|_HEADERS|_DATABASE_URL|_REDIS_URL|_SECRET)$/;
 
 /** The variable's value through its parser (its default when unset or empty); a wrong value throws ConfigError. */
 export function readSetting(env: Env, setting: Pick<Setting, 'env' | 'schema' | 'default'>): unknown {

@@ -5,6 +5,7 @@
  *     forwardedProps.parley.interrupts the standard interrupt outcome, resumed by the next run on the
  *     thread carrying `resume` entries, which continues streaming the same (suspended) engine run
  *   - a client disconnect cancels the run unless forwardedProps.parley.continueOnDisconnect
+ *   - GET /ag-ui/capabilities: AgentCapabilities (what the endpoint supports)
  * Bad input answers 400 `{ error: { code, message, field } }` and starts nothing.
  */
 import { randomUUID } from 'node:crypto';
@@ -23,6 +24,7 @@ import { parseRunAgentInput, toRunRequest, type ParleyProps } from './input.ts';
 import { planResume, runNamedBy, SuspendedThreads } from './interrupts.ts';
 import { streamAgui, streamAguiError } from './stream.ts';
 import { AguiTranslator } from './translate.ts';
+import { aguiCapabilities } from './capabilities.ts';
 import { admit, retryAfterSeconds } from '../shared/admission.ts';
 
 export interface AguiDeps {
@@ -59,6 +61,9 @@ export function aguiRoutes(deps: AguiDeps): Hono {
       },
     });
   };
+
+  // AG-UI capability discovery (no transport is standard yet: see capabilities.ts).
+  app.get('/ag-ui/capabilities', (c) => c.json(aguiCapabilities(deps.config)));
 
   app.post('/ag-ui', async (c) => {
     const parsed = parseRunAgentInput(await readJson(c));

@@ -7,6 +7,7 @@
  *
  *   node.started/finished      STEP_STARTED/STEP_FINISHED (stepName = L0 node)
  *   plan/step/route/verify/…   STATE_SNAPSHOT once, then STATE_DELTA (under state.parley)
+ *   plan round, step status    ACTIVITY_SNAPSHOT per round, then ACTIVITY_DELTA (team progress, activity.ts)
  *   answer.delta               TEXT_MESSAGE_START / _CONTENT (never empty) / _END
  *   model.thought              REASONING_START, REASONING_MESSAGE_START / _CONTENT / _END, REASONING_END
  *                              (one reasoning message per run of consecutive thoughts)
@@ -19,6 +20,7 @@ import { EventType, PROTOCOL_VERSION, type BaseEvent, type TokenUsage } from '@a
 import jsonPatch from 'fast-json-patch';
 import type { GraphEvent, GraphEventOf, NodeName, UsageTotals } from '../../graph/contract.ts';
 import type { ApprovalRequest } from '../../hitl/types.ts';
+import { teamChange, teamSnapshot } from './activity.ts';
 import { interruptsFor } from './interrupts.ts';
 import { initialState, reduceState, type AguiState } from './state.ts';
 
@@ -82,7 +84,10 @@ export class AguiTranslator {
     if (e.type === 'usage') this.#usageBefore = e.usage;
   }
 
-  /** RUN_STARTED, the state snapshot and, on a resumed stream, STEP_STARTED for nodes still running. */
+  /**
+   * RUN_STARTED, the state snapshot (and the team activity, if a plan is under way) and, on a resumed
+   * stream, STEP_STARTED for nodes still running.
+   */
   begin(): BaseEvent[] {
     const resumed = this.#lastSeq > 0;
     const events: BaseEvent[] = [
@@ -95,6 +100,8 @@ export class AguiTranslator {
         timestamp: Date.now(),
       },
       { type: EventType.STATE_SNAPSHOT, snapshot: this.#state, timestamp: Date.now() },
+      // A resumed stream's client may not hold the team activity yet (another page, another replica).
+      ...teamSnapshot(this.#state.parley, Date.now()),
     ];
     for (const node of this.#running) events.push(this.#stepStarted(node, Date.now()));
     return events;
@@ -109,6 +116,7 @@ export class AguiTranslator {
     const delta = () => {
       const patch = jsonPatch.compare(before, this.#state);
       if (patch.length) out.push({ type: EventType.STATE_DELTA, delta: patch, timestamp: at });
+      out.push(...teamChange(before.parley, this.#state.parley, at));
     };
 
     // Reasoning is open only while thoughts keep coming: anything else closes it first.

@@ -7,3 +7,4 @@ export { createParleyMcpServer, type McpServerDeps } from './server.ts';
 export { mcpRoutes, type McpRoutesDeps } from './http.ts';
 export { serveMcpStdio, type McpStdioDeps } from './stdio.ts';
 export { clusterEventBus } from './listen-bus.ts';
+export { stateKeySource } from './state-key.ts';

@@ -8,33 +8,37 @@
  * next `input_required`. Nothing is held between rounds in this process: the run is found through the
  * engine (on replicas, the run store and cluster), so any replica serves any round.
  *
- * `requestState` is the run id, base64url JSON. It carries no authority: every round checks that the
- * run belongs to the caller (the verify hook below, and the broker's caller-scoped look-ups), so a
- * forged or foreign state gets the spec's "Invalid or expired requestState" and changes nothing.
+ * `requestState` names the run, sealed with the SDK's HMAC-SHA256 codec (`createRequestStateCodec`):
+ * signed with a key the client never sees (state-key.ts), bound to the caller, valid for `ttlSeconds`.
+ * A state that was tampered with, signed for another caller, expired or not Parley's at all is refused
+ * before the handler runs (the SDK's -32602 "Invalid or expired requestState"; the reason is logged).
+ * Every round still checks that the run belongs to the caller (the verify hook below, and the broker's
+ * caller-scoped look-ups), so even a valid state carries no authority of its own.
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
   inputRequired,
   inputResponse,
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import { canSee, type Caller, type KnowledgeReads, type RunEngine, type RunResult } from '../../graph/contract.ts';
 import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { decisionFrom, elicitationFor } from './run.ts';
 import { MAX_WAIT_MS, waitForTurn } from './pending.ts';
+import type { StateKeySource } from './state-key.ts';
 
 /** What a round's `requestState` carries. */
 export interface RoundState {
   runId: string;
 }
 
-const stateShape = z.object({ v: z.literal(1), runId: z.string().min(1).max(200) });
-
-export function mintState(runId: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, runId })).toString('base64url');
+/** How `requestState` is signed: the key (shared by every replica that may get the retry) and how long it lives. */
+export interface StateSealing {
+  key: StateKeySource;
+  ttlSeconds: number;
 }
 
 export interface RoundDeps {
@@ -43,23 +47,34 @@ export interface RoundDeps {
   store: KnowledgeReads;
   logger: Logger;
   caller: Caller;
+  sealing: StateSealing;
+}
+
+async function codecFor(deps: RoundDeps) {
+  return createRequestStateCodec<RoundState>({
+    key: await deps.sealing.key(),
+    ttlSeconds: deps.sealing.ttlSeconds,
+    // A state minted for one caller is refused for another, whatever run it names.
+    bind: () => deps.caller.id,
+  });
 }
 
 /**
- * The `requestState.verify` hook: the state decoded, for a run this caller may see (running anywhere in
- * the cluster, or recorded). Throws otherwise; the SDK answers -32602 and the handler never runs.
+ * The `requestState.verify` hook: the state's seal checked, then the run it names, for a run this
+ * caller may see (running anywhere in the cluster, or recorded). Throws otherwise; the SDK answers
+ * -32602 and the handler never runs.
  */
-export function verifyState(deps: RoundDeps): (state: string) => Promise<RoundState> {
-  return async (state) => {
-    let decoded: unknown;
+export function verifyState(deps: RoundDeps): (state: string, ctx: ServerContext) => Promise<RoundState> {
+  return async (state, ctx) => {
+    let runId: string;
     try {
-      decoded = JSON.parse(Buffer.from(state, 'base64url').toString('utf8'));
-    } catch {
-      throw new Error('malformed');
+      ({ runId } = await (await codecFor(deps)).verify(state, ctx));
+    } catch (error) {
+      // The codec's reason is a fixed code: malformed, mac, expired or bind.
+      deps.logger.info('mcp: a requestState was refused', { reason: (error as Error).message, caller: deps.caller.id });
+      throw error;
     }
-    const parsed = stateShape.safeParse(decoded);
-    if (!parsed.success) throw new Error('malformed');
-    const { runId } = parsed.data;
+    if (typeof runId !== 'string') throw new Error('malformed');
     if (deps.engine.get(runId, deps.caller)) return { runId };
     const run = await deps.store.getRun(runId);
     if (run && canSee(deps.caller, run.callerId)) return { runId };
@@ -76,8 +91,13 @@ export function requestCanElicit(ctx: ServerContext): boolean {
 }
 
 /** The `input_required` answer for run `runId` waiting on `pending` (empty: still running, retry to wait on). */
-export function askAgain(runId: string, pending: ApprovalRequest[]): InputRequiredResult {
-  const requestState = mintState(runId);
+export async function askAgain(
+  runId: string,
+  pending: ApprovalRequest[],
+  ctx: ServerContext,
+  deps: RoundDeps,
+): Promise<InputRequiredResult> {
+  const requestState = await (await codecFor(deps)).mint({ runId }, ctx);
   if (pending.length === 0) return inputRequired({ requestState });
   return inputRequired({
     inputRequests: Object.fromEntries(pending.map((r) => [r.id, inputRequired.elicit(elicitationFor(r))])),
@@ -125,11 +145,11 @@ export async function nextRound(runId: string, ctx: ServerContext, deps: RoundDe
   for (;;) {
     await waitForTurn(handle, approvals, caller, deadline - Date.now());
     const pending = approvals.listPending(runId, caller).filter((r) => !answered.has(r.id));
-    if (pending.length > 0) return { status: 'input_required', answer: askAgain(runId, pending) };
+    if (pending.length > 0) return { status: 'input_required', answer: await askAgain(runId, pending, ctx, deps) };
     const ended = await Promise.race([handle.result, delay(SETTLE_POLL_MS)]);
     if (ended) return { status: 'finished', result: ended };
     // Still running with nothing to ask: the client retries with the state alone and waits again.
-    if (Date.now() >= deadline) return { status: 'input_required', answer: askAgain(runId, []) };
+    if (Date.now() >= deadline) return { status: 'input_required', answer: await askAgain(runId, [], ctx, deps) };
   }
 }
 

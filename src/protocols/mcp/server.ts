@@ -36,7 +36,9 @@ import {
   type RoundDeps,
   type RoundState,
   verifyState,
+  type StateSealing,
 } from './rounds.ts';
+import { stateKeySource } from './state-key.ts';
 import { inputRequired, inputRequiredFields, inputRequiredText, MAX_WAIT_MS, waitForTurn } from './pending.ts';
 
 export interface McpServerDeps {
@@ -54,7 +56,12 @@ export interface McpServerDeps {
   era?: 'legacy' | 'modern';
   /** Tells open `subscriptions/listen` streams (2026-07-28) that a run's transcript appeared. */
   notify?: { resourcesChanged(): void; resourceUpdated(uri: string): void };
+  /** How 2026-07-28 `requestState` is signed (default: this process's random key, DEFAULT_STATE_TTL_SECONDS). */
+  sealing?: StateSealing;
 }
+
+/** A round's state outlives a human's answer at the default approval timeout (5 min), with margin. */
+const DEFAULT_STATE_TTL_SECONDS = 3600;
 
 /** How long a 2026-07-28 client may reuse a list (the tool, prompt and template lists change only with a new version). */
 const LIST_TTL_MS = 5 * 60_000;
@@ -139,7 +146,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         'resources/list': { ttlMs: 0, cacheScope: 'private' },
         'resources/read': { ttlMs: 0, cacheScope: 'private' },
       },
-      requestState: { verify: (state) => verifyState(rounds)(state) },
+      requestState: { verify: (state, ctx) => verifyState(rounds)(state, ctx) },
       instructions:
         'Parley routes a question to specialist agents (planned, verified, synthesized). Use `ask` for questions and tasks, ' +
         '`council` for a decision that deserves several perspectives. Tool calls that change things need a human: ' +
@@ -163,7 +170,11 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
   };
   const caller: Caller = deps.caller ?? LOCAL_CALLER;
-  const rounds: RoundDeps = { ...deps, caller };
+  const rounds: RoundDeps = {
+    ...deps,
+    caller,
+    sealing: deps.sealing ?? { key: stateKeySource(undefined, undefined), ttlSeconds: DEFAULT_STATE_TTL_SECONDS },
+  };
   // A run's transcript (parley://runs/{id}) appears once its result settles: the engine records it first.
   const announceTranscript = (runId: string, result: Promise<unknown>) =>
     void result.then(() => {
@@ -246,7 +257,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       announceTranscript(handle.id, handle.result);
       const followed = await followRun(handle, ctx, follow, { returnOnApproval: onApproval !== 'wait' });
       if (followed.status === 'input_required' && modern && requestCanElicit(ctx))
-        return askAgain(handle.id, deps.approvals.listPending(handle.id, caller));
+        return askAgain(handle.id, deps.approvals.listPending(handle.id, caller), ctx, rounds);
       if (followed.status === 'input_required') {
         const waiting = inputRequired(
           handle.id,

@@ -149,6 +149,49 @@ describe('MCP 2026-07-28 over Streamable HTTP', () => {
     }
   });
 
+  it("requestState is signed: one altered to name another of the same caller's runs, or with its MAC changed, is refused; the genuine one still works", async () => {
+    type Round = { inputRequests: Record<string, unknown>; requestState: string };
+    const ask = async () =>
+      (await postRaw(served.server.url, 'tools/call', { name: 'ask', arguments: { query: NOTE_QUERY } })).body
+        .result as unknown as Round;
+    const [a, b] = [await ask(), await ask()];
+    // The SDK codec's wire shape: "v1." base64url({ p: payload, exp, b: bindTag }) "." base64url(mac).
+    const [version, body, mac] = a.requestState.split('.') as [string, string, string];
+    expect(version).toBe('v1');
+    const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { p: { runId: string } };
+    const runOfB = (
+      JSON.parse(Buffer.from(b.requestState.split('.')[1]!, 'base64url').toString('utf8')) as {
+        p: { runId: string };
+      }
+    ).p.runId;
+    const swapped = Buffer.from(JSON.stringify({ ...claims, p: { runId: runOfB } })).toString('base64url');
+    const flipped = mac.slice(0, -2) + (mac.endsWith('AA') ? 'BB' : 'AA');
+    for (const requestState of [`v1.${swapped}.${mac}`, `v1.${body}.${flipped}`]) {
+      const res = await postRaw(served.server.url, 'tools/call', {
+        name: 'ask',
+        arguments: { query: NOTE_QUERY },
+        inputResponses: {},
+        requestState,
+      });
+      expect(res.body.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
+    }
+    // Nothing was decided: both runs still wait on their approval.
+    expect(served.parley.approvals.listPending(claims.p.runId)).toHaveLength(1);
+    expect(served.parley.approvals.listPending(runOfB)).toHaveLength(1);
+    for (const round of [a, b]) {
+      const [requestId] = Object.keys(round.inputRequests);
+      const pending = served.parley.approvals.get(requestId!);
+      const toolCallId = pending?.kind === 'tool' ? pending.toolCalls[0]!.toolCallId : '';
+      const retried = await postRaw(served.server.url, 'tools/call', {
+        name: 'ask',
+        arguments: { query: NOTE_QUERY },
+        inputResponses: { [requestId!]: { action: 'accept', content: { [toolCallId]: 'deny' } } },
+        requestState: round.requestState,
+      });
+      expect(retried.body.result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'completed' } });
+    }
+  });
+
   it('a client without elicitation gets the input_required status with the approve call, as on 2025-11-25', async () => {
     const client = await served.connect({ modern: true });
     const result = await client.callTool({ name: 'ask', arguments: { query: NOTE_QUERY } });
