@@ -470,6 +470,13 @@ export const SETTINGS = [
     description:
       'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).',
   },
+  {
+    env: 'PARLEY_RUN_RETENTION_MB',
+    schema: nonNegativeInt,
+    default: '32',
+    description:
+      "Heap, in MiB, that finished runs' event logs may keep: with a run store a finished run is served from the store and leaves memory at once (only a run whose events the store could not commit stays), without one its log stays in memory within this budget, the oldest dropped first.",
+  },
   // Threads (docs/threads.md)
   {
     env: 'PARLEY_THREAD_HISTORY_TOKENS',
@@ -768,6 +775,8 @@ export interface Config {
     eventBuffer: number;
     runRetentionMs: number;
     runRetentionMax: number;
+    /** PARLEY_RUN_RETENTION_MB in bytes: the heap finished runs' in-memory event logs may keep. */
+    runRetentionBytes: number;
     /** The history budget of a run's model calls (docs/threads.md). */
     threadHistoryTokens: number;
     threadRecentTurns: number;
@@ -973,6 +982,7 @@ export function loadConfig(env: Env = process.env): Config {
       eventBuffer: get('PARLEY_EVENT_BUFFER'),
       runRetentionMs: get('PARLEY_RUN_RETENTION_MS'),
       runRetentionMax: get('PARLEY_RUN_RETENTION_MAX'),
+      runRetentionBytes: get<number>('PARLEY_RUN_RETENTION_MB') * 1024 * 1024,
       threadHistoryTokens: get('PARLEY_THREAD_HISTORY_TOKENS'),
       threadRecentTurns: get('PARLEY_THREAD_RECENT_TURNS'),
       imageRoles: get('PARLEY_IMAGE_ROLES'),
