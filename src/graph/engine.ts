@@ -20,17 +20,8 @@ import { BudgetExceededError } from './usage.ts';
 import { admitDirectCall, type DirectCall, type DirectCallRequest } from './direct-call.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
 import { failedRunHandle, invalidRequest, outcomeOf } from './run-outcome.ts';
-import type { NodeFn, NodeResult } from './nodes/node.ts';
-import { usageGuard } from './nodes/usage-guard.ts';
-import { router } from './nodes/router.ts';
-import { directAnswer } from './nodes/direct-answer.ts';
-import { memory } from './nodes/memory.ts';
-import { dispatcher } from './nodes/dispatcher.ts';
-import { executionJoiner, researchJoiner } from './nodes/joiner.ts';
-import { verifier } from './nodes/verifier.ts';
-import { planner } from './nodes/planner.ts';
-import { synthesizer } from './nodes/synthesizer.ts';
-import { council } from './nodes/council.ts';
+import { NODES, type NodeFn } from './nodes/index.ts';
+import { FIRST_NODE, isEdge } from './edges.ts';
 import { loadHistory, saveTurn } from './thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import { persistEvents } from './durable/persist-events.ts';
@@ -41,20 +32,6 @@ import { joinReplicas, type Replicas } from './replicas/join.ts';
 import { RunSuspendedError } from './run-suspended.ts';
 
 export { createEngineContext } from './engine-context.ts';
-
-const NODES: Record<NodeName, NodeFn> = {
-  usage_guard: usageGuard,
-  router,
-  direct_answer: directAnswer,
-  memory,
-  dispatcher,
-  research_joiner: researchJoiner,
-  execution_joiner: executionJoiner,
-  verifier,
-  planner,
-  synthesizer,
-  council,
-};
 
 /** Why a run was cancelled (engine.cancel or shutdown); its message becomes run.finished.error. */
 export class RunCancelledError extends Error {
@@ -378,7 +355,7 @@ export class Engine implements RunEngine {
     // Raced against each node below, which handles the rejection; this only keeps a race never run from being unhandled.
     aborted.catch(() => undefined);
     try {
-      let node: NodeName = 'usage_guard';
+      let node: NodeName = FIRST_NODE;
       for (let transitions = 1; ; transitions++) {
         if (signal.aborted) throw signal.reason;
         if (transitions > ctx.config.engine.maxTransitions) {
@@ -392,12 +369,14 @@ export class Engine implements RunEngine {
         emit(run, { type: 'node.started', node });
         const t0 = ctx.now();
         const current: NodeName = node;
-        const next: NodeResult = await Promise.race([
+        const next = await Promise.race([
           ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () =>
-            NODES[current](run, ctx),
+            (NODES[current] as NodeFn)(run, ctx),
           ),
           aborted,
         ]);
+        // The types hold every node to its row of the edge table; this holds a node that casts around them.
+        if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
         emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
         if (next === 'end' || run.outcome) return;
         node = next;
