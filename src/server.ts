@@ -349,7 +349,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
 
     const close = () =>
       (closing ??= (async () => {
-        await engine.suspendWaiting();
+        await engine.suspendRunsAwaitingApproval();
         // WebSockets are not requests the HTTP server drains: closed first, or the server's close waits on them.
         await acpWs.close();
         await stopHttp();

@@ -110,6 +110,15 @@ export const ENGINE_SETTINGS = [
       'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).',
   },
   {
+    env: 'PARLEY_RUN_RETENTION_MB',
+    at: 'engine.runRetentionBytes',
+    // Given in MiB, kept in bytes: what retention compares with.
+    schema: nonNegativeInt.transform((mb) => mb * 1024 * 1024),
+    default: '32',
+    description:
+      "Heap, in MiB, that finished runs' event logs may keep: with a run store a finished run is served from the store and leaves memory at once (only a run whose events the store could not commit stays), without one its log stays in memory within this budget, the oldest dropped first.",
+  },
+  {
     env: 'PARLEY_THREAD_HISTORY_TOKENS',
     at: 'engine.threadHistoryTokens',
     schema: positiveInt,
