@@ -45,6 +45,7 @@ import type { RunRecord } from '../knowledge/store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
 import { resumptionOf } from './durable/resume-plan.ts';
+import { seedRun } from './timetravel/seed.ts';
 import { ReplicaRuns } from './replicas/replica-runs.ts';
 import { RunSuspendedError } from './run-suspended.ts';
 import { shareLedger } from './replicas/shared-ledger.ts';
@@ -232,6 +233,7 @@ export class Engine implements RunEngine {
     const spent = restored.findLast((e): e is GraphEventOf<'usage'> => e.type === 'usage');
     if (spent) Object.assign(run.meter.totals, spent.usage);
     resume?.(run);
+    if (options.resumeFrom) seedRun(run, options.resumeFrom, store, ctx.logger);
     const result = this.#execute(run, restored.length > 0);
     const handle: RunHandle = {
       id,
@@ -352,6 +354,8 @@ export class Engine implements RunEngine {
         query: run.request.query,
         mode: run.mode,
         protocol: run.request.protocol,
+        ...(run.request.forkedFrom ? { forkedFrom: run.request.forkedFrom } : {}),
+        ...(run.request.replayOf ? { replayOf: run.request.replayOf } : {}),
       });
     const wall = setTimeout(
       () =>
