@@ -183,6 +183,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
     const mcp = mcpRoutes({
       engine,
+      timeTravel,
       approvals,
       store,
       config,

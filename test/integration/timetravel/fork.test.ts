@@ -3,6 +3,7 @@
  * built-in scripted model's request log: a fork makes only the calls of what it did not carry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { GraphEventOf } from '../../../src/graph/events.ts';
 import type { Parley } from '../../../src/server.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
@@ -172,5 +173,52 @@ describe('fork', () => {
     expect(unknown.status).toBe(404);
     const forked = await postJson(`${url}/api/runs/${runId}/fork`, { checkpoint: 'cp-1' }, bearer(K2));
     expect(forked.status).toBe(404);
+  });
+});
+
+describe('fork_run over MCP', () => {
+  async function mcpClient(key: string) {
+    const client = new Client({ name: `tt-${key}`, version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: bearer(key) } }),
+    );
+    return client;
+  }
+
+  it("forks the caller's run from a checkpoint and refuses another caller's like an unknown one", async () => {
+    const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
+    const parentId = events[0]!.runId;
+    const checkpoint = (await listCheckpoints(url, K1, parentId)).find(
+      (c) => c.kind === 'step' && c.steps.length === 4,
+    )!;
+    const owner = await mcpClient(K1);
+    try {
+      const result = await owner.callTool({
+        name: 'fork_run',
+        arguments: { run_id: parentId, checkpoint: checkpoint.id },
+      });
+      expect(result.isError).toBeFalsy();
+      const { runId, forkedFrom } = result.structuredContent as { runId: string; forkedFrom: unknown };
+      expect(forkedFrom).toEqual({ runId: parentId, checkpoint: checkpoint.id });
+      const forkResult = await parley.engine.get(runId)!.result;
+      expect(forkResult.status).toBe('completed');
+      expect(requestsOf(runId).filter((r) => r.role === 'specialist')).toHaveLength(1);
+
+      const bad = await owner.callTool({ name: 'fork_run', arguments: { run_id: parentId, checkpoint: 'cp-0' } });
+      expect(bad.isError).toBe(true);
+    } finally {
+      await owner.close();
+    }
+    const other = await mcpClient(K2);
+    try {
+      const refused = await other.callTool({
+        name: 'fork_run',
+        arguments: { run_id: parentId, checkpoint: checkpoint.id },
+      });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]!.text).toBe(`No run with id "${parentId}".`);
+    } finally {
+      await other.close();
+    }
   });
 });
