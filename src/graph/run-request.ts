@@ -48,4 +48,6 @@ export interface RunRequest {
   forkedFrom?: { runId: string; checkpoint: string };
   /** Set by time travel: the run whose request this run replays on another configuration. */
   replayOf?: string;
+  /** The only specialists this run may plan with (a replay on another team); absent: every available one. */
+  specialists?: string[];
 }

@@ -12,6 +12,8 @@ import type { Caller, RunRequest } from '../run-request.ts';
 import { checkpointState, checkpointsOf, type CarriedStep, type RunCheckpoint } from './checkpoints.ts';
 import { ForkBodySchema, issueMessage, planFork } from './fork-request.ts';
 import { eventsSoFar } from './read-events.ts';
+import { differences, summarize, type Difference, type RunSummary } from './compare.ts';
+import { ReplayBodySchema, replayRequest } from './replay-request.ts';
 
 export interface TimeTravelDeps {
   engine: RunEngine;
@@ -22,6 +24,7 @@ export interface TimeTravelDeps {
 
 export type Refusal = { ok: false; status: 400 | 404; message: string };
 export type Started = { ok: true; handle: RunHandle; forkedFrom?: { runId: string; checkpoint: string } };
+export type Comparison = { ok: true; a: RunSummary; b: RunSummary; differences: Difference[] };
 
 export interface TimeTravel {
   checkpoints(
@@ -30,6 +33,10 @@ export interface TimeTravel {
   ): Promise<{ ok: true; runId: string; checkpoints: RunCheckpoint[] } | Refusal>;
   /** Starts a fork; `body` is `{ checkpoint, edit? }` as a client sent it (checked here). */
   fork(runId: string, caller: Caller, body: unknown, protocol: string): Promise<Started | Refusal>;
+  /** Starts a replay: the run's request again, on `{ model?, models?, specialists? }`. */
+  replay(runId: string, caller: Caller, body: unknown, protocol: string): Promise<Started | Refusal>;
+  /** Two of the caller's runs side by side, and what differs. */
+  compare(a: string, b: string, caller: Caller): Promise<Comparison | Refusal>;
 }
 
 export const unknownRun = (runId: string): Refusal => ({
@@ -109,6 +116,24 @@ export function timeTravel(deps: TimeTravelDeps): TimeTravel {
         forked.resumeFrom ? { resumeFrom: forked.resumeFrom } : {},
       );
       return { ok: true, handle, forkedFrom: forked.request.forkedFrom };
+    },
+
+    async replay(runId, caller, body, protocol) {
+      const parsed = ReplayBodySchema.safeParse(body ?? {});
+      if (!parsed.success) return { ok: false, status: 400, message: issueMessage(parsed.error, '') };
+      const run = await readRun(runId, caller);
+      if (!run) return unknownRun(runId);
+      const replay = replayRequest(runId, run.request, parsed.data, await knownSpecialists());
+      if (!replay.ok) return { ok: false, status: 400, message: replay.message };
+      return { ok: true, handle: deps.engine.start({ ...replay.request, caller, protocol }) };
+    },
+
+    async compare(a, b, caller) {
+      const [x, y] = await Promise.all([readRun(a, caller), readRun(b, caller)]);
+      if (!x) return unknownRun(a);
+      if (!y) return unknownRun(b);
+      const [sa, sb] = [summarize(x.events), summarize(y.events)];
+      return { ok: true, a: sa, b: sb, differences: differences(sa, sb) };
     },
   };
 }

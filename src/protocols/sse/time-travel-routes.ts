@@ -2,6 +2,8 @@
  * Time travel over HTTP (docs/time-travel.md); the work is in graph/timetravel/, these only translate:
  *   GET  /api/runs/:id/checkpoints   the run's checkpoints, each with its plan, finished steps and usage
  *   POST /api/runs/:id/fork          { checkpoint, edit? } → 201 { runId, threadId, forkedFrom }: a new run from that state
+ *   POST /api/runs/:id/replay        { model?, models?, specialists? } → 201 { runId, threadId, replayOf }: the same request again
+ *   GET  /api/runs/compare?a=&b=     two runs side by side and what differs
  * Another caller's run answers 404 like an unknown one; a bad body or checkpoint 400, and nothing starts.
  * Mounted before /api/runs/:id (knowledge/routes.ts) so /api/runs/compare is not read as a run id.
  */
@@ -52,6 +54,25 @@ export function timeTravelRoutes(deps: TimeTravelRoutesDeps): Hono {
     const forked = await timeTravel.fork(c.req.param('id'), callerOf(c), await readJson(c), 'sse');
     if (!forked.ok) return refuse(c, forked);
     return started(c, forked.handle, { forkedFrom: forked.forkedFrom });
+  });
+
+  app.post('/api/runs/:id/replay', async (c) => {
+    const runId = c.req.param('id');
+    const replayed = await timeTravel.replay(runId, callerOf(c), await readJson(c), 'sse');
+    if (!replayed.ok) return refuse(c, replayed);
+    return started(c, replayed.handle, { replayOf: runId });
+  });
+
+  app.get('/api/runs/compare', async (c) => {
+    const { a, b, ...extra } = c.req.query();
+    const unknown = Object.keys(extra);
+    if (unknown.length) return jsonError(c, 400, `Unknown query parameter: ${unknown.join(', ')}.`, 'invalid_request');
+    if (!a || !b)
+      return jsonError(c, 400, 'Name the two runs: /api/runs/compare?a=RUN_ID&b=RUN_ID.', 'invalid_request');
+    const compared = await timeTravel.compare(a, b, callerOf(c));
+    if (!compared.ok) return refuse(c, compared);
+    const { ok: _ok, ...body } = compared;
+    return c.json(body);
   });
 
   return app;
