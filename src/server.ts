@@ -36,7 +36,8 @@ import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
-import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
+import { sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
+import { timeTravel as createTimeTravel } from './graph/timetravel/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
 import { clusterEventBus, mcpRoutes, stateKeySource } from './protocols/mcp/index.ts';
@@ -156,7 +157,10 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       ...(a2aSigner ? { signer: a2aSigner } : {}),
     });
 
+    const timeTravel = createTimeTravel({ engine, store, runStore: core.runStore });
     routes.push(
+      // Before knowledgeRoutes: its /api/runs/:id would read /api/runs/compare as a run id.
+      { path: '/', app: timeTravelRoutes({ timeTravel, logger }) },
       {
         path: '/',
         app: knowledgeRoutes({
@@ -179,6 +183,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
     const mcp = mcpRoutes({
       engine,
+      timeTravel,
       approvals,
       store,
       config,

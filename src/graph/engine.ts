@@ -29,6 +29,7 @@ import { recordEnd } from './durable/record-end.ts';
 import { recoverRuns, resumeStoredRun, type Recovered, type RecoveringEngine } from './durable/recover.ts';
 import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
+import { seedRun } from './timetravel/seed.ts';
 import { RunSuspendedError } from './run-suspended.ts';
 
 export { createEngineContext } from './engine-context.ts';
@@ -159,6 +160,7 @@ export class Engine implements RunEngine {
     const spent = restored.findLast((e): e is GraphEventOf<'usage'> => e.type === 'usage');
     if (spent) Object.assign(run.meter.totals, spent.usage);
     resume?.(run);
+    if (options.resumeFrom) seedRun(run, options.resumeFrom, store, ctx.logger);
     const result = this.#execute(run, restored.length > 0);
     const handle: RunHandle = {
       id,
@@ -280,6 +282,8 @@ export class Engine implements RunEngine {
         query: run.request.query,
         mode: run.mode,
         protocol: run.request.protocol,
+        ...(run.request.forkedFrom ? { forkedFrom: run.request.forkedFrom } : {}),
+        ...(run.request.replayOf ? { replayOf: run.request.replayOf } : {}),
       });
     const wall = setTimeout(
       () =>

@@ -81,7 +81,13 @@ export async function router(run: RunState, ctx: EngineContext): Promise<Next<'r
   }
 
   await loadSpecialists(run, ctx);
-  if (run.resumePlan) return runPresetPlan(run, ctx, run.resumePlan, 'resuming the checkpointed plan after a restart');
+  if (run.resumePlan)
+    return runPresetPlan(
+      run,
+      ctx,
+      run.resumePlan,
+      run.resumeReason ?? 'resuming the checkpointed plan after a restart',
+    );
   const preset = ctx.presetPlan?.(run.request);
   if (preset) return runPresetPlan(run, ctx, preset);
   const found = await reusableTeam(run, ctx);
