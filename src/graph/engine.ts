@@ -48,6 +48,7 @@ import { resumptionOf } from './durable/resume-plan.ts';
 import { ReplicaRuns } from './replicas/replica-runs.ts';
 import { RunSuspendedError } from './run-suspended.ts';
 import { shareLedger } from './replicas/shared-ledger.ts';
+import { CANCEL_CONFIRM_MS, cancelAndSettle, type CancelAnswer } from './cancel-run.ts';
 import { DeadlockError } from './dynamic/team.ts';
 import type { ApprovalOutcome } from '../hitl/types.ts';
 import type { StoredApproval } from '../store/runs/run-store.ts';
@@ -280,6 +281,21 @@ export class Engine implements RunEngine {
     entry.run.abort.abort(new RunCancelledError(reason ? `cancelled: ${reason}` : 'cancelled'));
     this.#cancelApprovals(runId);
     return true;
+  }
+
+  cancelAndWait(handle: RunHandle, reason?: string): Promise<CancelAnswer> {
+    return cancelAndSettle(handle, () => this.cancel(handle.id, reason), CANCEL_CONFIRM_MS);
+  }
+
+  async find(runId: string, caller?: Caller): Promise<RunHandle | undefined> {
+    const held = this.get(runId, caller);
+    const store = this.#ctx.runStore;
+    if (held || !store) return held;
+    const stored = await store.runs.get(runId);
+    const retainedUntil = (stored?.updatedAt ?? 0) + this.#ctx.config.engine.runRetentionMs;
+    if (!stored?.ending || stored.status === 'running' || retainedUntil <= this.#ctx.now()) return undefined;
+    this.#retainStored(stored);
+    return this.get(runId, caller);
   }
 
   get(runId: string, caller?: Caller): RunHandle | undefined {
