@@ -9,6 +9,7 @@ import type { Admission } from './admission.ts';
 import type { DirectCall, DirectCallRequest } from './direct-call.ts';
 import type { GraphEvent, RunEnding } from './events.ts';
 import type { Caller, RunRequest } from './run-request.ts';
+import type { CancelAnswer } from './cancel-run.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
 import type { ToolHost } from '../tools/types.ts';
 import type { ResumeFrom } from './timetravel/seed.ts';
@@ -27,6 +28,7 @@ export type {
 } from './events.ts';
 // The run request, its caller and who may see what.
 export { canSee, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run-request.ts';
+export type { CancelAnswer } from './cancel-run.ts';
 export type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from './run-request.ts';
 // Per-request model choice (`model` / `models` in a request body).
 export {
@@ -91,6 +93,11 @@ export interface RunHandle {
    * waiting. Live runs have it; a finished run known only from the store does not.
    */
   lastSeq?(): number;
+  /**
+   * True on a handle served from the run store (durable/stored-handle.ts): the run has ended, and its
+   * result and events are store reads, which take longer than a macrotask.
+   */
+  readonly fromStore?: true;
 }
 
 /** What a run is given besides its request: live ports, never persisted with it. */
@@ -107,6 +114,16 @@ export interface RunEngine {
   admitDirectCall(request: DirectCallRequest): DirectCall;
   /** Aborts a running run (its in-flight model/tool calls and pending approvals). False if unknown or ended. */
   cancel(runId: string, reason?: string): boolean;
+  /**
+   * Cancels the run and waits (at most CANCEL_CONFIRM_MS) for it to end, on whichever replica executes
+   * it: whether the cancel took hold, the run had already ended, or its replica has not answered yet.
+   */
+  cancelAndWait(handle: RunHandle, reason?: string): Promise<CancelAnswer>;
+  /**
+   * get(), or else a finished run this process does not hold (another replica ran it, or it finished
+   * before a restart) read from the run store while within the retention; same caller rule as get().
+   */
+  find(runId: string, caller?: Caller): Promise<RunHandle | undefined>;
   /**
    * A running or recently finished run still retained in memory. With a caller, only a run that
    * caller may see (its own; any for an admin): another caller's run is undefined, like an unknown one.

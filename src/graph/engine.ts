@@ -31,6 +31,7 @@ import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
 import { seedRun } from './timetravel/seed.ts';
 import { RunSuspendedError } from './run-suspended.ts';
+import { CANCEL_CONFIRM_MS, cancelAndSettle, type CancelAnswer } from './cancel-run.ts';
 
 export { createEngineContext } from './engine-context.ts';
 
@@ -210,6 +211,21 @@ export class Engine implements RunEngine {
     run.abort.abort(new RunCancelledError(reason ? `cancelled: ${reason}` : 'cancelled'));
     this.#cancelApprovals(runId);
     return true;
+  }
+
+  cancelAndWait(handle: RunHandle, reason?: string): Promise<CancelAnswer> {
+    return cancelAndSettle(handle, () => this.cancel(handle.id, reason), CANCEL_CONFIRM_MS);
+  }
+
+  async find(runId: string, caller?: Caller): Promise<RunHandle | undefined> {
+    const held = this.get(runId, caller);
+    const store = this.#ctx.runStore;
+    if (held || !store) return held;
+    const stored = await store.runs.get(runId);
+    const retainedUntil = (stored?.updatedAt ?? 0) + this.#ctx.config.engine.runRetentionMs;
+    if (!stored?.ending || stored.status === 'running' || retainedUntil <= this.#ctx.now()) return undefined;
+    this.#finished.addStored(stored, stored.updatedAt);
+    return this.get(runId, caller);
   }
 
   get(runId: string, caller?: Caller): RunHandle | undefined {

@@ -15,10 +15,18 @@ import { answerableId, envelopeProblem } from './json-rpc-envelope.ts';
 import { leadingRequestId, parseJsonBytes, type JsonRefusal } from './json-text.ts';
 
 export function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) => jsonError(c, 413, `The request body is larger than ${maxBytes} bytes.`),
-  });
+  const tooLarge = (c: Context) => jsonError(c, 413, `The request body is larger than ${maxBytes} bytes.`);
+  const limit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return async (c, next) => {
+    // A declared length over the limit is refused from the headers alone, before anything touches the
+    // body: hono's bodyLimit reads `c.req.raw.body`, which makes @hono/node-server wrap the socket in a
+    // web stream nobody drains, so the unread rest stalls and the keep-alive connection is closed
+    // (for bodies past the stream's buffers, ~200 KB). Untouched, the server drains it and keeps the connection.
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined && Number(length) > maxBytes)
+      return tooLarge(c);
+    return limit(c, next);
+  };
 }
 
 /** application/json or any application/*+json, with parameters (`; charset=utf-8`) allowed. */

@@ -22,6 +22,8 @@ export function storedRunHandle(ids: StoredRunIds, store: RunStore): RunHandle {
 }
 
 class StoredRunHandle implements RunHandle {
+  readonly fromStore = true as const;
+
   constructor(
     readonly id: string,
     readonly threadId: string,

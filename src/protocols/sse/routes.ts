@@ -2,8 +2,9 @@
  * The plain SSE stream (docs/protocols/sse.md): GraphEvents exactly as the engine emits them.
  *   POST /stream                    start a run, stream its events (429 + Retry-After when rate limited)
  *   GET  /stream/:runId             reconnect: events after Last-Event-ID (or ?after=N) from the retained history
- *   POST /stream/:runId/cancel      cancel a running run
- *   GET  /api/runs/:id/events       replay a running or finished run: SSE, or a JSON array with Accept: application/json
+ *   POST /stream/:runId/cancel      cancel a run; answers once it ended (202 cancelled, 409 already ended, 202 cancelling)
+ *   GET  /api/runs/:id/events       replay a running or finished run (on replicas, one another replica ran: from the
+ *                                   run store): SSE, or a JSON array with Accept: application/json
  * A client going away does not cancel the run (it may reconnect); cancel it explicitly.
  * A run belongs to the caller that started it: another caller's run id answers 404 like an unknown one.
  */
@@ -65,15 +66,19 @@ export function sseRoutes(deps: SseDeps): Hono {
     return streamGraphEvents(c, handle.events(after)[Symbol.asyncIterator](), { heartbeatMs });
   });
 
-  app.post('/stream/:runId/cancel', (c) => {
-    const handle = deps.engine.get(c.req.param('runId'), callerOf(c));
+  // Answers what happened, wherever the run executes: cancelled, already ended (and how), or still cancelling.
+  app.post('/stream/:runId/cancel', async (c) => {
+    const handle = await deps.engine.find(c.req.param('runId'), callerOf(c));
     if (!handle) return unknownRun(c, deps.config);
-    const cancelled = deps.engine.cancel(handle.id, 'cancelled by the client');
-    return c.json({ runId: handle.id, cancelled }, cancelled ? 202 : 409);
+    const answer = await deps.engine.cancelAndWait(handle, 'cancelled by the client');
+    const runId = handle.id;
+    if (answer.outcome === 'cancelled') return c.json({ runId, cancelled: true, status: 'cancelled' }, 202);
+    if (answer.outcome === 'cancelling') return c.json({ runId, cancelled: true, status: 'cancelling' }, 202);
+    return c.json({ runId, cancelled: false, status: answer.status }, 409);
   });
 
   app.get('/api/runs/:id/events', async (c) => {
-    const handle = deps.engine.get(c.req.param('id'), callerOf(c));
+    const handle = await deps.engine.find(c.req.param('id'), callerOf(c));
     if (!handle) return unknownRun(c, deps.config);
     const after = afterSeqOf(c);
     if (typeof after === 'string') return jsonError(c, 400, after, 'invalid_request');
@@ -119,16 +124,17 @@ function prefersJson(accept: string | undefined): boolean {
 /**
  * The events retained so far, without waiting for more: a consumer hands out retained events from
  * already-resolved promises, so a next() still pending after the current macrotask means "caught up".
+ * A run that has ended is read to its end instead: its events may come from the run store (another
+ * replica ran it), whose reads take longer than a macrotask, and nothing more will come.
  */
 async function retainedEvents(handle: RunHandle, afterSeq: number): Promise<GraphEvent[]> {
+  const ended =
+    handle.fromStore === true || (await Promise.race([handle.result.then(() => true), nextMacrotask(false)]));
   const iterator = handle.events(afterSeq)[Symbol.asyncIterator]();
   const events: GraphEvent[] = [];
   try {
     for (;;) {
-      const next = await Promise.race([
-        iterator.next(),
-        new Promise<'idle'>((resolve) => setImmediate(() => resolve('idle'))),
-      ]);
+      const next = await (ended ? iterator.next() : Promise.race([iterator.next(), nextMacrotask('idle' as const)]));
       if (next === 'idle' || next.done) break;
       events.push(next.value);
     }
@@ -137,3 +143,5 @@ async function retainedEvents(handle: RunHandle, afterSeq: number): Promise<Grap
   }
   return events;
 }
+
+const nextMacrotask = <T>(value: T) => new Promise<T>((resolve) => setImmediate(() => resolve(value)));

@@ -1,4 +1,5 @@
 /** The HTTP app built by the composition root, over real HTTP on 127.0.0.1. */
+import { connect } from 'node:net';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
@@ -45,6 +46,26 @@ async function start(env: Record<string, string> = {}) {
   open.push(parley);
   const { url } = await parley.listen();
   return { parley, url, lines };
+}
+
+/**
+ * Writes `first` (head and body) then, once it is all sent, `next` on one TCP connection, as a
+ * keep-alive client does; the status codes of the answers that came before the server closed it.
+ */
+function onOneConnection(port: number, first: (string | Buffer)[], next: string): Promise<string[]> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let answers = '';
+    socket.on('data', (d: Buffer) => (answers += d.toString('latin1')));
+    socket.on('error', () => undefined); // a reset shows as a missing answer
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve([...answers.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]!));
+    });
+    const timer = setTimeout(() => socket.destroy(), 5_000);
+    for (const part of first.slice(0, -1)) socket.write(part);
+    socket.write(first.at(-1)!, () => setTimeout(() => socket.write(next), 200));
+  });
 }
 
 async function expectError(res: Response, status: number, code: string) {
@@ -140,6 +161,22 @@ describe('errors in one JSON shape', () => {
       duplex: 'half',
     } as RequestInit);
     await expectError(res, 413, 'payload_too_large');
+  });
+
+  it('a large body answered early (401, 413) is drained: the keep-alive connection answers the next request', async () => {
+    const { url } = await start({ PARLEY_API_KEYS: 'alpha-key' });
+    const { port } = new URL(url);
+    for (const size of [100_000, 1_000_000]) {
+      for (const [auth, status] of [
+        ['', '401'],
+        ['Authorization: Bearer alpha-key\r\n', '413'],
+      ] as const) {
+        const head = `POST /probe/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n${auth}\r\n`;
+        const next = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
+        const statuses = await onOneConnection(Number(port), [head, Buffer.alloc(size, 'a')], next);
+        expect(statuses, `${size} bytes, ${status}`).toEqual([status, '200']);
+      }
+    }
   });
 
   it('malformed JSON is a 400, through readJson and through c.req.json()', async () => {

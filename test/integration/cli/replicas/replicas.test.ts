@@ -88,11 +88,41 @@ describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
     );
     await vi.waitFor(async () => expect(await approvals(b.url)).toHaveLength(1));
     const cancelled = await fetch(`${b.url}/stream/${run.runId}/cancel`, { method: 'POST' });
+    // B answers once A has ended the run, and says how it ended.
     expect(cancelled.status).toBe(202);
+    expect(await cancelled.json()).toEqual({ runId: run.runId, cancelled: true, status: 'cancelled' });
     await run.done;
     expect(run.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
     expect(existsSync(join(workspace, 'never.txt'))).toBe(false);
     await vi.waitFor(async () => expect(await approvals(b.url)).toHaveLength(0));
+    // Again, on either replica: the run had already ended.
+    for (const url of [a.url, b.url]) {
+      const again = await fetch(`${url}/stream/${run.runId}/cancel`, { method: 'POST' });
+      expect(again.status, url).toBe(409);
+      expect(await again.json()).toEqual({ runId: run.runId, cancelled: false, status: 'cancelled' });
+    }
+  });
+
+  it('a replica that started after a run finished elsewhere replays its events from Postgres, and a cancel there says it had ended', async () => {
+    const a = await replica();
+    const run = await startRun(a.url, { query: 'hello there' }, 'run.finished');
+    await run.done;
+    expect(run.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    // C never saw the run: not followed, not retained.
+    const c = await replica();
+    const replay = follow(await fetch(`${c.url}/api/runs/${run.runId}/events`));
+    await replay.done;
+    expect(replay.events).toEqual(run.events);
+    const json = await fetch(`${c.url}/api/runs/${run.runId}/events?after=2`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(json.status).toBe(200);
+    expect(seqs((await json.json()) as GraphEvent[])).toEqual(seqs(run.events).filter((s) => s > 2));
+    const cancel = await fetch(`${c.url}/stream/${run.runId}/cancel`, { method: 'POST' });
+    expect(cancel.status).toBe(409);
+    expect(await cancel.json()).toEqual({ runId: run.runId, cancelled: false, status: 'completed' });
+    // An id no replica knows is still a 404.
+    expect((await fetch(`${c.url}/api/runs/no-such-run/events`)).status).toBe(404);
   });
 
   it('kill -9 of A: B takes its runs over once the lease expires, the approval waits under the same id, nothing told is lost', async () => {

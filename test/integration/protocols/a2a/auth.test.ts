@@ -10,11 +10,13 @@ import { createHttpApp } from '../../../../src/http/app.ts';
 import { callerOf } from '../../../../src/http/auth.ts';
 import { silentLogger } from '../../../../src/log.ts';
 import { a2aRoutes } from '../../../../src/protocols/a2a/index.ts';
+import { sseRoutes } from '../../../../src/protocols/sse/index.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
 import { listen, type TestServer } from '../../../support/http.ts';
 import { a2aClientAs, NOTER, send, text } from '../../../support/protocols/a2a-helpers.ts';
 
 const KEYS = ['key-alice', 'key-bob'];
+const ADMIN = 'key-admin';
 let parley: TestParley;
 let server: TestServer;
 
@@ -24,11 +26,13 @@ beforeAll(async () => {
   const app = createHttpApp({
     version: 'test',
     apiKeys: KEYS,
+    adminKeys: [ADMIN],
     bodyLimitBytes: 64 * 1024,
     logger: silentLogger,
     readiness: [],
     publicPaths: ['/.well-known/agent-card.json'],
     routes: [
+      { path: '/', app: sseRoutes({ engine: parley.engine, config, logger: silentLogger }) },
       {
         path: '/',
         app: a2aRoutes({
@@ -93,6 +97,24 @@ describe('A2A behind API-key auth', () => {
       statusTimestampAfter: undefined,
     });
     expect(listed.tasks).toHaveLength(0);
+  });
+
+  it("an admin key does not see another key's A2A task (the SDK's per-user scope), but reaches its run by the task id", async () => {
+    const alice = await clientWith('key-alice');
+    const admin = await clientWith(ADMIN);
+    const task = (await alice.sendMessage(send([text('another private question [[route:direct]]')]))) as Task;
+    // Documented in docs/security.md: a task is a protocol object of the key that made it, like an MCP session.
+    await expect(admin.getTask({ tenant: '', id: task.id })).rejects.toThrow(/not found/i);
+    // The run behind it (task id = run id) is the admin's to read, like every caller's runs.
+    const events = await fetch(`${server.url}/api/runs/${task.id}/events`, {
+      headers: { authorization: `Bearer ${ADMIN}`, accept: 'application/json' },
+    });
+    expect(events.status).toBe(200);
+    expect(((await events.json()) as { type: string }[]).at(-1)).toMatchObject({ type: 'run.finished' });
+    const asBob = await fetch(`${server.url}/api/runs/${task.id}/events`, {
+      headers: { authorization: 'Bearer key-bob', accept: 'application/json' },
+    });
+    expect(asBob.status).toBe(404);
   });
 
   it('the body limit applies (413) before JSON-RPC parsing', async () => {

@@ -161,13 +161,17 @@ describe('reconnect and replay', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('POST /stream/:runId/cancel cancels a running run', async () => {
+  it('POST /stream/:runId/cancel cancels a running run and answers how it ended; again: 409, already ended', async () => {
     const res = await postJson(`${rig.url}/stream`, { query: NOTE_QUERY.replace('agui.txt', 'cancel.txt') });
     const runId = res.headers.get('x-parley-run-id')!;
     const cancelled = await postJson(`${rig.url}/stream/${runId}/cancel`, {});
+    // The answer comes once the run has ended, and says so.
     expect(cancelled.status).toBe(202);
+    expect(await cancelled.json()).toEqual({ runId, cancelled: true, status: 'cancelled' });
     const events = (await readAll(res)).map((m) => m.json);
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
-    expect((await postJson(`${rig.url}/stream/${runId}/cancel`, {})).status).toBe(409);
+    const again = await postJson(`${rig.url}/stream/${runId}/cancel`, {});
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({ runId, cancelled: false, status: 'cancelled' });
   });
 });
