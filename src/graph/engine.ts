@@ -44,6 +44,7 @@ import type { GraphEvent, GraphEventOf } from './events.ts';
 import type { RunRecord } from '../knowledge/store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
+import { runApprovals } from './run-approvals.ts';
 import { resumptionOf } from './durable/resume-plan.ts';
 import { ReplicaRuns } from './replicas/replica-runs.ts';
 import { RunSuspendedError } from './run-suspended.ts';
@@ -136,6 +137,7 @@ export class Engine implements RunEngine {
         leaseMs: config.cluster.leaseMs,
         logger,
         now,
+        approvals: this.#ctx.approvals,
         hooks: {
           isLocal: (id) => this.#runs.has(id),
           localRunning: () => [...this.#runs.values()].filter((e) => e.run).map((e) => e.handle.id),
@@ -241,6 +243,7 @@ export class Engine implements RunEngine {
       result,
       events: (afterSeq) => log.events(afterSeq),
       lastSeq: () => log.lastSeq,
+      ...runApprovals(ctx.approvals, id, run.callerId),
     };
     const entry: Entry = { run, handle };
     this.#runs.set(id, entry);
@@ -572,7 +575,10 @@ export class Engine implements RunEngine {
     for (const r of finished) if (!kept.has(r.id)) await store.forget(r.id);
     for (const r of keep) {
       if (this.#runs.has(r.id)) continue;
-      const entry: Entry = { handle: storedRunHandle(r, store), expiresAt: r.updatedAt + runRetentionMs };
+      const entry: Entry = {
+        handle: storedRunHandle(r, store, this.#ctx.approvals),
+        expiresAt: r.updatedAt + runRetentionMs,
+      };
       this.#runs.set(r.id, entry);
       this.#finished.set(r.id, entry);
     }
@@ -669,7 +675,7 @@ export class Engine implements RunEngine {
   #retainStored(r: StoredRun): void {
     if (this.#runs.has(r.id)) return;
     const entry: Entry = {
-      handle: storedRunHandle(r, this.#ctx.runStore!),
+      handle: storedRunHandle(r, this.#ctx.runStore!, this.#ctx.approvals),
       expiresAt: r.updatedAt + this.#ctx.config.engine.runRetentionMs,
     };
     this.#runs.set(r.id, entry);
@@ -710,6 +716,7 @@ export class Engine implements RunEngine {
       result: Promise.resolve(result),
       events: (afterSeq) => log.events(afterSeq),
       lastSeq: () => log.lastSeq,
+      ...runApprovals(this.#ctx.approvals, log.runId, callerId),
     };
   }
 }
