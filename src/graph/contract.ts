@@ -11,6 +11,7 @@ import type { GraphEvent, RunEnding } from './events.ts';
 import type { Caller, RunRequest } from './run-request.ts';
 import type { CancelAnswer } from './cancel-run.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
+import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
 import type { ToolHost } from '../tools/types.ts';
 import type { ResumeFrom } from './timetravel/seed.ts';
 
@@ -56,7 +57,7 @@ export { createSessionTools, type SessionTools, type SessionToolsSpec } from './
 export type { ProjectClient, CommandRun } from '../tools/project/client.ts';
 export type { ToolHost } from '../tools/types.ts';
 export type { McpServerSpec } from '../tools/server-spec.ts';
-export type { ToolPreview } from '../hitl/types.ts';
+export type { ApprovalDecision, ApprovalRequest, ResolveAnswer, ToolPreview } from '../hitl/types.ts';
 
 /** What adapters read from the knowledge store: the specialists, finished runs and memory they list. */
 export type KnowledgeReads = Pick<
@@ -98,6 +99,17 @@ export interface RunHandle {
    * result and events are store reads, which take longer than a macrotask.
    */
   readonly fromStore?: true;
+  /**
+   * The run's approvals that wait on a human, as announced (approval.requested): with replicas, also
+   * while another replica executes the run. Empty once the run has ended.
+   */
+  pendingApprovals(): ApprovalRequest[];
+  /**
+   * Answers one of the run's approvals: the same futures as POST /api/approve, so the first answer on
+   * any channel wins (a later one reads already_resolved). An approval of another run answers
+   * not_found, like an unknown id; `actor` is who answered, for the audit ("acp", "a2a", a key id).
+   */
+  resolve(requestId: string, decision: ApprovalDecision, actor: string): Promise<ResolveAnswer>;
 }
 
 /** What a run is given besides its request: live ports, never persisted with it. */

@@ -30,6 +30,7 @@ import { recoverRuns, resumeStoredRun, type Recovered, type RecoveringEngine } f
 import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
 import { seedRun } from './timetravel/seed.ts';
+import { runApprovals } from './run-approvals.ts';
 import { RunSuspendedError } from './run-suspended.ts';
 import { CANCEL_CONFIRM_MS, cancelAndSettle, type CancelAnswer } from './cancel-run.ts';
 
@@ -64,7 +65,7 @@ export class Engine implements RunEngine {
     const { runRetentionMs, runRetentionMax, runRetentionBytes } = ctx.config.engine;
     this.#finished = new FinishedRuns(
       { retentionMs: runRetentionMs, max: runRetentionMax, budgetBytes: runRetentionBytes },
-      { now: ctx.now, logger: ctx.logger, ...(ctx.runStore ? { store: ctx.runStore } : {}) },
+      { now: ctx.now, logger: ctx.logger, approvals: ctx.approvals, ...(ctx.runStore ? { store: ctx.runStore } : {}) },
     );
     this.#replicas = joinReplicas(ctx, {
       isLocal: (id) => this.#running.has(id) || this.#finished.has(id),
@@ -99,7 +100,7 @@ export class Engine implements RunEngine {
     if (this.#running.has(id) || this.#finished.has(id)) {
       // Never disturb the run that owns the id: answer with a detached, already failed run.
       const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: ctx.now });
-      return failedRunHandle(log, threadId, request, `run id "${id}" is already in use`);
+      return failedRunHandle(log, threadId, request, `run id "${id}" is already in use`, this.#ctx.approvals);
     }
     const record: StoredRun = {
       id,
@@ -171,6 +172,7 @@ export class Engine implements RunEngine {
       result,
       events: (afterSeq) => log.events(afterSeq),
       lastSeq: () => log.lastSeq,
+      ...runApprovals(ctx.approvals, id, run.callerId),
     };
     this.#running.set(id, { run, handle });
     this.#replicas?.runs.started({ id, callerId: run.callerId, threadId }, restored.length > 0);

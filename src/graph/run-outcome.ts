@@ -2,6 +2,8 @@
  * How a run ends when its nodes did not say: a request the engine refuses before any node runs, a run id
  * already taken, and the outcome an exception or an abort (cancel, budget, a deadlocked team) stands for.
  */
+import type { ApprovalPort } from '../hitl/types.ts';
+import { runApprovals } from './run-approvals.ts';
 import { ADMITTED } from './admission.ts';
 import type { RunHandle, RunResult } from './contract.ts';
 import type { RunEventLog } from './run-event-log.ts';
@@ -42,7 +44,13 @@ export function outcomeOf(run: RunState, err: unknown): RunOutcome {
 }
 
 /** A detached run that failed before it began (its id was taken): its own log, never the owner's. */
-export function failedRunHandle(log: RunEventLog, threadId: string, request: RunRequest, error: string): RunHandle {
+export function failedRunHandle(
+  log: RunEventLog,
+  threadId: string,
+  request: RunRequest,
+  error: string,
+  approvals: ApprovalPort,
+): RunHandle {
   const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
   log.emit({
     type: 'run.started',
@@ -62,5 +70,6 @@ export function failedRunHandle(log: RunEventLog, threadId: string, request: Run
     result: Promise.resolve(result),
     events: (afterSeq) => log.events(afterSeq),
     lastSeq: () => log.lastSeq,
+    ...runApprovals(approvals, log.runId, callerId),
   };
 }

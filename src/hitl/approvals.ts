@@ -4,6 +4,8 @@
  * human through any channel (resolve), by the timeout (the configured default), or by
  * cancellation (abort signal, cancelRun, close). Every request and outcome is audited through an
  * injected recorder before the outcome is released, so nothing acts on an unrecorded decision.
+ * With a run store, durable.ts commits requests and decisions; with replicas, replicas.ts relays what
+ * the others hold and makes the first answer win.
  */
 import { randomUUID } from 'node:crypto';
 import { LOCAL_CALLER, canSee, type Caller } from '../identity/caller.ts';
@@ -22,7 +24,8 @@ import { checkDecision } from './decision-check.ts';
 import { asksTheSame, forNewCallIds } from './restored-match.ts';
 import type { ApprovalRecords } from '../store/runs/run-store.ts';
 import type { Cluster } from '../cluster/types.ts';
-import { unavailableOf } from '../unavailable.ts';
+import { ApprovalDurability } from './durable.ts';
+import { ApprovalRelay } from './replicas.ts';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -48,16 +51,6 @@ export interface ApprovalBrokerOptions {
   cluster?: Cluster;
 }
 
-/** What replicas tell each other about approvals (channel "approvals"). */
-type ApprovalMessage =
-  | { type: 'pending'; request: ApprovalRequest }
-  | { type: 'settled'; id: string; callerId: string; outcome: ApprovalOutcome }
-  | { type: 'decide'; id: string; outcome: ApprovalOutcome };
-
-const CHANNEL = 'approvals';
-/** How long a claim on an answer blocks a second one: longer than any request waits in practice. */
-const CLAIM_MS = 7 * 24 * 3_600_000;
-
 interface Pending {
   request: ApprovalRequest;
   settle: (outcome: ApprovalOutcome) => void;
@@ -81,62 +74,39 @@ export class ApprovalBroker implements ApprovalPort {
   /** Settled ids and who owned them (so a late answer from another caller still reads "not found"). */
   readonly #settled = new Map<string, { outcome: ApprovalOutcome; callerId: string }>();
   readonly #restored = new Map<string, Restored>();
-  /** Requests waiting on other replicas (listed and answerable here); empty without a shared cluster. */
-  readonly #remote = new Map<string, ApprovalRequest>();
   readonly #options: Required<Omit<ApprovalBrokerOptions, 'recordApproval' | 'store' | 'cluster'>> &
-    Pick<ApprovalBrokerOptions, 'recordApproval' | 'store'>;
+    Pick<ApprovalBrokerOptions, 'recordApproval'>;
+  /** Set only with a run store. */
+  readonly #durable?: ApprovalDurability;
   /** Set only when other processes share the state. */
-  readonly #cluster?: Cluster;
-  readonly #unsubscribe?: () => void;
-  #closed = false;
+  readonly #relay?: ApprovalRelay;
 
   constructor(options: ApprovalBrokerOptions) {
-    const { cluster, ...rest } = options;
+    const { cluster, store, ...rest } = options;
     this.#options = { logger: silentLogger, rememberSettled: 1000, ...rest };
+    if (store) this.#durable = new ApprovalDurability(store, this.#options.logger);
     if (cluster?.shared) {
-      this.#cluster = cluster;
-      this.#unsubscribe = cluster.subscribe(CHANNEL, (m) => this.#onMessage(m as ApprovalMessage));
-    }
-  }
-
-  #onMessage(message: ApprovalMessage): void {
-    if (message.type === 'pending') {
-      if (!this.#pending.has(message.request.id)) this.#remote.set(message.request.id, message.request);
-    } else if (message.type === 'settled') {
-      if (this.#remote.delete(message.id)) this.#remember(message.id, message.outcome, message.callerId);
-    } else if (message.type === 'decide') {
-      // Claimed and stored by the replica that took the answer: this one, holding the run, acts on it.
-      if (this.#pending.get(message.id)?.durable) this.#finish(message.id, message.outcome, { stored: true });
-    }
-  }
-
-  #tell(message: ApprovalMessage): void {
-    this.#cluster?.publish(CHANNEL, message).catch((err: unknown) => {
-      this.#options.logger.warn('approvals: telling the other replicas failed', { error: String(err) });
-    });
-  }
-
-  /**
-   * Replicas: the pending requests of the shared store, so a message lost on the way never hides one
-   * for long (the engine calls this on start and on every sweep). Those of other replicas are listed here;
-   * one of this replica's that the store no longer has pending was answered elsewhere and its answer
-   * did not arrive: it is read from the store and applied.
-   */
-  syncRemote(pending: ApprovalRequest[]): void {
-    if (!this.#cluster) return;
-    const stillPending = new Set(pending.map((r) => r.id));
-    this.#remote.clear();
-    for (const request of pending) if (!this.#pending.has(request.id)) this.#remote.set(request.id, request);
-    for (const [id, entry] of this.#pending) {
-      if (!entry.durable || stillPending.has(id)) continue;
-      void this.#options.store?.get(id).then(
-        (stored) => {
-          const outcome = stored?.status === 'decided' ? (stored.outcome as ApprovalOutcome | undefined) : undefined;
-          if (outcome?.decision && this.#pending.get(id) === entry) this.#finish(id, outcome, { stored: true });
+      this.#relay = new ApprovalRelay(
+        cluster,
+        {
+          holds: (id) => this.#pending.has(id),
+          committed: () => [...this.#pending].filter(([, entry]) => entry.durable),
+          applyStored: (id, outcome, token) => {
+            const entry = this.#pending.get(id);
+            if (entry?.durable && (token === undefined || entry === token)) this.#finish(id, outcome, { stored: true });
+          },
+          remember: (id, outcome, callerId) => this.#remember(id, outcome, callerId),
+          settledOwner: (id) => this.#settled.get(id)?.callerId,
         },
-        () => undefined,
+        this.#durable,
+        this.#options.logger,
       );
     }
+  }
+
+  /** Replicas: the pending requests of the shared store (replicas.ts, ApprovalRelay.sync). */
+  syncRemote(pending: ApprovalRequest[]): void {
+    this.#relay?.sync(pending);
   }
 
   request(input: ApprovalRequestInput, options: { timeoutMs?: number; signal?: AbortSignal } = {}): IssuedApproval {
@@ -164,7 +134,7 @@ export class ApprovalBroker implements ApprovalPort {
       ),
       detachSignal: () => {},
       audit: this.#record(toRecord(request)),
-      durable: !this.#options.store,
+      durable: !this.#durable,
     };
     // A pending approval must never keep the process alive on its own.
     entry.timer.unref?.();
@@ -182,26 +152,11 @@ export class ApprovalBroker implements ApprovalPort {
 
   /** The request's write to the run store; the entry becomes visible once it is committed. */
   #store(request: ApprovalRequest, entry: Pending): Promise<void> | undefined {
-    const store = this.#options.store;
-    if (!store) return undefined;
-    const write = store.putPending({
-      id: request.id,
-      runId: request.runId,
-      callerId: ownerOf(request),
-      request,
-      updatedAt: Date.now(),
+    return this.#durable?.putPending(request, ownerOf(request), (stored) => {
+      // A broken store must not wedge the run: the request still waits, in this process only.
+      entry.durable = true;
+      if (stored) this.#relay?.pending(request);
     });
-    return write.then(
-      () => {
-        entry.durable = true;
-        this.#tell({ type: 'pending', request });
-      },
-      (err: unknown) => {
-        // A broken store must not wedge the run: the request still waits, in this process only.
-        entry.durable = true;
-        this.#options.logger.error('storing an approval request failed', { id: request.id, error: String(err) });
-      },
-    );
   }
 
   /** Cancels the request when the run's signal aborts. */
@@ -235,7 +190,7 @@ export class ApprovalBroker implements ApprovalPort {
   restore(requests: ApprovalRequest[], decided: Record<string, ApprovalOutcome> = {}): void {
     for (const request of requests) {
       if (this.#pending.has(request.id)) continue;
-      this.#remote.delete(request.id);
+      this.#relay?.remote.delete(request.id);
       let settle!: (outcome: ApprovalOutcome) => void;
       const settled = new Promise<ApprovalOutcome>((resolve) => (settle = resolve));
       const outcome = decided[request.id];
@@ -270,7 +225,7 @@ export class ApprovalBroker implements ApprovalPort {
       this.#pending.set(request.id, entry);
       this.#restored.set(request.id, { request, settled, entry });
       // It now waits here (a replica that took the run over): the others list it as this one's.
-      this.#tell({ type: 'pending', request });
+      this.#relay?.pending(request);
     }
   }
 
@@ -286,7 +241,7 @@ export class ApprovalBroker implements ApprovalPort {
 
   async resolve(id: string, decision: ApprovalDecision, actor: string, caller?: Caller): Promise<ResolveAnswer> {
     const entry = this.#pending.get(id);
-    const remote = entry ? undefined : this.#remote.get(id);
+    const remote = entry ? undefined : this.#relay?.remote.get(id);
     const request = entry?.durable ? entry.request : remote;
     if (!request || !canSee(caller, ownerOf(request))) {
       const settled = entry ? undefined : this.#settled.get(id);
@@ -304,27 +259,23 @@ export class ApprovalBroker implements ApprovalPort {
       at: new Date().toISOString(),
     };
     // Postgres has the last word: a decision committed while Redis was away is not made twice.
-    if (!entry && (await this.#options.store?.get(id))?.status === 'decided') return alreadyResolved(id);
-    if (this.#cluster && !(await this.#claimOrDecideHere(id, outcome, entry !== undefined))) return alreadyResolved(id);
+    if (!entry && (await this.#durable?.isDecided(id))) return alreadyResolved(id);
+    if (this.#relay && !(await this.#relay.claimOrDecideHere(id, outcome, entry !== undefined)))
+      return alreadyResolved(id);
     if (entry) {
       // Settled meanwhile (a timeout, a cancellation) while the claim was on its way.
       if (this.#pending.get(id) !== entry) return alreadyResolved(id);
       this.#finish(id, outcome);
     } else {
-      // Another replica holds the run: the decision is committed first (a replica taking the run over
-      // after that one's death finds it), then the holder is told to act on it.
-      await this.#options.store?.decide(id, outcome);
-      this.#remote.delete(id);
-      this.#remember(id, outcome, ownerOf(request));
-      this.#tell({ type: 'decide', id, outcome });
-      this.#tell({ type: 'settled', id, callerId: ownerOf(request), outcome });
+      // Another replica holds the run: it is told once the decision is committed.
+      await this.#relay!.decideRemote(request, ownerOf(request), outcome);
     }
     return { ok: true, outcome: structuredClone(outcome) };
   }
 
   get(id: string, caller?: Caller): ApprovalRequest | undefined {
     const entry = this.#pending.get(id);
-    const request = entry?.durable ? entry.request : entry ? undefined : this.#remote.get(id);
+    const request = entry?.durable ? entry.request : entry ? undefined : this.#relay?.remote.get(id);
     return request && canSee(caller, ownerOf(request)) ? structuredClone(request) : undefined;
   }
 
@@ -332,7 +283,7 @@ export class ApprovalBroker implements ApprovalPort {
     return [...this.#pending.values()]
       .filter((p) => p.durable)
       .map((p) => p.request)
-      .concat([...this.#remote.values()])
+      .concat([...(this.#relay?.remote.values() ?? [])])
       .filter((r) => (runId === undefined || r.runId === runId) && canSee(caller, ownerOf(r)))
       .map((r) => structuredClone(r));
   }
@@ -346,59 +297,17 @@ export class ApprovalBroker implements ApprovalPort {
 
   /** Shutdown: settles everything still pending as cancelled and waits for the audit writes. */
   async close(): Promise<void> {
-    this.#closed = true;
-    this.#unsubscribe?.();
+    this.#relay?.close();
     const entries = [...this.#pending.values()];
     for (const { request } of entries) this.#finish(request.id, defaultOutcome(request, 'cancelled', 'deny', 0));
     // #finish chained each outcome write onto entry.audit.
     await Promise.allSettled(entries.map((e) => e.audit));
   }
 
-  /**
-   * The claim that makes the first answer win on every replica. Redis out of reach (issue 31): a run
-   * held here is decided here by this broker (no other replica can answer meanwhile: each needs the
-   * claim, or finds the decision in Postgres), and the claim and the news follow once Redis is back; a
-   * run held elsewhere cannot be, and the UnavailableError becomes a 503.
-   */
-  async #claimOrDecideHere(id: string, outcome: ApprovalOutcome, heldHere: boolean): Promise<boolean> {
-    try {
-      return await this.#cluster!.claim(`approval:${id}`, CLAIM_MS);
-    } catch (err) {
-      if (!heldHere || !unavailableOf(err)) throw err;
-      this.#options.logger.warn('approvals: Redis is unavailable; deciding a run held here locally', { id });
-      void this.#claimWhenBack(id, outcome);
-      return true;
-    }
-  }
-
-  /** After a local decision during a Redis outage: takes the claim and tells the others, once Redis answers. */
-  async #claimWhenBack(id: string, outcome: ApprovalOutcome): Promise<void> {
-    for (let wait = 500; !this.#closed; wait = Math.min(wait * 2, 5_000)) {
-      await new Promise((r) => setTimeout(r, wait).unref());
-      try {
-        await this.#cluster!.claim(`approval:${id}`, CLAIM_MS);
-        this.#tell({ type: 'settled', id, callerId: this.#settled.get(id)?.callerId ?? LOCAL_CALLER.id, outcome });
-        return;
-      } catch (err) {
-        if (!unavailableOf(err)) {
-          this.#options.logger.warn('approvals: claiming a decision made during a Redis outage failed', {
-            id,
-            error: String(err),
-          });
-          return;
-        }
-      }
-    }
-  }
-
   /** A timeout's default: with replicas, only if no human's answer on another replica claimed it first. */
   #settleOnce(id: string, outcome: ApprovalOutcome): void {
-    if (!this.#cluster) return this.#finish(id, outcome);
-    this.#cluster.claim(`approval:${id}`, CLAIM_MS).then(
-      (won) => won && this.#finish(id, outcome),
-      // Redis unreachable: the run must not wait forever on a timeout that never applies.
-      () => this.#finish(id, outcome),
-    );
+    if (!this.#relay) return this.#finish(id, outcome);
+    this.#relay.settleOnce(id, () => this.#finish(id, outcome));
   }
 
   #finish(id: string, outcome: ApprovalOutcome, options: { stored?: boolean } = {}): void {
@@ -408,7 +317,6 @@ export class ApprovalBroker implements ApprovalPort {
     clearTimeout(entry.timer);
     entry.detachSignal();
     this.#remember(id, outcome, ownerOf(entry.request));
-    const store = this.#options.store;
     entry.audit = entry.audit.then(async () => {
       await this.#record({
         ...toRecord(entry.request),
@@ -418,13 +326,10 @@ export class ApprovalBroker implements ApprovalPort {
         resolvedAt: outcome.at,
       });
       // The run acts on a decision only once it is committed (a restart then never asks again).
-      if (!options.stored)
-        await store?.decide(id, outcome).catch((err: unknown) => {
-          this.#options.logger.error('storing an approval decision failed', { id, error: String(err) });
-        });
+      if (!options.stored) await this.#durable?.decide(id, outcome);
     });
     entry.settle(outcome);
-    this.#tell({ type: 'settled', id, callerId: ownerOf(entry.request), outcome });
+    this.#relay?.settled(id, ownerOf(entry.request), outcome);
   }
 
   #remember(id: string, outcome: ApprovalOutcome, callerId: string): void {

@@ -4,10 +4,12 @@
  * run costs the heap a few hundred bytes however long its log (issue 32: finished runs live in the
  * store, not in memory). Used for runs finished here, before a restart, or on another replica.
  */
+import type { ApprovalPort } from '../../hitl/types.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import { ADMITTED, type Admission } from '../admission.ts';
 import type { RunHandle, RunResult } from '../contract.ts';
 import type { GraphEvent, RunEnding } from '../events.ts';
+import { runApprovals } from '../run-approvals.ts';
 
 const PAGE = 500;
 
@@ -17,8 +19,8 @@ export interface StoredRunIds {
   callerId: string;
 }
 
-export function storedRunHandle(ids: StoredRunIds, store: RunStore): RunHandle {
-  return new StoredRunHandle(ids.id, ids.threadId, ids.callerId, store);
+export function storedRunHandle(ids: StoredRunIds, store: RunStore, approvals: ApprovalPort): RunHandle {
+  return new StoredRunHandle(ids.id, ids.threadId, ids.callerId, store, approvals);
 }
 
 class StoredRunHandle implements RunHandle {
@@ -29,7 +31,14 @@ class StoredRunHandle implements RunHandle {
     readonly threadId: string,
     readonly callerId: string,
     private readonly store: RunStore,
-  ) {}
+    approvals: ApprovalPort,
+  ) {
+    // A late answer to one of its approvals reads already_resolved, as through POST /api/approve.
+    ({ pendingApprovals: this.pendingApprovals, resolve: this.resolve } = runApprovals(approvals, id, callerId));
+  }
+
+  readonly pendingApprovals: RunHandle['pendingApprovals'];
+  readonly resolve: RunHandle['resolve'];
 
   get admission(): Promise<Admission> {
     return Promise.resolve(ADMITTED);

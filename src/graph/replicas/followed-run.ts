@@ -4,10 +4,12 @@
  * so a lost message costs a second, never an event). Its result settles when the log shows run.finished.
  */
 import type { Cluster } from '../../cluster/types.ts';
+import type { ApprovalPort } from '../../hitl/types.ts';
 import type { RunStore, StoredRun } from '../../store/runs/run-store.ts';
 import { ADMITTED } from '../admission.ts';
 import type { RunHandle, RunResult } from '../contract.ts';
 import type { GraphEvent, RunEnding } from '../events.ts';
+import { runApprovals } from '../run-approvals.ts';
 import { runEventsChannel } from './channels.ts';
 
 const PAGE = 500;
@@ -20,7 +22,12 @@ export interface FollowedRun extends RunHandle {
   stop(): void;
 }
 
-export function followedRunHandle(stored: StoredRun, store: RunStore, cluster: Cluster): FollowedRun {
+export function followedRunHandle(
+  stored: StoredRun,
+  store: RunStore,
+  cluster: Cluster,
+  approvals: ApprovalPort,
+): FollowedRun {
   let settle!: (result: RunResult) => void;
   const result = new Promise<RunResult>((resolve) => (settle = resolve));
   /** Wakes every waiting reader: new events, or stop(). */
@@ -69,6 +76,8 @@ export function followedRunHandle(stored: StoredRun, store: RunStore, cluster: C
     admission: Promise.resolve(ADMITTED),
     result,
     events,
+    // Its approvals are relayed to this replica (hitl/replicas.ts): listed and answered here.
+    ...runApprovals(approvals, stored.id, stored.callerId),
     ended(ending) {
       settle({ runId: stored.id, threadId: stored.threadId, ...ending });
     },

@@ -26,6 +26,7 @@ export function joinReplicas(
     leaseMs: config.cluster.leaseMs,
     logger,
     now,
+    approvals: ctx.approvals,
     hooks: { ...hooks, syncApprovals: (pending) => ctx.approvals.syncRemote?.(pending) },
   });
   return { runs, unshareLedger };

@@ -10,7 +10,7 @@
 import type { Cluster } from '../../cluster/types.ts';
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
-import type { ApprovalRequest } from '../../hitl/types.ts';
+import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
 import type { RunEnding } from '../events.ts';
 import { cancelKey, RUNS_CHANNEL, runEventsChannel, type RunsMessage } from './channels.ts';
 import { followedRunHandle, type FollowedRun } from './followed-run.ts';
@@ -43,6 +43,7 @@ export class ReplicaRuns {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #hooks: ReplicaEngineHooks;
+  readonly #approvals: ApprovalPort;
   readonly #leases: RunLeases;
   readonly #remote = new Map<string, FollowedRun>();
   #unsubscribe?: () => void;
@@ -56,6 +57,8 @@ export class ReplicaRuns {
     logger: Logger;
     now: () => number;
     hooks: ReplicaEngineHooks;
+    /** The approvals a followed run's handle lists and answers. */
+    approvals: ApprovalPort;
   }) {
     this.#cluster = options.cluster;
     this.#store = options.store;
@@ -63,6 +66,7 @@ export class ReplicaRuns {
     this.#logger = options.logger;
     this.#now = options.now;
     this.#hooks = options.hooks;
+    this.#approvals = options.approvals;
     this.#leases = new RunLeases(options.cluster, options.leaseMs, options.logger, (runId) =>
       options.hooks.suspendLocal(runId, 'the run lease was lost: another replica goes on with the run'),
     );
@@ -161,7 +165,8 @@ export class ReplicaRuns {
         // A run younger than a lease may not hold its lease yet: its replica is still starting it.
         const orphan = this.#now() - run.createdAt >= this.#leaseMs && (await this.#leases.acquire(run.id));
         if (!orphan) {
-          if (!this.#remote.has(run.id)) this.#remote.set(run.id, followedRunHandle(run, this.#store, this.#cluster));
+          if (!this.#remote.has(run.id))
+            this.#remote.set(run.id, followedRunHandle(run, this.#store, this.#cluster, this.#approvals));
           continue;
         }
         this.#logger.info('replicas: taking over a run whose replica stopped', { runId: run.id });
@@ -192,7 +197,7 @@ export class ReplicaRuns {
       if (message.replicaId === this.#cluster.replicaId || this.#hooks.isLocal(message.id)) return;
       const stub = { ...message, status: 'running', request: {}, createdAt: this.#now(), updatedAt: this.#now() };
       if (!this.#remote.has(message.id))
-        this.#remote.set(message.id, followedRunHandle(stub as StoredRun, this.#store, this.#cluster));
+        this.#remote.set(message.id, followedRunHandle(stub as StoredRun, this.#store, this.#cluster, this.#approvals));
     } else if (message.type === 'finished') {
       if (this.#remote.has(message.id)) void this.#finished(message.id);
     } else if (message.type === 'cancel') {

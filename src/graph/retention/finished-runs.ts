@@ -9,6 +9,7 @@
  * and every run of an engine without a store keep their event log in memory, within a byte budget
  * (PARLEY_RUN_RETENTION_MB), the oldest dropped first once it is exceeded.
  */
+import type { ApprovalPort } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import type { RunHandle } from '../contract.ts';
@@ -46,11 +47,17 @@ export class FinishedRuns {
   #bytes = 0;
   #sweep?: ReturnType<typeof setInterval>;
 
-  constructor(limits: RetentionLimits, deps: { now: () => number; logger: Logger; store?: RunStore }) {
+  readonly #approvals: ApprovalPort;
+
+  constructor(
+    limits: RetentionLimits,
+    deps: { now: () => number; logger: Logger; store?: RunStore; approvals: ApprovalPort },
+  ) {
     this.#limits = limits;
     this.#now = deps.now;
     this.#logger = deps.logger;
     this.#store = deps.store;
+    this.#approvals = deps.approvals;
   }
 
   get size(): number {
@@ -86,7 +93,7 @@ export class FinishedRuns {
   addStored(ids: StoredRunIds, finishedAt: number): void {
     if (!this.#store || this.#runs.has(ids.id)) return;
     this.#insert(ids.id, {
-      handle: storedRunHandle(ids, this.#store),
+      handle: storedRunHandle(ids, this.#store, this.#approvals),
       expiresAt: finishedAt + this.#limits.retentionMs,
       bytes: 0,
     });
@@ -116,7 +123,7 @@ export class FinishedRuns {
       // Read as not committed: the run stays in memory.
     }
     if (this.#runs.get(handle.id) !== entry) return; // dropped meanwhile
-    if (committed) entry.handle = storedRunHandle(handle, store);
+    if (committed) entry.handle = storedRunHandle(handle, store, this.#approvals);
     else this.#keepInMemory(handle.id, entry, log);
   }
 

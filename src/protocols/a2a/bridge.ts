@@ -26,7 +26,7 @@ import {
   type User,
 } from '@a2a-js/sdk/server';
 import { LOCAL_CALLER, type PriorMessage, type RunEngine, type RunHandle } from '../../graph/contract.ts';
-import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
+import type { ApprovalRequest } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { ANSWER_ARTIFACT_ID, inputRequired, projectEvent, type Projection, type TaskIds } from './events.ts';
 import { agentMessage, status, textOf, textPart } from './parts.ts';
@@ -44,7 +44,6 @@ interface LiveRun {
 
 export interface A2ARunBridgeDeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
   taskStore: ParleyTaskStore;
   logger: Logger;
   /** Conversation turns taken from earlier tasks of the same context (default 20). */
@@ -92,8 +91,12 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
 
   /** Approvals the task's run is waiting for (what a resume message must answer). */
   pendingFor(taskId: string): ApprovalRequest[] {
-    const runId = this.#live.get(taskId)?.runId ?? taskId;
-    return this.#deps.approvals.listPending(runId);
+    return this.#runOf(taskId)?.pendingApprovals() ?? [];
+  }
+
+  /** The run of a task (its id is the task's unless a live task says otherwise). */
+  #runOf(taskId: string): RunHandle | undefined {
+    return this.#deps.engine.get(this.#live.get(taskId)?.runId ?? taskId);
   }
 
   /** Settles once every pump has drained (for shutdown and tests). */
@@ -316,8 +319,9 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
     const live = this.#live.get(task.id);
     // First event must be the task; it goes back to WORKING since the decision is applied next.
     bus.publish(AgentEvent.task({ ...task, status: status(TaskState.TASK_STATE_WORKING) }));
-    const check = readResume(rc.userMessage, this.pendingFor(task.id));
-    const answer = check.ok ? await this.#deps.approvals.resolve(check.requestId, check.decision, 'a2a') : check;
+    const run = this.#runOf(task.id);
+    const check = readResume(rc.userMessage, run?.pendingApprovals() ?? []);
+    const answer = check.ok && run ? await run.resolve(check.requestId, check.decision, 'a2a') : check;
     if (answer.ok) return;
     // Checked before the SDK saw the message, so this is a race (timeout, another channel): show what is still pending.
     this.#deps.logger.warn('a2a: resume decision not applied', { taskId: task.id, reason: answer.message });

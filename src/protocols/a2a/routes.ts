@@ -45,7 +45,8 @@ export { CARD_MAX_AGE_SECONDS } from './card-route.ts';
 
 export interface A2ADeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
+  /** Unused: approvals are answered through the run's handle (RunHandle.resolve). Kept for existing wiring. */
+  approvals?: ApprovalPort;
   store: KnowledgeReads;
   config: Config;
   logger: Logger;
@@ -122,7 +123,6 @@ export function a2aEndpoint(deps: A2ADeps): A2AEndpoint {
   deps.resources?.push({ name: 'a2a-push-outbox', close: () => outbox.close() });
   const bridge = new A2ARunBridge({
     engine: deps.engine,
-    approvals: deps.approvals,
     taskStore,
     logger: deps.logger,
     push: outbox,

@@ -40,7 +40,8 @@ import { configOptions, setConfigOption } from './config-options.ts';
 
 export interface AcpDeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
+  /** Unused: approvals are answered through the run's handle (RunHandle.resolve). Kept for existing wiring. */
+  approvals?: ApprovalPort;
   logger?: Logger;
   /** Who runs started through this connection are accounted to (budgets, rate limits). Default: "acp". */
   caller?: Caller;
@@ -201,7 +202,7 @@ export function buildAcpAgent(deps: AcpDeps): {
       delete session.nextMode;
       const title = input.query;
       const turn = runTurn(
-        { engine: deps.engine, approvals: deps.approvals, logger, session, client, clientCapabilities, caller },
+        { engine: deps.engine, logger, session, client, clientCapabilities, caller },
         input,
         signal,
         mode,

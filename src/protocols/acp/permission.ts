@@ -1,6 +1,6 @@
 /**
  * Approvals → the ACP client. A tool approval becomes one `session/request_permission` per tool call
- * (ACP asks about one tool call at a time); the answers are collected and resolve the ApprovalPort once,
+ * (ACP asks about one tool call at a time); the answers are collected and resolve the run's approval once,
  * with actor "acp". An elicitation goes out as `elicitation/create` when the client advertised form
  * elicitation; otherwise it stays pending for /api/approve (its timeout default applies) and the user
  * is told so.
@@ -17,12 +17,12 @@ import {
 } from '@agentclientprotocol/sdk';
 import type {
   ApprovalDecision,
-  ApprovalPort,
   ApprovalRequest,
   PendingToolCall,
   ToolAnnotations,
   ToolDecision,
 } from '../../hitl/types.ts';
+import type { RunHandle } from '../../graph/contract.ts';
 import type { Logger } from '../../log.ts';
 import type { AcpSession } from './session.ts';
 
@@ -33,7 +33,8 @@ export const OPTION = { allowOnce: 'allow_once', allowAlways: 'allow_always', re
 export interface PermissionDeps {
   session: AcpSession;
   client: AgentContext;
-  approvals: ApprovalPort;
+  /** The run asking: its approvals are answered through it. */
+  run: Pick<RunHandle, 'resolve'>;
   clientCapabilities: ClientCapabilities | undefined;
   logger: Logger;
   /** Makes sure the client has seen the tool call (status pending) before it is asked about it; returns its ACP id. */
@@ -53,7 +54,7 @@ export async function askClient(request: ApprovalRequest, deps: PermissionDeps, 
   const decision =
     request.kind === 'tool' ? await askTools(request, deps, signal) : await askElicitation(request, deps, signal);
   if (!decision || signal.aborted) return;
-  const answer = await deps.approvals.resolve(request.id, decision, ACP_ACTOR);
+  const answer = await deps.run.resolve(request.id, decision, ACP_ACTOR);
   if (!answer.ok && answer.code !== 'already_resolved') {
     deps.logger.warn('acp: approval answer rejected', {
       requestId: request.id,

@@ -13,8 +13,8 @@ import {
   type SessionUpdate,
   type ToolCallContent,
 } from '@agentclientprotocol/sdk';
-import type { Caller, GraphEvent, RunEngine, RunMode, RunResult } from '../../graph/contract.ts';
-import type { ApprovalPort, PendingToolCall } from '../../hitl/types.ts';
+import type { Caller, GraphEvent, RunEngine, RunHandle, RunMode, RunResult } from '../../graph/contract.ts';
+import type { PendingToolCall } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { askClient, toolKind, toolTitle } from './permission.ts';
 import { PlanView } from './plan.ts';
@@ -29,7 +29,6 @@ import { remember, type AcpSession } from './session.ts';
 
 export interface TurnDeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
   logger: Logger;
   session: AcpSession;
   client: AgentContext;
@@ -72,7 +71,7 @@ export async function runTurn(
   };
   requestSignal.addEventListener('abort', stopOnAbort, { once: true });
 
-  const view = new TurnView(deps, handle.id);
+  const view = new TurnView(deps, handle);
   const turn = { showTerminal: view.showTerminal.bind(view) };
   session.turn = turn;
   try {
@@ -135,6 +134,7 @@ async function finish(
 /** The client's view of one run: which tool calls it has seen, the plan, whether the answer streamed. */
 class TurnView {
   readonly #deps: TurnDeps;
+  readonly #run: RunHandle;
   readonly #runId: string;
   readonly #plan = new PlanView();
   /** Engine toolCallId → the ACP toolCallId the client knows it by. */
@@ -148,9 +148,10 @@ class TurnView {
   readonly #turn = new AbortController();
   answerStreamed = false;
 
-  constructor(deps: TurnDeps, runId: string) {
+  constructor(deps: TurnDeps, run: RunHandle) {
     this.#deps = deps;
-    this.#runId = runId;
+    this.#run = run;
+    this.#runId = run.id;
   }
 
   send(update: SessionUpdate): Promise<void> {
@@ -275,7 +276,7 @@ class TurnView {
       {
         session: deps.session,
         client: deps.client,
-        approvals: deps.approvals,
+        run: this.#run,
         clientCapabilities: deps.clientCapabilities,
         logger: deps.logger,
         announce: (call) => this.#announce(call),

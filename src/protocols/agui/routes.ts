@@ -95,7 +95,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
       runId: input.runId,
       engineRunId: handle.id,
       interrupts: parley.interrupts ?? false,
-      pendingApprovals: () => deps.approvals.listPending(handle.id),
+      pendingApprovals: () => handle.pendingApprovals(),
     });
     return open(c, input, parley, handle, admission.events, translator);
   });
@@ -134,7 +134,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
     const afterSeq = entry?.afterSeq ?? 0;
     suspended.release(input.threadId, handle.id);
     for (const r of plan.resolutions) {
-      const answer = await approvals.resolve(r.requestId, r.decision, caller.id);
+      const answer = await handle.resolve(r.requestId, r.decision, caller.id);
       if (!answer.ok && answer.code === 'invalid')
         return invalid(c, { field: 'resume', message: `resume: ${answer.message}` });
     }
@@ -144,7 +144,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
       runId: input.runId,
       engineRunId: handle.id,
       interrupts: parley.interrupts ?? true,
-      pendingApprovals: () => deps.approvals.listPending(handle.id),
+      pendingApprovals: () => handle.pendingApprovals(),
     });
     // Rebuild what the client was already shown, then continue from the same consumer.
     const events = handle.events()[Symbol.asyncIterator]();

@@ -8,8 +8,8 @@
  * (2.4.0) has no runtime for them (2025-11-25 wire vocabulary only), so these are plain tools.
  */
 import { z } from 'zod';
-import type { Caller, RunHandle } from '../../graph/contract.ts';
-import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
+import type { RunHandle } from '../../graph/contract.ts';
+import type { ApprovalRequest } from '../../hitl/types.ts';
 
 /** The longest `get_run` wait: under the SDK's 60 s request timeout, so a waiting call never times out. */
 export const MAX_WAIT_MS = 50_000;
@@ -105,17 +105,16 @@ export function inputRequiredText(runId: string, pending: Pending[], elicitation
   return lines.join('\n');
 }
 
+/** Whether approval `requestId` of the run still waits on a human (not decided, timed out or cancelled). */
+export const isPending = (handle: RunHandle, requestId: string): boolean =>
+  handle.pendingApprovals().some((r) => r.id === requestId);
+
 /**
  * Waits up to `waitMs` until run `handle` ends or waits for a human (an approval of it is pending),
  * whichever comes first; returns at once when one already holds.
  */
-export async function waitForTurn(
-  handle: RunHandle,
-  approvals: ApprovalPort,
-  caller: Caller,
-  waitMs: number,
-): Promise<void> {
-  if (waitMs <= 0 || approvals.listPending(handle.id, caller).length > 0) return;
+export async function waitForTurn(handle: RunHandle, waitMs: number): Promise<void> {
+  if (waitMs <= 0 || handle.pendingApprovals().length > 0) return;
   const events = handle.events()[Symbol.asyncIterator]();
   let timer: NodeJS.Timeout | undefined;
   const timeUp = new Promise<void>((resolve) => {
@@ -125,7 +124,7 @@ export async function waitForTurn(
     for (;;) {
       const next = await events.next();
       if (next.done) return;
-      if (next.value.type === 'approval.requested' && approvals.get(next.value.request.id, caller)) return;
+      if (next.value.type === 'approval.requested' && isPending(handle, next.value.request.id)) return;
     }
     // The run's stream ended early (a slow consumer detached): the approval is still listed by get_run.
   })().catch(() => undefined);

@@ -24,7 +24,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { canSee, type Caller, type KnowledgeReads, type RunEngine, type RunResult } from '../../graph/contract.ts';
-import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
+import type { ApprovalRequest } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { decisionFrom, elicitationFor } from './run.ts';
 import { MAX_WAIT_MS, waitForTurn } from './pending.ts';
@@ -43,7 +43,6 @@ export interface StateSealing {
 
 export interface RoundDeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
   store: KnowledgeReads;
   logger: Logger;
   caller: Caller;
@@ -117,20 +116,20 @@ export type Round = { status: 'finished'; result: Ended } | { status: 'input_req
  * elsewhere, timed out) are skipped; a pending approval the retry left unanswered is asked again.
  */
 export async function nextRound(runId: string, ctx: ServerContext, deps: RoundDeps): Promise<Round | undefined> {
-  const { approvals, caller } = deps;
+  const { caller } = deps;
+  const handle = deps.engine.get(runId, caller);
   const responses = ctx.mcpReq.inputResponses ?? {};
   const answered = new Set<string>();
   for (const key of Object.keys(responses)) {
-    const request = approvals.get(key, caller);
+    const request = handle?.pendingApprovals().find((r) => r.id === key);
     const view = inputResponse(responses, key);
-    if (!request || request.runId !== runId || view.kind !== 'elicit') continue;
+    if (!handle || !request || view.kind !== 'elicit') continue;
     const decision = decisionFrom(request, view.action, view.content);
-    const answer = await approvals.resolve(key, decision, `mcp:${caller.id}`, caller);
+    const answer = await handle.resolve(key, decision, `mcp:${caller.id}`);
     answered.add(key);
     if (!answer.ok)
       deps.logger.info('mcp: an input response was not applied', { requestId: key, reason: answer.message });
   }
-  const handle = deps.engine.get(runId, caller);
   if (!handle) {
     const run = await deps.store.getRun(runId);
     if (!run || !canSee(caller, run.callerId)) return undefined;
@@ -143,8 +142,8 @@ export async function nextRound(runId: string, ctx: ServerContext, deps: RoundDe
   // An approval just answered may stay listed a moment (its decision is being stored): it is not asked again.
   const deadline = Date.now() + MAX_WAIT_MS;
   for (;;) {
-    await waitForTurn(handle, approvals, caller, deadline - Date.now());
-    const pending = approvals.listPending(runId, caller).filter((r) => !answered.has(r.id));
+    await waitForTurn(handle, deadline - Date.now());
+    const pending = handle.pendingApprovals().filter((r) => !answered.has(r.id));
     if (pending.length > 0) return { status: 'input_required', answer: await askAgain(runId, pending, ctx, deps) };
     const ended = await Promise.race([handle.result, delay(SETTLE_POLL_MS)]);
     if (ended) return { status: 'finished', result: ended };

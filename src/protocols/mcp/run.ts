@@ -10,12 +10,12 @@
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { CouncilVerdict, GraphEvent, RunEngine, RunHandle, RunResult } from '../../graph/contract.ts';
-import type { ApprovalDecision, ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
+import type { ApprovalDecision, ApprovalRequest } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
+import { isPending } from './pending.ts';
 
 export interface FollowDeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
   logger: Logger;
   /** Whether the connected client declared form elicitation. */
   canElicit: () => boolean;
@@ -146,11 +146,12 @@ export function elicitationFor(request: ApprovalRequest) {
 }
 
 /**
- * Asks the client through elicitation and resolves the broker with its answer. Resolves with the
+ * Asks the client through elicitation and answers the run's approval with its answer. Resolves with the
  * failure's message when the client failed to answer (threw, errored, sent a malformed result), so
  * the caller can tell the client instead of leaving the approval to its timeout; undefined otherwise.
  */
 async function askHuman(
+  handle: RunHandle,
   request: ApprovalRequest,
   ctx: ServerContext,
   deps: FollowDeps,
@@ -158,7 +159,7 @@ async function askHuman(
 ): Promise<string | undefined> {
   try {
     const answer = await ctx.mcpReq.elicitInput(elicitationFor(request), { signal });
-    const resolved = await deps.approvals.resolve(
+    const resolved = await handle.resolve(
       request.id,
       decisionFrom(request, answer.action, answer.content as Record<string, unknown> | undefined),
       'mcp-elicitation',
@@ -222,12 +223,12 @@ export async function followRun(
         await announce(event.request, ctx);
         if (!deps.canElicit()) {
           // Still pending (not settled by a timeout in between): the client must answer it.
-          if (options.returnOnApproval && deps.approvals.get(event.request.id)) return { status: 'input_required' };
+          if (options.returnOnApproval && isPending(handle, event.request.id)) return { status: 'input_required' };
           continue;
         }
         const stop = new AbortController();
         asking.set(event.request.id, stop);
-        void askHuman(event.request, ctx, deps, stop.signal).then((error) => {
+        void askHuman(handle, event.request, ctx, deps, stop.signal).then((error) => {
           if (error !== undefined && options.returnOnApproval) failed(error);
         });
       }

@@ -163,7 +163,6 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
   if (modern) server.server.registerCapabilities({ resources: { subscribe: true } });
   const follow: FollowDeps = {
     engine: deps.engine,
-    approvals: deps.approvals,
     logger: deps.logger,
     // 2026-07-28 has no server-to-client requests: approvals become input_required rounds (rounds.ts).
     canElicit: () => {
@@ -260,13 +259,9 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       announceTranscript(handle.id, handle.result);
       const followed = await followRun(handle, ctx, follow, { returnOnApproval: onApproval !== 'wait' });
       if (followed.status === 'input_required' && modern && requestCanElicit(ctx))
-        return askAgain(handle.id, deps.approvals.listPending(handle.id, caller), ctx, rounds);
+        return askAgain(handle.id, handle.pendingApprovals(), ctx, rounds);
       if (followed.status === 'input_required') {
-        const waiting = inputRequired(
-          handle.id,
-          deps.approvals.listPending(handle.id, caller),
-          followed.elicitationError,
-        );
+        const waiting = inputRequired(handle.id, handle.pendingApprovals(), followed.elicitationError);
         return {
           content: [{ type: 'text', text: inputRequiredText(handle.id, waiting.pending, waiting.elicitationError) }],
           structuredContent: { runId: handle.id, threadId: handle.threadId, ...waiting },
@@ -370,11 +365,11 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
     async ({ run_id, waitMs }) => {
       const handle = deps.engine.get(run_id, caller);
-      if (handle && waitMs) await waitForTurn(handle, deps.approvals, caller, waitMs);
+      if (handle && waitMs) await waitForTurn(handle, waitMs);
       const run = await deps.store.getRun(run_id);
       if (run && canSee(caller, run.callerId)) return json(run);
       if (run || !handle) return toolError(`No run with id ${run_id}.`);
-      const pending = deps.approvals.listPending(run_id, caller);
+      const pending = handle.pendingApprovals();
       if (pending.length === 0) return json({ id: run_id, status: 'running' });
       const waiting = inputRequired(run_id, pending);
       return {

@@ -10,6 +10,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunHandle } from '../../../src/graph/contract.ts';
 import { persistEvents } from '../../../src/graph/durable/persist-events.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
+import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
+import { runApprovals } from '../../../src/graph/run-approvals.ts';
 import { FinishedRuns, logBytes } from '../../../src/graph/retention/finished-runs.ts';
 import { RunEventLog } from '../../../src/graph/run-event-log.ts';
 import { silentLogger } from '../../../src/log.ts';
@@ -17,6 +19,8 @@ import { openKv } from '../../../src/store/kv.ts';
 import { openLmdbRunStore } from '../../../src/store/runs/lmdb/lmdb-run-store.ts';
 import type { RunStore, StoredRun } from '../../../src/store/runs/run-store.ts';
 
+/** The real broker the engine hands retention: stored handles list and answer approvals through it. */
+const approvals = new ApprovalBroker({ timeoutMs: 60_000, defaultDecision: 'deny' });
 const usage = { inputTokens: 1, outputTokens: 2, cachedTokens: 0, costUsd: 0, modelCalls: 1, toolCalls: 0 };
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -71,6 +75,7 @@ async function finishedRun(
     }),
     events: (after) => log.events(after),
     lastSeq: () => log.lastSeq,
+    ...runApprovals(approvals, id, 'c1'),
   };
   return { log, handle };
 }
@@ -86,7 +91,7 @@ const limits = { retentionMs: 60_000, max: 100, budgetBytes: 1024 * 1024 };
 describe('finished runs with a run store', () => {
   it('leave the heap once the store holds their log, and replay from it the same events and result', async () => {
     const store = openStore();
-    const finished = new FinishedRuns(limits, { now: Date.now, logger: silentLogger, store });
+    const finished = new FinishedRuns(limits, { now: Date.now, logger: silentLogger, store, approvals });
     cleanups.push(() => finished.close());
     const { log, handle } = await finishedRun('r1', store);
     finished.add(handle, log);
@@ -103,7 +108,7 @@ describe('finished runs with a run store', () => {
 
   it('keeps in memory a run whose log the store does not hold, and forgets what it drops', async () => {
     const store = openStore();
-    const finished = new FinishedRuns({ ...limits, max: 1 }, { now: Date.now, logger: silentLogger, store });
+    const finished = new FinishedRuns({ ...limits, max: 1 }, { now: Date.now, logger: silentLogger, store, approvals });
     cleanups.push(() => finished.close());
     const { log, handle } = await finishedRun('lost'); // never written to the store
     finished.add(handle, log);
@@ -128,7 +133,7 @@ describe('finished runs without a run store', () => {
     const each = logBytes(runs[0]!.log);
     const finished = new FinishedRuns(
       { ...limits, budgetBytes: 2 * each + 10 },
-      { now: Date.now, logger: silentLogger },
+      { now: Date.now, logger: silentLogger, approvals },
     );
     cleanups.push(() => finished.close());
     for (const r of runs) finished.add(r.handle, r.log);
@@ -140,7 +145,10 @@ describe('finished runs without a run store', () => {
 
   it('are dropped once retention expires', async () => {
     let now = 1_000;
-    const finished = new FinishedRuns({ ...limits, retentionMs: 20 }, { now: () => now, logger: silentLogger });
+    const finished = new FinishedRuns(
+      { ...limits, retentionMs: 20 },
+      { now: () => now, logger: silentLogger, approvals },
+    );
     cleanups.push(() => finished.close());
     const { log, handle } = await finishedRun('old');
     finished.add(handle, log);
