@@ -28,6 +28,10 @@ export const CheckSchema = z.union([
 ]);
 export type Check = z.infer<typeof CheckSchema>;
 
+const CHECK_KINDS =
+  'not a check: write one of { contains }, { matches }, { tool, args? }, { file, contains? }, { score }, { calls }, ' +
+  '{ tokens }, { cost }, { status }, { route }, { judge, score? } (docs/evals.md)';
+
 export const CaseSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'case ids are letters, digits, _, . and -'),
   query: z.string().min(1),
@@ -63,7 +67,9 @@ export function parseSuite(text: string, source: string): Suite {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const at = issue.path.map(String).join('.') || '(top level)';
-    throw new SuiteError(`${source}: ${at}: ${issue.message}`);
+    // A check matching none of the kinds: zod says only "Invalid input"; say what a check may be.
+    const message = issue.code === 'invalid_union' && issue.path.at(-2) === 'checks' ? CHECK_KINDS : issue.message;
+    throw new SuiteError(`${source}: ${at}: ${message}`);
   }
   const ids = new Set<string>();
   for (const c of parsed.data.cases) {
