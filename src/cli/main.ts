@@ -3,6 +3,7 @@
  *   parley [serve]            start the HTTP server (default)
  *   parley run "<question>"   run one question through the graph, shown live
  *   parley fork RUN [--from CP] a new run from a checkpoint of RUN (docs/time-travel.md), shown live
+ *   parley eval SUITE.yaml    run an evaluation suite and print its scorecard (docs/evals.md)
  *   parley acp                serve ACP (Agent Client Protocol) on stdio for editors: a bridge to the Parley service
  *   parley mcp                serve MCP on stdio for IDEs and assistants: a bridge to the Parley service
  *   parley status | stop      the Parley service of the data dir (docs/service.md)
@@ -24,6 +25,7 @@ Usage:
   parley [serve]              Start the HTTP server (PARLEY_HOST:PARLEY_PORT, default 127.0.0.1:8787)
   parley run "<question>"     Run one question through the graph, showing progress, the answer, usage and cost
   parley fork RUN [--from CP] Start a new run from a checkpoint of RUN (default: its last), shown like run
+  parley eval SUITE.yaml      Run an evaluation suite; options --repeat K (pass^k), --out FILE (the JSON scorecard)
   parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
   parley status [--json]      Whether the Parley service of the data dir runs: pid, port, uptime, clients
@@ -43,7 +45,7 @@ Configuration comes from the Parley home (PARLEY_HOME) and environment variables
 Editor and IDE setups (Zed, JetBrains, VS Code, Claude Desktop, Cursor): docs/editors.md.
 With no model endpoint configured, answers come from the built-in scripted model.`;
 
-const COMMANDS = ['serve', 'run', 'fork', 'acp', 'mcp', 'ingest', 'doctor', 'init', 'status', 'stop'] as const;
+const COMMANDS = ['serve', 'run', 'fork', 'eval', 'acp', 'mcp', 'ingest', 'doctor', 'init', 'status', 'stop'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
@@ -125,7 +127,7 @@ async function doctor(config: Config): Promise<number> {
 
 async function once(
   config: Config,
-  command: Exclude<Command, 'serve' | 'doctor' | 'init' | 'fork'>,
+  command: Exclude<Command, 'serve' | 'doctor' | 'init' | 'fork' | 'eval'>,
   question: string,
 ): Promise<number> {
   if (command === 'status' || command === 'stop') {
@@ -182,6 +184,7 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   if (command === 'init') return (await import('./init.ts')).runInit(rest);
+  if (command === 'eval') return (await import('./eval.ts')).evalCommand(rest);
   if (command === 'run' && rest.join(' ').trim() === '') {
     process.stderr.write(`parley run: give the question as an argument, e.g. parley run "What is Parley?"\n`);
     return 2;
@@ -201,7 +204,11 @@ async function main(args: string[]): Promise<number> {
   if (command === 'doctor') return doctor(config);
   if (command === 'fork') return (await import('./fork-remote.ts')).forkCommand(config, rest);
   if (command !== 'serve')
-    return once(config, command as Exclude<Command, 'serve' | 'doctor' | 'init' | 'fork'>, rest.join(' ').trim());
+    return once(
+      config,
+      command as Exclude<Command, 'serve' | 'doctor' | 'init' | 'fork' | 'eval'>,
+      rest.join(' ').trim(),
+    );
   const { serveService } = await import('./serve-service.ts');
   await serveService(config, rest);
   return -1; // keep running until a signal

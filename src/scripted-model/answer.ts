@@ -7,6 +7,7 @@ import { shape, violate, type JsonSchema } from './json-schema.ts';
 import { routeAnswer } from './answers/route.ts';
 import { graphPlanAnswer } from './answers/graph-plan.ts';
 import { verificationAnswer } from './answers/verification.ts';
+import { judgementAnswer } from './answers/judgement.ts';
 import { councilReviewAnswer, councilVerdictAnswer } from './answers/council.ts';
 import { textAnswer } from './answers/text.ts';
 import { toolCalls, type OfferedTool, type ScriptedToolCall } from './answers/tools.ts';
@@ -37,6 +38,7 @@ const SCHEMA_ANSWERS: Record<string, (ctx: RequestContext) => unknown> = {
   route: routeAnswer,
   graph_plan: graphPlanAnswer,
   verification: verificationAnswer,
+  judgement: judgementAnswer,
   council_review: councilReviewAnswer,
   council_verdict: councilVerdictAnswer,
 };

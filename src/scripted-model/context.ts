@@ -70,6 +70,9 @@ export interface RequestContext {
   team?: TeamInfo;
   /** <parley:mode>: "hybrid" when the planner may mark steps as managers. */
   mode?: string;
+  /** A judge's request (evaluation suites): the <parley:rubric> and the <parley:answer> it grades. */
+  rubric?: string;
+  answer?: string;
 }
 
 /** Text of a message's content, whether a string or an array of content parts. */
@@ -242,6 +245,8 @@ export function readContext(messages: ScriptedMessage[]): RequestContext {
     directives: parseDirectives(directiveTexts, lastUserText, queryBlock),
     team: parseTeam(parseJson(block(texts, 'team'))),
     mode: block(texts, 'mode'),
+    rubric: block(texts, 'rubric'),
+    answer: block(texts, 'answer'),
   };
 }
 
