@@ -7,6 +7,8 @@
  */
 import { openKv } from '../../src/store/kv.ts';
 import { openLmdbRunStore } from '../../src/store/runs/lmdb/lmdb-run-store.ts';
+import { reliableRunStore } from '../../src/store/runs/reliable-run-store.ts';
+import { createLmdbThreadStore } from '../../src/store/threads/lmdb.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,8 +141,20 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     recordApproval: (r) => store.recordApproval(r),
     logger: silentLogger,
   });
-  // The run store, as production (docs/durability.md); PARLEY_BENCH_RUN_STORE=off measures without it.
-  const runStore = process.env.PARLEY_BENCH_RUN_STORE === 'off' ? undefined : openLmdbRunStore(openKv(dir));
+  // The run store and the thread store as src/core.ts builds them (docs/durability.md, docs/threads.md):
+  // LMDB in the data dir behind the run store's ordered, retried write queue, every run's turn stored in
+  // its thread. PARLEY_BENCH_RUN_STORE=off measures without both.
+  const kv = process.env.PARLEY_BENCH_RUN_STORE === 'off' ? undefined : openKv(dir);
+  const runStore = kv
+    ? reliableRunStore(openLmdbRunStore(kv, { closeKv: false }), { logger: silentLogger })
+    : undefined;
+  const threads = kv
+    ? createLmdbThreadStore(kv, {
+        maxThreadsPerCaller: config.threads.maxPerCaller,
+        maxTurnsPerThread: config.threads.maxTurns,
+        maxAgeMs: config.threads.maxAgeMs,
+      })
+    : undefined;
   const engine = new Engine({
     model,
     store,
@@ -149,6 +163,7 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     config,
     logger: silentLogger,
     ...(runStore ? { runStore } : {}),
+    ...(threads ? { threads } : {}),
   });
   return {
     engine,
@@ -158,6 +173,7 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
       try {
         await engine.close();
         await runStore?.close();
+        await kv?.close();
         await kuzu.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });

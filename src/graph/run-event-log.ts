@@ -34,7 +34,8 @@ export interface RunEventLogOptions {
   now?: () => number;
   /**
    * Hands each event to the run store. A returned promise holds consumers at the event until it
-   * settles (its commit); undefined lets consumers see it at once.
+   * settles (its commit); undefined lets consumers see it at once. Events committed together may
+   * share one promise (the same object): consumers are then held once, at the first of them.
    */
   persist?: (event: GraphEvent) => Promise<unknown> | undefined;
   /** The events logged before a restart (seq 1..n, in order): the log continues after them. */
@@ -51,6 +52,8 @@ export class RunEventLog {
   private readonly persist?: RunEventLogOptions['persist'];
   /** Seqs of events waiting for their commit, ascending: consumers see only the events before the first. */
   private readonly held: number[] = [];
+  /** The promise the last persisted event was handed: one hold per commit, not per event. */
+  private lastCommit?: Promise<unknown>;
   // Many events share a millisecond (a streamed answer): format each distinct time once.
   private atMs = NaN;
   private atIso = '';
@@ -111,7 +114,9 @@ export class RunEventLog {
     this.history.push(event);
     if (event.type === 'run.finished') this.closed = true;
     const committed = this.persist?.(event);
-    if (committed) {
+    // Events committed together share a promise: the hold at the first of them covers the rest.
+    if (committed && committed !== this.lastCommit) {
+      this.lastCommit = committed;
       this.held.push(seq);
       const release = () => this.#release(seq);
       committed.then(release, release);

@@ -1,9 +1,12 @@
 /**
  * What a run writes to the run store as it goes (docs/durability.md): every event into its event log,
  * the plan and each finished step into its checkpoint, and its record once it ends. The engine never
- * waits for a write (LMDB batches them and commits them in order); each event hands its commit back and
- * the run's event log holds consumers at it until then, so no client is told anything a kill -9 could
- * take back. Many events share one commit, so this costs a commit's latency, not one per event.
+ * waits for a write; each event hands its commit back and the run's event log holds consumers at it
+ * until then, so no client is told anything a kill -9 could take back.
+ *
+ * Events go in batches: what a turn of the event loop emits, and everything emitted while the run's
+ * previous batch commits (a streamed answer's deltas), is one append with the checkpoints that go with
+ * it, and shares one promise, so a run of ~450 events costs a few dozen writes, not one per event.
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
@@ -29,34 +32,77 @@ export function persistEvents(
     told = true;
     logger.error(`run store: ${what} failed; the run goes on in memory`, { runId: run.record.id, error: String(err) });
   };
-  return (event) => {
-    const appended = store.events
-      .append(run.record.id, [event as unknown as StoredEvent])
-      .catch(failed('appending an event'));
-    // One environment commits in order: what is written after the event commits with it or later.
-    if (event.type !== 'plan.ready' && event.type !== 'step.finished' && event.type !== 'run.finished') return appended;
-    const writes: Promise<unknown>[] = [appended];
+  const runId = run.record.id;
+  /** The batch events join until it is sent; every event of it gets the batch's one promise. */
+  let open: Batch | undefined;
+  /** A batch sent and not yet committed: the next one is sent when it is. */
+  let sending = false;
+
+  const send = () => {
+    const batch = open;
+    if (!batch) return;
+    open = undefined;
+    sending = true;
+    // One append for the batch's events and its checkpoints beside it: the store commits them in the order asked.
+    const writes: Promise<unknown>[] = [store.events.append(runId, batch.events).catch(failed('appending an event'))];
+    for (const write of batch.checkpoints) writes.push(write());
+    const committed = writes.length === 1 ? writes[0]! : Promise.all(writes);
+    void committed.then(() => {
+      batch.resolve();
+      sending = false;
+      // What came while this batch committed goes now, together.
+      if (open) send();
+    });
+  };
+
+  /** The write that goes with an event a recovery needs (the plan, a finished step, the end), or undefined. */
+  const checkpointOf = (event: GraphEvent): (() => Promise<unknown>) | undefined => {
     if (event.type === 'plan.ready') {
-      writes.push(
-        store.checkpoints.savePlan(run.record.id, event.plan, event.round).catch(failed('checkpointing a plan')),
-      );
-    } else if (event.type === 'step.finished') {
+      return () => store.checkpoints.savePlan(runId, event.plan, event.round).catch(failed('checkpointing a plan'));
+    }
+    if (event.type === 'step.finished') {
+      // Read now: the checkpoint keeps the step as planned when it finished.
       const step = run.plan()?.steps.find((s) => s.id === event.stepId);
       const { type: _type, runId: _runId, seq: _seq, at: _at, ...outcome } = event;
-      writes.push(
+      return () =>
         store.checkpoints
-          .saveStep(run.record.id, { stepId: event.stepId, step, outcome })
-          .catch(failed('checkpointing a step')),
-      );
-    } else if (event.type === 'run.finished') {
+          .saveStep(runId, { stepId: event.stepId, step, outcome })
+          .catch(failed('checkpointing a step'));
+    }
+    if (event.type === 'run.finished') {
       const { type: _type, runId: _runId, seq: _seq, at: _at, ...ending } = event;
       const at = Date.parse(event.at);
-      writes.push(
+      return () =>
         store.runs
           .put({ ...run.record, status: event.status, ending, updatedAt: Number.isNaN(at) ? Date.now() : at })
-          .catch(failed('recording the end of a run')),
-      );
+          .catch(failed('recording the end of a run'));
     }
-    return Promise.all(writes);
+    return undefined;
   };
+
+  return (event) => {
+    let batch = open;
+    if (!batch) {
+      let resolve!: () => void;
+      const committed = new Promise<void>((r) => (resolve = r));
+      batch = open = { events: [], checkpoints: [], committed, resolve };
+      // Nothing in flight: the batch goes at the end of this turn, with whatever else the turn emits.
+      if (!sending) queueMicrotask(send);
+    }
+    batch.events.push(event as unknown as StoredEvent);
+    const checkpoint = checkpointOf(event);
+    if (checkpoint) batch.checkpoints.push(checkpoint);
+    // The end goes at once: the engine's own writes after it (the run's record for execution memory)
+    // must be queued behind it, never before.
+    if (event.type === 'run.finished') send();
+    return batch.committed;
+  };
+}
+
+/** Events emitted while the previous batch commits, sent together: one append, one promise. */
+interface Batch {
+  events: StoredEvent[];
+  checkpoints: (() => Promise<unknown>)[];
+  committed: Promise<void>;
+  resolve: () => void;
 }

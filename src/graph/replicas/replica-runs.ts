@@ -127,15 +127,28 @@ export class ReplicaRuns {
       // A lost signal costs latency only: followers poll the store each second regardless.
       this.#cluster.publish(channel, { seq: latest }).catch(() => {});
     };
-    return (event) =>
-      persist(event).then((committed) => {
-        latest = Math.max(latest, event.seq);
+    // Events committed together share one promise (persist-events.ts): they share one signal too.
+    let lastIn: Promise<unknown> | undefined;
+    let lastOut: Promise<unknown> | undefined;
+    let batch = { seq: 0 };
+    return (event) => {
+      const committed = persist(event);
+      if (committed === lastIn) {
+        batch.seq = Math.max(batch.seq, event.seq);
+        return lastOut!;
+      }
+      const mine = (batch = { seq: event.seq });
+      lastIn = committed;
+      lastOut = committed.then((value) => {
+        latest = Math.max(latest, mine.seq);
         if (!scheduled) {
           scheduled = true;
           setImmediate(send);
         }
-        return committed;
+        return value;
       });
+      return lastOut;
+    };
   }
 
   /** A cancel for a run executing on another replica; false when no replica is known to run it. */

@@ -244,7 +244,13 @@ export function reliableRunStore(store: RunStore, options: ReliableOptions): Rel
       // Writes in flight or retrying get one more try each; then what still fails is logged as lost.
       closing = true;
       for (const wake of [...sleepers]) wake();
-      await Promise.all([...draining]);
+      // Until nothing drains: a run's persister hands over the batch it gathered while its previous one
+      // committed once that commit settles (graph/durable/persist-events.ts), i.e. a few microtasks after
+      // a drain ends; a turn of the event loop lets it, so that batch is written rather than lost.
+      do {
+        await Promise.all([...draining]);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      } while (draining.size > 0);
       await store.close();
     },
   };

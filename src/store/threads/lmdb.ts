@@ -78,8 +78,12 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
           meta.firstSeq++;
         }
         void threads.put([callerId, threadId], meta);
-        if (!existing) {
-          // The per-caller cap: the least recently updated threads go first.
+        // The per-caller cap: the least recently updated threads go first. Counted first (no values read):
+        // a caller below the cap, the usual case, costs no read of its threads' summaries per new thread.
+        if (
+          !existing &&
+          threads.getKeysCount({ start: [callerId], end: callerEnd(callerId) }) >= retention.maxThreadsPerCaller
+        ) {
           const others = callerMetas(callerId).filter((m) => m.threadId !== threadId);
           const excess = others.length + 1 - retention.maxThreadsPerCaller;
           if (excess > 0) {

@@ -14,6 +14,8 @@ import { openLmdbRunStore } from '../../../src/store/runs/lmdb/lmdb-run-store.ts
 import { reliableRunStore } from '../../../src/store/runs/reliable-run-store.ts';
 import type { RunStore, StoredEvent } from '../../../src/store/runs/run-store.ts';
 import { defineRunStoreContract } from './run-store.contract.ts';
+import { persistEvents } from '../../../src/graph/durable/persist-events.ts';
+import { RunEventLog } from '../../../src/graph/run-event-log.ts';
 
 const silent = createLogger('silent');
 
@@ -128,3 +130,45 @@ function runRecord(id: string) {
     updatedAt: 2,
   };
 }
+
+describe('events persisted in batches (graph/durable/persist-events.ts), then the store closed', () => {
+  it('keeps every event emitted, the batch gathered while the previous one committed included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-batches-'));
+    try {
+      const store = reliableRunStore(openLmdbRunStore(openKv(dir)), { logger: silent });
+      const record = {
+        id: 'run-1',
+        callerId: 'c',
+        threadId: 'run-1',
+        status: 'running' as const,
+        request: { query: 'q' },
+        createdAt: 1,
+        updatedAt: 1,
+      };
+      const log = new RunEventLog(record.id, {
+        buffer: 10_000,
+        persist: persistEvents(store, { record, plan: () => undefined }, silent),
+      });
+      const seen: number[] = [];
+      const consumed = (async () => {
+        for await (const e of log.events()) seen.push(e.seq);
+      })();
+      log.emit({ type: 'answer.delta', text: 'first ' });
+      // The first batch is on its way; these gather into the next one, sent when it commits.
+      await Promise.resolve();
+      await Promise.resolve();
+      for (let i = 0; i < 50; i++) log.emit({ type: 'answer.delta', text: `w${i} ` });
+      log.end();
+      // Closed while the first batch commits and the second waits for it: both must be written.
+      await store.close();
+      await consumed;
+      const reopened = openLmdbRunStore(openKv(dir));
+      const stored = (await reopened.events.read(record.id)).map((e) => e.seq);
+      await reopened.close();
+      expect(stored).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
+      expect(seen).toEqual(stored.slice(0, seen.length));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * CPU per run, by thread, and a CPU profile of the measured runs only:
+ * `node --expose-gc --import tsx bench/run-cpu.ts [--contender parley] [--runs 200] [--warmup 30]
+ *  [--fan-out 8] [--profile FILE.cpuprofile]`
+ *
+ * Runs one contender of `npm run bench` (bench/contenders/) one run at a time at L = 0 against the
+ * scripted model in its own process, after a warm-up, and reads every thread's CPU time from
+ * /proc/self/task before and after: the main JavaScript thread, V8's helpers (GC), libuv's pool,
+ * LMDB's writer and Kuzu's threads each show apart, which a V8 profile (main thread only) cannot.
+ * With --profile, the main thread is profiled over the measured runs only (not start-up, not the
+ * warm-up, not teardown); `npx tsx bench/cpu-profile.ts FILE` says which part of Parley it went to.
+ * Linux only (/proc).
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { parseArgs } from 'node:util';
+import { loadContender, type ContenderName } from './contenders/index.ts';
+import { startModelServer } from './lib/model-server.ts';
+
+const { values } = parseArgs({
+  options: {
+    contender: { type: 'string', default: 'parley' },
+    runs: { type: 'string', default: '200' },
+    warmup: { type: 'string', default: '30' },
+    'fan-out': { type: 'string', default: '8' },
+    profile: { type: 'string' },
+    /** Also run the floor, alternating run by run in this process: the contender's CPU over it, paired. */
+    paired: { type: 'boolean', default: false },
+  },
+});
+const RUNS = Number(values.runs);
+const FAN_OUT = Number(values['fan-out']);
+const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
+
+/** CPU ms of every thread of this process, by thread id, with its name. */
+function threadCpu(): Map<string, { name: string; ms: number }> {
+  const out = new Map<string, { name: string; ms: number }>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+      out.set(tid, { name, ms: ticks / TICKS_PER_MS });
+    } catch {
+      // the thread ended between readdir and read
+    }
+  }
+  return out;
+}
+
+const model = await startModelServer(0);
+const contender = await loadContender(values.contender as ContenderName);
+const instance = await contender.create({ modelUrl: model.baseUrl });
+const floor = values.paired ? await (await loadContender('floor')).create({ modelUrl: model.baseUrl }) : undefined;
+const cpuOf = async (run: () => Promise<unknown>) => {
+  const c0 = process.cpuUsage();
+  await run();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+};
+const deltas: number[] = [];
+try {
+  for (let i = 0; i < Number(values.warmup); i++) {
+    await instance.run(`warm-${i}`, FAN_OUT);
+    await floor?.run(`fwarm-${i}`, FAN_OUT);
+  }
+  global.gc?.();
+  const session = values.profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  const before = threadCpu();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < RUNS; i++) {
+    // Alternate who goes first, as the bench's overhead scenario does.
+    const own = () => cpuOf(() => instance.run(`run-${i}`, FAN_OUT));
+    const base = () => cpuOf(() => floor!.run(`frun-${i}`, FAN_OUT));
+    if (!floor) await instance.run(`run-${i}`, FAN_OUT);
+    else if (i % 2) deltas.push(-(await base()) + (await own()));
+    else deltas.push((await own()) - (await base()));
+  }
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const after = threadCpu();
+  if (session) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(values.profile!, JSON.stringify(profile));
+    session.disconnect();
+  }
+  const byName = new Map<string, number>();
+  for (const [tid, { name, ms }] of after) {
+    const spent = ms - (before.get(tid)?.ms ?? 0);
+    const label =
+      tid === String(process.pid) ? 'main JavaScript thread' : process.env.BENCH_BY_TID ? `${name} ${tid}` : name;
+    byName.set(label, (byName.get(label) ?? 0) + spent);
+  }
+  console.log(`${contender.name}: ${RUNS} runs, N = ${FAN_OUT}, L = 0`);
+  console.log(`  wall per run        ${(wall / RUNS).toFixed(2)} ms${floor ? ' (with its paired floor run)' : ''}`);
+  if (floor) {
+    const sorted = [...deltas].sort((a, b) => a - b);
+    const mean = deltas.reduce((a, b) => a + b, 0) / deltas.length;
+    console.log(
+      `  ΔCPU over the floor  median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} ms, mean ${mean.toFixed(2)} ms (paired, ${deltas.length} pairs)`,
+    );
+  }
+  console.log(`  CPU per run         ${((cpu.user + cpu.system) / 1000 / RUNS).toFixed(2)} ms (process.cpuUsage)`);
+  for (const [name, ms] of [...byName].sort((a, b) => b[1] - a[1]))
+    if (ms > 0) console.log(`    ${name.padEnd(24)} ${(ms / RUNS).toFixed(2)} ms`);
+} finally {
+  await instance.close();
+  await floor?.close();
+  await model.close();
+}
