@@ -44,7 +44,7 @@ import type { GraphEvent, GraphEventOf } from './events.ts';
 import type { RunRecord } from '../knowledge/store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { storedRunHandle } from './durable/stored-handle.ts';
-import { resumptionOf } from './durable/resume-plan.ts';
+import { INTERRUPTED, resumptionOf, unfinishedToolCalls } from './durable/resume-plan.ts';
 import { ReplicaRuns } from './replicas/replica-runs.ts';
 import { RunSuspendedError } from './run-suspended.ts';
 import { shareLedger } from './replicas/shared-ledger.ts';
@@ -629,6 +629,18 @@ export class Engine implements RunEngine {
     const resumption = cancelled
       ? { resume: false as const, reason: 'cancelled while no replica held the run' }
       : resumptionOf(events, await store.checkpoints.load(r.id));
+    const closeInterrupted = (run: RunState) => {
+      for (const call of unfinishedToolCalls(events))
+        emit(run, {
+          type: 'tool.finished',
+          stepId: call.stepId,
+          toolCallId: call.toolCallId,
+          tool: call.tool,
+          status: 'error',
+          error: INTERRUPTED,
+          durationMs: 0,
+        });
+    };
     if (resumption.resume) {
       const decided = await this.#answeredNotActed(r.id, events);
       const requests = [...waiting.map((a) => a.request), ...Object.values(decided).map((d) => d.request)];
@@ -637,6 +649,7 @@ export class Engine implements RunEngine {
         Object.fromEntries(Object.entries(decided).map(([id, d]) => [id, d.outcome])),
       );
       this.#launch(r, events, (run) => {
+        closeInterrupted(run);
         run.resumePlan = resumption.plan;
         run.planRound = resumption.round;
         run.kept = resumption.kept;
@@ -645,6 +658,7 @@ export class Engine implements RunEngine {
       for (const a of waiting)
         await store.approvals.decide(a.id, { resolvedBy: 'cancelled', reason: resumption.reason });
       this.#launch(r, events, (run) => {
+        closeInterrupted(run);
         run.outcome = cancelled
           ? { status: 'cancelled', error: resumption.reason }
           : { status: 'failed', error: resumption.reason };
