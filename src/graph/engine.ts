@@ -249,7 +249,7 @@ export class Engine implements RunEngine {
     void result.then(() => {
       this.#replicas?.ended(id, !(run.abort.signal.reason instanceof RunSuspendedError));
       this.#retain(entry);
-      this.#saveLedger();
+      void this.#saveLedger(); // the ledger writer serializes its writes and logs a failure itself
     });
     return handle;
   }
@@ -259,7 +259,7 @@ export class Engine implements RunEngine {
    * through the same caller rate limit, caller and thread budgets and price rules as a run's calls.
    */
   admitDirectCall(request: DirectCallRequest): DirectCall {
-    return admitDirectCall(this.#ctx, request, () => this.#saveLedger());
+    return admitDirectCall(this.#ctx, request, () => void this.#saveLedger()); // failures logged by the writer
   }
 
   /** Writes the ledger file (no-op in memory); writes are serialized, failures logged. */
