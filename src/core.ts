@@ -88,8 +88,8 @@ export interface CoreOptions {
  * With the graph in memory, tool servers still need a real folder: a fresh temporary one.
  */
 function dataFolder(config: Config, closers: Closer[]): string {
-  if (config.knowledge.dataDir !== ':memory:') {
-    const dir = resolve(config.knowledge.dataDir);
+  if (config.store.dataDir !== ':memory:') {
+    const dir = resolve(config.store.dataDir);
     mkdirSync(join(dir, 'workspace'), { recursive: true });
     return dir;
   }
@@ -122,7 +122,7 @@ export async function createCore(
   // Where the configuration comes from, first: a client that started Parley in some folder sees which files it uses.
   logger.info(describePaths(config.paths));
   for (const warning of pathWarnings(config.paths)) logger.warn(warning);
-  const opened = await openKnowledgeStore(config.knowledge);
+  const opened = await openKnowledgeStore(config.knowledge, config.store);
   closers.push({ name: 'knowledge-store', close: () => opened.close(), ready: () => true });
   // With PARLEY_EMBEDDINGS_MODEL, retrieval adds vector similarity (docs/knowledge.md, "Vector retrieval").
   const store = withConfiguredVectors(opened, options.modelConfig ?? config.model, logger);
@@ -136,11 +136,11 @@ export async function createCore(
 
   // The run store's LMDB environment in the data dir (a temporary one for :memory:).
   // One environment for every part of the store; pushed first, so it closes after all of them.
-  const kv = openKv(config.knowledge.dataDir);
+  const kv = openKv(config.store.dataDir);
   closers.push({ name: 'store', close: () => kv.close() });
   // With PARLEY_DATABASE_URL, runs and threads live in Postgres (docs/deployment.md); closed after their users.
-  const pg = config.knowledge.databaseUrl ? await import('./store/postgres/index.ts') : undefined;
-  const database = await pg?.openDatabase(config.knowledge.databaseUrl, logger);
+  const pg = config.store.databaseUrl ? await import('./store/postgres/index.ts') : undefined;
+  const database = await pg?.openDatabase(config.store.databaseUrl, logger);
   if (database)
     closers.push({
       name: 'database',
@@ -203,8 +203,8 @@ export async function createCore(
     },
   });
   // Replicas: Redis carries what the processes sharing this Postgres tell each other; it closes after the engine.
-  const cluster = config.knowledge.redisUrl
-    ? await (await import('./cluster/redis.ts')).openRedisCluster({ url: config.knowledge.redisUrl, logger })
+  const cluster = config.cluster.redisUrl
+    ? await (await import('./cluster/redis.ts')).openRedisCluster({ url: config.cluster.redisUrl, logger })
     : undefined;
   if (cluster) {
     closers.push({ name: 'redis', close: () => cluster.close(), ready: () => cluster.ready() });

@@ -36,7 +36,8 @@ import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
-import { sseRoutes, threadRoutes } from './protocols/sse/index.ts';
+import { sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
+import { timeTravel as createTimeTravel } from './graph/timetravel/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
 import { clusterEventBus, mcpRoutes, stateKeySource } from './protocols/mcp/index.ts';
@@ -156,7 +157,10 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       ...(a2aSigner ? { signer: a2aSigner } : {}),
     });
 
+    const timeTravel = createTimeTravel({ engine, store, runStore: core.runStore });
     routes.push(
+      // Before knowledgeRoutes: its /api/runs/:id would read /api/runs/compare as a run id.
+      { path: '/', app: timeTravelRoutes({ timeTravel, logger }) },
       {
         path: '/',
         app: knowledgeRoutes({
@@ -179,6 +183,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // Sessions close before the engine (resources close in reverse order), so their runs end cleanly.
     const mcp = mcpRoutes({
       engine,
+      timeTravel,
       approvals,
       store,
       config,
@@ -202,7 +207,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     // The ACP `model` config option offers the models the roles are configured with.
     const acpModels = modelChoices(modelConfig.roles);
     // Replicas pass a request for an ACP connection to the replica holding it (where it listens, or PARLEY_REPLICA_URL).
-    const replicaUrl = () => config.knowledge.replicaUrl ?? reachableUrl;
+    const replicaUrl = () => config.cluster.replicaUrl ?? reachableUrl;
     const acp = acpRoutes({
       ...(core.cluster?.shared
         ? { replicas: { directory: connectionDirectory(core.cluster, replicaUrl), replicaId: core.cluster.replicaId } }
@@ -245,8 +250,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       // Another replica passing an ACP request on addresses this one by its replica URL (an empty list
       // accepts any Host off loopback, and must stay empty).
       allowedHosts:
-        config.knowledge.replicaUrl && config.server.allowedHosts.length > 0
-          ? [...config.server.allowedHosts, new URL(config.knowledge.replicaUrl).hostname]
+        config.cluster.replicaUrl && config.server.allowedHosts.length > 0
+          ? [...config.server.allowedHosts, new URL(config.cluster.replicaUrl).hostname]
           : config.server.allowedHosts,
       allowedOrigins: config.server.allowedOrigins,
     };
@@ -293,7 +298,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
                 : 'console: not built, so / says how (npm run build)',
             );
             if (!WILDCARD_ADDRESSES.has(info.address)) reachableUrl = url;
-            else if (core.cluster?.shared && !config.knowledge.replicaUrl)
+            else if (core.cluster?.shared && !config.cluster.replicaUrl)
               logger.warn(
                 'replicas: listening on a wildcard address without PARLEY_REPLICA_URL, so the other replicas cannot pass ACP HTTP requests here: set it, or route /acp with affinity (docs/deployment.md)',
               );
@@ -349,7 +354,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
 
     const close = () =>
       (closing ??= (async () => {
-        await engine.suspendWaiting();
+        await engine.suspendRunsAwaitingApproval();
         // WebSockets are not requests the HTTP server drains: closed first, or the server's close waits on them.
         await acpWs.close();
         await stopHttp();

@@ -2,6 +2,7 @@
  * The `parley` command (bin/parley.js runs this file compiled, from dist/; `npm run dev` runs it through tsx).
  *   parley [serve]            start the HTTP server (default)
  *   parley run "<question>"   run one question through the graph, shown live
+ *   parley fork RUN [--from CP] a new run from a checkpoint of RUN (docs/time-travel.md), shown live
  *   parley acp                serve ACP (Agent Client Protocol) on stdio for editors: a bridge to the Parley service
  *   parley mcp                serve MCP on stdio for IDEs and assistants: a bridge to the Parley service
  *   parley status | stop      the Parley service of the data dir (docs/service.md)
@@ -22,6 +23,7 @@ const USAGE = `Parley ${VERSION}: one agent graph served over AG-UI, A2A, ACP, M
 Usage:
   parley [serve]              Start the HTTP server (PARLEY_HOST:PARLEY_PORT, default 127.0.0.1:8787)
   parley run "<question>"     Run one question through the graph, showing progress, the answer, usage and cost
+  parley fork RUN [--from CP] Start a new run from a checkpoint of RUN (default: its last), shown like run
   parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
   parley status [--json]      Whether the Parley service of the data dir runs: pid, port, uptime, clients
@@ -41,7 +43,7 @@ Configuration comes from the Parley home (PARLEY_HOME) and environment variables
 Editor and IDE setups (Zed, JetBrains, VS Code, Claude Desktop, Cursor): docs/editors.md.
 With no model endpoint configured, answers come from the built-in scripted model.`;
 
-const COMMANDS = ['serve', 'run', 'acp', 'mcp', 'ingest', 'doctor', 'init', 'status', 'stop'] as const;
+const COMMANDS = ['serve', 'run', 'fork', 'acp', 'mcp', 'ingest', 'doctor', 'init', 'status', 'stop'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
@@ -123,14 +125,14 @@ async function doctor(config: Config): Promise<number> {
 
 async function once(
   config: Config,
-  command: Exclude<Command, 'serve' | 'doctor' | 'init'>,
+  command: Exclude<Command, 'serve' | 'doctor' | 'init' | 'fork'>,
   question: string,
 ): Promise<number> {
   if (command === 'status' || command === 'stop') {
     const { statusCommand, stopCommand } = await import('./service-commands.ts');
     return command === 'stop'
-      ? stopCommand(config.knowledge.dataDir)
-      : statusCommand(config.knowledge.dataDir, question === '--json');
+      ? stopCommand(config.store.dataDir)
+      : statusCommand(config.store.dataDir, question === '--json');
   }
   const { viaService } = await import('./via-service.ts');
   const code = await viaService(config, command, question);
@@ -197,8 +199,9 @@ async function main(args: string[]): Promise<number> {
   }
 
   if (command === 'doctor') return doctor(config);
+  if (command === 'fork') return (await import('./fork-remote.ts')).forkCommand(config, rest);
   if (command !== 'serve')
-    return once(config, command as Exclude<Command, 'serve' | 'doctor' | 'init'>, rest.join(' ').trim());
+    return once(config, command as Exclude<Command, 'serve' | 'doctor' | 'init' | 'fork'>, rest.join(' ').trim());
   const { serveService } = await import('./serve-service.ts');
   await serveService(config, rest);
   return -1; // keep running until a signal

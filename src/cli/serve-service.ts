@@ -21,11 +21,11 @@ const IDLE_CHECK_MAX_MS = 1000;
 
 export async function serveService(config: Config, args: string[]): Promise<void> {
   const { serveParley } = await import('../server.ts');
-  if (config.knowledge.dataDir === ':memory:') {
+  if (config.store.dataDir === ':memory:') {
     await serveParley(config);
     return;
   }
-  const paths = servicePaths(config.knowledge.dataDir);
+  const paths = servicePaths(config.store.dataDir);
   const running = readLiveService(paths);
   if (running) {
     throw new Error(

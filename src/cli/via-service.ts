@@ -11,7 +11,7 @@ export async function viaService(
   command: 'acp' | 'mcp' | 'run' | 'ingest',
   question: string,
 ): Promise<number | undefined> {
-  const dataDir = config.knowledge.dataDir;
+  const dataDir = config.store.dataDir;
   if (dataDir === ':memory:') return undefined;
   if (command === 'run' || command === 'ingest') {
     const service = await findService(dataDir);

@@ -12,6 +12,7 @@ import type { Caller, RunRequest } from './run-request.ts';
 import type { CancelAnswer } from './cancel-run.ts';
 import type { KnowledgeStore } from '../knowledge/store.ts';
 import type { ToolHost } from '../tools/types.ts';
+import type { ResumeFrom } from './timetravel/seed.ts';
 
 // Events: what a run emits, one type per GraphEvent.
 export type {
@@ -42,6 +43,8 @@ export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
 export type { GraphPlan } from './graph-plan.ts';
 export { CouncilVerdictSchema } from './schemas.ts';
+// Time travel: checkpoints, fork, replay, compare (docs/time-travel.md); built by the composition root.
+export type { TimeTravel } from './timetravel/index.ts';
 // Admission: whether the usage guard let a run through (RunHandle.admission).
 export type { Admission } from './admission.ts';
 // A model call made outside a run (the OpenAI passthrough): admitted by RunEngine.admitDirectCall.
@@ -90,12 +93,19 @@ export interface RunHandle {
    * waiting. Live runs have it; a finished run known only from the store does not.
    */
   lastSeq?(): number;
+  /**
+   * True on a handle served from the run store (durable/stored-handle.ts): the run has ended, and its
+   * result and events are store reads, which take longer than a macrotask.
+   */
+  readonly fromStore?: true;
 }
 
 /** What a run is given besides its request: live ports, never persisted with it. */
 export interface RunOptions {
   /** The session's own tools (createSessionTools), offered to every tool-loop specialist of the run beside its own. */
   tools?: ToolHost;
+  /** Time travel (graph/timetravel/): start from a checkpoint's plan and finished steps instead of routing afresh. */
+  resumeFrom?: ResumeFrom;
 }
 
 export interface RunEngine {

@@ -13,7 +13,7 @@ import type { RunStore } from '../store/runs/run-store.ts';
 import type { Cluster } from '../cluster/types.ts';
 
 /** The slices of Config the engine reads. Pass the whole Config or just these. */
-export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'approvals'>;
+export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'store' | 'cluster' | 'approvals'>;
 
 /** Tracing hook: runs `fn` inside a span named `name` (run, node, step, tool call, a2a call). */
 export type SpanRunner = <T>(

@@ -118,8 +118,24 @@ export interface RunEnding {
   durationMs: number;
 }
 
+/** Where a fork started: the run and the checkpoint (GET /api/runs/:id/checkpoints). */
+export interface ForkOrigin {
+  runId: string;
+  checkpoint: string;
+}
+
 export type GraphEventBody =
-  | { type: 'run.started'; threadId: string; query: string; mode: RunMode; protocol: string }
+  | {
+      type: 'run.started';
+      threadId: string;
+      query: string;
+      mode: RunMode;
+      protocol: string;
+      /** A fork (docs/time-travel.md): the run and checkpoint it started from. */
+      forkedFrom?: ForkOrigin;
+      /** A replay: the run whose request this one repeats on another configuration. */
+      replayOf?: string;
+    }
   | { type: 'node.started'; node: NodeName }
   | { type: 'node.finished'; node: NodeName; durationMs: number; next?: string }
   | {

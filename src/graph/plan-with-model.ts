@@ -80,7 +80,10 @@ const HYBRID_NOTE = `\n\nHybrid mode: set "manager": true on a step whose parts 
 /** Loads the available specialists once per run (ids are what plan validation checks against). */
 export async function loadSpecialists(run: RunState, ctx: EngineContext): Promise<void> {
   if (run.specialists.size) return;
-  run.specialists = await ctx.directory.get();
+  const available = await ctx.directory.get();
+  // A replay on another specialist set (graph/timetravel/): the run may use only those.
+  const only = run.request.specialists;
+  run.specialists = only ? new Map([...available].filter(([id]) => only.includes(id))) : available;
 }
 
 export function knownSpecialists(run: RunState): Set<string> {
@@ -94,10 +97,14 @@ export function knownSpecialists(run: RunState): Set<string> {
 export async function retrieveCandidates(run: RunState, ctx: EngineContext): Promise<void> {
   const k = ctx.config.knowledge.topK;
   // Point candidates at the shared records, so a run does not keep its own copies.
-  run.candidates = (await ctx.store.retrieveSpecialists(run.request.query, k)).map((c) => ({
-    ...c,
-    specialist: run.specialists.get(c.specialist.id) ?? c.specialist,
-  }));
+  const only = run.request.specialists;
+  run.candidates = (await ctx.store.retrieveSpecialists(run.request.query, only ? Math.max(k, 50) : k))
+    .filter((c) => !only || run.specialists.has(c.specialist.id))
+    .slice(0, k)
+    .map((c) => ({
+      ...c,
+      specialist: run.specialists.get(c.specialist.id) ?? c.specialist,
+    }));
   if (run.candidates.length === 0) {
     run.candidates = [...run.specialists.values()]
       .slice(0, k)

@@ -44,4 +44,10 @@ export interface RunRequest {
   caller?: Caller;
   /** Which adapter started the run: "agui", "a2a", "acp", "mcp", "sse", "openai", "cli". */
   protocol: string;
+  /** Set by time travel (graph/timetravel/): the run and checkpoint this run was forked from. */
+  forkedFrom?: { runId: string; checkpoint: string };
+  /** Set by time travel: the run whose request this run replays on another configuration. */
+  replayOf?: string;
+  /** The only specialists this run may plan with (a replay on another team); absent: every available one. */
+  specialists?: string[];
 }

@@ -107,6 +107,8 @@ export interface RunState {
   team?: Team;
   /** After a restart: the checkpointed plan the router resumes (docs/durability.md). */
   resumePlan?: GraphPlan;
+  /** What route.decided says of resumePlan when it is not a restart's (a fork: graph/timetravel/). */
+  resumeReason?: string;
   /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */
   summaries?: Map<string, Promise<string>>;
 }

@@ -7,7 +7,10 @@ import type { KnowledgeStore } from './store.ts';
 export const KUZU_FILE = 'knowledge.kuzu';
 
 /** Each backend is imported only when chosen: the Neo4j driver (with rxjs) is ~400 modules a Kuzu start never needs. */
-export async function openKnowledgeStore(knowledge: Config['knowledge']): Promise<KnowledgeStore> {
+export async function openKnowledgeStore(
+  knowledge: Config['knowledge'],
+  store: Pick<Config['store'], 'dataDir'>,
+): Promise<KnowledgeStore> {
   const registry = {
     teamMatchThreshold: knowledge.teamMatchThreshold,
     teamMinSuccessRate: knowledge.teamMinSuccessRate,
@@ -18,6 +21,6 @@ export async function openKnowledgeStore(knowledge: Config['knowledge']): Promis
     return openNeo4jStore({ ...knowledge.neo4j, ...registry });
   }
   const { openKuzuStore } = await import('./kuzu/store.ts');
-  const path = knowledge.dataDir === ':memory:' ? ':memory:' : join(knowledge.dataDir, KUZU_FILE);
+  const path = store.dataDir === ':memory:' ? ':memory:' : join(store.dataDir, KUZU_FILE);
   return openKuzuStore({ path, ...registry, bufferPoolBytes: knowledge.bufferPoolBytes });
 }

@@ -138,7 +138,7 @@ describe('invalid values', () => {
       /^PARLEY_REDIS_URL needs PARLEY_DATABASE_URL/,
     );
     const both = loadConfig({ PARLEY_REDIS_URL: 'redis://r:6379', PARLEY_DATABASE_URL: 'postgres://p@db/parley' });
-    expect(both.knowledge).toMatchObject({ redisUrl: 'redis://r:6379', replicaLeaseMs: 15_000 });
+    expect(both.cluster).toMatchObject({ redisUrl: 'redis://r:6379', leaseMs: 15_000 });
   });
 
   it('PARLEY_IMAGE_ROLES takes model roles or none, and names a wrong role', () => {

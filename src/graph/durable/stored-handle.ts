@@ -1,24 +1,62 @@
 /**
- * A finished run known only from the run store (it finished before this process started): its handle
- * replays the stored event log, page by page, and its result is the stored ending.
+ * A finished run served from the run store: its handle replays the stored event log, page by page,
+ * and its result is the stored ending, read when asked. It holds only the run's ids, so a finished
+ * run costs the heap a few hundred bytes however long its log (issue 32: finished runs live in the
+ * store, not in memory). Used for runs finished here, before a restart, or on another replica.
  */
-import type { RunStore, StoredRun } from '../../store/runs/run-store.ts';
-import { ADMITTED } from '../admission.ts';
+import type { RunStore } from '../../store/runs/run-store.ts';
+import { ADMITTED, type Admission } from '../admission.ts';
 import type { RunHandle, RunResult } from '../contract.ts';
 import type { GraphEvent, RunEnding } from '../events.ts';
 
 const PAGE = 500;
 
-export function storedRunHandle(stored: StoredRun, store: RunStore): RunHandle {
-  const result: RunResult = { runId: stored.id, threadId: stored.threadId, ...(stored.ending as RunEnding) };
-  return {
-    id: stored.id,
-    threadId: stored.threadId,
-    callerId: stored.callerId,
-    admission: Promise.resolve(ADMITTED),
-    result: Promise.resolve(result),
-    events: (afterSeq = 0) => replay(store, stored.id, afterSeq),
-  };
+export interface StoredRunIds {
+  id: string;
+  threadId: string;
+  callerId: string;
+}
+
+export function storedRunHandle(ids: StoredRunIds, store: RunStore): RunHandle {
+  return new StoredRunHandle(ids.id, ids.threadId, ids.callerId, store);
+}
+
+class StoredRunHandle implements RunHandle {
+  readonly fromStore = true as const;
+
+  constructor(
+    readonly id: string,
+    readonly threadId: string,
+    readonly callerId: string,
+    private readonly store: RunStore,
+  ) {}
+
+  get admission(): Promise<Admission> {
+    return Promise.resolve(ADMITTED);
+  }
+
+  /** The stored ending; a run the store no longer has (forgotten meanwhile) reads as failed, never a rejection. */
+  get result(): Promise<RunResult> {
+    const gone = (error: string): RunResult => ({
+      runId: this.id,
+      threadId: this.threadId,
+      status: 'failed',
+      error,
+      usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 },
+      durationMs: 0,
+    });
+    return this.store.runs.get(this.id).then(
+      (stored) =>
+        stored?.ending
+          ? { runId: this.id, threadId: this.threadId, ...(stored.ending as RunEnding) }
+          : gone('the run is no longer retained'),
+      (err: unknown) => gone(`reading the run from the run store failed: ${String(err)}`),
+    );
+  }
+
+  events(afterSeq = 0): AsyncIterable<GraphEvent> {
+    return replay(this.store, this.id, afterSeq);
+  }
 }
 
 async function* replay(store: RunStore, runId: string, afterSeq: number): AsyncGenerator<GraphEvent> {

@@ -2,9 +2,9 @@
 import { runCouncil, verdictSections } from '../run-council.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { emptyUsage } from '../usage.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 
-export async function council(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function council(run: RunState, ctx: EngineContext): Promise<Next<'council'>> {
   const result = await runCouncil(run, ctx, run.request.query, run.abort.signal, emptyUsage());
   run.verdict = result.verdict;
   run.answer = result.text;

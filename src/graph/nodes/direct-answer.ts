@@ -2,10 +2,10 @@
 import { memoryNote } from '../prompts.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import { userContent } from '../user-content.ts';
 
-export async function directAnswer(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function directAnswer(run: RunState, ctx: EngineContext): Promise<Next<'direct_answer'>> {
   const messages = [
     {
       role: 'system',

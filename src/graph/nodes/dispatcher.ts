@@ -12,12 +12,12 @@ import type { PlanStep } from '../graph-plan.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
 import { failuresToReplan } from '../replan-on-failure.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import { Team } from '../dynamic/team.ts';
 import { inlineResults } from '../context-budget.ts';
 import { BudgetExceededError } from '../usage.ts';
 
-export async function dispatcher(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Next<'dispatcher'>> {
   if (run.memory === undefined) return 'memory';
   const plan = run.plan;
   if (!plan) throw new Error('dispatcher reached without a plan');

@@ -1,11 +1,15 @@
 /**
- * research_joiner / execution_joiner: the barrier of a phase. Waits for every step of the batch the
- * dispatcher started, then folds the outcomes (with their lineage) into the run's results.
+ * The joiner (nodes research_joiner and execution_joiner: one function, two names, so the event stream
+ * says which phase a barrier closed): waits for every step of the batch the dispatcher started, then
+ * folds the outcomes (with their lineage) into the run's results.
  */
 import type { EngineContext, RunState } from '../state.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 
-export async function joiner(run: RunState, _ctx: EngineContext): Promise<NodeResult> {
+export async function joiner(
+  run: RunState,
+  _ctx: EngineContext,
+): Promise<Next<'research_joiner' | 'execution_joiner'>> {
   const inflight = run.inflight;
   if (!inflight) return 'dispatcher';
   const outcomes = await inflight;
@@ -16,6 +20,3 @@ export async function joiner(run: RunState, _ctx: EngineContext): Promise<NodeRe
   }
   return 'dispatcher';
 }
-
-export const researchJoiner = joiner;
-export const executionJoiner = joiner;

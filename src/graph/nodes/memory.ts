@@ -4,12 +4,12 @@
  * runs of the run's own thread, which its history already carries.
  */
 import type { EngineContext, RunState } from '../state.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
 
 const MEMORY_HITS = 3;
 
-export async function memory(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function memory(run: RunState, ctx: EngineContext): Promise<Next<'memory'>> {
   const hits = await (run.memoryPrefetch ?? prefetchMemory(run, ctx));
   // The thread first: its own turns come as the run's history, so memory brings only other, similar runs.
   const inThread = new Set(run.history.runIds ?? []);

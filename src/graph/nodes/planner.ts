@@ -10,14 +10,14 @@ import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates 
 import { finishedSteps, withFinishedSteps } from '../replan-on-failure.ts';
 import type { PlanCause } from '../events.ts';
 import type { EngineContext, KeptStep, RunState } from '../state.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import { BudgetExceededError } from '../usage.ts';
 
 /** The planner needs only the gist of a kept result (it is reused whole): a clip that says so. */
 const clip = (text: string, n: number) =>
   text.length > n ? `${text.slice(0, n)}… [${text.length - n} more characters not shown]` : text;
 
-export async function planner(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function planner(run: RunState, ctx: EngineContext): Promise<Next<'planner'>> {
   const afterFailure = run.replanAfterFailure;
   run.replanAfterFailure = undefined;
   // The verifier's flags name steps of the plan it judged; a failure re-plan comes before any verdict on this plan.

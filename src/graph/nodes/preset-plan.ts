@@ -7,14 +7,14 @@ import { validatePlan, type GraphPlan } from '../graph-plan.ts';
 import { adoptPlan, knownSpecialists } from '../plan-with-model.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import { prefetchMemory } from './memory.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 
 export function runPresetPlan(
   run: RunState,
   ctx: EngineContext,
   plan: GraphPlan,
   reason = 'running the plan handed to the engine (EngineDeps.presetPlan)',
-): NodeResult {
+): Next<'router'> {
   const errors = validatePlan(plan, knownSpecialists(run));
   if (errors.length) {
     run.outcome = { status: 'failed', error: `the preset plan is invalid: ${errors.join('; ')}` };

@@ -14,7 +14,7 @@ import type { TeamConfig } from '../../knowledge/store.ts';
 import type { TeamMatch } from '../events.ts';
 import { instantiatePlan } from '../learning/instantiate-plan.ts';
 import { judgeTeam } from '../learning/team-match.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import { historyBlock } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { prefetchMemory } from './memory.ts';
@@ -64,7 +64,7 @@ knowledge, choose "council". When in doubt between "direct" and another route, c
 
 "reason": one sentence saying why this route fits the query; it is shown to the user.`;
 
-export async function router(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function router(run: RunState, ctx: EngineContext): Promise<Next<'router'>> {
   if (run.mode === 'direct') {
     emit(run, { type: 'route.decided', stage: 'direct', reason: 'mode "direct" requested' });
     return 'direct_answer';
@@ -81,7 +81,13 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
   }
 
   await loadSpecialists(run, ctx);
-  if (run.resumePlan) return runPresetPlan(run, ctx, run.resumePlan, 'resuming the checkpointed plan after a restart');
+  if (run.resumePlan)
+    return runPresetPlan(
+      run,
+      ctx,
+      run.resumePlan,
+      run.resumeReason ?? 'resuming the checkpointed plan after a restart',
+    );
   const preset = ctx.presetPlan?.(run.request);
   if (preset) return runPresetPlan(run, ctx, preset);
   const found = await reusableTeam(run, ctx);
@@ -202,7 +208,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<NodeRes
  * A dynamic run: one manager agent, given the query, grows the team as it learns the task's shape
  * (docs/engine.md "Dynamic teams"); it sees the top candidates as the specialists it may spawn.
  */
-async function startDynamic(run: RunState, ctx: EngineContext, reason: string): Promise<NodeResult> {
+async function startDynamic(run: RunState, ctx: EngineContext, reason: string): Promise<Next<'router'>> {
   await retrieveCandidates(run, ctx);
   emit(run, {
     type: 'route.decided',

@@ -11,7 +11,7 @@ import type { FailedStep } from '../events.ts';
 import type { GraphPlan } from '../graph-plan.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import { userContent } from '../user-content.ts';
 import { fitStepOutputs } from '../context-budget.ts';
 
@@ -56,7 +56,7 @@ function missingParts(failed: FailedStep[]): string {
   return `\n\nNot done (this answer is partial):\n${lines.join('\n')}`;
 }
 
-export async function synthesizer(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function synthesizer(run: RunState, ctx: EngineContext): Promise<Next<'synthesizer'>> {
   const source = run.exhausted && run.best ? run.best : { plan: run.plan!, results: run.results };
   const outcomes = source.plan.steps.map((s) => source.results.get(s.id)).filter((o) => o !== undefined);
   const used = outcomes.filter((o) => o.status === 'succeeded');

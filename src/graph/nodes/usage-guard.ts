@@ -3,11 +3,11 @@
  * checks happen later, by reservation, in the run's metered model client (metered-model.ts).
  */
 import type { EngineContext, RunState } from '../state.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import { BudgetExceededError } from '../usage.ts';
 import { ADMITTED } from '../admission.ts';
 
-export async function usageGuard(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function usageGuard(run: RunState, ctx: EngineContext): Promise<Next<'usage_guard'>> {
   try {
     ctx.ledger.admitRun(run.callerId, run.threadId);
   } catch (err) {

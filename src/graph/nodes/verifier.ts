@@ -7,7 +7,7 @@
 import { block, stepsBlock } from '../prompts.ts';
 import { VerificationSchema } from '../schemas.ts';
 import { emit, type EngineContext, type RunState, type Verification } from '../state.ts';
-import type { NodeResult } from './node.ts';
+import type { Next } from '../edges.ts';
 import { BudgetExceededError } from '../usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import { historyNote } from '../thread-history.ts';
@@ -33,7 +33,7 @@ Answer with:
   caveat the final answer should mention (the writer of the answer reads it), or say that nothing is missing.
 - "failedStepIds": the ids (from the parley:steps block) of the steps whose results are failed, wrong or insufficient; [] when none.`;
 
-export async function verifier(run: RunState, ctx: EngineContext): Promise<NodeResult> {
+export async function verifier(run: RunState, ctx: EngineContext): Promise<Next<'verifier'>> {
   const plan = run.plan!;
   const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
   const round = ++run.verifyRound;

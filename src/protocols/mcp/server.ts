@@ -21,6 +21,7 @@ import {
   RoleModelsSchema,
   RUN_MODES,
   type RunEngine,
+  type TimeTravel,
 } from '../../graph/contract.ts';
 import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -54,6 +55,8 @@ export interface McpServerDeps {
    * `_meta`, approvals as `input_required` rounds) or `legacy` (2025-era session, approvals by elicitation).
    */
   era?: 'legacy' | 'modern';
+  /** Checkpoints and forks (docs/time-travel.md): with it, the `fork_run` tool. */
+  timeTravel?: TimeTravel;
   /** Tells open `subscriptions/listen` streams (2026-07-28) that a run's transcript appeared. */
   notify?: { resourcesChanged(): void; resourceUpdated(uri: string): void };
   /** How 2026-07-28 `requestState` is signed (default: this process's random key, DEFAULT_STATE_TTL_SECONDS). */
@@ -381,6 +384,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
     },
   );
 
+  if (deps.timeTravel) registerForkRun(server, deps.timeTravel, caller, announceTranscript);
+
   server.registerTool(
     'search_memory',
     {
@@ -495,4 +500,57 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
   registerModePrompts(server, deps.store);
 
   return server;
+}
+
+const forkOutput = z.object({
+  runId: z.string(),
+  threadId: z.string(),
+  forkedFrom: z.object({ runId: z.string(), checkpoint: z.string() }),
+});
+
+/** `fork_run`: a new run from a checkpoint of one of the caller's runs (graph/timetravel/); answers at once. */
+function registerForkRun(
+  server: McpServer,
+  timeTravel: TimeTravel,
+  caller: Caller,
+  announce: (runId: string, result: Promise<unknown>) => void,
+): void {
+  server.registerTool(
+    'fork_run',
+    {
+      title: 'Fork a run',
+      description:
+        'Start a new run from a checkpoint of one of your runs (GET /api/runs/{id}/checkpoints lists them: after routing, ' +
+        'after planning, after each step, after each verification round, before synthesis). Steps finished before the ' +
+        'checkpoint are carried with their outputs and not run again; the rest runs. `edit` may change the query, the plan, ' +
+        "finished steps' outputs and the models. Returns the new run id at once: follow it with get_run and waitMs.",
+      inputSchema: z.object({
+        run_id: z.string().min(1).describe('The run to fork.'),
+        checkpoint: z.string().min(1).describe('A checkpoint id of that run, e.g. "cp-12".'),
+        edit: z
+          .object({
+            query: z.string().optional().describe('Another query for the new run.'),
+            plan: z
+              .object({ rationale: z.string().optional(), steps: z.array(z.record(z.string(), z.unknown())) })
+              .optional()
+              .describe('Another plan: steps {id, specialist, objective, dependsOn}; validated like any plan.'),
+            outputs: z
+              .record(z.string(), z.string())
+              .optional()
+              .describe('New outputs of steps that had succeeded at the checkpoint, by step id.'),
+            model: ModelNameSchema.optional().describe('A model for every role.'),
+            models: RoleModelsSchema.optional().describe(`Models by role; roles: ${MODEL_ROLES.join(', ')}.`),
+            stepModels: z.record(z.string(), ModelNameSchema).optional().describe('Models by plan step id.'),
+          })
+          .optional(),
+      }),
+      outputSchema: forkOutput,
+    },
+    async ({ run_id, checkpoint, edit }) => {
+      const forked = await timeTravel.fork(run_id, caller, { checkpoint, ...(edit ? { edit } : {}) }, 'mcp');
+      if (!forked.ok) return toolError(forked.message);
+      announce(forked.handle.id, forked.handle.result);
+      return json({ runId: forked.handle.id, threadId: forked.handle.threadId, forkedFrom: forked.forkedFrom });
+    },
+  );
 }

@@ -128,7 +128,8 @@ function prefersJson(accept: string | undefined): boolean {
  * replica ran it), whose reads take longer than a macrotask, and nothing more will come.
  */
 async function retainedEvents(handle: RunHandle, afterSeq: number): Promise<GraphEvent[]> {
-  const ended = await Promise.race([handle.result.then(() => true), nextMacrotask(false)]);
+  const ended =
+    handle.fromStore === true || (await Promise.race([handle.result.then(() => true), nextMacrotask(false)]));
   const iterator = handle.events(afterSeq)[Symbol.asyncIterator]();
   const events: GraphEvent[] = [];
   try {

@@ -110,8 +110,8 @@ describe('resolveParleyPaths', () => {
     const home = tempDir();
     mkdirSync(join(home, 'specialists'));
     const config = loadConfig({ PARLEY_HOME: home, PARLEY_MCP_CONFIG: 'relative.json' });
+    expect(config.store.dataDir).toBe(join(home, 'data'));
     expect(config.knowledge).toMatchObject({
-      dataDir: join(home, 'data'),
       skillsDirs: [join(home, 'specialists')],
       mcpConfigPath: 'relative.json',
     });

@@ -1,0 +1,66 @@
+/**
+ * How a run ends when its nodes did not say: a request the engine refuses before any node runs, a run id
+ * already taken, and the outcome an exception or an abort (cancel, budget, a deadlocked team) stands for.
+ */
+import { ADMITTED } from './admission.ts';
+import type { RunHandle, RunResult } from './contract.ts';
+import type { RunEventLog } from './run-event-log.ts';
+import { RUN_MODES, ownerIdOf, type RunRequest } from './run-request.ts';
+import type { RunOutcome, RunState } from './state.ts';
+import { BudgetExceededError } from './usage.ts';
+import { DeadlockError } from './dynamic/team.ts';
+import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
+
+export function invalidRequest(request: RunRequest): string | undefined {
+  if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))
+    return 'the query is empty';
+  if (
+    request.threadId !== undefined &&
+    (typeof request.threadId !== 'string' || request.threadId.length > MAX_THREAD_ID_CHARS)
+  )
+    return `the thread id must be a string of at most ${MAX_THREAD_ID_CHARS} characters`;
+  if (request.mode !== undefined && !RUN_MODES.includes(request.mode)) {
+    return `unknown mode "${String(request.mode)}" (expected ${RUN_MODES.join(', ')})`;
+  }
+  return undefined;
+}
+
+export function outcomeOf(run: RunState, err: unknown): RunOutcome {
+  const reason = run.abort.signal.aborted ? run.abort.signal.reason : err;
+  if (reason instanceof BudgetExceededError) {
+    return {
+      status: 'blocked',
+      error: reason.message,
+      ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
+    };
+  }
+  // A deadlocked team stops the run through its signal, but nobody cancelled it: it failed.
+  if (reason instanceof DeadlockError) return { status: 'failed', error: reason.message };
+  if (run.abort.signal.aborted)
+    return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
+  return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+}
+
+/** A detached run that failed before it began (its id was taken): its own log, never the owner's. */
+export function failedRunHandle(log: RunEventLog, threadId: string, request: RunRequest, error: string): RunHandle {
+  const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
+  log.emit({
+    type: 'run.started',
+    threadId,
+    query: String(request.query ?? ''),
+    mode: request.mode ?? 'auto',
+    protocol: request.protocol,
+  });
+  log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
+  const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
+  const callerId = ownerIdOf(request);
+  return {
+    id: log.runId,
+    threadId,
+    callerId,
+    admission: Promise.resolve(ADMITTED),
+    result: Promise.resolve(result),
+    events: (afterSeq) => log.events(afterSeq),
+    lastSeq: () => log.lastSeq,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * Retention of finished runs (src/graph/retention/finished-runs.ts) against a real LMDB run store:
+ * a run whose log the store holds leaves the heap and is served from the store; one it does not
+ * hold, and every run without a store, stays in memory within the byte budget.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RunHandle } from '../../../src/graph/contract.ts';
+import { persistEvents } from '../../../src/graph/durable/persist-events.ts';
+import type { GraphEvent } from '../../../src/graph/events.ts';
+import { FinishedRuns, logBytes } from '../../../src/graph/retention/finished-runs.ts';
+import { RunEventLog } from '../../../src/graph/run-event-log.ts';
+import { silentLogger } from '../../../src/log.ts';
+import { openKv } from '../../../src/store/kv.ts';
+import { openLmdbRunStore } from '../../../src/store/runs/lmdb/lmdb-run-store.ts';
+import type { RunStore, StoredRun } from '../../../src/store/runs/run-store.ts';
+
+const usage = { inputTokens: 1, outputTokens: 2, cachedTokens: 0, costUsd: 0, modelCalls: 1, toolCalls: 0 };
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function openStore(): RunStore {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-finished-runs-'));
+  const store = openLmdbRunStore(openKv(dir));
+  cleanups.push(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+}
+
+/** A finished run as the engine leaves it: its log (persisted when `store` is given) and its live handle. */
+async function finishedRun(
+  id: string,
+  store?: RunStore,
+  answer = 'the answer',
+): Promise<{ log: RunEventLog; handle: RunHandle }> {
+  const record: StoredRun = {
+    id,
+    callerId: 'c1',
+    threadId: `t-${id}`,
+    status: 'running',
+    request: { query: 'q', protocol: 'test' },
+    createdAt: 1,
+    updatedAt: 1,
+  };
+  if (store) await store.runs.put(record);
+  const persist = store ? persistEvents(store, { record, plan: () => undefined }, silentLogger) : undefined;
+  const log = new RunEventLog(id, { buffer: 100, ...(persist ? { persist } : {}) });
+  log.emit({ type: 'run.started', threadId: record.threadId, query: 'q', mode: 'auto', protocol: 'test' });
+  for (const word of answer.split(' ')) log.emit({ type: 'answer.delta', text: `${word} ` });
+  log.emit({ type: 'run.finished', status: 'completed', answer, usage, durationMs: 5 });
+  const events: GraphEvent[] = [];
+  for await (const e of log.events()) events.push(e); // past every commit
+  const handle: RunHandle = {
+    id,
+    threadId: record.threadId,
+    callerId: 'c1',
+    admission: Promise.resolve({ admitted: true }) as RunHandle['admission'],
+    result: Promise.resolve({
+      runId: id,
+      threadId: record.threadId,
+      status: 'completed',
+      answer,
+      usage,
+      durationMs: 5,
+    }),
+    events: (after) => log.events(after),
+    lastSeq: () => log.lastSeq,
+  };
+  return { log, handle };
+}
+
+async function collect(events: AsyncIterable<GraphEvent>): Promise<GraphEvent[]> {
+  const out: GraphEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+const limits = { retentionMs: 60_000, max: 100, budgetBytes: 1024 * 1024 };
+
+describe('finished runs with a run store', () => {
+  it('leave the heap once the store holds their log, and replay from it the same events and result', async () => {
+    const store = openStore();
+    const finished = new FinishedRuns(limits, { now: Date.now, logger: silentLogger, store });
+    cleanups.push(() => finished.close());
+    const { log, handle } = await finishedRun('r1', store);
+    finished.add(handle, log);
+    expect(finished.get('r1')).toBe(handle); // until the store is seen to have it all
+    await vi.waitFor(() => expect(finished.get('r1')).not.toBe(handle));
+    const stored = finished.get('r1')!;
+    expect(finished.bytesInMemory).toBe(0);
+    expect(stored.lastSeq).toBeUndefined();
+    expect([stored.id, stored.threadId, stored.callerId]).toEqual(['r1', 't-r1', 'c1']);
+    expect(await collect(stored.events())).toEqual(log.snapshot());
+    expect(await collect(stored.events(2))).toEqual(log.snapshot(2)); // Last-Event-ID
+    expect(await stored.result).toEqual(await handle.result);
+  });
+
+  it('keeps in memory a run whose log the store does not hold, and forgets what it drops', async () => {
+    const store = openStore();
+    const finished = new FinishedRuns({ ...limits, max: 1 }, { now: Date.now, logger: silentLogger, store });
+    cleanups.push(() => finished.close());
+    const { log, handle } = await finishedRun('lost'); // never written to the store
+    finished.add(handle, log);
+    await vi.waitFor(() => expect(finished.bytesInMemory).toBe(logBytes(log)));
+    expect(finished.get('lost')).toBe(handle);
+
+    const kept = await finishedRun('kept', store);
+    finished.add(kept.handle, kept.log); // over the count cap: 'lost' goes
+    expect(finished.has('lost')).toBe(false);
+    expect(finished.bytesInMemory).toBe(0);
+    await vi.waitFor(() => expect(finished.get('kept')).not.toBe(kept.handle));
+    const other = await finishedRun('third', store);
+    finished.add(other.handle, other.log); // 'kept' goes, and the store forgets it
+    await vi.waitFor(async () => expect(await store.runs.get('kept')).toBeUndefined());
+    expect(await store.events.read('kept')).toEqual([]);
+  });
+});
+
+describe('finished runs without a run store', () => {
+  it('stay in memory within the byte budget, the oldest dropped first', async () => {
+    const runs = await Promise.all(['a', 'b', 'c'].map((id) => finishedRun(id, undefined, 'word '.repeat(50))));
+    const each = logBytes(runs[0]!.log);
+    const finished = new FinishedRuns(
+      { ...limits, budgetBytes: 2 * each + 10 },
+      { now: Date.now, logger: silentLogger },
+    );
+    cleanups.push(() => finished.close());
+    for (const r of runs) finished.add(r.handle, r.log);
+    expect(finished.has('a')).toBe(false);
+    expect(finished.get('b')).toBe(runs[1]!.handle);
+    expect(finished.get('c')).toBe(runs[2]!.handle);
+    expect(finished.bytesInMemory).toBe(2 * each);
+  });
+
+  it('are dropped once retention expires', async () => {
+    let now = 1_000;
+    const finished = new FinishedRuns({ ...limits, retentionMs: 20 }, { now: () => now, logger: silentLogger });
+    cleanups.push(() => finished.close());
+    const { log, handle } = await finishedRun('old');
+    finished.add(handle, log);
+    now += 21;
+    await vi.waitFor(() => expect(finished.size).toBe(0));
+    expect(finished.bytesInMemory).toBe(0);
+  });
+});
