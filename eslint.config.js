@@ -53,6 +53,16 @@ export default tseslint.config(
     'caller identity is the bottom layer: identity/ imports nothing of ours',
   ),
   {
+    // Type-aware: a promise nobody awaits or handles, or one passed where a plain callback is expected,
+    // is a failure nobody hears of (issue 31). `void p` says on purpose; its line says why.
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // The console runs in the browser.
     files: ['console/src/**/*.{ts,tsx}'],
     languageOptions: {

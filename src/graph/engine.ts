@@ -181,7 +181,7 @@ export class Engine implements RunEngine {
       // In the same tick: get() finds the run throughout, running then finished.
       this.#running.delete(id);
       this.#finished.add(handle, log);
-      this.#saveLedger();
+      void this.#saveLedger(); // the ledger writer serializes its writes and logs a failure itself
     });
     return handle;
   }
@@ -191,7 +191,7 @@ export class Engine implements RunEngine {
    * through the same caller rate limit, caller and thread budgets and price rules as a run's calls.
    */
   admitDirectCall(request: DirectCallRequest): DirectCall {
-    return admitDirectCall(this.#ctx, request, () => this.#saveLedger());
+    return admitDirectCall(this.#ctx, request, () => void this.#saveLedger()); // failures logged by the writer
   }
 
   /** Writes the ledger file (no-op in memory); writes are serialized, failures logged. */

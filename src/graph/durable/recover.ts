@@ -12,8 +12,8 @@ import type { StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphEvent, GraphEventOf } from '../events.ts';
 import type { FinishedRuns } from '../retention/finished-runs.ts';
 import type { ReplicaRuns } from '../replicas/replica-runs.ts';
-import type { EngineContext, RunState } from '../state.ts';
-import { resumptionOf } from './resume-plan.ts';
+import { emit, type EngineContext, type RunState } from '../state.ts';
+import { INTERRUPTED, resumptionOf, unfinishedToolCalls } from './resume-plan.ts';
 
 /** What recovery asks of the engine. */
 export interface RecoveringEngine {
@@ -83,6 +83,19 @@ export async function resumeStoredRun(
   const resumption = cancelled
     ? { resume: false as const, reason: 'cancelled while no replica held the run' }
     : resumptionOf(events, await store.checkpoints.load(r.id));
+  // The tool calls the stop cut short are closed first: the step calls anew (resume-plan.ts).
+  const closeInterrupted = (run: RunState) => {
+    for (const call of unfinishedToolCalls(events))
+      emit(run, {
+        type: 'tool.finished',
+        stepId: call.stepId,
+        toolCallId: call.toolCallId,
+        tool: call.tool,
+        status: 'error',
+        error: INTERRUPTED,
+        durationMs: 0,
+      });
+  };
   if (resumption.resume) {
     const decided = await answeredNotActed(ctx, r.id, events);
     const requests = [...waiting.map((a) => a.request), ...Object.values(decided).map((d) => d.request)];
@@ -91,6 +104,7 @@ export async function resumeStoredRun(
       Object.fromEntries(Object.entries(decided).map(([id, d]) => [id, d.outcome])),
     );
     engine.launch(r, events, (run) => {
+      closeInterrupted(run);
       run.resumePlan = resumption.plan;
       run.planRound = resumption.round;
       run.kept = resumption.kept;
@@ -98,6 +112,7 @@ export async function resumeStoredRun(
   } else {
     for (const a of waiting) await store.approvals.decide(a.id, { resolvedBy: 'cancelled', reason: resumption.reason });
     engine.launch(r, events, (run) => {
+      closeInterrupted(run);
       run.outcome = cancelled
         ? { status: 'cancelled', error: resumption.reason }
         : { status: 'failed', error: resumption.reason };

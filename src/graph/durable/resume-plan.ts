@@ -4,7 +4,7 @@
  * were in flight included, run again; or, when that is not possible, it ends failed and says why.
  */
 import type { Checkpoint } from '../../store/runs/run-store.ts';
-import type { GraphEvent } from '../events.ts';
+import type { GraphEvent, GraphEventOf } from '../events.ts';
 import type { GraphPlan, PlanStep } from '../graph-plan.ts';
 import { keptKey } from '../plan-with-model.ts';
 import type { StepOutcome } from '../scheduler.ts';
@@ -31,4 +31,18 @@ export function resumptionOf(events: readonly GraphEvent[], checkpoint: Checkpoi
     kept.set(keptKey(step), { step, outcome: { ...outcome, objective: step.objective } });
   }
   return { resume: true, plan: checkpoint.plan as GraphPlan, round: checkpoint.planRound ?? 1, kept };
+}
+
+/**
+ * The tool calls a run started before the process stopped and never finished: after the restart the
+ * step runs again and calls anew, so each of these is closed with its own `tool.finished` (error
+ * INTERRUPTED) first, keeping every tool.started of the log paired with one tool.finished.
+ */
+export function unfinishedToolCalls(events: readonly GraphEvent[]): GraphEventOf<'tool.started'>[] {
+  const open = new Map<string, GraphEventOf<'tool.started'>>();
+  for (const e of events) {
+    if (e.type === 'tool.started') open.set(e.toolCallId, e);
+    else if (e.type === 'tool.finished') open.delete(e.toolCallId);
+  }
+  return [...open.values()];
 }

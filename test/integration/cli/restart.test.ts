@@ -92,7 +92,23 @@ async function approvalSurvives(signal: 'SIGKILL' | 'SIGTERM') {
   expect(rest.find((e) => e.type === 'approval.resolved')).toMatchObject({
     outcome: { requestId: asked.request.id, resolvedBy: 'human' },
   });
-  expect(rest.find((e) => e.type === 'tool.finished')).toMatchObject({ tool: 'filesystem/write_file', status: 'ok' });
+  const finished = rest.filter((e): e is GraphEventOf<'tool.finished'> => e.type === 'tool.finished');
+  expect(finished.find((e) => e.status === 'ok')).toMatchObject({ tool: 'filesystem/write_file', status: 'ok' });
+  // Every tool.started of the whole log has its one tool.finished: the call cut by the stop is closed
+  // as interrupted (the step calls anew after the restart), never left open beside its second start.
+  const count = (type: 'tool.started' | 'tool.finished') =>
+    [...seen, ...rest]
+      .filter((e) => e.type === type)
+      .map((e) => (e as GraphEventOf<'tool.started'>).toolCallId)
+      .sort();
+  expect(count('tool.started').length).toBeGreaterThan(0);
+  expect(count('tool.finished')).toEqual(count('tool.started'));
+  const cut = seen.filter((e) => e.type === 'tool.started').map((e) => (e as GraphEventOf<'tool.started'>).toolCallId);
+  for (const id of cut)
+    expect(finished.find((e) => e.toolCallId === id)).toMatchObject({
+      status: 'error',
+      error: 'interrupted by a restart of Parley',
+    });
   expect(rest.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
   expect(readFileSync(join(dataDir, 'workspace', file), 'utf8')).toBe(`written after ${signal}`);
   expect(await pendingIds(second.url)).toEqual([]);

@@ -44,7 +44,7 @@ async function launch(cwd: string, rc: RecordingClient, capabilities: ClientCapa
   const child = spawn(process.execPath, ['--import', tsx, agentScript], {
     cwd,
     stdio: 'pipe',
-    env: { ...process.env, ACP_TEST_CODER: '1' },
+    env: { ...process.env, ACP_TEST_CODER: '1', ACP_TEST_WORKSPACE: workspace },
   });
   let stderr = '';
   let stdout = '';
@@ -78,6 +78,8 @@ const contentOf = (rc: RecordingClient, sessionId: string): ToolCallContent[] =>
 
 let project: string;
 let bare: string;
+/** Parley's own workspace: the folder its configured filesystem MCP server serves. */
+let workspace: string;
 let outside: string;
 let editor: Editor;
 let plain: Editor;
@@ -89,6 +91,7 @@ beforeAll(async () => {
   project = realpathSync(mkdtempSync(join(tmpdir(), 'parley-acp-project-')));
   bare = realpathSync(mkdtempSync(join(tmpdir(), 'parley-acp-bare-')));
   outside = realpathSync(mkdtempSync(join(tmpdir(), 'parley-acp-outside-')));
+  workspace = realpathSync(mkdtempSync(join(tmpdir(), 'parley-acp-workspace-')));
   mkdirSync(join(project, 'src'));
   writeFileSync(join(project, 'src/app.txt'), 'version 1\n');
   writeFileSync(join(bare, 'notes.txt'), 'on disk\n');
@@ -228,6 +231,30 @@ describe('ACP on the project without client fs (the folder on disk)', () => {
       `outside the project folder ${bare}`,
     );
     expect(existsSync(join(outside, 'escape.txt'))).toBe(false);
+  });
+
+  it("the filesystem server's own specialist works on the project in a session, never on Parley's workspace", async () => {
+    const session = await plain.ctx.buildSession(bare).start();
+    pl.answer = () => select('allow_once');
+    const before = pl.permissions.length;
+    const asked = (tool: string, args: Record<string, unknown>) =>
+      `[[route:plan]] [[steps:1]] filesystem writes the notes [[tool:${tool} ${JSON.stringify(args)}]]`;
+    const wrote = await session.prompt(
+      asked('project/write_file', { path: 'fs-notes.txt', content: 'in the project\n' }),
+    );
+    expect(wrote.stopReason).toBe('end_turn');
+    expect(pl.permissions).toHaveLength(before + 1);
+    expect(readFileSync(join(bare, 'fs-notes.txt'), 'utf8')).toBe('in the project\n');
+    // Its filesystem/write_file is the project's (the configured server, Parley's workspace, is not
+    // offered): a path in the workspace is outside the project, so the user is asked; refused, nothing is written.
+    pl.answer = () => select('reject_once');
+    await session.prompt(asked('filesystem/write_file', { path: join(workspace, 'fs-notes.txt'), content: 'leak\n' }));
+    expect(pl.permissions).toHaveLength(before + 2);
+    expect(pl.permissions.at(-1)!.toolCall.title).toBe('Tool project/write_file');
+    expect((pl.permissions.at(-1)!._meta as { parley: { reason: string } }).parley.reason).toBe(
+      `outside the project folder ${bare}`,
+    );
+    expect(existsSync(join(workspace, 'fs-notes.txt'))).toBe(false);
   });
 
   it('no terminal, no run_command tool: a directive naming it finds no such tool', async () => {
