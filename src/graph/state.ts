@@ -111,6 +111,29 @@ export interface RunState {
   summaries?: Map<string, Promise<string>>;
 }
 
+/**
+ * What a node decides besides where the run goes next. The engine alone applies it (run-update.ts),
+ * and so the engine alone sets a run's outcome.
+ */
+export interface RunUpdate {
+  outcome?: RunOutcome;
+  answer?: string;
+  verdict?: CouncilVerdict;
+  memory?: MemoryHit[];
+  sources?: AnswerSource[];
+  exhausted?: string;
+  inflight?: Promise<Map<string, StepOutcome>> | undefined;
+  replanAfterFailure?: string[] | undefined;
+  /** Outcomes of a finished batch (the joiner): folded into the results, their steps no longer pending. */
+  stepOutcomes?: Map<string, StepOutcome>;
+}
+
+/** The fields a node decides through its RunUpdate, never by writing them. */
+type Decided = Exclude<keyof RunUpdate, 'stepOutcomes'>;
+
+/** The run as a node sees it: what a node decides is read-only here (it returns it instead). */
+export type NodeRun = Omit<RunState, Decided> & Readonly<Pick<RunState, Decided>>;
+
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
 export interface EngineContext extends Required<
   Omit<EngineDeps, 'peers' | 'prices' | 'councilAdvisorModels' | 'presetPlan' | 'threads' | 'runStore' | 'cluster'>
