@@ -1,6 +1,14 @@
 /** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
 import { setMaxListeners } from 'node:events';
-import type { AnswerSource, CouncilVerdict, FailedStep, GraphEventBody, NodeName, RunStatus } from './events.ts';
+import type {
+  AnswerSource,
+  CouncilVerdict,
+  EarlierDecision,
+  FailedStep,
+  GraphEventBody,
+  NodeName,
+  RunStatus,
+} from './events.ts';
 import type { GraphPlan } from './graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
@@ -13,11 +21,15 @@ import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import type { ModelRole } from '../llm/types.ts';
 import type { ModelClient } from '../llm/types.ts';
 import type { ToolHost } from '../tools/types.ts';
-import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
+import type { DecisionRecord, MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
-import type { FoundDecision } from './learning/earlier-decision.ts';
 import { EMPTY_HISTORY, type ConversationHistory } from './thread-history.ts';
-import type { Team } from './dynamic/team.ts';
+
+/** An earlier decision found for a question of this run (learning/earlier-decision.ts), and how close it is. */
+export interface FoundDecision {
+  decision: DecisionRecord;
+  match: EarlierDecision;
+}
 
 /** A step that succeeded in an earlier round, as planned then, with its outcome. */
 export interface KeptStep {
@@ -103,8 +115,6 @@ export interface RunState {
   outcome?: RunOutcome;
   /** Last node entered (for the watchdog's message). */
   node?: NodeName;
-  /** The run's dynamic team, once its plan has a manager step (dynamic and hybrid runs; dynamic/team.ts). */
-  team?: Team;
   /** After a restart: the checkpointed plan the router resumes (docs/durability.md). */
   resumePlan?: GraphPlan;
   /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */

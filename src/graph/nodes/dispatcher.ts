@@ -13,7 +13,7 @@ import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
 import { failuresToReplan } from '../replan-on-failure.ts';
 import type { Decision, Next } from '../edges.ts';
-import { Team } from '../dynamic/team.ts';
+import { Team, teamFor, teamOf } from '../dynamic/team.ts';
 import { inlineResults } from '../context-budget.ts';
 import { BudgetExceededError } from '../usage.ts';
 
@@ -32,8 +32,7 @@ export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Deci
 
   const steps = batch.map((s) => withFeedback(s, run.feedback));
   // A plan with a manager step grows while it runs: its agents spawn steps into the batch (dynamic/team.ts).
-  if (!run.team && plan.steps.some(Team.isAgent)) run.team = new Team(run, ctx);
-  const team = run.team;
+  const team = teamOf(run) ?? (plan.steps.some(Team.isAgent) ? teamFor(run, ctx) : undefined);
   const inflight = scheduleSteps({
     steps,
     prior: run.results,

@@ -13,6 +13,7 @@ import type { StepOutcome } from '../scheduler.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { fitStepOutputs } from '../context-budget.ts';
+import { teamOf } from '../dynamic/team.ts';
 
 export const PASS_SCORE = 0.7;
 export const RETRY_SCORE = 0.4;
@@ -86,7 +87,8 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
   if (next === 'replan') return { next: 'planner' };
   run.feedback = value.feedback;
   // A dynamic team re-runs a spawned step through the planned step it grew from (dynamic/team.ts).
-  const rerun = run.team ? run.team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
+  const team = teamOf(run);
+  const rerun = team ? team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
   run.pending = rerunSet(run.plan!.steps, rerun);
   return { next: 'dispatcher' };
 }
