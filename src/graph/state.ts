@@ -141,8 +141,14 @@ export interface RunUpdate {
 /** The fields a node decides through its RunUpdate, never by writing them. */
 type Decided = Exclude<keyof RunUpdate, 'stepOutcomes'>;
 
-/** The run as a node sees it: what a node decides is read-only here (it returns it instead). */
-export type NodeRun = Omit<RunState, Decided> & Readonly<Pick<RunState, Decided>>;
+/** The fields the engine alone writes: before the first node (history, a resumed run's plan) or as the loop moves. */
+type EngineOwned = 'history' | 'node' | 'resumePlan' | 'outcome';
+
+/**
+ * The run as a node sees it: what the engine owns and what a node decides (it returns that in its
+ * RunUpdate instead) are read-only here; the rest is the node's working state (plan, steps, rounds).
+ */
+export type NodeRun = Omit<RunState, Decided | EngineOwned> & Readonly<Pick<RunState, Decided | EngineOwned>>;
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
 export interface EngineContext extends Required<
