@@ -18,16 +18,9 @@ import type { StepOutcome } from './scheduler.ts';
 import type { EngineContext, RunState } from './state.ts';
 import { BudgetExceededError, estimateTokens } from './usage.ts';
 
-/** One text a prompt carries for a step (its output, or the result a dependent step inlines). */
-export interface ContextPiece {
-  stepId: string;
-  text: string;
-}
+import type { ContextPiece, FittedPiece } from './context-piece.ts';
 
-/** The piece as the prompt shows it: whole, or summarized (and then marked with its original length). */
-export interface FittedPiece extends ContextPiece {
-  summarized?: { originalChars: number };
-}
+export type { ContextPiece, FittedPiece } from './context-piece.ts';
 
 /** Tokens kept free beside the estimate (system wording, JSON around the pieces, the estimate's error). */
 const MARGIN_TOKENS = 512;

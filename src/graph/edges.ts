@@ -5,6 +5,7 @@
  * the graph from this table. The node functions are bound to their names in nodes/index.ts.
  */
 import type { NodeName } from './events.ts';
+import type { RunUpdate } from './state.ts';
 
 export const EDGES = {
   usage_guard: ['router', 'end'],
@@ -25,6 +26,15 @@ export const FIRST_NODE: NodeName = 'usage_guard';
 
 /** The nodes node `N` may go to next. */
 export type Next<N extends NodeName> = (typeof EDGES)[N][number];
+
+/**
+ * What a node returns: the next node (`Decision<Next<'router'>>`: one of the router's edges) and what it
+ * decided, which the engine applies.
+ */
+export interface Decision<To extends NodeName | 'end' = NodeName | 'end'> {
+  next: To;
+  update?: RunUpdate;
+}
 
 /** True when `next` is an edge out of `node`. */
 export function isEdge(node: NodeName, next: string): next is Next<NodeName> {

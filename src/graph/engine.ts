@@ -22,6 +22,7 @@ import { createRunState, emit, type EngineContext, type RunOutcome, type RunStat
 import { failedRunHandle, invalidRequest, outcomeOf } from './run-outcome.ts';
 import { NODES, type NodeFn } from './nodes/index.ts';
 import { FIRST_NODE, isEdge } from './edges.ts';
+import { applyUpdate } from './run-update.ts';
 import { loadHistory, saveTurn } from './thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import { persistEvents } from './durable/persist-events.ts';
@@ -391,7 +392,7 @@ export class Engine implements RunEngine {
         emit(run, { type: 'node.started', node });
         const t0 = ctx.now();
         const current: NodeName = node;
-        const next = await Promise.race([
+        const { next, update } = await Promise.race([
           ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () =>
             (NODES[current] as NodeFn)(run, ctx),
           ),
@@ -399,6 +400,7 @@ export class Engine implements RunEngine {
         ]);
         // The types hold every node to its row of the edge table; this holds a node that casts around them.
         if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
+        if (update) applyUpdate(run, update);
         emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
         if (next === 'end' || run.outcome) return;
         node = next;

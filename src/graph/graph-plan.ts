@@ -4,7 +4,7 @@ import type { GraphPlan, PlanStep } from '../knowledge/records.ts';
 import { ModelNameSchema } from './request-models.ts';
 import { findCycle } from './find-cycle.ts';
 import { resultBlock } from './prompts.ts';
-import type { FittedPiece } from './context-budget.ts';
+import type { FittedPiece } from './context-piece.ts';
 
 /** The plan types are the knowledge store's records (it keeps plans with runs and teams); this file validates them. */
 export type { GraphPlan, PlanStep } from '../knowledge/records.ts';

@@ -3,7 +3,7 @@
  * read them as plain text, the scripted model parses them.
  */
 import type { StepOutcome } from './scheduler.ts';
-import type { FittedPiece } from './context-budget.ts';
+import type { FittedPiece } from './context-piece.ts';
 import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 
 export const block = (name: string, content: string) => `<parley:${name}>${content}</parley:${name}>`;

@@ -1,6 +1,14 @@
 /** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
 import { setMaxListeners } from 'node:events';
-import type { AnswerSource, CouncilVerdict, FailedStep, GraphEventBody, NodeName, RunStatus } from './events.ts';
+import type {
+  AnswerSource,
+  CouncilVerdict,
+  EarlierDecision,
+  FailedStep,
+  GraphEventBody,
+  NodeName,
+  RunStatus,
+} from './events.ts';
 import type { GraphPlan } from './graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
@@ -13,11 +21,15 @@ import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import type { ModelRole } from '../llm/types.ts';
 import type { ModelClient } from '../llm/types.ts';
 import type { ToolHost } from '../tools/types.ts';
-import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
+import type { DecisionRecord, MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
-import type { FoundDecision } from './learning/earlier-decision.ts';
 import { EMPTY_HISTORY, type ConversationHistory } from './thread-history.ts';
-import type { Team } from './dynamic/team.ts';
+
+/** An earlier decision found for a question of this run (learning/earlier-decision.ts), and how close it is. */
+export interface FoundDecision {
+  decision: DecisionRecord;
+  match: EarlierDecision;
+}
 
 /** A step that succeeded in an earlier round, as planned then, with its outcome. */
 export interface KeptStep {
@@ -103,8 +115,6 @@ export interface RunState {
   outcome?: RunOutcome;
   /** Last node entered (for the watchdog's message). */
   node?: NodeName;
-  /** The run's dynamic team, once its plan has a manager step (dynamic and hybrid runs; dynamic/team.ts). */
-  team?: Team;
   /** After a restart: the checkpointed plan the router resumes (docs/durability.md). */
   resumePlan?: GraphPlan;
   /** What route.decided says of resumePlan when it is not a restart's (a fork: graph/timetravel/). */
@@ -112,6 +122,35 @@ export interface RunState {
   /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */
   summaries?: Map<string, Promise<string>>;
 }
+
+/**
+ * What a node decides besides where the run goes next. The engine alone applies it (run-update.ts),
+ * and so the engine alone sets a run's outcome.
+ */
+export interface RunUpdate {
+  outcome?: RunOutcome;
+  answer?: string;
+  verdict?: CouncilVerdict;
+  memory?: MemoryHit[];
+  sources?: AnswerSource[];
+  exhausted?: string;
+  inflight?: Promise<Map<string, StepOutcome>> | undefined;
+  replanAfterFailure?: string[] | undefined;
+  /** Outcomes of a finished batch (the joiner): folded into the results, their steps no longer pending. */
+  stepOutcomes?: Map<string, StepOutcome>;
+}
+
+/** The fields a node decides through its RunUpdate, never by writing them. */
+type Decided = Exclude<keyof RunUpdate, 'stepOutcomes'>;
+
+/** The fields the engine alone writes: before the first node (history, a resumed run's plan) or as the loop moves. */
+type EngineOwned = 'history' | 'node' | 'resumePlan' | 'outcome';
+
+/**
+ * The run as a node sees it: what the engine owns and what a node decides (it returns that in its
+ * RunUpdate instead) are read-only here; the rest is the node's working state (plan, steps, rounds).
+ */
+export type NodeRun = Omit<RunState, Decided | EngineOwned> & Readonly<Pick<RunState, Decided | EngineOwned>>;
 
 /** The engine's ports with defaults filled in, plus engine-wide state the nodes need. */
 export interface EngineContext extends Required<

@@ -60,6 +60,21 @@ const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)
 export const preview = (value: unknown): string =>
   clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 200);
 
+/** Each run's team, beside the run rather than on it: the team holds the run, so RunState need not know Team. */
+const TEAMS = new WeakMap<RunState, Team>();
+
+/** The run's dynamic team, once its plan has a manager step (dynamic and hybrid runs). */
+export function teamOf(run: RunState): Team | undefined {
+  return TEAMS.get(run);
+}
+
+/** The run's team, made on the first batch whose plan has an agent step. */
+export function teamFor(run: RunState, ctx: EngineContext): Team {
+  let team = TEAMS.get(run);
+  if (!team) TEAMS.set(run, (team = new Team(run, ctx)));
+  return team;
+}
+
 export class Team {
   readonly #run: RunState;
   readonly #ctx: EngineContext;

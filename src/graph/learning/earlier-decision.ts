@@ -8,19 +8,15 @@
 import { jaccard, queryPattern } from '../../knowledge/words.ts';
 import { queryShape, shapeDifference } from '../../knowledge/query-shape.ts';
 import type { DecisionRecord } from '../../knowledge/store.ts';
-import type { EarlierDecision } from '../events.ts';
 import { block } from '../prompts.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { EngineContext, FoundDecision, RunState } from '../state.ts';
 
 /** Lower than team reuse's 0.8: context may be looser than reusing a plan, but must share most words. */
 export const DECISION_MATCH_THRESHOLD = 0.5;
 /** How many of the caller's most recent decisions are compared. */
 const DECISION_WINDOW = 200;
 
-export interface FoundDecision {
-  decision: DecisionRecord;
-  match: EarlierDecision;
-}
+export type { FoundDecision } from '../state.ts';
 
 /** The closest earlier decision for `question`, looked up once per question and run. */
 export function earlierDecision(

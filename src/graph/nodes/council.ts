@@ -1,17 +1,15 @@
 /** council (mode "council" or the router's council route): the verdict is the run's answer. */
 import { runCouncil, verdictSections } from '../run-council.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import { emptyUsage } from '../usage.ts';
-import type { Next } from '../edges.ts';
+import type { Decision, Next } from '../edges.ts';
 
-export async function council(run: RunState, ctx: EngineContext): Promise<Next<'council'>> {
+export async function council(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'council'>>> {
   const result = await runCouncil(run, ctx, run.request.query, run.abort.signal, emptyUsage());
-  run.verdict = result.verdict;
-  run.answer = result.text;
   // The verdict is one structured call (the model client streams text, not schema-bound answers), so it
   // streams by section: a client shows the recommendation while the rest follows.
   verdictSections(result.verdict).forEach((section, i) =>
     emit(run, { type: 'answer.delta', text: i === 0 ? section : `\n\n${section}` }),
   );
-  return 'end';
+  return { next: 'end', update: { verdict: result.verdict, answer: result.text } };
 }

@@ -1,11 +1,11 @@
 /** direct_answer: the fast path. One streamed model call answers the query; no plan, no specialists. */
 import { memoryNote } from '../prompts.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { Next } from '../edges.ts';
+import type { Decision, Next } from '../edges.ts';
 import { userContent } from '../user-content.ts';
 
-export async function directAnswer(run: RunState, ctx: EngineContext): Promise<Next<'direct_answer'>> {
+export async function directAnswer(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'direct_answer'>>> {
   const messages = [
     {
       role: 'system',
@@ -21,6 +21,5 @@ export async function directAnswer(run: RunState, ctx: EngineContext): Promise<N
       emit(run, { type: 'answer.delta', text: chunk.text });
     }
   }
-  run.answer = pieces.join('');
-  return 'end';
+  return { next: 'end', update: { answer: pieces.join('') } };
 }

@@ -9,33 +9,31 @@ import { isSuspended } from '../run-suspended.ts';
 import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../scheduler.ts';
 import type { GraphEventBody } from '../events.ts';
 import type { PlanStep } from '../graph-plan.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
 import { failuresToReplan } from '../replan-on-failure.ts';
-import type { Next } from '../edges.ts';
-import { Team } from '../dynamic/team.ts';
+import type { Decision, Next } from '../edges.ts';
+import { Team, teamFor, teamOf } from '../dynamic/team.ts';
 import { inlineResults } from '../context-budget.ts';
 import { BudgetExceededError } from '../usage.ts';
 
-export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Next<'dispatcher'>> {
-  if (run.memory === undefined) return 'memory';
+export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'dispatcher'>>> {
+  if (run.memory === undefined) return { next: 'memory' };
   const plan = run.plan;
   if (!plan) throw new Error('dispatcher reached without a plan');
   const failed = failuresToReplan(run, ctx);
   if (failed) {
-    run.replanAfterFailure = failed;
-    return 'planner';
+    return { next: 'planner', update: { replanAfterFailure: failed } };
   }
   const pending = plan.steps.filter((s) => run.pending.has(s.id));
   const research = pending.filter((s) => s.phase === 'research');
   const batch = research.length ? research : pending;
-  if (batch.length === 0) return 'verifier';
+  if (batch.length === 0) return { next: 'verifier' };
 
   const steps = batch.map((s) => withFeedback(s, run.feedback));
   // A plan with a manager step grows while it runs: its agents spawn steps into the batch (dynamic/team.ts).
-  if (!run.team && plan.steps.some(Team.isAgent)) run.team = new Team(run, ctx);
-  const team = run.team;
-  run.inflight = scheduleSteps({
+  const team = teamOf(run) ?? (plan.steps.some(Team.isAgent) ? teamFor(run, ctx) : undefined);
+  const inflight = scheduleSteps({
     steps,
     prior: run.results,
     concurrency: ctx.config.engine.stepConcurrency,
@@ -65,7 +63,7 @@ export async function dispatcher(run: RunState, ctx: EngineContext): Promise<Nex
     run: (step, objective, signal, clock) =>
       runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
   });
-  return research.length ? 'research_joiner' : 'execution_joiner';
+  return { next: research.length ? 'research_joiner' : 'execution_joiner', update: { inflight } };
 }
 
 function finishedEvent(o: StepOutcome): GraphEventBody {

@@ -3,18 +3,17 @@
  * run's context (another caller's queries and answers never reach this run's prompts), leaving out the
  * runs of the run's own thread, which its history already carries.
  */
-import type { EngineContext, RunState } from '../state.ts';
-import type { Next } from '../edges.ts';
+import type { EngineContext, NodeRun, RunState } from '../state.ts';
+import type { Decision, Next } from '../edges.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
 
 const MEMORY_HITS = 3;
 
-export async function memory(run: RunState, ctx: EngineContext): Promise<Next<'memory'>> {
+export async function memory(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'memory'>>> {
   const hits = await (run.memoryPrefetch ?? prefetchMemory(run, ctx));
   // The thread first: its own turns come as the run's history, so memory brings only other, similar runs.
   const inThread = new Set(run.history.runIds ?? []);
-  run.memory = inThread.size ? hits.filter((h) => !inThread.has(h.runId)) : hits;
-  return 'dispatcher';
+  return { next: 'dispatcher', update: { memory: inThread.size ? hits.filter((h) => !inThread.has(h.runId)) : hits } };
 }
 
 /**

@@ -9,17 +9,18 @@
 import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
 import { finishedSteps, withFinishedSteps } from '../replan-on-failure.ts';
 import type { PlanCause } from '../events.ts';
-import type { EngineContext, KeptStep, RunState } from '../state.ts';
-import type { Next } from '../edges.ts';
+import type { EngineContext, KeptStep, NodeRun, RunState } from '../state.ts';
+import type { Decision, Next } from '../edges.ts';
 import { BudgetExceededError } from '../usage.ts';
 
 /** The planner needs only the gist of a kept result (it is reused whole): a clip that says so. */
 const clip = (text: string, n: number) =>
   text.length > n ? `${text.slice(0, n)}… [${text.length - n} more characters not shown]` : text;
 
-export async function planner(run: RunState, ctx: EngineContext): Promise<Next<'planner'>> {
+export async function planner(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'planner'>>> {
   const afterFailure = run.replanAfterFailure;
-  run.replanAfterFailure = undefined;
+  // Read once: whatever this node decides, the request to re-plan after a failure is answered.
+  const answered = { replanAfterFailure: undefined };
   // The verifier's flags name steps of the plan it judged; a failure re-plan comes before any verdict on this plan.
   keepSucceeded(run, afterFailure ? [] : (run.verification?.failedStepIds ?? []));
   const finished = afterFailure ? finishedSteps(run) : [];
@@ -62,17 +63,17 @@ export async function planner(run: RunState, ctx: EngineContext): Promise<Next<'
       runId: run.id,
       error: (err as Error).message,
     });
-    return 'verifier';
+    return { next: 'verifier', update: answered };
   }
   if (!attempt.ok) {
     // Keep what we have: synthesize the best result so far rather than failing a run that produced something.
-    run.exhausted = `re-planning failed (${attempt.errors.join('; ')}); answering from the best result so far`;
-    return 'synthesizer';
+    const exhausted = `re-planning failed (${attempt.errors.join('; ')}); answering from the best result so far`;
+    return { next: 'synthesizer', update: { ...answered, exhausted } };
   }
   run.planRound++;
   const cause: PlanCause = { cause: afterFailure ? 'step_failed' : 'verifier', failedStepIds: previousFailed };
   adoptPlan(run, attempt.plan, cause);
-  return 'dispatcher';
+  return { next: 'dispatcher', update: answered };
 }
 
 /** What a failure re-plan is for: which steps failed and why, what could not run, what stays. */

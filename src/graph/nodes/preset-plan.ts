@@ -5,20 +5,22 @@
  */
 import { validatePlan, type GraphPlan } from '../graph-plan.ts';
 import { adoptPlan, knownSpecialists } from '../plan-with-model.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import { prefetchMemory } from './memory.ts';
-import type { Next } from '../edges.ts';
+import type { Decision, Next } from '../edges.ts';
 
 export function runPresetPlan(
-  run: RunState,
+  run: NodeRun,
   ctx: EngineContext,
   plan: GraphPlan,
   reason = 'running the plan handed to the engine (EngineDeps.presetPlan)',
-): Next<'router'> {
+): Decision<Next<'router'>> {
   const errors = validatePlan(plan, knownSpecialists(run));
   if (errors.length) {
-    run.outcome = { status: 'failed', error: `the preset plan is invalid: ${errors.join('; ')}` };
-    return 'end';
+    return {
+      next: 'end',
+      update: { outcome: { status: 'failed', error: `the preset plan is invalid: ${errors.join('; ')}` } },
+    };
   }
   void prefetchMemory(run, ctx);
   emit(run, {
@@ -28,5 +30,5 @@ export function runPresetPlan(
     candidates: [...new Set(plan.steps.map((s) => s.specialist))],
   });
   adoptPlan(run, plan);
-  return 'dispatcher';
+  return { next: 'dispatcher' };
 }

@@ -8,13 +8,13 @@
 import { validatePlan } from '../graph-plan.ts';
 import { block } from '../prompts.ts';
 import { RouteSchema } from '../schemas.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type NodeRun, type RunState } from '../state.ts';
 import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
 import type { TeamMatch } from '../events.ts';
 import { instantiatePlan } from '../learning/instantiate-plan.ts';
 import { judgeTeam } from '../learning/team-match.ts';
-import type { Next } from '../edges.ts';
+import type { Decision, Next } from '../edges.ts';
 import { historyBlock } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { prefetchMemory } from './memory.ts';
@@ -64,10 +64,10 @@ knowledge, choose "council". When in doubt between "direct" and another route, c
 
 "reason": one sentence saying why this route fits the query; it is shown to the user.`;
 
-export async function router(run: RunState, ctx: EngineContext): Promise<Next<'router'>> {
+export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'router'>>> {
   if (run.mode === 'direct') {
     emit(run, { type: 'route.decided', stage: 'direct', reason: 'mode "direct" requested' });
-    return 'direct_answer';
+    return { next: 'direct_answer' };
   }
   if (run.mode === 'council') {
     const earlier = await earlierDecision(run, ctx, run.request.query);
@@ -77,7 +77,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<Next<'r
       reason: 'mode "council" requested' + earlierNote(earlier),
       ...(earlier ? { earlierDecision: earlier.match } : {}),
     });
-    return 'council';
+    return { next: 'council' };
   }
 
   await loadSpecialists(run, ctx);
@@ -108,7 +108,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<Next<'r
     });
     const plan = instantiatePlan(team.plan, run.request.query);
     adoptPlan(run, grown ? learnedShape(plan) : plan);
-    return 'dispatcher';
+    return { next: 'dispatcher' };
   }
   // The closest team, when one was refused: route.decided says why.
   const refused = found?.match;
@@ -151,7 +151,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<Next<'r
         ...(refused ? { teamMatch: refused } : {}),
         ...seen,
       });
-      return 'direct_answer';
+      return { next: 'direct_answer' };
     }
     if (value.route === 'dynamic') return startDynamic(run, ctx, value.reason + notReused);
     if (value.route === 'council') {
@@ -162,7 +162,7 @@ export async function router(run: RunState, ctx: EngineContext): Promise<Next<'r
         ...(refused ? { teamMatch: refused } : {}),
         ...seen,
       });
-      return 'council';
+      return { next: 'council' };
     }
     if (value.reason.trim()) routerReason = `${value.reason.trim()}; `;
   }
@@ -188,27 +188,24 @@ export async function router(run: RunState, ctx: EngineContext): Promise<Next<'r
     ...seen,
   });
   if (run.candidates.length === 0) {
-    run.outcome = { status: 'failed', error: 'no specialists are available to plan with (is the registry empty?)' };
-    return 'end';
+    const error = 'no specialists are available to plan with (is the registry empty?)';
+    return { next: 'end', update: { outcome: { status: 'failed', error } } };
   }
   void prefetchMemory(run, ctx);
   const attempt = await planWithModel(run, ctx);
   if (!attempt.ok) {
-    run.outcome = {
-      status: 'failed',
-      error: `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}`,
-    };
-    return 'end';
+    const error = `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}`;
+    return { next: 'end', update: { outcome: { status: 'failed', error } } };
   }
   adoptPlan(run, attempt.plan);
-  return 'dispatcher';
+  return { next: 'dispatcher' };
 }
 
 /**
  * A dynamic run: one manager agent, given the query, grows the team as it learns the task's shape
  * (docs/engine.md "Dynamic teams"); it sees the top candidates as the specialists it may spawn.
  */
-async function startDynamic(run: RunState, ctx: EngineContext, reason: string): Promise<Next<'router'>> {
+async function startDynamic(run: NodeRun, ctx: EngineContext, reason: string): Promise<Decision<Next<'router'>>> {
   await retrieveCandidates(run, ctx);
   emit(run, {
     type: 'route.decided',
@@ -231,7 +228,7 @@ async function startDynamic(run: RunState, ctx: EngineContext, reason: string): 
       },
     ],
   });
-  return 'dispatcher';
+  return { next: 'dispatcher' };
 }
 
 /**

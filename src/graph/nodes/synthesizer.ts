@@ -6,12 +6,12 @@
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
  */
 import { block, memoryNote, stepsBlock } from '../prompts.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { FailedStep } from '../events.ts';
 import type { GraphPlan } from '../graph-plan.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { Next } from '../edges.ts';
+import type { Decision, Next } from '../edges.ts';
 import { userContent } from '../user-content.ts';
 import { fitStepOutputs } from '../context-budget.ts';
 
@@ -56,16 +56,19 @@ function missingParts(failed: FailedStep[]): string {
   return `\n\nNot done (this answer is partial):\n${lines.join('\n')}`;
 }
 
-export async function synthesizer(run: RunState, ctx: EngineContext): Promise<Next<'synthesizer'>> {
+export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'synthesizer'>>> {
   const source = run.exhausted && run.best ? run.best : { plan: run.plan!, results: run.results };
   const outcomes = source.plan.steps.map((s) => source.results.get(s.id)).filter((o) => o !== undefined);
   const used = outcomes.filter((o) => o.status === 'succeeded');
   const failed = failedStepsOf(source.plan, source.results);
+  // Written now, not returned: the run's end lists the missing steps even when the synthesis itself fails.
   if (failed.length) run.failedSteps = failed;
   if (used.length === 0) {
     const why = outcomes.map((o) => `${o.stepId}: ${o.error ?? o.status}`).join('; ');
-    run.outcome = { status: 'failed', error: `no step succeeded (${why || 'no steps ran'})` };
-    return 'end';
+    return {
+      next: 'end',
+      update: { outcome: { status: 'failed', error: `no step succeeded (${why || 'no steps ran'})` } },
+    };
   }
 
   // Pieces joined once at the end: `+=` per delta would keep the answer as a rope of hundreds of
@@ -107,8 +110,7 @@ export async function synthesizer(run: RunState, ctx: EngineContext): Promise<Ne
     if (chunk.type === 'delta') say(chunk.text);
   }
   // The sources travel as data (run.finished `sources`), not as a line of text after the answer.
-  run.sources = used.map((o) => ({ stepId: o.stepId, specialist: o.specialist }));
+  const sources = used.map((o) => ({ stepId: o.stepId, specialist: o.specialist }));
   if (failed.length) say(missingParts(failed));
-  run.answer = pieces.join('');
-  return 'end';
+  return { next: 'end', update: { sources, answer: pieces.join('') } };
 }

@@ -2,21 +2,23 @@
  * usage_guard: admits the run against its caller's rate limit and its caller's and thread's window budgets. Per-call budget
  * checks happen later, by reservation, in the run's metered model client (metered-model.ts).
  */
-import type { EngineContext, RunState } from '../state.ts';
-import type { Next } from '../edges.ts';
+import type { EngineContext, NodeRun } from '../state.ts';
+import type { Decision, Next } from '../edges.ts';
 import { BudgetExceededError } from '../usage.ts';
 import { ADMITTED } from '../admission.ts';
 
-export async function usageGuard(run: RunState, ctx: EngineContext): Promise<Next<'usage_guard'>> {
+export async function usageGuard(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'usage_guard'>>> {
   try {
     ctx.ledger.admitRun(run.callerId, run.threadId);
   } catch (err) {
     if (!(err instanceof BudgetExceededError)) throw err;
-    run.outcome = { status: 'blocked', error: err.message, retryAfterMs: err.retryAfterMs };
     // The ledger always says when a refused start frees up; 0 only if a future limit cannot tell.
     run.admit({ admitted: false, error: err.message, retryAfterMs: err.retryAfterMs ?? 0 });
-    return 'end';
+    return {
+      next: 'end',
+      update: { outcome: { status: 'blocked', error: err.message, retryAfterMs: err.retryAfterMs } },
+    };
   }
   run.admit(ADMITTED);
-  return 'router';
+  return { next: 'router' };
 }

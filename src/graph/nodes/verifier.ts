@@ -6,13 +6,14 @@
  */
 import { block, stepsBlock } from '../prompts.ts';
 import { VerificationSchema } from '../schemas.ts';
-import { emit, type EngineContext, type RunState, type Verification } from '../state.ts';
-import type { Next } from '../edges.ts';
+import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
+import type { Decision, Next } from '../edges.ts';
 import { BudgetExceededError } from '../usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import { historyNote } from '../thread-history.ts';
 import { userContent } from '../user-content.ts';
 import { fitStepOutputs } from '../context-budget.ts';
+import { teamOf } from '../dynamic/team.ts';
 
 export const PASS_SCORE = 0.7;
 export const RETRY_SCORE = 0.4;
@@ -33,7 +34,7 @@ Answer with:
   caveat the final answer should mention (the writer of the answer reads it), or say that nothing is missing.
 - "failedStepIds": the ids (from the parley:steps block) of the steps whose results are failed, wrong or insufficient; [] when none.`;
 
-export async function verifier(run: RunState, ctx: EngineContext): Promise<Next<'verifier'>> {
+export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'verifier'>>> {
   const plan = run.plan!;
   const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
   const round = ++run.verifyRound;
@@ -43,9 +44,8 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<Next<
   } catch (err) {
     // Cancellation and budgets end the run; a failing verifier model only costs the verification.
     if (run.abort.signal.aborted || err instanceof BudgetExceededError) throw err;
-    run.exhausted = `verification could not run (${(err as Error).message})`;
     ctx.logger.warn('verifier failed; answering unverified', { runId: run.id, error: (err as Error).message });
-    return 'synthesizer';
+    return { next: 'synthesizer', update: { exhausted: `verification could not run (${(err as Error).message})` } };
   }
   const ids = new Set(plan.steps.map((s) => s.id));
   // The verifier's own list, plus any step that did not succeed: it has to be re-run either way.
@@ -79,17 +79,18 @@ export async function verifier(run: RunState, ctx: EngineContext): Promise<Next<
     next,
   });
 
-  if (next === 'synthesize') return 'synthesizer';
+  if (next === 'synthesize') return { next: 'synthesizer' };
   if (next === 'exhausted') {
-    run.exhausted = `verification did not pass: best score ${run.best.verification.score.toFixed(2)} after ${round} round${round === 1 ? '' : 's'} (needs ${PASS_SCORE})`;
-    return 'synthesizer';
+    const exhausted = `verification did not pass: best score ${run.best.verification.score.toFixed(2)} after ${round} round${round === 1 ? '' : 's'} (needs ${PASS_SCORE})`;
+    return { next: 'synthesizer', update: { exhausted } };
   }
-  if (next === 'replan') return 'planner';
+  if (next === 'replan') return { next: 'planner' };
   run.feedback = value.feedback;
   // A dynamic team re-runs a spawned step through the planned step it grew from (dynamic/team.ts).
-  const rerun = run.team ? run.team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
+  const team = teamOf(run);
+  const rerun = team ? team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
   run.pending = rerunSet(run.plan!.steps, rerun);
-  return 'dispatcher';
+  return { next: 'dispatcher' };
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {

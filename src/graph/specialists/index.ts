@@ -7,6 +7,7 @@ import type { PlanStep } from '../graph-plan.ts';
 import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../graph-plan.ts';
 import { MANAGER_RECORD } from '../dynamic/manager.ts';
 import { agentHooks } from '../dynamic/agent-tools.ts';
+import { teamOf } from '../dynamic/team.ts';
 import type { StepClock, StepRun } from '../scheduler.ts';
 import type { StepLineage } from '../events.ts';
 import type { EngineContext, RunState } from '../state.ts';
@@ -79,7 +80,8 @@ async function stepBody(call: StepCall): Promise<StepRun> {
     };
   }
   // A team agent (a manager, or a step an agent spawned) gets the team's tools beside its specialist's.
-  const agent = run.team?.has(step.id) ? agentHooks(run, run.team, step.id, call.clock) : undefined;
+  const team = teamOf(run);
+  const agent = team?.has(step.id) ? agentHooks(run, team, step.id, call.clock) : undefined;
   const result = await runSpecialist({ ...call, specialist, work, ...(agent ? { agent } : {}) });
   return { ...result, lineage: lineage(specialist.kind) };
 }

@@ -1,0 +1,13 @@
+/** Applies what a node decided (its RunUpdate) to the run: the one place a node's decisions land. */
+import type { RunState, RunUpdate } from './state.ts';
+
+export function applyUpdate(run: RunState, update: RunUpdate): void {
+  const { stepOutcomes, ...fields } = update;
+  Object.assign(run, fields);
+  if (stepOutcomes) {
+    for (const [id, outcome] of stepOutcomes) {
+      run.results.set(id, outcome);
+      run.pending.delete(id);
+    }
+  }
+}
