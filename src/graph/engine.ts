@@ -37,6 +37,9 @@ import { CANCEL_CONFIRM_MS, cancelAndSettle, type CancelAnswer } from './cancel-
 
 export { createEngineContext } from './engine-context.ts';
 
+/** Longer than any id Parley or a client gives a run (UUIDs; protocol ids are far shorter). */
+const MAX_STORED_ID_CHARS = 256;
+
 /** Why a run was cancelled (engine.cancel or shutdown); its message becomes run.finished.error. */
 export class RunCancelledError extends Error {
   override name = 'RunCancelledError';
@@ -223,7 +226,8 @@ export class Engine implements RunEngine {
   async find(runId: string, caller?: Caller): Promise<RunHandle | undefined> {
     const held = this.get(runId, caller);
     const store = this.#ctx.runStore;
-    if (held || !store) return held;
+    // An id no run can have is unknown without asking the store (LMDB refuses keys past ~2 KB: a 500).
+    if (held || !store || runId.length > MAX_STORED_ID_CHARS) return held;
     const stored = await store.runs.get(runId);
     const retainedUntil = (stored?.updatedAt ?? 0) + this.#ctx.config.engine.runRetentionMs;
     if (!stored?.ending || stored.status === 'running' || retainedUntil <= this.#ctx.now()) return undefined;

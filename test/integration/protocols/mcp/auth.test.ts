@@ -11,15 +11,19 @@ import { silentLogger } from '../../../../src/log.ts';
 import { mcpRoutes } from '../../../../src/protocols/mcp/index.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
 import { listen, type TestServer } from '../../../support/http.ts';
-import { NOTER, postModern, structured, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
+import { startFixtureHttpServer, type FixtureHttpServer } from '../../../fixtures/tools/http-server.ts';
+import { NOTE_QUERY, NOTER, postModern, structured, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
 
 const KEY = 'mcp-key';
 const OTHER = 'other-key';
 let parley: TestParley;
 let server: TestServer;
+let fixture: FixtureHttpServer;
 
 beforeAll(async () => {
-  parley = await createTestParley({ roster: false, specialists: [NOTER] });
+  // The fixture MCP server is the noter's tool host: its write asks for approval (a 2026-07-28 round).
+  fixture = await startFixtureHttpServer();
+  parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } } });
   const mcp = mcpRoutes({
     engine: parley.engine,
     approvals: parley.approvals,
@@ -41,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await parley?.close();
+  await fixture?.close();
 });
 
 describe('MCP behind API-key auth', () => {
@@ -66,19 +71,24 @@ describe('MCP behind API-key auth', () => {
 
   it("2026-07-28: a round naming another key's run is refused like an unknown one; its owner gets the result", async () => {
     const as = (key: string) => ({ authorization: `Bearer ${key}` });
-    const ask = { name: 'ask', arguments: { query: 'hello [[route:direct]]' } };
+    const ask = { name: 'ask', arguments: { query: NOTE_QUERY } };
+    // The owner's genuine round: signed for KEY (requestState is bound to the caller it was minted for).
     const asked = await postModern(server.url, 'tools/call', ask, undefined, as(KEY));
-    const runId = (asked.body.result?.structuredContent as { runId: string }).runId;
-    const state = Buffer.from(JSON.stringify({ v: 1, runId })).toString('base64url');
-    const round = { ...ask, inputResponses: {}, requestState: state };
-    const foreign = await postModern(server.url, 'tools/call', round, undefined, as(OTHER));
+    const round = asked.body.result as unknown as { inputRequests: Record<string, unknown>; requestState: string };
+    const [requestId] = Object.keys(round.inputRequests);
+    const pending = parley.approvals.get(requestId!);
+    const toolCallId = pending?.kind === 'tool' ? pending.toolCalls[0]!.toolCallId : '';
+    const answer = {
+      ...ask,
+      inputResponses: { [requestId!]: { action: 'accept', content: { [toolCallId]: 'deny' } } },
+      requestState: round.requestState,
+    };
+    const foreign = await postModern(server.url, 'tools/call', answer, undefined, as(OTHER));
     expect(foreign.body.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
-    await expect.poll(async () => (await parley.store.getRun(runId))?.status).toBe('completed');
-    const own = await postModern(server.url, 'tools/call', round, undefined, as(KEY));
-    expect(own.body.result).toMatchObject({
-      resultType: 'complete',
-      structuredContent: { runId, status: 'completed' },
-    });
+    // Nothing was decided by the other key: the approval still waits.
+    expect(parley.approvals.listPending().map((r) => r.id)).toContain(requestId);
+    const own = await postModern(server.url, 'tools/call', answer, undefined, as(KEY));
+    expect(own.body.result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'completed' } });
     // Without a key, a 2026-07-28 request is refused before MCP like any other.
     expect((await postModern(server.url, 'tools/list')).status).toBe(401);
   });
