@@ -3,10 +3,8 @@
  * the Parley service of the data dir (found, or started like `parley acp`/`mcp` do: it holds the runs).
  * Without --from, the run's last checkpoint. The new run is shown live like `parley run`; Ctrl-C cancels it.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { Config } from '../config.ts';
-import type { GraphEvent } from '../graph/events.ts';
-import { createTerminalRenderer } from './render-terminal.ts';
+import { showServiceRun } from './run-remote.ts';
 import { findOrStartService, type ServiceConnection } from './service-client.ts';
 
 export const FORK_USAGE = 'parley fork RUN_ID [--from CHECKPOINT_ID]';
@@ -77,36 +75,13 @@ export async function forkCommand(config: Config, args: string[]): Promise<numbe
 }
 
 /** The new run's events, rendered like `parley run`; its exit code. */
-async function follow(service: ServiceConnection, runId: string): Promise<number> {
-  const auth = { Authorization: `Bearer ${service.token}` };
-  const onSignal = () =>
-    void fetch(new URL(`/stream/${runId}/cancel`, service.record.url), { method: 'POST', headers: auth }).catch(
-      () => undefined,
-    );
-  process.once('SIGINT', onSignal);
-  const render = createTerminalRenderer({
-    progress: (line) => process.stderr.write(line + '\n'),
-    answer: (text) => process.stdout.write(text),
-  });
-  let status: string | undefined;
-  try {
-    const res = await fetch(new URL(`/api/runs/${runId}/events`, service.record.url), { headers: auth });
-    if (!res.ok || !res.body) {
-      process.stderr.write(`parley fork: following run ${runId} failed (${await errorOf(res)})\n`);
-      return 1;
-    }
-    const messages = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-    for await (const message of messages) {
-      const event = JSON.parse(message.data) as GraphEvent;
-      render(event);
-      if (event.type === 'run.finished') status = event.status;
-    }
-  } finally {
-    process.off('SIGINT', onSignal);
-  }
-  if (status === undefined) {
-    process.stderr.write('parley fork: the Parley service closed the stream before the run finished\n');
+function follow(service: ServiceConnection, runId: string): Promise<number> {
+  return showServiceRun(service, runId, 'parley fork', async () => {
+    const res = await fetch(new URL(`/api/runs/${runId}/events`, service.record.url), {
+      headers: { Authorization: `Bearer ${service.token}` },
+    });
+    if (res.ok && res.body) return res.body;
+    process.stderr.write(`parley fork: following run ${runId} failed (${await errorOf(res)})\n`);
     return 1;
-  }
-  return status === 'completed' ? 0 : status === 'cancelled' ? 130 : 1;
+  });
 }

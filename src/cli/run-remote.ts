@@ -24,7 +24,23 @@ export async function runRemote(service: ServiceConnection, question: string): P
     );
     return 1;
   }
-  const runId = res.headers.get('x-parley-run-id');
+  process.stderr.write(`(running in the Parley service ${service.record.url}, pid ${service.record.pid})\n`);
+  const body = res.body;
+  return showServiceRun(service, res.headers.get('x-parley-run-id'), 'parley run', () => Promise.resolve(body));
+}
+
+/**
+ * Shows a run of the service live, rendered exactly as an in-process run renders it (`parley run`,
+ * `parley fork`): Ctrl-C cancels the run. `openEvents` gives the run's SSE body, or the exit code
+ * when it could not be opened (having said why). The run's exit code: 0 completed, 130 cancelled, else 1.
+ */
+export async function showServiceRun(
+  service: ServiceConnection,
+  runId: string | null,
+  command: string,
+  openEvents: () => Promise<ReadableStream<Uint8Array> | number>,
+): Promise<number> {
+  const auth = { Authorization: `Bearer ${service.token}` };
   const onSignal = () => {
     if (runId)
       void fetch(new URL(`/stream/${runId}/cancel`, service.record.url), { method: 'POST', headers: auth }).catch(
@@ -36,10 +52,11 @@ export async function runRemote(service: ServiceConnection, question: string): P
     progress: (line) => process.stderr.write(line + '\n'),
     answer: (text) => process.stdout.write(text),
   });
-  process.stderr.write(`(running in the Parley service ${service.record.url}, pid ${service.record.pid})\n`);
   let status: string | undefined;
   try {
-    const messages = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+    const body = await openEvents();
+    if (typeof body === 'number') return body;
+    const messages = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
     for await (const message of messages) {
       const event = JSON.parse(message.data) as GraphEvent;
       render(event);
@@ -49,7 +66,7 @@ export async function runRemote(service: ServiceConnection, question: string): P
     process.off('SIGINT', onSignal);
   }
   if (status === undefined) {
-    process.stderr.write('parley run: the Parley service closed the stream before the run finished\n');
+    process.stderr.write(`${command}: the Parley service closed the stream before the run finished\n`);
     return 1;
   }
   return status === 'completed' ? 0 : status === 'cancelled' ? 130 : 1;
