@@ -23,6 +23,18 @@ export interface CheckpointStep {
   model?: string;
 }
 
+/** What a step.finished event says of its step (the objective comes from the plan, not the event). */
+export function finishedStep(e: GraphEventOf<'step.finished'>): Omit<CheckpointStep, 'objective'> {
+  return {
+    stepId: e.stepId,
+    specialist: e.specialist,
+    status: e.status,
+    ...(e.output !== undefined ? { output: e.output } : {}),
+    ...(e.error !== undefined ? { error: e.error } : {}),
+    ...(e.lineage?.model ? { model: e.lineage.model } : {}),
+  };
+}
+
 export interface RunCheckpoint {
   id: string;
   seq: number;
@@ -172,15 +184,7 @@ function statesOf(events: readonly GraphEvent[], carried: readonly CarriedStep[]
   function recordStep(e: GraphEventOf<'step.finished'>): void {
     const step = plan?.steps.find((s) => s.id === e.stepId) ?? spawned.get(e.stepId);
     steps.delete(e.stepId);
-    steps.set(e.stepId, {
-      stepId: e.stepId,
-      specialist: e.specialist,
-      status: e.status,
-      ...(e.output !== undefined ? { output: e.output } : {}),
-      ...(e.error !== undefined ? { error: e.error } : {}),
-      ...(step ? { objective: step.objective } : {}),
-      ...(e.lineage?.model ? { model: e.lineage.model } : {}),
-    });
+    steps.set(e.stepId, { ...finishedStep(e), ...(step ? { objective: step.objective } : {}) });
     if (step) planned.set(e.stepId, step);
     flagged.delete(e.stepId);
   }

@@ -3,6 +3,7 @@
  * calls, tokens, cost, wall time, the answer — and a list of what differs, field by field.
  */
 import type { GraphEvent, GraphEventOf, RunEnding } from '../events.ts';
+import { finishedStep, type CheckpointStep } from './checkpoints.ts';
 
 export interface RunSummary {
   runId: string;
@@ -14,7 +15,7 @@ export interface RunSummary {
   route?: string;
   plan: { id: string; specialist: string; objective: string; dependsOn: string[]; model?: string }[];
   planRounds: number;
-  steps: { stepId: string; specialist: string; status: string; output?: string; error?: string; model?: string }[];
+  steps: Omit<CheckpointStep, 'objective'>[];
   verification: { round: number; score: number; next: string }[];
   answer?: string;
   error?: string;
@@ -39,14 +40,7 @@ export function summarize(events: readonly GraphEvent[]): RunSummary {
   for (const e of events) {
     if (e.type !== 'step.finished') continue;
     steps.delete(e.stepId);
-    steps.set(e.stepId, {
-      stepId: e.stepId,
-      specialist: e.specialist,
-      status: e.status,
-      ...(e.output !== undefined ? { output: e.output } : {}),
-      ...(e.error !== undefined ? { error: e.error } : {}),
-      ...(e.lineage?.model ? { model: e.lineage.model } : {}),
-    });
+    steps.set(e.stepId, finishedStep(e));
   }
   const answer =
     finished?.answer ??
