@@ -50,6 +50,20 @@ const MODE_OF_ROUTE: Record<string, RunRequest['mode']> = {
   hybrid: 'hybrid',
 };
 
+/** The parent's request as a new run (a fork, a replay) repeats it: what was asked and how, on `models`. */
+export function repeatedRequest(parent: RunRequest, query: string, models: RunRequest['models']): RunRequest {
+  return {
+    query,
+    ...(parent.parts ? { parts: parent.parts } : {}),
+    ...(parent.messages ? { messages: parent.messages } : {}),
+    ...(parent.mode ? { mode: parent.mode } : {}),
+    ...(models ? { models } : {}),
+    ...(parent.reasoning !== undefined ? { reasoning: parent.reasoning } : {}),
+    ...(parent.budget ? { budget: parent.budget } : {}),
+    protocol: parent.protocol,
+  };
+}
+
 /**
  * The new run's request and starting state. `parent` is the forked run's request; `known` the
  * specialists a plan may use. The fork gets its own id and thread.
@@ -63,14 +77,7 @@ export function planFork(
 ): ForkPlan {
   const models = resolveModelChoice({ model: edit.model, models: { ...parent.models, ...edit.models } });
   const request: RunRequest = {
-    query: edit.query ?? parent.query,
-    ...(parent.parts ? { parts: parent.parts } : {}),
-    ...(parent.messages ? { messages: parent.messages } : {}),
-    ...(parent.mode ? { mode: parent.mode } : {}),
-    ...(models ? { models } : {}),
-    ...(parent.reasoning !== undefined ? { reasoning: parent.reasoning } : {}),
-    ...(parent.budget ? { budget: parent.budget } : {}),
-    protocol: parent.protocol,
+    ...repeatedRequest(parent, edit.query ?? parent.query, models),
     forkedFrom: { runId: parentId, checkpoint: state.id },
   };
 

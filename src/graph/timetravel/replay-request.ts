@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../request-models.ts';
 import type { RunRequest } from '../run-request.ts';
+import { repeatedRequest } from './fork-request.ts';
 
 export const ReplayBodySchema = z.strictObject({
   model: ModelNameSchema.optional(),
@@ -31,15 +32,8 @@ export function replayRequest(
   return {
     ok: true,
     request: {
-      query: parent.query,
-      ...(parent.parts ? { parts: parent.parts } : {}),
-      ...(parent.messages ? { messages: parent.messages } : {}),
-      ...(parent.mode ? { mode: parent.mode } : {}),
-      ...(models ? { models } : {}),
-      ...(parent.reasoning !== undefined ? { reasoning: parent.reasoning } : {}),
-      ...(parent.budget ? { budget: parent.budget } : {}),
+      ...repeatedRequest(parent, parent.query, models),
       ...(body.specialists ? { specialists: body.specialists } : {}),
-      protocol: parent.protocol,
       replayOf: parentId,
     },
   };
