@@ -39,6 +39,8 @@ interface Start {
   ms: number;
   /** Spawn to the end of the start-up ingestion (the roster line). */
   ingestedMs: number;
+  /** CPU time (user + system, every thread) the process had used when /health answered: what load does not inflate. */
+  cpuMs: number;
   rssMb: number;
   childrenRssMb: number;
 }
@@ -65,6 +67,17 @@ function rssKb(pid: number): number {
   try {
     const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
     return line ? Number(line[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** utime + stime of a process (/proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0;
   }
@@ -136,6 +149,7 @@ async function start(dataDir: string): Promise<Start> {
     });
     await healthy(url, Date.now() + 60_000);
     const ms = performance.now() - t0;
+    const cpu = cpuMs(child.pid!);
     const ingestDeadline = Date.now() + 60_000;
     while (!/\d+ specialists available/.test(stderr)) {
       if (Date.now() > ingestDeadline)
@@ -148,7 +162,7 @@ async function start(dataDir: string): Promise<Start> {
       throw new Error(`parley serve ended while idle (${child.exitCode ?? child.signalCode}):\n${stderr}`);
     const rssMb = rssKb(child.pid!) / 1024;
     const childrenRssMb = descendants(child.pid!).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
-    return { ms, ingestedMs, rssMb, childrenRssMb };
+    return { ms, ingestedMs, cpuMs: cpu, rssMb, childrenRssMb };
   } finally {
     await stop(child);
   }
@@ -278,9 +292,10 @@ try {
   const row = (name: string, starts: Start[]) => {
     const t = summarize(starts.map((s) => s.ms));
     const i = summarize(starts.map((s) => s.ingestedMs));
+    const cpu = summarize(starts.map((s) => s.cpuMs));
     const r = summarize(starts.map((s) => s.rssMb));
     const c = summarize(starts.map((s) => s.childrenRssMb));
-    return `| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(i.median)} | ${fmt(r.median)} | ${fmt(r.min)}–${fmt(r.max)} | ${fmt(c.median)} |`;
+    return `| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(cpu.median)} | ${fmt(i.median)} | ${fmt(r.median)} | ${fmt(r.min)}–${fmt(r.max)} | ${fmt(c.median)} |`;
   };
   console.log(
     `parley serve (${values.bin}), ${runs} starts per case, RSS after ${idleMs} ms idle; node ${process.version}`,
@@ -289,9 +304,9 @@ try {
     `load average before ${before.map((l) => l.toFixed(2)).join(' ')}, after ${after.map((l) => l.toFixed(2)).join(' ')}\n`,
   );
   console.log(
-    '| data dir | to /health ms (median) | min–max | to ingestion end ms (median) | idle RSS MB (median) | min–max | tool servers RSS MB |',
+    '| data dir | to /health ms (median) | min–max | CPU ms to /health (median) | to ingestion end ms (median) | idle RSS MB (median) | min–max | tool servers RSS MB |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   console.log(row('fresh', fresh));
   console.log(row('existing', existing));
   console.log('\n| bridge | to initialize answer ms (median) | min–max | bridge RSS MB (median) | peak RSS MB (max) |');

@@ -19,7 +19,10 @@ import { buildConsole } from './build-console.js';
  * when chosen (NEO4J_URI, OTEL_*) and OpenTelemetry's instrumentations patch modules as Node loads them.
  */
 // Native modules load their prebuilt binary relative to their own package: never bundled.
-const EXTERNAL = ['kuzu', 'lmdb', 'neo4j-driver', 'pg', '@opentelemetry/*'];
+// @opentelemetry/api is bundled (~50 small CommonJS files Node would resolve and compile one by one at every
+// start): it keeps its state on globalThis under a versioned symbol, so the SDK's own copy, loaded from
+// node_modules when OTEL_* turns tracing on, registers the tracer provider the bundled copy reads.
+const EXTERNAL = ['kuzu', 'lmdb', 'neo4j-driver', 'pg', '@opentelemetry/sdk-node'];
 
 const outdir = join(ROOT, 'dist');
 rmSync(outdir, { recursive: true, force: true });
