@@ -11,7 +11,7 @@ import type { Logger } from './log.ts';
 import type { ModelClient } from './llm/types.ts';
 import { Engine } from './graph/engine.ts';
 import { ApprovalBroker } from './hitl/approvals.ts';
-import { openKnowledgeStore } from './knowledge/open.ts';
+import { checkpointStore, openKnowledgeStore } from './knowledge/open.ts';
 import { withConfiguredVectors } from './knowledge/vector-setup.ts';
 import type { KnowledgeStore } from './knowledge/store.ts';
 import { createIngestion, type Ingestion } from './knowledge/ingest/ingestion.ts';
@@ -255,6 +255,10 @@ export async function createCore(
   const ingestNow = async () => {
     await ingestion.ingest();
     logger.info(await rosterLine(store));
+    // An ingestion is many small write transactions: a checkpoint frees what Kuzu kept of them in memory.
+    await checkpointStore(opened).catch((err: unknown) =>
+      logger.warn('knowledge store checkpoint after ingestion failed', { error: String(err) }),
+    );
   };
   if (options.ingestAtStart === true || options.ingestAtStart === undefined) await ingestNow();
   const afterListen =
@@ -321,6 +325,9 @@ export async function createCore(
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));
+      await checkpointStore(opened).catch((err: unknown) =>
+        logger.warn('knowledge store checkpoint after ingestion failed', { error: String(err) }),
+      );
       // Connections follow the config now in force; the old host closes after the swap.
       const previous = tools;
       tools = await connectTools();

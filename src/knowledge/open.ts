@@ -24,3 +24,9 @@ export async function openKnowledgeStore(
   const path = store.dataDir === ':memory:' ? ':memory:' : join(store.dataDir, KUZU_FILE);
   return openKuzuStore({ path, ...registry, bufferPoolBytes: knowledge.bufferPoolBytes });
 }
+
+/** Writes what the store holds in memory to its files and frees that memory, when the backend can (Kuzu). */
+export async function checkpointStore(store: KnowledgeStore): Promise<void> {
+  const checkpoint = (store as Partial<{ checkpoint(): Promise<void> }>).checkpoint;
+  if (typeof checkpoint === 'function') await checkpoint.call(store);
+}

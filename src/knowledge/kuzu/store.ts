@@ -11,6 +11,15 @@ import { KuzuSession, type Params } from './session.ts';
 import { migrate } from './schema.ts';
 import { Q } from './queries.ts';
 
+/**
+ * Kuzu holds what a run of small write transactions changed in native memory until it checkpoints (at
+ * the WAL threshold); a CHECKPOINT after an ingestion hands it back: ~24 MB after the first ingestion of
+ * the shipped sources (docs/performance.md, "Listen first").
+ */
+export interface Checkpointing {
+  checkpoint(): Promise<void>;
+}
+
 export interface KuzuStoreOptions extends Partial<RegistryOptions> {
   /** Database file path, or ':memory:'. */
   path: string;
@@ -24,7 +33,7 @@ export interface KuzuStoreOptions extends Partial<RegistryOptions> {
   checkpointEveryWrites?: number;
 }
 
-export async function openKuzuStore(options: KuzuStoreOptions): Promise<KnowledgeStore> {
+export async function openKuzuStore(options: KuzuStoreOptions): Promise<KnowledgeStore & Checkpointing> {
   const session = await KuzuSession.open(options.path, {
     bufferPoolBytes: options.bufferPoolBytes,
     checkpointThresholdBytes: options.checkpointThresholdBytes,
@@ -40,10 +49,11 @@ export async function openKuzuStore(options: KuzuStoreOptions): Promise<Knowledg
     teamMatchThreshold: options.teamMatchThreshold ?? DEFAULT_REGISTRY_OPTIONS.teamMatchThreshold,
     teamMinSuccessRate: options.teamMinSuccessRate ?? DEFAULT_REGISTRY_OPTIONS.teamMinSuccessRate,
   };
-  return new CypherStore(kuzuExecutor(session), Q, registry, {
+  const store = new CypherStore(kuzuExecutor(session), Q, registry, {
     refreshMs: Infinity,
     memoryWindow: options.memoryWindow,
   });
+  return Object.assign(store, { checkpoint: () => session.query('CHECKPOINT').then(() => undefined) });
 }
 
 /**
