@@ -3,7 +3,7 @@
  * (PARLEY_MODEL_JUDGE, else the default model) grades a run's answer against the case's rubric.
  */
 import { z } from 'zod';
-import type { ModelClient } from '../../llm/types.ts';
+import type { ModelClient, ModelUsage } from '../../llm/types.ts';
 import { block } from '../prompts.ts';
 
 export const JudgementSchema = z.object({
@@ -26,8 +26,8 @@ Fields:
 export async function judge(
   model: ModelClient,
   input: { query: string; answer: string; rubric: string; runId: string },
-): Promise<Judgement> {
-  const { value } = await model.structured({
+): Promise<Judgement & { usage: ModelUsage }> {
+  const { value, usage } = await model.structured({
     role: 'judge',
     schemaName: 'judgement',
     schema: JudgementSchema,
@@ -42,5 +42,5 @@ export async function judge(
       },
     ],
   });
-  return value;
+  return { ...value, usage };
 }
