@@ -106,6 +106,7 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
           answer: result.answer ?? '',
           rubric,
           runId: result.runId,
+          ...(c.thread?.length ? { earlierTurns: c.thread } : {}),
         });
         judgeUsage.inputTokens += verdict.usage.inputTokens;
         judgeUsage.outputTokens += verdict.usage.outputTokens;
