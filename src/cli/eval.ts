@@ -51,8 +51,10 @@ export async function evalCommand(args: string[]): Promise<number> {
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-eval-'));
   try {
-    let config;
+    let config, yours;
     try {
+      // Yours: the data dir the scorecard is kept under for the console (keep-scorecard.ts).
+      yours = loadConfig(process.env);
       config = loadConfig({ ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: '0' });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
@@ -84,6 +86,8 @@ export async function evalCommand(args: string[]): Promise<number> {
       const out = parsed.out ?? `${suite.name}.scorecard.json`;
       writeFileSync(out, JSON.stringify(card, null, 2) + '\n');
       process.stderr.write(`parley eval: scorecard written to ${out}\n`);
+      const { keepForConsole } = await import('./keep-scorecard.ts');
+      process.stderr.write(`parley eval: ${keepForConsole(yours, process.env.PARLEY_API_KEY, card)}\n`);
       return card.failures.length === 0 ? 0 : 1;
     } finally {
       await parley.close();

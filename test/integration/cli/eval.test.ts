@@ -23,7 +23,8 @@ function parley(args: string[]) {
     Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
   );
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...env, PARLEY_HOME: NO_HOME, PARLEY_SCRIPTED_PROMPT_CHECK: '1' },
+    // A data dir of the test's own: parley eval keeps its scorecard there for the console.
+    env: { ...env, PARLEY_HOME: NO_HOME, PARLEY_DATA_DIR: join(dir, 'data'), PARLEY_SCRIPTED_PROMPT_CHECK: '1' },
     cwd: ROOT,
   });
   let stdout = '';
