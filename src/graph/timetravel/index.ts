@@ -153,7 +153,7 @@ export function timeTravel(deps: TimeTravelDeps): TimeTravel {
       const [x, y] = await Promise.all([readRun(a, caller), readRun(b, caller)]);
       if (!x) return unknownRun(a);
       if (!y) return unknownRun(b);
-      const [sa, sb] = [summarize(x.events), summarize(y.events)];
+      const [sa, sb] = [summarize(x.events, x.carried), summarize(y.events, y.carried)];
       return { ok: true, a: sa, b: sb, differences: differences(sa, sb) };
     },
   };

@@ -3,7 +3,7 @@
  * (every case passes), and a suite with a check broken on purpose (a clear table, exit 1).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +50,12 @@ describe('parley eval', () => {
     expect(p.out()).not.toContain('failed checks');
     const card = JSON.parse(readFileSync(out, 'utf8')) as Card;
     expect(card.overall).toMatchObject({ runs: 20, passed: 20, passHatK: 1, cases: 20 });
+    // Kept for the console under the data dir, as the local caller's (GET /api/evals serves it).
+    const kept = /scorecard (ev-\d{13}-[0-9a-f]{8}) kept for the console/.exec(p.err())?.[1];
+    expect(kept, p.err()).toBeDefined();
+    const folder = join(dir, 'data', 'evals', 'anonymous');
+    expect(readdirSync(folder).sort()).toEqual([`${kept}.json`, `${kept}.summary.json`]);
+    expect(JSON.parse(readFileSync(join(folder, `${kept}.json`), 'utf8'))).toEqual(card);
   }, 240_000);
 
   it('fails with a clear table when a check is broken, and --repeat reports pass^k', async () => {
