@@ -7,7 +7,7 @@ import type { KnowledgeStore } from '../../knowledge/store.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import type { RunEngine, RunHandle } from '../contract.ts';
 import type { GraphEvent, GraphEventOf } from '../events.ts';
-import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST, type PlanStep } from '../graph-plan.ts';
+import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
 import type { Caller, RunRequest } from '../run-request.ts';
 import { entryOf, type CheckpointEntry } from './checkpoint-list.ts';
 import { checkpointState, checkpointsOf, publicView, type CarriedStep, type RunCheckpoint } from './checkpoints.ts';
