@@ -192,7 +192,12 @@ export interface KnowledgeStore {
   // Execution memory
   /** The best proven team for the query among the caller's own teams (every team when unscoped). */
   findTeamConfig(query: string, scope?: CallerScope): Promise<TeamConfig | undefined>;
-  recordRun(run: RunRecord): Promise<void>;
+  /**
+   * Settles once the record is committed (or failed). With `deferMs` the write may wait that long for
+   * other records to share its transaction; every read that needs the record still sees it (it is
+   * written at once then): getRun, listRuns, getProficiency, searchMemory, a findTeamConfig it could change.
+   */
+  recordRun(run: RunRecord, options?: { deferMs?: number }): Promise<void>;
   /** Unscoped: the record carries callerId, and adapters check it against the request's caller. */
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(

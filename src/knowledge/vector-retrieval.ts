@@ -178,7 +178,7 @@ export function withVectorRetrieval(
     getTool: (id) => inner.getTool(id),
     retrieveSpecialists,
     findTeamConfig: (query, scope) => inner.findTeamConfig(query, scope),
-    recordRun: (run) => inner.recordRun(run),
+    recordRun: (run, options) => inner.recordRun(run, options),
     getRun: (id) => inner.getRun(id),
     listRuns: (options) => inner.listRuns(options),
     getProficiency: (subject, kind) => inner.getProficiency(subject, kind),
