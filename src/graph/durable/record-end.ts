@@ -16,7 +16,7 @@ import type { RunRecord } from '../../knowledge/store.ts';
 import type { EngineContext, RunState } from '../state.ts';
 
 /** How long a record may wait for others to share its write transaction. */
-export const MEMORY_DEFER_MS = 100;
+export const MEMORY_DEFER_MS = 500;
 /** Records written in the background at most; a run finishing beyond it waits for its write. */
 export const MAX_PENDING_MEMORY_WRITES = 256;
 
