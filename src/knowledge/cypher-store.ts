@@ -221,12 +221,34 @@ export class CypherStore implements KnowledgeStore {
    * From the view's window of recent runs (MemoryEntry, memoryWindow); older runs are not searched. A
    * deferred record is in the window from the moment it was handed over (run-recorder.ts).
    */
-  async searchMemory(query: string, k: number, scope: CallerScope = {}): Promise<MemoryHit[]> {
+  async searchMemory(
+    query: string,
+    k: number,
+    scope: CallerScope = {},
+    options: { answerChars?: number } = {},
+  ): Promise<MemoryHit[]> {
     if (k <= 0) return [];
     const view = await this.#cache.view();
     // Records not yet written are the runs' truth already: in the window at once (recorded again on commit, a no-op).
-    for (const run of this.#recorder.pendingRuns()) view.recordRun(memoryEntryOf(run));
-    return view.searchMemory(query, k, scope);
+    const pending = this.#recorder.pendingRuns();
+    for (const run of pending) view.recordRun(memoryEntryOf(run));
+    const hits = view.searchMemory(query, k, scope);
+    const limit = options.answerChars ?? Infinity;
+    const wholeChars = (h: MemoryHit) => h.answerChars ?? h.answer.length;
+    const short = hits.filter((h) => h.answer.length < Math.min(limit, wholeChars(h)));
+    // More of an answer than the window keeps: from the waiting records, else from the database.
+    const whole = new Map(pending.filter((r) => r.answer !== undefined).map((r) => [r.id, r.answer!] as const));
+    const unknown = short.filter((h) => !whole.has(h.runId)).map((h) => h.runId);
+    if (unknown.length)
+      for (const r of await this.#exec.read((q) => q(this.#Q.answersOfRuns, { ids: unknown })))
+        whole.set(str(r.id), str(r.answer));
+    return hits.map((h) => {
+      const chars = wholeChars(h);
+      const answer = short.includes(h) ? (whole.get(h.runId) ?? h.answer) : h.answer;
+      const { answerChars: _chars, ...hit } = h;
+      if (answer.length > limit) return { ...hit, answer: answer.slice(0, limit), answerChars: chars };
+      return answer.length < chars ? { ...hit, answer, answerChars: chars } : { ...hit, answer };
+    });
   }
 
   async listApprovals(runId: string): Promise<ApprovalRecord[]> {

@@ -162,7 +162,10 @@ export interface CallerScope {
 export interface MemoryHit {
   runId: string;
   query: string;
+  /** The whole answer, or its first characters when the search asked for at most `answerChars` of it. */
   answer: string;
+  /** Set when `answer` is cut: the whole answer's length. */
+  answerChars?: number;
   score: number | null;
   relevance: number;
 }
@@ -205,7 +208,11 @@ export interface KnowledgeStore {
   ): Promise<RunSummary[]>;
   getProficiency(subject: string, kind: Proficiency['kind']): Promise<Proficiency | undefined>;
   /** Earlier runs relevant to the query; with a callerId only that caller's runs (no content crosses callers). */
-  searchMemory(query: string, k: number, scope?: CallerScope): Promise<MemoryHit[]>;
+  /**
+   * With `answerChars`, an answer may come cut to its first that many characters (no database read, when
+   * that is at most MEMORY_ANSWER_CHARS: what a prompt shows), `answerChars` on the hit saying its length.
+   */
+  searchMemory(query: string, k: number, scope?: CallerScope, options?: { answerChars?: number }): Promise<MemoryHit[]>;
   recordApproval(approval: ApprovalRecord): Promise<void>;
   listApprovals(runId: string): Promise<ApprovalRecord[]>;
   recordDecision(decision: DecisionRecord): Promise<void>;

@@ -182,7 +182,7 @@ export function withVectorRetrieval(
     getRun: (id) => inner.getRun(id),
     listRuns: (options) => inner.listRuns(options),
     getProficiency: (subject, kind) => inner.getProficiency(subject, kind),
-    searchMemory: (query, k, scope) => inner.searchMemory(query, k, scope),
+    searchMemory: (query, k, scope, options) => inner.searchMemory(query, k, scope, options),
     recordApproval: (approval) => inner.recordApproval(approval),
     listApprovals: (runId) => inner.listApprovals(runId),
     recordDecision: (decision) => inner.recordDecision(decision),
