@@ -135,7 +135,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const bearerCaller = authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken);
     const a2a = a2aEndpoint({
       engine,
-      approvals,
       store,
       config,
       logger,
@@ -173,7 +172,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         }),
       },
       { path: '/', app: approvalRoutes({ broker: approvals }) },
-      { path: '/', app: aguiRoutes({ engine, approvals, config, logger }) },
+      { path: '/', app: aguiRoutes({ engine, config, logger }) },
       { path: '/', app: sseRoutes({ engine, config, logger }) },
       { path: '/', app: threadRoutes({ threads: core.threads, logger }) },
       { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
@@ -185,7 +184,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const mcp = mcpRoutes({
       engine,
       timeTravel,
-      approvals,
       store,
       config,
       logger,
@@ -214,7 +212,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         ? { replicas: { directory: connectionDirectory(core.cluster, replicaUrl), replicaId: core.cluster.replicaId } }
         : {}),
       engine,
-      approvals,
       logger,
       callerOf,
       clients: acpClients,
@@ -228,7 +225,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     resources.push({ name: 'acp-connections', close: () => acp.close() });
     const acpWs = acpWebSocket({
       engine,
-      approvals,
       logger,
       toolSettings: config.tools,
       threads: core.threads,

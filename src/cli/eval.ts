@@ -146,16 +146,15 @@ export async function evalCommand(args: string[]): Promise<number> {
       return fail(err.message);
     throw err;
   }
+  let yours: Config;
+  try {
+    yours = loadConfig(process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return fail(`configuration error: ${err.message}`);
+  }
   const configurations: Configuration[] = [];
   try {
-    // Yours: the data dir the scorecards are kept under for the console (keep-scorecard.ts).
-    let yours: Config;
-    try {
-      yours = loadConfig(process.env);
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      return fail(`configuration error: ${err.message}`);
-    }
     for (const [label, vars] of settings) {
       try {
         configurations.push(configure(label, vars));
@@ -167,15 +166,15 @@ export async function evalCommand(args: string[]): Promise<number> {
     const cards: Scorecard[] = [];
     for (const [i, c] of configurations.entries())
       cards.push(await runUnder(c, suite, parsed.repeat, configurations.length > 1 ? `${'AB'[i]} ` : ''));
-    const { keepForConsole } = await import('./keep-scorecard.ts');
-    for (const card of cards)
-      process.stderr.write(`parley eval: ${keepForConsole(yours, process.env.PARLEY_API_KEY, card)}\n`);
-
     const write = (json: unknown, fallback: string) => {
       const out = parsed.out ?? fallback;
       writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
       process.stderr.write(`parley eval: scorecard written to ${out}\n`);
     };
+    // Each scorecard is also kept under your own data dir for the console's Evals page (keep-scorecard.ts).
+    const { keepForConsole } = await import('./keep-scorecard.ts');
+    for (const card of cards)
+      process.stderr.write(`parley eval: ${keepForConsole(yours, process.env.PARLEY_API_KEY, card)}\n`);
     if (cards.length === 2) {
       const comparison = compares.compareScorecards(cards[0]!, cards[1]!);
       process.stdout.write(compares.formatComparison(comparison) + '\n');
