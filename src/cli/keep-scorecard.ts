@@ -26,6 +26,12 @@ export function keepForConsole(config: Config, apiKey: string | undefined, card:
     return 'with PARLEY_DATA_DIR=:memory: the scorecard is not kept for the console';
   const owner = scorecardOwner(config, apiKey);
   if ('error' in owner) return owner.error;
-  const kept = keepScorecard(config.store.dataDir, owner.id, card);
+  let kept;
+  try {
+    kept = keepScorecard(config.store.dataDir, owner.id, card);
+  } catch (err) {
+    // The suite ran and its JSON is written: a data dir that cannot take the copy changes no result.
+    return `the scorecard could not be kept for the console (${(err as Error).message})`;
+  }
   return `scorecard ${kept.id} kept for the console (the Evals page; GET /api/evals/${kept.id})${kept.outcomesDropped ? ', without its per-run outcomes (too large)' : ''}`;
 }

@@ -51,6 +51,7 @@ function List() {
                 <td>
                   {s.suite}
                   {s.repeat > 1 && <span className="muted"> ×{s.repeat}</span>}
+                  {s.configuration && <span className="muted"> on {s.configuration}</span>}
                 </td>
                 <td className={s.overall.passed === s.overall.runs ? 'ok' : 'bad'}>
                   {s.overall.passed}/{s.overall.runs} ({pct(s.overall.passRate)})
@@ -85,6 +86,7 @@ function Card({ id }: { id: string }) {
       </p>
       <h2>
         Suite {card.suite}
+        {card.configuration && <span className="muted"> on {card.configuration}</span>}
         {k > 1 && <span className="muted"> (each case {k} times)</span>}
       </h2>
       <p>

@@ -23,6 +23,8 @@ export const MAX_SCORECARD_BYTES = 2 * 1024 * 1024;
 export interface Scorecard {
   suite: string;
   repeat: number;
+  /** The env file it ran under (`parley eval --compare` keeps one scorecard per configuration). */
+  configuration?: string;
   overall: { runs: number; passed: number; passRate: number; passHatK: number; cases: number; casesPassedAll: number };
   failures: unknown[];
   outcomes: {
@@ -38,6 +40,7 @@ export interface ScorecardSummary {
   caller: string;
   suite: string;
   repeat: number;
+  configuration?: string;
   overall: Scorecard['overall'];
   failures: number;
   /** Totals over every run: model calls, tokens, cost (null when a model had no price), wall time. */
@@ -95,6 +98,7 @@ export function keepScorecard(dataDir: string, callerId: string, card: Scorecard
     caller: callerId,
     suite: card.suite,
     repeat: card.repeat,
+    ...(card.configuration ? { configuration: card.configuration } : {}),
     overall: card.overall,
     failures: card.failures.length,
     totals: totalsOf(card),

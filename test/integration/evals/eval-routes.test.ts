@@ -125,6 +125,14 @@ describe('GET /api/evals', () => {
     expect((one.json.scorecard as { outcomes: unknown[] }).outcomes).toEqual([]);
   });
 
+  it('names the configuration a --compare scorecard ran under', async () => {
+    const card = { ...scorecardOf('compared', 1, [outcome('a', true)]), configuration: 'b.env' };
+    const kept = keepScorecard(server.dataDir, callerIdOf(K1), card);
+    expect(kept.configuration).toBe('b.env');
+    const listed = (await get('/api/evals?limit=50', K1)).json as unknown as { scorecards: { id: string }[] };
+    expect(listed.scorecards.find((s) => s.id === kept.id)).toMatchObject({ configuration: 'b.env' });
+  });
+
   it('refuses bad limits, unknown parameters and malformed ids in the API shape', async () => {
     for (const q of ['limit=0', 'limit=abc', 'limit=-1', 'limit=1000'])
       expect((await get(`/api/evals?${q}`, K1)).json).toEqual({
