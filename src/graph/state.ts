@@ -119,6 +119,11 @@ export interface RunState {
   resumePlan?: GraphPlan;
   /** What route.decided says of resumePlan when it is not a restart's (a fork: graph/timetravel/). */
   resumeReason?: string;
+  /**
+   * A fork that carries every step of a plan that had passed verification (graph/timetravel/): the
+   * verification it carries, taken by the verifier instead of a model call while no step has run again.
+   */
+  carriedVerification?: Verification & { fromRunId: string; outputs: ReadonlyMap<string, string> };
   /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */
   summaries?: Map<string, Promise<string>>;
 }

@@ -37,6 +37,8 @@ Answer with:
 export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'verifier'>>> {
   const plan = run.plan!;
   const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
+  const carried = takeCarriedVerification(run, outcomes);
+  if (carried) return carried;
   const round = ++run.verifyRound;
   let value: { score: number; feedback: string; failedStepIds: string[] };
   try {
@@ -91,6 +93,36 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
   const rerun = team ? team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
   run.pending = rerunSet(run.plan!.steps, rerun);
   return { next: 'dispatcher' };
+}
+
+/**
+ * A fork that carried every step of a verified plan (timetravel/fork-request.ts) has nothing new to
+ * verify: the parent's passing verification stands, once, and only while every step's result is still
+ * a carried success (a step run again, or a re-plan, is verified by the model as usual).
+ */
+function takeCarriedVerification(run: NodeRun, outcomes: StepOutcome[]): Decision<Next<'verifier'>> | undefined {
+  const carried = run.carriedVerification;
+  if (!carried) return undefined;
+  run.carriedVerification = undefined;
+  const plan = run.plan!;
+  const allCarried =
+    outcomes.length === plan.steps.length &&
+    outcomes.every((o) => o.status === 'succeeded' && carried.outputs.get(o.stepId) === o.output);
+  if (!allCarried) return undefined;
+  const { fromRunId, outputs: _outputs, ...verification } = carried;
+  run.verifyRound = verification.round;
+  run.verification = verification;
+  run.best = { verification, plan, results: new Map(run.results) };
+  emit(run, {
+    type: 'verify.result',
+    round: verification.round,
+    score: verification.score,
+    feedback: verification.feedback,
+    failedStepIds: verification.failedStepIds,
+    next: 'synthesize',
+    carriedFrom: fromRunId,
+  });
+  return { next: 'synthesizer' };
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {
