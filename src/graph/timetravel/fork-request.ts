@@ -141,9 +141,7 @@ export function planFork(
   const verified = state.verification;
   const unedited = edit.query === undefined && edit.plan === undefined && edit.outputs === undefined;
   const carriesVerification =
-    unedited &&
-    verified?.next === 'synthesize' &&
-    plan.steps.every((p) => kept.some((k) => k.step.id === p.id));
+    unedited && verified?.next === 'synthesize' && plan.steps.every((p) => kept.some((k) => k.step.id === p.id));
   // A plan is run whatever the parent's mode was (a council or direct run has none unless edited in).
   const planMode = request.mode === 'direct' || request.mode === 'council' ? 'orchestrate' : request.mode;
   return {
