@@ -26,7 +26,7 @@ try {
   const runId = events[0]!.runId;
   await server.parley.engine.get(runId)?.result;
   const lists: number[] = [];
-  let listed: { id: string; kind: string; steps: unknown[] }[] = [];
+  let listed: { id: string; kind: string; stepsFinished: number }[] = [];
   let bytes = 0;
   for (let i = 0; i < Number(values.lists); i++) {
     const t0 = performance.now();
@@ -35,7 +35,7 @@ try {
     bytes = text.length;
     listed = (JSON.parse(text) as { checkpoints: typeof listed }).checkpoints;
   }
-  const checkpoint = listed.find((c) => c.kind === 'step' && c.steps.length === 25)!.id;
+  const checkpoint = listed.find((c) => c.kind === 'step' && c.stepsFinished === 25)!.id;
   const forks: number[] = [];
   for (let i = 0; i < Number(values.forks); i++) {
     const t0 = performance.now();

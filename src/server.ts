@@ -36,7 +36,7 @@ import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
-import { sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
+import { evalRoutes, sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
 import { timeTravel as createTimeTravel } from './graph/timetravel/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
@@ -161,6 +161,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     routes.push(
       // Before knowledgeRoutes: its /api/runs/:id would read /api/runs/compare as a run id.
       { path: '/', app: timeTravelRoutes({ timeTravel, logger }) },
+      { path: '/', app: evalRoutes({ dataDir: config.store.dataDir, logger }) },
       {
         path: '/',
         app: knowledgeRoutes({

@@ -146,6 +146,13 @@ export async function evalCommand(args: string[]): Promise<number> {
       return fail(err.message);
     throw err;
   }
+  let yours: Config;
+  try {
+    yours = loadConfig(process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return fail(`configuration error: ${err.message}`);
+  }
   const configurations: Configuration[] = [];
   // Ctrl-C: the MCP servers a configuration started get the terminal's SIGINT too; the data dirs are ours to remove.
   const interrupted = () => {
@@ -172,6 +179,10 @@ export async function evalCommand(args: string[]): Promise<number> {
       writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
       process.stderr.write(`parley eval: scorecard written to ${out}\n`);
     };
+    // Each scorecard is also kept under your own data dir for the console's Evals page (keep-scorecard.ts).
+    const { keepForConsole } = await import('./keep-scorecard.ts');
+    for (const card of cards)
+      process.stderr.write(`parley eval: ${keepForConsole(yours, process.env.PARLEY_API_KEY, card)}\n`);
     if (cards.length === 2) {
       const comparison = compares.compareScorecards(cards[0]!, cards[1]!);
       process.stdout.write(compares.formatComparison(comparison) + '\n');

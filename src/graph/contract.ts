@@ -5,8 +5,8 @@
  * per-request model choice, plan and verdict types, and the read side of the knowledge store and
  * the passthrough client that the adapters are handed. Anything else in graph/ is the engine's own.
  */
-import type { Admission } from './admission.ts';
-import type { DirectCall, DirectCallRequest } from './direct-call.ts';
+import type { Admission } from './spending/admission.ts';
+import type { DirectCall, DirectCallRequest } from './spending/direct-call.ts';
 import type { GraphEvent, RunEnding } from './events.ts';
 import type { Caller, RunRequest } from './run-request.ts';
 import type { CancelAnswer } from './cancel-run.ts';
@@ -42,14 +42,14 @@ export {
 export type { RequestModels } from './request-models.ts';
 export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
-export type { GraphPlan } from './graph-plan.ts';
-export { CouncilVerdictSchema } from './schemas.ts';
+export type { GraphPlan } from './planning/graph-plan.ts';
+export { CouncilVerdictSchema } from './prompting/schemas.ts';
 // Time travel: checkpoints, fork, replay, compare (docs/time-travel.md); built by the composition root.
 export type { TimeTravel } from './timetravel/index.ts';
 // Admission: whether the usage guard let a run through (RunHandle.admission).
-export type { Admission } from './admission.ts';
+export type { Admission } from './spending/admission.ts';
 // A model call made outside a run (the OpenAI passthrough): admitted by RunEngine.admitDirectCall.
-export type { DirectCall, DirectCallRequest } from './direct-call.ts';
+export type { DirectCall, DirectCallRequest } from './spending/direct-call.ts';
 export { createPassthrough, passthroughUsage, type Passthrough } from '../llm/passthrough.ts';
 
 // A session's own tools (the editor's project through the client, or the project folder; the client's MCP servers).

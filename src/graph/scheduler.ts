@@ -8,8 +8,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import { PausableDeadline } from '../tools/deadline.ts';
-import type { PlanStep } from './graph-plan.ts';
-import { substituteResults } from './graph-plan.ts';
+import type { PlanStep } from './planning/graph-plan.ts';
+import { substituteResults } from './planning/graph-plan.ts';
 import type { StepLineage, StepStatus } from './events.ts';
 
 export interface StepOutcome {

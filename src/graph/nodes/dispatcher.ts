@@ -8,14 +8,14 @@
 import { isSuspended } from '../run-suspended.ts';
 import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../scheduler.ts';
 import type { GraphEventBody } from '../events.ts';
-import type { PlanStep } from '../graph-plan.ts';
+import type { PlanStep } from '../planning/graph-plan.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
-import { failuresToReplan } from '../replan-on-failure.ts';
+import { failuresToReplan } from '../planning/replan-on-failure.ts';
 import type { Decision, Next } from '../edges.ts';
 import { Team, teamFor, teamOf } from '../dynamic/team.ts';
-import { inlineResults } from '../context-budget.ts';
-import { BudgetExceededError } from '../usage.ts';
+import { inlineResults } from '../prompting/context-budget.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
 
 export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'dispatcher'>>> {
   if (run.memory === undefined) return { next: 'memory' };

@@ -6,12 +6,12 @@
  * that succeeded (and the verifier did not name) are kept: a new step with the same specialist and
  * objective reuses the result, never re-runs.
  */
-import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
-import { finishedSteps, withFinishedSteps } from '../replan-on-failure.ts';
+import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates } from '../planning/plan-with-model.ts';
+import { finishedSteps, withFinishedSteps } from '../planning/replan-on-failure.ts';
 import type { PlanCause } from '../events.ts';
 import type { EngineContext, KeptStep, NodeRun, RunState } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
-import { BudgetExceededError } from '../usage.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
 
 /** The planner needs only the gist of a kept result (it is reused whole): a clip that says so. */
 const clip = (text: string, n: number) =>

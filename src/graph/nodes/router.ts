@@ -5,22 +5,28 @@
  * stage 2 (self-model: the store ranks candidates by relevance combined with proficiency) and
  * stage 3 (LLM planning over the top-k, schemaName `graph_plan`).
  */
-import { validatePlan } from '../graph-plan.ts';
-import { block } from '../prompts.ts';
-import { RouteSchema } from '../schemas.ts';
+import { validatePlan } from '../planning/graph-plan.ts';
+import { block } from '../prompting/prompts.ts';
+import { RouteSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState } from '../state.ts';
-import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
+import {
+  adoptPlan,
+  knownSpecialists,
+  loadSpecialists,
+  planWithModel,
+  retrieveCandidates,
+} from '../planning/plan-with-model.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
 import type { TeamMatch } from '../events.ts';
 import { instantiatePlan } from '../learning/instantiate-plan.ts';
 import { judgeTeam } from '../learning/team-match.ts';
 import type { Decision, Next } from '../edges.ts';
-import { historyBlock } from '../thread-history.ts';
-import { userContent } from '../user-content.ts';
+import { historyBlock } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
 import { prefetchMemory } from './memory.ts';
 import { runPresetPlan } from './preset-plan.ts';
 import { earlierDecision, earlierDecisionBlock, type FoundDecision } from '../learning/earlier-decision.ts';
-import { MANAGER_SPECIALIST } from '../graph-plan.ts';
+import { MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 import { isEmergent, learnedShape } from '../dynamic/learned-shape.ts';
 
 const earlierNote = (earlier: FoundDecision | undefined) =>

@@ -4,15 +4,15 @@
  * < 0.4 → planner re-plans. At most config.engine.maxVerifyRounds verifications: on the last one
  * a low score synthesizes the best result so far and says verification did not pass.
  */
-import { block, stepsBlock } from '../prompts.ts';
-import { VerificationSchema } from '../schemas.ts';
+import { block, stepsBlock } from '../prompting/prompts.ts';
+import { VerificationSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
-import { BudgetExceededError } from '../usage.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
-import { historyNote } from '../thread-history.ts';
-import { userContent } from '../user-content.ts';
-import { fitStepOutputs } from '../context-budget.ts';
+import { historyNote } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
+import { fitStepOutputs } from '../prompting/context-budget.ts';
 import { teamOf } from '../dynamic/team.ts';
 
 export const PASS_SCORE = 0.7;

@@ -3,15 +3,15 @@
  * `mcp` (an MCP server's tools as a specialist), `a2a` (a peer agent), or the built-in `council`.
  * Returns the output with lineage. A budget overrun aborts the whole run (it ends blocked).
  */
-import type { PlanStep } from '../graph-plan.ts';
-import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../graph-plan.ts';
+import type { PlanStep } from '../planning/graph-plan.ts';
+import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 import { MANAGER_RECORD } from '../dynamic/manager.ts';
 import { agentHooks } from '../dynamic/agent-tools.ts';
 import { teamOf } from '../dynamic/team.ts';
 import type { StepClock, StepRun } from '../scheduler.ts';
 import type { StepLineage } from '../events.ts';
 import type { EngineContext, RunState } from '../state.ts';
-import { BudgetExceededError, emptyUsage } from '../usage.ts';
+import { BudgetExceededError, emptyUsage } from '../spending/usage.ts';
 import { runCouncil } from '../run-council.ts';
 import { runPromptSpecialist, type SpecialistInput } from './prompt.ts';
 import { runMcpSpecialist } from './mcp.ts';

@@ -3,7 +3,7 @@
  * (every case passes), and a suite with a check broken on purpose (a clear table, exit 1).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,14 @@ function parley(args: string[], extra: Record<string, string> = {}) {
     Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
   );
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...env, PARLEY_HOME: NO_HOME, PARLEY_SCRIPTED_PROMPT_CHECK: '1', ...extra },
+    // A data dir of the test's own: parley eval keeps its scorecard there for the console.
+    env: {
+      ...env,
+      PARLEY_HOME: NO_HOME,
+      PARLEY_DATA_DIR: join(dir, 'data'),
+      PARLEY_SCRIPTED_PROMPT_CHECK: '1',
+      ...extra,
+    },
     cwd: ROOT,
   });
   let stdout = '';
@@ -74,6 +81,12 @@ describe('parley eval', () => {
     const judged = card.cases.find((c) => c.id === 'judged-direct')!;
     expect(judged).toMatchObject({ meanCalls: 1, judge: { meanCalls: 1 } });
     expect(judged.judge.meanTokens).toBeGreaterThan(0);
+    // Kept for the console under the data dir, as the local caller's (GET /api/evals serves it).
+    const kept = /scorecard (ev-\d{13}-[0-9a-f]{8}) kept for the console/.exec(p.err())?.[1];
+    expect(kept, p.err()).toBeDefined();
+    const folder = join(dir, 'data', 'evals', 'anonymous');
+    expect(readdirSync(folder).sort()).toEqual([`${kept}.json`, `${kept}.summary.json`]);
+    expect(JSON.parse(readFileSync(join(folder, `${kept}.json`), 'utf8'))).toEqual(card);
   }, 240_000);
 
   it('fails with a clear table when a check is broken, and --repeat reports pass^k', async () => {

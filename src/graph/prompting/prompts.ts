@@ -2,9 +2,9 @@
  * Prompt building blocks. Context goes in <parley:…> blocks (docs/scripted-model.md): real models
  * read them as plain text, the scripted model parses them.
  */
-import type { StepOutcome } from './scheduler.ts';
+import type { StepOutcome } from '../scheduler.ts';
 import type { FittedPiece } from './context-piece.ts';
-import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
+import type { MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
 
 export const block = (name: string, content: string) => `<parley:${name}>${content}</parley:${name}>`;
 

@@ -11,13 +11,13 @@ import {
   validatePlan,
   type GraphPlan,
 } from './graph-plan.ts';
-import { block, hasRecord, specialistsBlock, type ToolKinds } from './prompts.ts';
-import { emit, type EngineContext, type RunState } from './state.ts';
-import type { PlanCause } from './events.ts';
-import { historyNote } from './thread-history.ts';
-import { userContent } from './user-content.ts';
-import type { ChatMessage } from '../llm/types.ts';
-import { isReadOnly } from './specialists/step-tools.ts';
+import { block, hasRecord, specialistsBlock, type ToolKinds } from '../prompting/prompts.ts';
+import { emit, type EngineContext, type RunState } from '../state.ts';
+import type { PlanCause } from '../events.ts';
+import { historyNote } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
+import type { ChatMessage } from '../../llm/types.ts';
+import { isReadOnly } from '../specialists/step-tools.ts';
 
 const COUNCIL_ENTRY = {
   id: COUNCIL_SPECIALIST,
