@@ -80,14 +80,13 @@ async function ingest(parley: Parley): Promise<number> {
 
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
 async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Config): Promise<number> {
-  const { engine, approvals, store, logger } = parley;
+  const { engine, store, logger } = parley;
   const { LOCAL_CALLER } = await import('../graph/run-request.ts');
   if (protocol === 'acp') {
     const { serveAcpStdio, modelChoices } = await import('../protocols/acp/index.ts');
     const connection = serveAcpStdio({
       models: modelChoices(parley.config.model.roles),
       engine,
-      approvals,
       logger,
       caller: LOCAL_CALLER,
       toolSettings: config.tools,
@@ -97,7 +96,7 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Confi
     await connection.closed;
   } else {
     const { serveMcpStdio } = await import('../protocols/mcp/index.ts');
-    const served = await serveMcpStdio({ engine, approvals, store, logger, version: VERSION });
+    const served = await serveMcpStdio({ engine, store, logger, version: VERSION });
     await served.closed;
   }
   return 0;

@@ -5,7 +5,7 @@
 import type { ApprovalPort } from '../hitl/types.ts';
 import { runApprovals } from './run-approvals.ts';
 import { ADMITTED } from './spending/admission.ts';
-import type { RunHandle, RunResult } from './contract.ts';
+import type { RunHandle, RunResult } from './run-engine.ts';
 import type { RunEventLog } from './run-event-log.ts';
 import { RUN_MODES, ownerIdOf, type RunRequest } from './run-request.ts';
 import type { RunOutcome, RunState } from './state.ts';

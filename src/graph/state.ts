@@ -90,7 +90,7 @@ export interface RunState {
   pending: Set<string>;
   attempts: Map<string, number>;
   /** The dispatcher's in-flight phase, awaited by the matching joiner. */
-  inflight?: Promise<Map<string, StepOutcome>>;
+  inflight?: Promise<Batch>;
   /** Set by the dispatcher when failed steps left dependents unable to run: the planner re-plans at once. */
   replanAfterFailure?: string[];
   /** Verifier feedback given to re-run steps. */
@@ -133,16 +133,37 @@ export interface RunState {
  * and so the engine alone sets a run's outcome.
  */
 export interface RunUpdate {
+  /** How the run ends: the engine sets it (engine.ts), run-update.ts never does. */
   outcome?: RunOutcome;
   answer?: string;
   verdict?: CouncilVerdict;
   memory?: MemoryHit[];
   sources?: AnswerSource[];
   exhausted?: string;
-  inflight?: Promise<Map<string, StepOutcome>> | undefined;
+  inflight?: Promise<Batch> | undefined;
   replanAfterFailure?: string[] | undefined;
+  // The working state of planning, dispatch and verification (a plan adopted: adoptPlan's update).
+  plan?: GraphPlan;
+  planRound?: number;
+  results?: Map<string, StepOutcome>;
+  pending?: Set<string>;
+  attempts?: Map<string, number>;
+  feedback?: string | undefined;
+  verifyRound?: number;
+  verification?: Verification;
+  best?: RunState['best'];
+  kept?: Map<string, KeptStep>;
+  /** The verifier takes a fork's carried verification once (or drops it): see RunState.carriedVerification. */
+  carriedVerification?: undefined;
+  teamConfigId?: string;
   /** Outcomes of a finished batch (the joiner): folded into the results, their steps no longer pending. */
   stepOutcomes?: Map<string, StepOutcome>;
+}
+
+/** What a batch the dispatcher started leaves for its joiner: each step's outcome and the attempt it was. */
+export interface Batch {
+  outcomes: Map<string, StepOutcome>;
+  attempts: Map<string, number>;
 }
 
 /** The fields a node decides through its RunUpdate, never by writing them. */

@@ -29,6 +29,5 @@ export function runPresetPlan(
     reason,
     candidates: [...new Set(plan.steps.map((s) => s.specialist))],
   });
-  adoptPlan(run, plan);
-  return { next: 'dispatcher' };
+  return { next: 'dispatcher', update: adoptPlan(run, plan) };
 }

@@ -100,7 +100,6 @@ export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision
   // A forced dynamic run reuses only a team an earlier dynamic run grew.
   if (found?.match.reused && (run.mode !== 'dynamic' || isEmergent(found.team.plan))) {
     const { team, match } = found;
-    run.teamConfigId = team.id;
     void prefetchMemory(run, ctx);
     const rate = team.uses ? team.successes / team.uses : 0;
     const grown = isEmergent(team.plan);
@@ -113,8 +112,10 @@ export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision
       teamMatch: match,
     });
     const plan = instantiatePlan(team.plan, run.request.query);
-    adoptPlan(run, grown ? learnedShape(plan) : plan);
-    return { next: 'dispatcher' };
+    return {
+      next: 'dispatcher',
+      update: { teamConfigId: team.id, ...adoptPlan(run, grown ? learnedShape(plan) : plan) },
+    };
   }
   // The closest team, when one was refused: route.decided says why.
   const refused = found?.match;
@@ -203,8 +204,7 @@ export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision
     const error = `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}`;
     return { next: 'end', update: { outcome: { status: 'failed', error } } };
   }
-  adoptPlan(run, attempt.plan);
-  return { next: 'dispatcher' };
+  return { next: 'dispatcher', update: adoptPlan(run, attempt.plan) };
 }
 
 /**
@@ -220,7 +220,7 @@ async function startDynamic(run: NodeRun, ctx: EngineContext, reason: string): P
     candidates: run.candidates.map((c) => c.specialist.id),
   });
   void prefetchMemory(run, ctx);
-  adoptPlan(run, {
+  const update = adoptPlan(run, {
     rationale: 'Dynamic: a manager grows the team while the run goes on.',
     steps: [
       {
@@ -234,7 +234,7 @@ async function startDynamic(run: NodeRun, ctx: EngineContext, reason: string): P
       },
     ],
   });
-  return { next: 'dispatcher' };
+  return { next: 'dispatcher', update };
 }
 
 /**

@@ -14,7 +14,7 @@ import type { ModelRole } from '../../llm/types.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spending/call-budget.ts';
 import { referencedSteps, substituteResults, type PlanStep } from '../planning/graph-plan.ts';
 import { markedCut } from './prompts.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../step-outcome.ts';
 import type { EngineContext, RunState } from '../state.ts';
 import { BudgetExceededError, estimateTokens } from '../spending/usage.ts';
 

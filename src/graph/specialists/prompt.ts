@@ -4,7 +4,7 @@ import type { EngineContext } from '../state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepRun } from '../scheduler.ts';
-import type { StepCall, StepWork } from './index.ts';
+import type { StepCall, StepWork } from './step-call.ts';
 import { runToolLoop } from './tool-loop.ts';
 import { stepNote } from './step-note.ts';
 import { historyNote } from '../threads/thread-history.ts';

@@ -5,7 +5,7 @@
  */
 import type { KnowledgeStore } from '../../knowledge/store.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { RunEngine, RunHandle } from '../contract.ts';
+import type { RunEngine, RunHandle } from '../run-engine.ts';
 import type { GraphEvent, GraphEventOf } from '../events.ts';
 import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
 import type { Caller, RunRequest } from '../run-request.ts';
