@@ -154,6 +154,13 @@ export async function evalCommand(args: string[]): Promise<number> {
     return fail(`configuration error: ${err.message}`);
   }
   const configurations: Configuration[] = [];
+  // Ctrl-C: the MCP servers a configuration started get the terminal's SIGINT too; the data dirs are ours to remove.
+  const interrupted = () => {
+    for (const c of configurations) rmSync(c.dataDir, { recursive: true, force: true });
+    process.stderr.write('parley eval: interrupted; the temporary data dirs are removed\n');
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   try {
     for (const [label, vars] of settings) {
       try {
@@ -190,6 +197,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     process.stdout.write('\n' + baselines.formatRegressions(parsed.baseline, tolerance, found) + '\n');
     return found.length === 0 ? 0 : 1;
   } finally {
+    process.off('SIGINT', interrupted);
     for (const c of configurations) rmSync(c.dataDir, { recursive: true, force: true });
   }
 }

@@ -119,6 +119,11 @@ export interface RunState {
   resumePlan?: GraphPlan;
   /** What route.decided says of resumePlan when it is not a restart's (a fork: graph/timetravel/). */
   resumeReason?: string;
+  /**
+   * A fork that carries every step of a plan that had passed verification (graph/timetravel/): the
+   * verification it carries, taken by the verifier instead of a model call while no step has run again.
+   */
+  carriedVerification?: Verification & { fromRunId: string; outputs: ReadonlyMap<string, string> };
   /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */
   summaries?: Map<string, Promise<string>>;
 }
@@ -148,6 +153,8 @@ export interface RunUpdate {
   verification?: Verification;
   best?: RunState['best'];
   kept?: Map<string, KeptStep>;
+  /** The verifier takes a fork's carried verification once (or drops it): see RunState.carriedVerification. */
+  carriedVerification?: undefined;
   teamConfigId?: string;
   /** Outcomes of a finished batch (the joiner): folded into the results, their steps no longer pending. */
   stepOutcomes?: Map<string, StepOutcome>;

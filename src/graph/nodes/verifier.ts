@@ -37,6 +37,10 @@ Answer with:
 export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'verifier'>>> {
   const plan = run.plan!;
   const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
+  const carried = takeCarriedVerification(run, outcomes);
+  if (carried) return carried;
+  // A carried verification not taken (a step ran again) is dropped with this round's update.
+  const dropCarried = run.carriedVerification ? { carriedVerification: undefined } : {};
   const round = run.verifyRound + 1;
   let value: { score: number; feedback: string; failedStepIds: string[] };
   try {
@@ -47,7 +51,11 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
     ctx.logger.warn('verifier failed; answering unverified', { runId: run.id, error: (err as Error).message });
     return {
       next: 'synthesizer',
-      update: { verifyRound: round, exhausted: `verification could not run (${(err as Error).message})` },
+      update: {
+        ...dropCarried,
+        verifyRound: round,
+        exhausted: `verification could not run (${(err as Error).message})`,
+      },
     };
   }
   const ids = new Set(plan.steps.map((s) => s.id));
@@ -65,7 +73,7 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
       ? { verification, plan, results: new Map(run.results) }
       : run.best;
   // Whatever comes next, this round is counted and judged.
-  const judged = { verifyRound: round, verification, best };
+  const judged = { verifyRound: round, verification, best, ...dropCarried };
 
   const next =
     value.score >= PASS_SCORE
@@ -95,6 +103,40 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
   const rerun = team ? team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
   const pending = rerunSet(plan.steps, rerun);
   return { next: 'dispatcher', update: { ...judged, feedback: value.feedback, pending } };
+}
+
+/**
+ * A fork that carried every step of a verified plan (timetravel/fork-request.ts) has nothing new to
+ * verify: the parent's passing verification stands, once, and only while every step's result is still
+ * a carried success (a step run again, or a re-plan, is verified by the model as usual).
+ */
+function takeCarriedVerification(run: NodeRun, outcomes: StepOutcome[]): Decision<Next<'verifier'>> | undefined {
+  const carried = run.carriedVerification;
+  if (!carried) return undefined;
+  const plan = run.plan!;
+  const allCarried =
+    outcomes.length === plan.steps.length &&
+    outcomes.every((o) => o.status === 'succeeded' && carried.outputs.get(o.stepId) === o.output);
+  if (!allCarried) return undefined;
+  const { fromRunId, outputs: _outputs, ...verification } = carried;
+  emit(run, {
+    type: 'verify.result',
+    round: verification.round,
+    score: verification.score,
+    feedback: verification.feedback,
+    failedStepIds: verification.failedStepIds,
+    next: 'synthesize',
+    carriedFrom: fromRunId,
+  });
+  return {
+    next: 'synthesizer',
+    update: {
+      carriedVerification: undefined,
+      verifyRound: verification.round,
+      verification,
+      best: { verification, plan, results: new Map(run.results) },
+    },
+  };
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {

@@ -18,13 +18,19 @@ const dir = mkdtempSync(join(tmpdir(), 'parley-eval-test-'));
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function parley(args: string[]) {
+function parley(args: string[], extra: Record<string, string> = {}) {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
   );
   const child = spawn(process.execPath, [BIN, ...args], {
     // A data dir of the test's own: parley eval keeps its scorecard there for the console.
-    env: { ...env, PARLEY_HOME: NO_HOME, PARLEY_DATA_DIR: join(dir, 'data'), PARLEY_SCRIPTED_PROMPT_CHECK: '1' },
+    env: {
+      ...env,
+      PARLEY_HOME: NO_HOME,
+      PARLEY_DATA_DIR: join(dir, 'data'),
+      PARLEY_SCRIPTED_PROMPT_CHECK: '1',
+      ...extra,
+    },
     cwd: ROOT,
   });
   let stdout = '';
@@ -223,6 +229,33 @@ describe('parley eval', () => {
     expect(text).toMatch(/^overall +pass rate +100% +50% +-50%$/m);
     expect(text).toMatch(/^overall +pass\^k +100% +50% +-50%$/m);
     expect(text).not.toMatch(/^steady /m);
+
+    // Calls and tokens up beyond the tolerance: the baseline ran with one verification round (the case
+    // ends after its first, low-scored one), today's configuration allows the second.
+    const grows = join(dir, 'grows.yaml');
+    writeFileSync(
+      grows,
+      [
+        'name: grows',
+        'cases:',
+        '  - id: verified-twice',
+        '    query: Write the onboarding guide for new engineers [[steps:2]] [[verify:0.5,0.9]]',
+        '    mode: orchestrate',
+      ].join('\n'),
+    );
+    const cheap = join(dir, 'cheap.json');
+    const one = parley(['eval', grows, '--out', cheap], { PARLEY_MAX_VERIFY_ROUNDS: '1' });
+    expect(await one.exit, one.err()).toBe(0);
+    const costlier = parley(['eval', grows, '--baseline', cheap, '--out', join(dir, 'costlier.json')]);
+    expect(await costlier.exit, costlier.err()).toBe(1);
+    const grown = costlier.out().slice(costlier.out().indexOf('\nbaseline '));
+    expect(grown).toContain(`baseline ${cheap} (calls, tokens and cost may grow 10%): 2 regressions`);
+    expect(grown).toMatch(/^verified-twice +calls +5 +8 +\+60%$/m);
+    expect(grown).toMatch(/^verified-twice +tokens +\d+ +\d+ +\+\d+%$/m);
+    // A tolerance wide enough lets the same growth pass.
+    const lenient = parley(['eval', grows, '--baseline', cheap, '--tolerance', '100', '--out', join(dir, 'l.json')]);
+    expect(await lenient.exit, lenient.err()).toBe(0);
+    expect(lenient.out()).toContain('(calls, tokens and cost may grow 100%): no regression');
 
     const other = parley(['eval', 'evals/starter.yaml', '--baseline', base]);
     expect(await other.exit).toBe(2);

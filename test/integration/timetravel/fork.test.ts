@@ -161,6 +161,70 @@ describe('fork', () => {
     expect(ofType(withOutput.events, 'step.started').map((e) => e.stepId)).not.toContain('s1');
   });
 
+  it('from after a passing verification round makes no verifier call: the verification is carried', async () => {
+    const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
+    const parentId = events[0]!.runId;
+    const parentVerify = ofType(events, 'verify.result')[0]!;
+    const checkpoints = await listCheckpoints(url, K1, parentId);
+    for (const kind of ['verified', 'before_synthesis'] as const) {
+      const at = checkpoints.find((c) => c.kind === kind)!;
+      const forked = await fork(parley, url, K1, parentId, { checkpoint: at.id });
+      expect(forked.status, kind).toBe(201);
+      const forkId = String(forked.json.runId);
+      expect(forked.events.at(-1), kind).toMatchObject({ type: 'run.finished', status: 'completed' });
+      expect(ofType(forked.events, 'step.started'), kind).toEqual([]);
+      // The scripted model's request log: the synthesizer only.
+      expect(
+        requestsOf(forkId).map((r) => r.role),
+        kind,
+      ).toEqual(['synthesizer']);
+      const verify = ofType(forked.events, 'verify.result');
+      expect(verify, kind).toEqual([
+        expect.objectContaining({
+          round: parentVerify.round,
+          score: parentVerify.score,
+          next: 'synthesize',
+          carriedFrom: parentId,
+        }),
+      ]);
+      expect(ofType(forked.events, 'route.decided')[0]!.reason, kind).toContain(
+        `verification round ${parentVerify.round} (score ${parentVerify.score}) carried, not asked again`,
+      );
+    }
+    // An edited output was never verified: the verifier is asked.
+    const at = checkpoints.find((c) => c.kind === 'verified')!;
+    const edited = await fork(parley, url, K1, parentId, { checkpoint: at.id, edit: { outputs: { s5: 'new s5' } } });
+    expect(edited.status).toBe(201);
+    expect(requestsOf(String(edited.json.runId)).map((r) => r.role)).toEqual(['verifier', 'synthesizer']);
+    expect(ofType(edited.events, 'verify.result')[0]!.carriedFrom).toBeUndefined();
+  });
+
+  it("a dynamic team's run forks from before its first spawned step finished; after that, a clear 400", async () => {
+    const events = await runToEnd(parley, url, K1, {
+      query: 'Find the top 3 open-source vector databases and compare their licences',
+      mode: 'dynamic',
+    });
+    const parentId = events[0]!.runId;
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    const spawned = ofType(events, 'step.spawned').map((e) => e.stepId);
+    expect(spawned.length).toBeGreaterThan(0);
+    const checkpoints = await listCheckpoints(url, K1, parentId);
+    const last = checkpoints.at(-1)!;
+    const calls = parley.scripted!.requests.length;
+    const refused = await fork(parley, url, K1, parentId, { checkpoint: last.id });
+    expect(refused.status).toBe(400);
+    const message = (refused.json.error as { message: string }).message;
+    expect(message).toContain(`checkpoint ${last.id} comes after steps a dynamic team spawned had finished`);
+    expect(message).toContain('a fork cannot carry spawned steps: fork from a checkpoint before the first of them');
+    expect(parley.scripted!.requests.length).toBe(calls);
+
+    const planned = checkpoints.find((c) => c.kind === 'planned')!;
+    const early = await fork(parley, url, K1, parentId, { checkpoint: planned.id });
+    expect(early.status).toBe(201);
+    expect(early.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    expect(ofType(early.events, 'step.spawned').length).toBeGreaterThan(0);
+  });
+
   it('refuses an unknown checkpoint and an invalid plan with 400, and starts nothing', async () => {
     const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
     const parentId = events[0]!.runId;
