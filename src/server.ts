@@ -36,7 +36,7 @@ import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
-import { sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
+import { evalRoutes, sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
 import { timeTravel as createTimeTravel } from './graph/timetravel/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
@@ -61,8 +61,11 @@ export interface ParleyOptions {
   routes?: RouteGroup[];
   /** Start OpenTelemetry from OTEL_* env vars (default true; it stays off unless those are set). */
   telemetry?: boolean;
-  /** Ingest the knowledge sources while starting (default true). */
-  ingestAtStart?: boolean;
+  /**
+   * Ingest the knowledge sources while starting (default true; serveParley: 'after-listen', so
+   * discovering the MCP servers is not part of the time to listen: CoreOptions.ingestAtStart).
+   */
+  ingestAtStart?: boolean | 'after-listen';
   /** Pick up the runs the last process left in the run store (CoreOptions.recoverRuns, default true). */
   recoverRuns?: boolean;
   /** The local service token the stdio bridges authenticate with (docs/service.md); none by default. */
@@ -71,7 +74,7 @@ export interface ParleyOptions {
 
 export interface Parley extends Pick<
   Core,
-  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore'
+  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore' | 'ingestAfterListen'
 > {
   config: Config;
   app: Hono<ParleyEnv>;
@@ -135,7 +138,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const bearerCaller = authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken);
     const a2a = a2aEndpoint({
       engine,
-      approvals,
       store,
       config,
       logger,
@@ -161,6 +163,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     routes.push(
       // Before knowledgeRoutes: its /api/runs/:id would read /api/runs/compare as a run id.
       { path: '/', app: timeTravelRoutes({ timeTravel, logger }) },
+      { path: '/', app: evalRoutes({ dataDir: config.store.dataDir, logger }) },
       {
         path: '/',
         app: knowledgeRoutes({
@@ -172,7 +175,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         }),
       },
       { path: '/', app: approvalRoutes({ broker: approvals }) },
-      { path: '/', app: aguiRoutes({ engine, approvals, config, logger }) },
+      { path: '/', app: aguiRoutes({ engine, config, logger }) },
       { path: '/', app: sseRoutes({ engine, config, logger }) },
       { path: '/', app: threadRoutes({ threads: core.threads, logger }) },
       { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
@@ -184,7 +187,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const mcp = mcpRoutes({
       engine,
       timeTravel,
-      approvals,
       store,
       config,
       logger,
@@ -213,7 +215,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         ? { replicas: { directory: connectionDirectory(core.cluster, replicaUrl), replicaId: core.cluster.replicaId } }
         : {}),
       engine,
-      approvals,
       logger,
       callerOf,
       clients: acpClients,
@@ -227,7 +228,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     resources.push({ name: 'acp-connections', close: () => acp.close() });
     const acpWs = acpWebSocket({
       engine,
-      approvals,
       logger,
       toolSettings: config.tools,
       threads: core.threads,
@@ -352,8 +352,16 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       }
     };
 
+    let ingesting: Promise<void> | undefined;
+    const ingestAfterListen = () => (ingesting ??= core.ingestAfterListen());
     const close = () =>
       (closing ??= (async () => {
+        // A start-up ingestion still running writes the knowledge store: it ends first (bounded).
+        if (ingesting)
+          await Promise.race([
+            ingesting,
+            new Promise((resolve) => setTimeout(resolve, config.server.shutdownTimeoutMs).unref()),
+          ]);
         await engine.suspendRunsAwaitingApproval();
         // WebSockets are not requests the HTTP server drains: closed first, or the server's close waits on them.
         await acpWs.close();
@@ -374,6 +382,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       acpSessions: core.acpSessions,
       runStore: core.runStore,
       reingest: () => core.reingest(),
+      ingestAfterListen,
       listen,
       openConnections: () => connections,
       close,
@@ -415,7 +424,8 @@ export async function serveParley(
   config: Config,
   options: ParleyOptions = {},
 ): Promise<Parley & { address: { url: string; port: number } }> {
-  const parley = await createParley(config, options);
+  // Listen first, ingest after: a first request that needs what the ingestion brings waits for it.
+  const parley = await createParley(config, { ingestAtStart: 'after-listen', ...options });
   let address: { url: string; port: number };
   try {
     address = await parley.listen();
@@ -423,6 +433,7 @@ export async function serveParley(
     await parley.close(); // the scripted model and other resources would keep the process alive
     throw err;
   }
+  void parley.ingestAfterListen();
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);

@@ -11,19 +11,19 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphEvent, GraphEventOf, NodeName, RunEnding } from './events.ts';
 import { canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { RunEngine, RunHandle, RunOptions, RunResult } from './contract.ts';
-import { ADMITTED, admissionGate } from './admission.ts';
+import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run-engine.ts';
+import { ADMITTED, admissionGate } from './spending/admission.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { createEngineContext } from './engine-context.ts';
 import { RunEventLog } from './run-event-log.ts';
-import { BudgetExceededError } from './usage.ts';
-import { admitDirectCall, type DirectCall, type DirectCallRequest } from './direct-call.ts';
+import { BudgetExceededError } from './spending/usage.ts';
+import { admitDirectCall, type DirectCall, type DirectCallRequest } from './spending/direct-call.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
 import { failedRunHandle, invalidRequest, outcomeOf } from './run-outcome.ts';
 import { NODES, type NodeFn } from './nodes/index.ts';
 import { FIRST_NODE, isEdge } from './edges.ts';
 import { applyUpdate } from './run-update.ts';
-import { loadHistory, saveTurn } from './thread-turns.ts';
+import { loadHistory, saveTurn } from './threads/thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { MemoryWrites, recordEnd } from './durable/record-end.ts';
@@ -34,8 +34,9 @@ import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
 import { seedRun } from './timetravel/seed.ts';
 import { runApprovals } from './run-approvals.ts';
+import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
 import { RunSuspendedError } from './run-suspended.ts';
-import { CANCEL_CONFIRM_MS, cancelAndSettle, type CancelAnswer } from './cancel-run.ts';
+import { CANCEL_CONFIRM_MS, cancelAndSettle } from './cancel-run.ts';
 
 export { createEngineContext } from './engine-context.ts';
 
@@ -135,7 +136,7 @@ export class Engine implements RunEngine {
   #launch(
     record: StoredRun,
     restored: GraphEvent[],
-    resume?: (run: RunState) => void,
+    resume?: (run: RunState) => RunOutcome | void,
     options: RunOptions = {},
   ): RunHandle {
     const ctx = this.#ctx;
@@ -177,7 +178,9 @@ export class Engine implements RunEngine {
     // A resumed run goes on counting from what it had spent (its budget and its reported usage).
     const spent = restored.findLast((e): e is GraphEventOf<'usage'> => e.type === 'usage');
     if (spent) Object.assign(run.meter.totals, spent.usage);
-    resume?.(run);
+    // A run that cannot resume after a restart comes with its outcome: it only ends (#execute).
+    const endsAs = resume?.(run);
+    if (endsAs) run.outcome = endsAs;
     if (options.resumeFrom) seedRun(run, options.resumeFrom, store, ctx.logger);
     const result = this.#execute(run, made, restored.length > 0);
     const handle: RunHandle = {
@@ -250,6 +253,19 @@ export class Engine implements RunEngine {
   get(runId: string, caller?: Caller): RunHandle | undefined {
     const handle = this.#running.get(runId)?.handle ?? this.#finished.get(runId) ?? this.#replicas?.runs.remote(runId);
     return handle && canSee(caller, handle.callerId) ? handle : undefined;
+  }
+
+  approval(requestId: string, caller: Caller): ApprovalRequest | undefined {
+    return this.#ctx.approvals.get(requestId, caller);
+  }
+
+  resolveApproval(
+    requestId: string,
+    decision: ApprovalDecision,
+    actor: string,
+    caller: Caller,
+  ): Promise<ResolveAnswer> {
+    return this.#ctx.approvals.resolve(requestId, decision, actor, caller);
   }
 
   executesHere(runId: string): boolean {
@@ -428,7 +444,11 @@ export class Engine implements RunEngine {
         ]);
         // The types hold every node to its row of the edge table; this holds a node that casts around them.
         if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
-        if (update) applyUpdate(run, update);
+        if (update) {
+          const { outcome, ...decided } = update;
+          applyUpdate(run, decided);
+          if (outcome) run.outcome = outcome;
+        }
         emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
         if (next === 'end' || run.outcome) return;
         node = next;

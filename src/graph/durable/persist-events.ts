@@ -11,7 +11,7 @@
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphEvent } from '../events.ts';
-import type { GraphPlan } from '../graph-plan.ts';
+import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { RunRecord } from '../../knowledge/store.ts';
 
 export interface PersistedRun {

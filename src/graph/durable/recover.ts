@@ -12,7 +12,7 @@ import type { StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphEvent, GraphEventOf } from '../events.ts';
 import type { FinishedRuns } from '../retention/finished-runs.ts';
 import type { ReplicaRuns } from '../replicas/replica-runs.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type RunOutcome, type RunState } from '../state.ts';
 import { INTERRUPTED, resumptionOf, unfinishedToolCalls } from './resume-plan.ts';
 
 /** What recovery asks of the engine. */
@@ -25,7 +25,8 @@ export interface RecoveringEngine {
   /** How many runs are running here. */
   running(): number;
   /** Starts the stored run again, its log continuing after `events`; `prepare` sets up the fresh RunState. */
-  launch(record: StoredRun, events: GraphEvent[], prepare: (run: RunState) => void): void;
+  /** `prepare` may return the outcome the run ends with at once (it cannot resume): the engine sets it. */
+  launch(record: StoredRun, events: GraphEvent[], prepare: (run: RunState) => RunOutcome | void): void;
 }
 
 export interface Recovered {
@@ -113,7 +114,7 @@ export async function resumeStoredRun(
     for (const a of waiting) await store.approvals.decide(a.id, { resolvedBy: 'cancelled', reason: resumption.reason });
     engine.launch(r, events, (run) => {
       closeInterrupted(run);
-      run.outcome = cancelled
+      return cancelled
         ? { status: 'cancelled', error: resumption.reason }
         : { status: 'failed', error: resumption.reason };
     });

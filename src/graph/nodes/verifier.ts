@@ -4,15 +4,15 @@
  * < 0.4 → planner re-plans. At most config.engine.maxVerifyRounds verifications: on the last one
  * a low score synthesizes the best result so far and says verification did not pass.
  */
-import { block, stepsBlock } from '../prompts.ts';
-import { VerificationSchema } from '../schemas.ts';
+import { block, stepsBlock } from '../prompting/prompts.ts';
+import { VerificationSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
-import { BudgetExceededError } from '../usage.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
-import { historyNote } from '../thread-history.ts';
-import { userContent } from '../user-content.ts';
-import { fitStepOutputs } from '../context-budget.ts';
+import { historyNote } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
+import { fitStepOutputs } from '../prompting/context-budget.ts';
 import { teamOf } from '../dynamic/team.ts';
 
 export const PASS_SCORE = 0.7;
@@ -37,7 +37,7 @@ Answer with:
 export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'verifier'>>> {
   const plan = run.plan!;
   const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
-  const round = ++run.verifyRound;
+  const round = run.verifyRound + 1;
   let value: { score: number; feedback: string; failedStepIds: string[] };
   try {
     value = await askVerifier(run, ctx, outcomes, round);
@@ -45,7 +45,10 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
     // Cancellation and budgets end the run; a failing verifier model only costs the verification.
     if (run.abort.signal.aborted || err instanceof BudgetExceededError) throw err;
     ctx.logger.warn('verifier failed; answering unverified', { runId: run.id, error: (err as Error).message });
-    return { next: 'synthesizer', update: { exhausted: `verification could not run (${(err as Error).message})` } };
+    return {
+      next: 'synthesizer',
+      update: { verifyRound: round, exhausted: `verification could not run (${(err as Error).message})` },
+    };
   }
   const ids = new Set(plan.steps.map((s) => s.id));
   // The verifier's own list, plus any step that did not succeed: it has to be re-run either way.
@@ -57,10 +60,12 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
     feedback: value.feedback,
     failedStepIds: [...failed],
   };
-  run.verification = verification;
-  if (!run.best || verification.score > run.best.verification.score) {
-    run.best = { verification, plan, results: new Map(run.results) };
-  }
+  const best =
+    !run.best || verification.score > run.best.verification.score
+      ? { verification, plan, results: new Map(run.results) }
+      : run.best;
+  // Whatever comes next, this round is counted and judged.
+  const judged = { verifyRound: round, verification, best };
 
   const next =
     value.score >= PASS_SCORE
@@ -79,18 +84,17 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
     next,
   });
 
-  if (next === 'synthesize') return { next: 'synthesizer' };
+  if (next === 'synthesize') return { next: 'synthesizer', update: judged };
   if (next === 'exhausted') {
-    const exhausted = `verification did not pass: best score ${run.best.verification.score.toFixed(2)} after ${round} round${round === 1 ? '' : 's'} (needs ${PASS_SCORE})`;
-    return { next: 'synthesizer', update: { exhausted } };
+    const exhausted = `verification did not pass: best score ${best.verification.score.toFixed(2)} after ${round} round${round === 1 ? '' : 's'} (needs ${PASS_SCORE})`;
+    return { next: 'synthesizer', update: { ...judged, exhausted } };
   }
-  if (next === 'replan') return { next: 'planner' };
-  run.feedback = value.feedback;
+  if (next === 'replan') return { next: 'planner', update: judged };
   // A dynamic team re-runs a spawned step through the planned step it grew from (dynamic/team.ts).
   const team = teamOf(run);
   const rerun = team ? team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
-  run.pending = rerunSet(run.plan!.steps, rerun);
-  return { next: 'dispatcher' };
+  const pending = rerunSet(plan.steps, rerun);
+  return { next: 'dispatcher', update: { ...judged, feedback: value.feedback, pending } };
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {

@@ -4,7 +4,7 @@
  * other models per role or per step. A bad one is a clear message and no run.
  */
 import { z } from 'zod';
-import { GraphPlanSchema, validatePlan, type GraphPlan } from '../graph-plan.ts';
+import { GraphPlanSchema, validatePlan, type GraphPlan } from '../planning/graph-plan.ts';
 import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../request-models.ts';
 import type { RunRequest } from '../run-request.ts';
 import type { StepOutcome } from '../scheduler.ts';

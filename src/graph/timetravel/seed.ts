@@ -6,8 +6,8 @@
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { GraphPlan } from '../graph-plan.ts';
-import { keptKey } from '../plan-with-model.ts';
+import type { GraphPlan } from '../planning/graph-plan.ts';
+import { keptKey } from '../planning/plan-with-model.ts';
 import type { KeptStep, RunState } from '../state.ts';
 
 export interface ResumeFrom {

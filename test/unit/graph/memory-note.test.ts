@@ -4,7 +4,7 @@
  * the same as when it cut the whole answer itself.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryNote } from '../../../src/graph/prompts.ts';
+import { memoryNote } from '../../../src/graph/prompting/prompts.ts';
 import { MEMORY_ANSWER_CHARS } from '../../../src/knowledge/run-memory.ts';
 
 const whole = `First line of the answer.\n${'More of the answer, word after word. '.repeat(40)}The end.`;

@@ -2,10 +2,10 @@
  * Prompt building blocks. Context goes in <parley:…> blocks (docs/scripted-model.md): real models
  * read them as plain text, the scripted model parses them.
  */
-import type { StepOutcome } from './scheduler.ts';
+import type { StepOutcome } from '../step-outcome.ts';
 import type { FittedPiece } from './context-piece.ts';
-import type { MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
-import { MEMORY_ANSWER_CHARS } from '../knowledge/run-memory.ts';
+import type { MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
+import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';
 
 export const block = (name: string, content: string) => `<parley:${name}>${content}</parley:${name}>`;
 
