@@ -132,7 +132,9 @@ export class RunMemoryIndex {
 /** The entry as the window keeps it: its answer cut to MEMORY_ANSWER_CHARS, with the whole length beside it. */
 function cutAnswer(run: MemoryEntry): MemoryEntry {
   if (run.answer.length <= MEMORY_ANSWER_CHARS) return run;
-  return { ...run, answer: run.answer.slice(0, MEMORY_ANSWER_CHARS), answerChars: run.answer.length };
+  // A copy, not a slice: V8's slice of a long string keeps the whole string alive.
+  const answer = Buffer.from(run.answer.slice(0, MEMORY_ANSWER_CHARS), 'utf8').toString('utf8');
+  return { ...run, answer, answerChars: run.answer.length };
 }
 
 function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
