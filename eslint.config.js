@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 /** Import patterns for every folder and root file of src/ but those named. */
 const nodesBut = (...allowed) =>
@@ -52,6 +53,14 @@ export default tseslint.config(
     nodesBut('identity'),
     'caller identity is the bottom layer: identity/ imports nothing of ours',
   ),
+  {
+    // Import cycles between files of src/, shown in the editor. import-x/no-cycle sees only imports that
+    // load code (it skips type-only ones); the boundary test also fails on a type-only cycle.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver()] },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   {
     // Type-aware: a promise nobody awaits or handles, or one passed where a plain callback is expected,
     // is a failure nobody hears of (issue 31). `void p` says on purpose; its line says why.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only parley|langgraph|floor] [--skip parley-retain1s] [--quick] [--scenario overhead,throughput,…,dynamic]`
+ * `npm run bench [-- --only parley|langgraph|floor] [--skip parley-retain1s] [--quick] [--scenario overhead,throughput,…,dynamic,time-travel]`
  *
  * Runs every (contender, scenario) pair in its own forked process, one after another (the machine
  * has 2 cores: the contender and the scripted model process get one each), then prints the tables
@@ -129,6 +129,11 @@ if (!scenarioFilter || scenarioFilter.includes('dynamic' as ScenarioGroup)) {
   execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/dynamic.ts', ...quick], {
     stdio: 'inherit',
   });
+}
+// Time travel on a 50-step run (bench/time-travel.ts): listing its checkpoints, reading one, starting a fork.
+if (!scenarioFilter || scenarioFilter.includes('time-travel' as ScenarioGroup)) {
+  const quick = values.quick ? ['--lists', '5', '--forks', '3'] : [];
+  execFileSync(process.execPath, ['--import', 'tsx', 'bench/time-travel.ts', ...quick], { stdio: 'inherit' });
 }
 const failed =
   Object.values(contenders).some((c) => c.errors.length) ||

@@ -36,7 +36,7 @@ import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { approvalRoutes } from './hitl/routes.ts';
 import { aguiRoutes } from './protocols/agui/index.ts';
-import { sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
+import { evalRoutes, sseRoutes, threadRoutes, timeTravelRoutes } from './protocols/sse/index.ts';
 import { timeTravel as createTimeTravel } from './graph/timetravel/index.ts';
 import { openaiRoutes } from './protocols/openai/index.ts';
 import { a2aEndpoint, cardSigner, JWKS_PATH } from './protocols/a2a/index.ts';
@@ -138,7 +138,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const bearerCaller = authenticateBearer(config.server.apiKeys, config.server.adminKeys, options.localToken);
     const a2a = a2aEndpoint({
       engine,
-      approvals,
       store,
       config,
       logger,
@@ -164,6 +163,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     routes.push(
       // Before knowledgeRoutes: its /api/runs/:id would read /api/runs/compare as a run id.
       { path: '/', app: timeTravelRoutes({ timeTravel, logger }) },
+      { path: '/', app: evalRoutes({ dataDir: config.store.dataDir, logger }) },
       {
         path: '/',
         app: knowledgeRoutes({
@@ -175,7 +175,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         }),
       },
       { path: '/', app: approvalRoutes({ broker: approvals }) },
-      { path: '/', app: aguiRoutes({ engine, approvals, config, logger }) },
+      { path: '/', app: aguiRoutes({ engine, config, logger }) },
       { path: '/', app: sseRoutes({ engine, config, logger }) },
       { path: '/', app: threadRoutes({ threads: core.threads, logger }) },
       { path: '/', app: openaiRoutes({ engine, config, logger, upstream: modelConfig.roles.default }) },
@@ -187,7 +187,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const mcp = mcpRoutes({
       engine,
       timeTravel,
-      approvals,
       store,
       config,
       logger,
@@ -216,7 +215,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
         ? { replicas: { directory: connectionDirectory(core.cluster, replicaUrl), replicaId: core.cluster.replicaId } }
         : {}),
       engine,
-      approvals,
       logger,
       callerOf,
       clients: acpClients,
@@ -230,7 +228,6 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     resources.push({ name: 'acp-connections', close: () => acp.close() });
     const acpWs = acpWebSocket({
       engine,
-      approvals,
       logger,
       toolSettings: config.tools,
       threads: core.threads,

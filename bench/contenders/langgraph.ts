@@ -4,7 +4,7 @@
  * the verifier (synthesize, or send the failed steps back). No checkpointer: the leanest setup.
  */
 import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph';
-import type { PlanStep } from '../../src/graph/graph-plan.ts';
+import type { PlanStep } from '../../src/graph/planning/graph-plan.ts';
 import type { Contender } from '../lib/contender.ts';
 import {
   ACCEPT_SCORE,

@@ -5,14 +5,14 @@
  * The contenders differ only in how they orchestrate these calls; the calls themselves live here
  * so that each contender sends identical requests and must get the same answer.
  *
- * The user turns follow Parley's prompt convention (src/graph/prompts.ts, specialists/prompt.ts,
+ * The user turns follow Parley's prompt convention (src/graph/prompting/prompts.ts, specialists/prompt.ts,
  * nodes/verifier.ts, nodes/synthesizer.ts: the same <parley:…> blocks and the same wording where the
  * scripted model reads it), so that Parley's engine, driven by the same query and roster, must produce
  * the very same answer (Parley sends the steps it used as data, run.finished `sources`, not as text).
  */
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { GraphPlanSchema, type PlanStep } from '../../src/graph/graph-plan.ts';
+import { GraphPlanSchema, type PlanStep } from '../../src/graph/planning/graph-plan.ts';
 
 /** Sequential model stages on the critical path: router, specialists, verifier, synthesizer. */
 export const CRITICAL_STAGES = 4;

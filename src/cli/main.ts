@@ -25,7 +25,8 @@ Usage:
   parley [serve]              Start the HTTP server (PARLEY_HOST:PARLEY_PORT, default 127.0.0.1:8787)
   parley run "<question>"     Run one question through the graph, showing progress, the answer, usage and cost
   parley fork RUN [--from CP] Start a new run from a checkpoint of RUN (default: its last), shown like run
-  parley eval SUITE.yaml      Run an evaluation suite; options --repeat K (pass^k), --out FILE (the JSON scorecard)
+  parley eval SUITE.yaml      Run an evaluation suite; options --repeat K (pass^k), --out FILE (the JSON scorecard),
+                              --compare ENV_A ENV_B (two configurations), --baseline FILE [--tolerance PCT]
   parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
   parley status [--json]      Whether the Parley service of the data dir runs: pid, port, uptime, clients
@@ -79,14 +80,13 @@ async function ingest(parley: Parley): Promise<number> {
 
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
 async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Config): Promise<number> {
-  const { engine, approvals, store, logger } = parley;
+  const { engine, store, logger } = parley;
   const { LOCAL_CALLER } = await import('../graph/run-request.ts');
   if (protocol === 'acp') {
     const { serveAcpStdio, modelChoices } = await import('../protocols/acp/index.ts');
     const connection = serveAcpStdio({
       models: modelChoices(parley.config.model.roles),
       engine,
-      approvals,
       logger,
       caller: LOCAL_CALLER,
       toolSettings: config.tools,
@@ -96,7 +96,7 @@ async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Confi
     await connection.closed;
   } else {
     const { serveMcpStdio } = await import('../protocols/mcp/index.ts');
-    const served = await serveMcpStdio({ engine, approvals, store, logger, version: VERSION });
+    const served = await serveMcpStdio({ engine, store, logger, version: VERSION });
     await served.closed;
   }
   return 0;

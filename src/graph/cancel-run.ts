@@ -4,18 +4,7 @@
  * is a message that replica acts on. This waits (at most `waitMs`) for the run's own ending, which is
  * the truth on every replica: ended `cancelled` after the cancel took hold, or ended otherwise first.
  */
-import type { RunHandle, RunStatus } from './contract.ts';
-
-export type CancelAnswer =
-  /** The cancel took hold and the run has ended cancelled. */
-  | { outcome: 'cancelled' }
-  /** The run had ended (or ended before the cancel reached it) with `status`. */
-  | { outcome: 'already_ended'; status: RunStatus }
-  /**
-   * The cancel was sent but the run has not ended within the wait: its replica has not answered (it
-   * may be dead: the cancel is flagged, so the replica that takes the run over ends it cancelled).
-   */
-  | { outcome: 'cancelling' };
+import type { CancelAnswer, RunHandle } from './run-engine.ts';
 
 /** How long a cancel waits for the run to end: a cancelled run ends at its next await, a replica's within one message. */
 export const CANCEL_CONFIRM_MS = 10_000;

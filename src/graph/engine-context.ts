@@ -3,8 +3,8 @@
  * (the caller ledger restored from the data dir, the specialist directory).
  */
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
-import { CallerLedger } from './ledger.ts';
-import { ledgerPath, ledgerWriter, readLedgerFile } from './ledger-file.ts';
+import { CallerLedger } from './spending/ledger.ts';
+import { ledgerPath, ledgerWriter, readLedgerFile } from './spending/ledger-file.ts';
 import { SpecialistDirectory } from './specialist-directory.ts';
 import type { EngineContext } from './state.ts';
 import { contextWindowOf } from '../llm/context-windows.ts';

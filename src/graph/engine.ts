@@ -11,29 +11,32 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphEvent, GraphEventOf, NodeName, RunEnding } from './events.ts';
 import { canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { RunEngine, RunHandle, RunOptions, RunResult } from './contract.ts';
-import { ADMITTED, admissionGate } from './admission.ts';
+import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run-engine.ts';
+import { ADMITTED, admissionGate } from './spending/admission.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { createEngineContext } from './engine-context.ts';
 import { RunEventLog } from './run-event-log.ts';
-import { BudgetExceededError } from './usage.ts';
-import { admitDirectCall, type DirectCall, type DirectCallRequest } from './direct-call.ts';
+import { BudgetExceededError } from './spending/usage.ts';
+import { admitDirectCall, type DirectCall, type DirectCallRequest } from './spending/direct-call.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
 import { failedRunHandle, invalidRequest, outcomeOf } from './run-outcome.ts';
 import { NODES, type NodeFn } from './nodes/index.ts';
 import { FIRST_NODE, isEdge } from './edges.ts';
 import { applyUpdate } from './run-update.ts';
-import { loadHistory, saveTurn } from './thread-turns.ts';
+import { loadHistory, saveTurn } from './threads/thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import { persistEvents } from './durable/persist-events.ts';
-import { recordEnd } from './durable/record-end.ts';
+import { MemoryWrites, recordEnd } from './durable/record-end.ts';
+import { runRecordOf } from './run-record.ts';
+import type { RunRecord } from '../knowledge/store.ts';
 import { recoverRuns, resumeStoredRun, type Recovered, type RecoveringEngine } from './durable/recover.ts';
 import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
 import { seedRun } from './timetravel/seed.ts';
 import { runApprovals } from './run-approvals.ts';
+import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
 import { RunSuspendedError } from './run-suspended.ts';
-import { CANCEL_CONFIRM_MS, cancelAndSettle, type CancelAnswer } from './cancel-run.ts';
+import { CANCEL_CONFIRM_MS, cancelAndSettle } from './cancel-run.ts';
 
 export { createEngineContext } from './engine-context.ts';
 
@@ -50,6 +53,12 @@ export { RunSuspendedError } from './run-suspended.ts';
 /** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
 const RUN_FINISHED = new RunCancelledError('run finished');
 
+/** What a run's persister reads that the run makes later: the run itself, and its memory record at its end. */
+interface Made {
+  run?: RunState;
+  memory?: RunRecord;
+}
+
 /** A run in progress: its state and the handle its clients hold. */
 interface Running {
   run: RunState;
@@ -63,6 +72,8 @@ export class Engine implements RunEngine {
   /** With a shared cluster and run store: runs leased, followed and taken over across replicas. */
   readonly #replicas?: Replicas;
   readonly #takeoverListeners = new Set<(runId: string) => void>();
+  /** Execution-memory records written after their runs' results (durable/record-end.ts). */
+  readonly #memoryWrites = new MemoryWrites();
 
   constructor(deps: EngineDeps) {
     const ctx = (this.#ctx = createEngineContext(deps));
@@ -125,21 +136,23 @@ export class Engine implements RunEngine {
   #launch(
     record: StoredRun,
     restored: GraphEvent[],
-    resume?: (run: RunState) => void,
+    resume?: (run: RunState) => RunOutcome | void,
     options: RunOptions = {},
   ): RunHandle {
     const ctx = this.#ctx;
     const { id, threadId } = record;
     const request = record.request as RunRequest;
-    // The persister reads the run's plan; the run is made after its log.
-    const made: { run?: RunState } = {};
+    // The persister reads the run's plan, and its memory record at the end; the run is made after its log.
+    const made: Made = {};
     const store = ctx.runStore;
     if (store && restored.length === 0) {
       store.runs.put(record).catch((err: unknown) => {
         ctx.logger.error('run store: recording a run failed', { runId: id, error: String(err) });
       });
     }
-    const persisted = store ? persistEvents(store, { record, plan: () => made.run?.plan }, ctx.logger) : undefined;
+    const persisted = store
+      ? persistEvents(store, { record, plan: () => made.run?.plan, memory: () => made.memory }, ctx.logger)
+      : undefined;
     // Replicas: followers on other processes are told when the stored log grows.
     const persist = persisted && this.#replicas ? this.#replicas.runs.signalEvents(id, persisted) : persisted;
     const log = new RunEventLog(id, {
@@ -165,9 +178,11 @@ export class Engine implements RunEngine {
     // A resumed run goes on counting from what it had spent (its budget and its reported usage).
     const spent = restored.findLast((e): e is GraphEventOf<'usage'> => e.type === 'usage');
     if (spent) Object.assign(run.meter.totals, spent.usage);
-    resume?.(run);
+    // A run that cannot resume after a restart comes with its outcome: it only ends (#execute).
+    const endsAs = resume?.(run);
+    if (endsAs) run.outcome = endsAs;
     if (options.resumeFrom) seedRun(run, options.resumeFrom, store, ctx.logger);
-    const result = this.#execute(run, restored.length > 0);
+    const result = this.#execute(run, made, restored.length > 0);
     const handle: RunHandle = {
       id,
       threadId,
@@ -240,6 +255,19 @@ export class Engine implements RunEngine {
     return handle && canSee(caller, handle.callerId) ? handle : undefined;
   }
 
+  approval(requestId: string, caller: Caller): ApprovalRequest | undefined {
+    return this.#ctx.approvals.get(requestId, caller);
+  }
+
+  resolveApproval(
+    requestId: string,
+    decision: ApprovalDecision,
+    actor: string,
+    caller: Caller,
+  ): Promise<ResolveAnswer> {
+    return this.#ctx.approvals.resolve(requestId, decision, actor, caller);
+  }
+
   executesHere(runId: string): boolean {
     return this.#running.has(runId) || this.#finished.has(runId) || !this.#replicas?.runs.remote(runId);
   }
@@ -292,11 +320,21 @@ export class Engine implements RunEngine {
     for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.handle.result));
     this.#running.clear();
+    await this.#memoryWrites.recorded();
     this.#finished.close();
     await this.#saveLedger();
   }
 
-  async #execute(run: RunState, resumed = false): Promise<RunResult> {
+  /**
+   * Settles once the run's execution-memory record (without an id: every record of a run that has ended
+   * here) is in the knowledge store, or its write failed (logged; the next start writes it again). A run's
+   * `result` settles before that; the knowledge store's reads see the record either way.
+   */
+  recorded(runId?: string): Promise<void> {
+    return this.#memoryWrites.recorded(runId);
+  }
+
+  async #execute(run: RunState, made: Made, resumed = false): Promise<RunResult> {
     const ctx = this.#ctx;
     if (!resumed)
       emit(run, {
@@ -361,12 +399,14 @@ export class Engine implements RunEngine {
       usage,
       durationMs,
     };
-    // The answer goes out first; execution memory is written after it (off the critical path),
-    // and `result` settles only once the record is written (so awaiting it sees the store updated).
+    // The answer goes out first; execution memory is written after the result (durable/record-end.ts): the
+    // run store holds the record with the run's end until the knowledge store has it.
     // The turn is in its thread before run.finished goes out: a client that saw the end can ask again at once.
+    made.memory = runRecordOf(run, outcome, durationMs);
     if (!invalidRequest(run.request)) await saveTurn(run, ctx, ending);
     emit(run, { type: 'run.finished', ...ending });
-    await recordEnd(ctx, run, outcome, durationMs);
+    await recordEnd(ctx, run, made.memory, this.#memoryWrites);
+    made.memory = undefined;
     return { runId: run.id, threadId: run.threadId, ...ending };
   }
 
@@ -404,7 +444,11 @@ export class Engine implements RunEngine {
         ]);
         // The types hold every node to its row of the edge table; this holds a node that casts around them.
         if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
-        if (update) applyUpdate(run, update);
+        if (update) {
+          const { outcome, ...decided } = update;
+          applyUpdate(run, decided);
+          if (outcome) run.outcome = outcome;
+        }
         emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
         if (next === 'end' || run.outcome) return;
         node = next;

@@ -194,6 +194,8 @@ export type GraphEventBody =
       feedback: string;
       failedStepIds: string[];
       next: 'synthesize' | 'retry_failed' | 'replan' | 'exhausted';
+      /** A fork's verification carried from this run (the steps it verified were all carried): no verifier call. */
+      carriedFrom?: string;
     }
   | {
       type: 'council.stage';

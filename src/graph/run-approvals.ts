@@ -4,7 +4,7 @@
  * the first answer on any channel (POST /api/approve, ACP, AG-UI, A2A, MCP) wins.
  */
 import type { ApprovalPort } from '../hitl/types.ts';
-import type { RunHandle } from './contract.ts';
+import type { RunHandle } from './run-engine.ts';
 
 export type RunApprovals = Pick<RunHandle, 'pendingApprovals' | 'resolve'>;
 

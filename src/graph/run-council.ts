@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CouncilVerdict, UsageTotals } from './events.ts';
-import { block } from './prompts.ts';
-import { CouncilReviewSchema, CouncilVerdictSchema } from './schemas.ts';
+import { block } from './prompting/prompts.ts';
+import { CouncilReviewSchema, CouncilVerdictSchema } from './prompting/schemas.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
-import { addUsage } from './usage.ts';
+import { addUsage } from './spending/usage.ts';
 import { earlierDecision, earlierDecisionBlock } from './learning/earlier-decision.ts';
 import type { ModelUsage } from '../llm/types.ts';
 

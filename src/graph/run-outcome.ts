@@ -4,12 +4,12 @@
  */
 import type { ApprovalPort } from '../hitl/types.ts';
 import { runApprovals } from './run-approvals.ts';
-import { ADMITTED } from './admission.ts';
-import type { RunHandle, RunResult } from './contract.ts';
+import { ADMITTED } from './spending/admission.ts';
+import type { RunHandle, RunResult } from './run-engine.ts';
 import type { RunEventLog } from './run-event-log.ts';
 import { RUN_MODES, ownerIdOf, type RunRequest } from './run-request.ts';
 import type { RunOutcome, RunState } from './state.ts';
-import { BudgetExceededError } from './usage.ts';
+import { BudgetExceededError } from './spending/usage.ts';
 import { DeadlockError } from './dynamic/team.ts';
 import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
 

@@ -8,20 +8,13 @@
  */
 import { setMaxListeners } from 'node:events';
 import { PausableDeadline } from '../tools/deadline.ts';
-import type { PlanStep } from './graph-plan.ts';
-import { substituteResults } from './graph-plan.ts';
-import type { StepLineage, StepStatus } from './events.ts';
+import type { PlanStep } from './planning/graph-plan.ts';
+import { substituteResults } from './planning/graph-plan.ts';
+import type { StepLineage } from './events.ts';
+import type { StepOutcome } from './step-outcome.ts';
 
-export interface StepOutcome {
-  stepId: string;
-  specialist: string;
-  status: StepStatus;
-  /** The objective actually given to the specialist (after {{id.result}} substitution). */
-  objective: string;
-  output?: string;
-  error?: string;
-  lineage?: StepLineage;
-}
+/** Re-exported: most readers of an outcome also run the scheduler; prompts import step-outcome.ts itself. */
+export type { StepOutcome } from './step-outcome.ts';
 
 /** What a step runner returns on success; throwing (or an ok:false) fails the step. */
 export interface StepRun {

@@ -9,21 +9,21 @@ import type {
   NodeName,
   RunStatus,
 } from './events.ts';
-import type { GraphPlan } from './graph-plan.ts';
+import type { GraphPlan } from './planning/graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
 import type { StepOutcome } from './scheduler.ts';
 import type { RunEventLog } from './run-event-log.ts';
-import type { Admission } from './admission.ts';
-import { UsageMeter, effectiveBudget } from './usage.ts';
-import type { CallerLedger, LedgerSnapshot } from './ledger.ts';
-import { meterModel } from './metered-model.ts';
+import type { Admission } from './spending/admission.ts';
+import { UsageMeter, effectiveBudget } from './spending/usage.ts';
+import type { CallerLedger, LedgerSnapshot } from './spending/ledger.ts';
+import { meterModel } from './spending/metered-model.ts';
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import type { ModelRole } from '../llm/types.ts';
 import type { ModelClient } from '../llm/types.ts';
 import type { ToolHost } from '../tools/types.ts';
 import type { DecisionRecord, MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
-import { EMPTY_HISTORY, type ConversationHistory } from './thread-history.ts';
+import { EMPTY_HISTORY, type ConversationHistory } from './threads/thread-history.ts';
 
 /** An earlier decision found for a question of this run (learning/earlier-decision.ts), and how close it is. */
 export interface FoundDecision {
@@ -90,7 +90,7 @@ export interface RunState {
   pending: Set<string>;
   attempts: Map<string, number>;
   /** The dispatcher's in-flight phase, awaited by the matching joiner. */
-  inflight?: Promise<Map<string, StepOutcome>>;
+  inflight?: Promise<Batch>;
   /** Set by the dispatcher when failed steps left dependents unable to run: the planner re-plans at once. */
   replanAfterFailure?: string[];
   /** Verifier feedback given to re-run steps. */
@@ -119,6 +119,11 @@ export interface RunState {
   resumePlan?: GraphPlan;
   /** What route.decided says of resumePlan when it is not a restart's (a fork: graph/timetravel/). */
   resumeReason?: string;
+  /**
+   * A fork that carries every step of a plan that had passed verification (graph/timetravel/): the
+   * verification it carries, taken by the verifier instead of a model call while no step has run again.
+   */
+  carriedVerification?: Verification & { fromRunId: string; outputs: ReadonlyMap<string, string> };
   /** Summaries of step outputs made to fit a reader's context (context-budget.ts), one per output, model and length. */
   summaries?: Map<string, Promise<string>>;
 }
@@ -128,16 +133,37 @@ export interface RunState {
  * and so the engine alone sets a run's outcome.
  */
 export interface RunUpdate {
+  /** How the run ends: the engine sets it (engine.ts), run-update.ts never does. */
   outcome?: RunOutcome;
   answer?: string;
   verdict?: CouncilVerdict;
   memory?: MemoryHit[];
   sources?: AnswerSource[];
   exhausted?: string;
-  inflight?: Promise<Map<string, StepOutcome>> | undefined;
+  inflight?: Promise<Batch> | undefined;
   replanAfterFailure?: string[] | undefined;
+  // The working state of planning, dispatch and verification (a plan adopted: adoptPlan's update).
+  plan?: GraphPlan;
+  planRound?: number;
+  results?: Map<string, StepOutcome>;
+  pending?: Set<string>;
+  attempts?: Map<string, number>;
+  feedback?: string | undefined;
+  verifyRound?: number;
+  verification?: Verification;
+  best?: RunState['best'];
+  kept?: Map<string, KeptStep>;
+  /** The verifier takes a fork's carried verification once (or drops it): see RunState.carriedVerification. */
+  carriedVerification?: undefined;
+  teamConfigId?: string;
   /** Outcomes of a finished batch (the joiner): folded into the results, their steps no longer pending. */
   stepOutcomes?: Map<string, StepOutcome>;
+}
+
+/** What a batch the dispatcher started leaves for its joiner: each step's outcome and the attempt it was. */
+export interface Batch {
+  outcomes: Map<string, StepOutcome>;
+  attempts: Map<string, number>;
 }
 
 /** The fields a node decides through its RunUpdate, never by writing them. */

@@ -1,7 +1,7 @@
 /**
  * Context windows: how many tokens (prompt and answer together) a model accepts. Parley sizes what it
  * puts in a prompt (step outputs, inlined results) from the window of the model that reads it
- * (src/graph/context-budget.ts). A role's PARLEY_MODEL_[<ROLE>_]CONTEXT_WINDOW wins; else the model's
+ * (src/graph/prompting/context-budget.ts). A role's PARLEY_MODEL_[<ROLE>_]CONTEXT_WINDOW wins; else the model's
  * name is looked up here (the figures are the providers' published context lengths); else
  * DEFAULT_CONTEXT_WINDOW, a size most current models exceed.
  */

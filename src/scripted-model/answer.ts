@@ -2,7 +2,7 @@
  * Decides one completion: from the parsed request, what the assistant says (text, JSON for a
  * json_schema response_format, or tool calls), before faults and latency are applied.
  */
-import { contentText, readContext, type RequestContext, type ScriptedMessage } from './context.ts';
+import { contentText, readContext, type RequestContext } from './context.ts';
 import { shape, violate, type JsonSchema } from './json-schema.ts';
 import { routeAnswer } from './answers/route.ts';
 import { graphPlanAnswer } from './answers/graph-plan.ts';
@@ -10,23 +10,12 @@ import { verificationAnswer } from './answers/verification.ts';
 import { judgementAnswer } from './answers/judgement.ts';
 import { councilReviewAnswer, councilVerdictAnswer } from './answers/council.ts';
 import { textAnswer } from './answers/text.ts';
-import { toolCalls, type OfferedTool, type ScriptedToolCall } from './answers/tools.ts';
+import { toolCalls, type ScriptedToolCall } from './answers/tools.ts';
 import { teamTurn } from './answers/team.ts';
 import { inProse, withExtraField, type ProfileSet } from './profiles.ts';
+import type { CompletionRequest } from './completion-request.ts';
 
-export interface CompletionRequest {
-  model?: string;
-  messages: ScriptedMessage[];
-  tools?: OfferedTool[];
-  tool_choice?: unknown;
-  parallel_tool_calls?: boolean;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  temperature?: number;
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean };
-  response_format?: { type?: string; json_schema?: { name?: string; schema?: JsonSchema } };
-}
+export type { CompletionRequest } from './completion-request.ts';
 
 export interface Answer {
   content: string | null;

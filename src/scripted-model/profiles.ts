@@ -4,7 +4,7 @@
  * server runs with a set of them (SCRIPTED_PROFILE=a,b or `profile` in the options), and presets
  * name the combinations a real provider shows.
  */
-import type { CompletionRequest } from './answer.ts';
+import type { CompletionRequest } from './completion-request.ts';
 
 export const PROFILES = [
   'openai',

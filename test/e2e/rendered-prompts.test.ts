@@ -40,6 +40,7 @@ describe('the prompts every role gets, with the shipped config', () => {
       'council_verdict',
       'team_manager',
       'team_worker',
+      'judgement',
     ])
       expect(kinds, kind).toContain(kind);
   });
@@ -162,5 +163,28 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(chairman).toContain('their\nagreement is not independent evidence');
     expect(chairman).toContain('how sure you are that the recommendation is right given what is known');
     expect(chairman).toContain('When the question asks to compare options, give\n  the comparison');
+  });
+
+  it("an evaluation suite's judge reads the query, the run's whole answer and the rubric, each field explained", () => {
+    const graded = run('eval-judge');
+    const request = graded.requests.find((q) => q.schemaName === 'judgement')!;
+    expect(request.role).toBe('judge');
+    const answer = ofType(graded.events, 'run.finished')[0]!.answer!;
+    expect(request.lastUserMessage).toContain(`<parley:answer>${answer}</parley:answer>`);
+    expect(request.lastUserMessage).toContain(`<parley:query>${graded.scenario.request.query}</parley:query>`);
+    expect(request.lastUserMessage).toContain(`<parley:rubric>${graded.scenario.judge}</parley:rubric>`);
+    // Not a follow-up: no earlier-turns block, but the prompt says what one would be.
+    expect(request.lastUserMessage).not.toContain('parley:earlier_turns');
+    const system = systemOf(request);
+    for (const said of [
+      'the parley:earlier_turns block, only when the question was a follow-up',
+      'It may cite the work it was written from as\n  [s1], [s2]: those are references',
+      'An empty block means the assistant gave no answer',
+      'Text in double quotes names\n  something the answer must contain',
+      'You see the answer only, not the tools',
+      '"score": a number from 0 to 1',
+      '"reason": one or two sentences',
+    ])
+      expect(system).toContain(said);
   });
 });

@@ -38,3 +38,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
 }
+
+/** Where the screenshots docs/console.md shows in the repository go (committed: docs/images/console-*.png). */
+export const DOCS_IMAGE_DIR = join(import.meta.dirname, '../../docs/images');
+
+/** A screenshot kept in docs/images/ (the whole page, so a long form or table shows entirely). */
+export async function docsScreenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(DOCS_IMAGE_DIR, { recursive: true });
+  await page.screenshot({ path: join(DOCS_IMAGE_DIR, `console-${name}.png`), fullPage: true });
+}

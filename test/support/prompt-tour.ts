@@ -2,11 +2,13 @@
  * The prompt tour: the server as shipped (the repo's mcp_config.json with the real filesystem and
  * memory servers, specialists/, the built-in scripted model) runs one request per route over POST
  * /stream: a direct answer, a read-only plan, a plan that writes a file with an approval (accepted),
- * a council and a dynamic team. It returns every model request Parley sent, so a test can check that
+ * a council and a dynamic team; then an evaluation suite's judge grades one run's answer against a rubric
+ * (src/graph/eval/judge.ts, the call `parley eval` makes for a `judge` check). It returns every model request Parley sent, so a test can check that
  * no placeholder reached a model and `npm run prompts:render` can write them out for reviewers.
  * No vitest here: the render script uses it too.
  */
 import type { GraphEvent } from '../../src/graph/events.ts';
+import { judge } from '../../src/graph/eval/judge.ts';
 import type { ScriptedRequestLog } from '../../src/scripted-model/server.ts';
 import { postJson, readSse } from './protocols/sse-read.ts';
 import { startShippedParley, writeFileQuery } from './server.ts';
@@ -16,6 +18,8 @@ export interface TourScenario {
   /** What it exercises, for the rendered file. */
   about: string;
   request: { query: string; mode?: string };
+  /** A rubric: after the run, the judge grades its answer against it (its request joins the run's). */
+  judge?: string;
 }
 
 export interface TourRun {
@@ -59,6 +63,13 @@ function scenarios(dataDir: string): TourScenario[] {
       about: 'open-ended work: a manager spawns agents as it learns the parts',
       request: { query: 'Find the top 3 open-source vector databases and compare their licences' },
     },
+    {
+      name: 'eval-judge',
+      about: "a planned answer, then an evaluation suite's judge check grades it against a rubric",
+      request: { query: 'Compare B-trees and LSM-trees for a write-heavy workload', mode: 'orchestrate' },
+      judge:
+        'The answer names a workload where "LSM-trees" win (heavy writes) and one where "B-trees" win (reads, range scans), and says why.',
+    },
   ];
 }
 
@@ -87,6 +98,14 @@ export async function runPromptTour(): Promise<PromptTour> {
     for (const scenario of scenarios(shipped.dataDir)) {
       const events = await runAccepting(shipped.url, scenario.request);
       const runId = events[0]?.runId ?? '';
+      const finished = events.find((e) => e.type === 'run.finished');
+      if (scenario.judge && finished?.type === 'run.finished')
+        await judge(shipped.parley.model, {
+          query: scenario.request.query,
+          answer: finished.answer ?? '',
+          rubric: scenario.judge,
+          runId,
+        });
       runs.push({ scenario, runId, events, requests: log.filter((r) => r.runId === runId) });
     }
     return { dataDir: shipped.dataDir, runs };

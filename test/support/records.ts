@@ -1,6 +1,6 @@
 /** Records tests build on: a small roster, tool/step/run factories, and a proven team seeded into a store. */
 import type { RunRecord, SpecialistRecord, StepRecord, ToolRecord } from '../../src/knowledge/store.ts';
-import type { GraphPlan } from '../../src/graph/graph-plan.ts';
+import type { GraphPlan } from '../../src/graph/planning/graph-plan.ts';
 import type { KnowledgeStore } from '../../src/knowledge/store.ts';
 
 export function specialist(id: string, description: string, extra: Partial<SpecialistRecord> = {}): SpecialistRecord {

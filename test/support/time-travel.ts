@@ -1,5 +1,6 @@
 /** Helpers for the time-travel tests (docs/time-travel.md): run over POST /stream, list checkpoints, fork, follow. */
 import type { GraphEvent } from '../../src/graph/events.ts';
+import type { CheckpointEntry } from '../../src/graph/timetravel/checkpoint-list.ts';
 import type { RunCheckpoint } from '../../src/graph/timetravel/checkpoints.ts';
 import type { Parley } from '../../src/server.ts';
 import { postJson, readAll } from './protocols/sse-read.ts';
@@ -20,10 +21,18 @@ export async function runToEnd(
   return events;
 }
 
-export async function listCheckpoints(url: string, key: string, runId: string): Promise<RunCheckpoint[]> {
+/** GET /api/runs/:id/checkpoints: the light list (no plan, no outputs). */
+export async function listCheckpoints(url: string, key: string, runId: string): Promise<CheckpointEntry[]> {
   const res = await fetch(`${url}/api/runs/${runId}/checkpoints`, { headers: bearer(key) });
   if (res.status !== 200) throw new Error(`checkpoints answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { checkpoints: RunCheckpoint[] }).checkpoints;
+  return ((await res.json()) as { checkpoints: CheckpointEntry[] }).checkpoints;
+}
+
+/** GET /api/runs/:id/checkpoints/:checkpoint: one checkpoint in full. */
+export async function getCheckpoint(url: string, key: string, runId: string, id: string): Promise<RunCheckpoint> {
+  const res = await fetch(`${url}/api/runs/${runId}/checkpoints/${id}`, { headers: bearer(key) });
+  if (res.status !== 200) throw new Error(`checkpoint ${id} answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { checkpoint: RunCheckpoint }).checkpoint;
 }
 
 /** POST /api/runs/:id/fork; the new run's events once it ended (or the refusal). */

@@ -14,6 +14,8 @@ const InboxView = lazy(() => import('../approvals/InboxView.tsx'));
 const HistoryView = lazy(() => import('../history/HistoryView.tsx'));
 const KnowledgeView = lazy(() => import('../knowledge/KnowledgeView.tsx'));
 const RunPage = lazy(() => import('../run/RunPage.tsx'));
+const CompareView = lazy(() => import('../compare/CompareView.tsx'));
+const EvalsView = lazy(() => import('../evals/EvalsView.tsx'));
 
 type Access = 'checking' | 'open' | 'signed-in' | 'signed-out' | 'refused';
 
@@ -22,6 +24,7 @@ const NAV: { label: string; route: Route }[] = [
   { label: 'Approvals', route: { view: 'approvals' } },
   { label: 'History', route: { view: 'history' } },
   { label: 'Knowledge', route: { view: 'knowledge' } },
+  { label: 'Evals', route: { view: 'evals' } },
 ];
 
 export function App() {
@@ -43,7 +46,7 @@ export function App() {
   if (access === 'checking') return <p className="muted center">Connecting…</p>;
   if (!ready) return <SignIn refused={access === 'refused'} onSignedIn={() => setAccess('signed-in')} />;
 
-  const current = route.view === 'run' ? 'history' : route.view;
+  const current = route.view === 'run' || route.view === 'compare' ? 'history' : route.view;
   return (
     <>
       <header className="top">
@@ -83,7 +86,9 @@ export function App() {
           {route.view === 'approvals' && <InboxView approvals={approvals} />}
           {route.view === 'history' && <HistoryView />}
           {route.view === 'knowledge' && <KnowledgeView />}
-          {route.view === 'run' && <RunPage runId={route.runId} />}
+          {route.view === 'run' && <RunPage key={route.runId} runId={route.runId} />}
+          {route.view === 'compare' && <CompareView a={route.a} b={route.b} />}
+          {route.view === 'evals' && <EvalsView id={route.id} />}
         </Suspense>
       </main>
     </>

@@ -1,5 +1,6 @@
 /**
- * The console's address is its hash (#/chat/<thread>, #/runs/<run>, #/approvals, #/history, #/knowledge):
+ * The console's address is its hash (#/chat/<thread>, #/runs/<run>, #/compare/<a>/<b>, #/evals/<id>,
+ * #/approvals, #/history, #/knowledge):
  * a reload or a shared link opens the same view, and the server needs one page only.
  */
 import { useEffect, useState } from 'react';
@@ -7,13 +8,17 @@ import { useEffect, useState } from 'react';
 export type Route =
   | { view: 'chat'; threadId?: string }
   | { view: 'run'; runId: string }
+  | { view: 'compare'; a: string; b?: string }
+  | { view: 'evals'; id?: string }
   | { view: 'approvals' }
   | { view: 'history' }
   | { view: 'knowledge' };
 
 export function parseRoute(hash: string): Route {
-  const [view, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [view, id, other] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (view === 'runs' && id) return { view: 'run', runId: id };
+  if (view === 'compare' && id) return other ? { view: 'compare', a: id, b: other } : { view: 'compare', a: id };
+  if (view === 'evals') return id ? { view: 'evals', id } : { view: 'evals' };
   if (view === 'approvals' || view === 'history' || view === 'knowledge') return { view };
   return id ? { view: 'chat', threadId: id } : { view: 'chat' };
 }
@@ -24,6 +29,10 @@ export function hrefOf(route: Route): string {
       return route.threadId ? `#/chat/${encodeURIComponent(route.threadId)}` : '#/chat';
     case 'run':
       return `#/runs/${encodeURIComponent(route.runId)}`;
+    case 'compare':
+      return `#/compare/${encodeURIComponent(route.a)}${route.b ? `/${encodeURIComponent(route.b)}` : ''}`;
+    case 'evals':
+      return route.id ? `#/evals/${encodeURIComponent(route.id)}` : '#/evals';
     default:
       return `#/${route.view}`;
   }

@@ -12,7 +12,7 @@ import type { StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphEvent, GraphEventOf } from '../events.ts';
 import type { FinishedRuns } from '../retention/finished-runs.ts';
 import type { ReplicaRuns } from '../replicas/replica-runs.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
+import { emit, type EngineContext, type RunOutcome, type RunState } from '../state.ts';
 import { INTERRUPTED, resumptionOf, unfinishedToolCalls } from './resume-plan.ts';
 
 /** What recovery asks of the engine. */
@@ -25,7 +25,8 @@ export interface RecoveringEngine {
   /** How many runs are running here. */
   running(): number;
   /** Starts the stored run again, its log continuing after `events`; `prepare` sets up the fresh RunState. */
-  launch(record: StoredRun, events: GraphEvent[], prepare: (run: RunState) => void): void;
+  /** `prepare` may return the outcome the run ends with at once (it cannot resume): the engine sets it. */
+  launch(record: StoredRun, events: GraphEvent[], prepare: (run: RunState) => RunOutcome | void): void;
 }
 
 export interface Recovered {
@@ -113,7 +114,7 @@ export async function resumeStoredRun(
     for (const a of waiting) await store.approvals.decide(a.id, { resolvedBy: 'cancelled', reason: resumption.reason });
     engine.launch(r, events, (run) => {
       closeInterrupted(run);
-      run.outcome = cancelled
+      return cancelled
         ? { status: 'cancelled', error: resumption.reason }
         : { status: 'failed', error: resumption.reason };
     });
@@ -143,14 +144,18 @@ async function answeredNotActed(
   return Object.fromEntries(answered.map((a) => [a.id, { request: a.request, outcome: a.outcome as ApprovalOutcome }]));
 }
 
-/** After kill -9: finished runs whose execution-memory record may not have reached the knowledge store. */
+/**
+ * After kill -9: finished runs whose execution-memory record may not have reached the knowledge store.
+ * Recording is idempotent (a run id already there is left as it is); they are noted remembered in one write.
+ */
 async function rememberMissed(ctx: EngineContext, runs: StoredRun[]): Promise<void> {
   const runStore = ctx.runStore!;
+  const remembered: string[] = [];
   for (const r of runs) {
     if (r.remembered !== false || !r.memory) continue;
     try {
       if (!(await ctx.store.getRun(r.id))) await ctx.store.recordRun(r.memory as RunRecord);
-      await runStore.runs.put({ ...r, remembered: true });
+      remembered.push(r.id);
     } catch (err) {
       ctx.logger.error('recording a run in execution memory after a restart failed', {
         runId: r.id,
@@ -158,4 +163,5 @@ async function rememberMissed(ctx: EngineContext, runs: StoredRun[]): Promise<vo
       });
     }
   }
+  await runStore.runs.markRemembered(remembered);
 }

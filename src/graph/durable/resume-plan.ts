@@ -5,8 +5,8 @@
  */
 import type { Checkpoint } from '../../store/runs/run-store.ts';
 import type { GraphEvent, GraphEventOf } from '../events.ts';
-import type { GraphPlan, PlanStep } from '../graph-plan.ts';
-import { keptKey } from '../plan-with-model.ts';
+import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
+import { keptKey } from '../planning/plan-with-model.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import type { KeptStep } from '../state.ts';
 

@@ -6,7 +6,7 @@
  * on another replica, each with its own embedded graph) is answered from the record stored with it.
  */
 import type { Checkpoint, RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
-import type { GraphPlan } from '../graph-plan.ts';
+import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { RunRequest } from '../run-request.ts';
 import { stepRecordsOf } from '../run-record.ts';
 import type { StepOutcome } from '../scheduler.ts';

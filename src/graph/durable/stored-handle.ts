@@ -6,8 +6,8 @@
  */
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import { ADMITTED, type Admission } from '../admission.ts';
-import type { RunHandle, RunResult } from '../contract.ts';
+import { ADMITTED, type Admission } from '../spending/admission.ts';
+import type { RunHandle, RunResult } from '../run-engine.ts';
 import type { GraphEvent, RunEnding } from '../events.ts';
 import { runApprovals } from '../run-approvals.ts';
 

@@ -2,7 +2,7 @@
  * Deadlock: every agent still running waits (on the agents it spawned, or on a message) and nothing
  * else is left to run, so no wait can ever end. Names the cycle of waits when there is one.
  */
-import { findCycle } from '../find-cycle.ts';
+import { findCycle } from '../planning/find-cycle.ts';
 
 export type AgentWait = { kind: 'children'; on: string[] } | { kind: 'message'; from?: string };
 

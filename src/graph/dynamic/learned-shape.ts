@@ -3,7 +3,7 @@
  * become planned ones, and a step that spawned agents depends on them and reads their results, so a
  * similar query runs the proven shape at once instead of paying the manager's turns to grow it again.
  */
-import type { GraphPlan, PlanStep } from '../graph-plan.ts';
+import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
 
 export function learnedShape(plan: GraphPlan): GraphPlan {
   if (!plan.steps.some((s) => s.parentStepId !== undefined)) return plan;

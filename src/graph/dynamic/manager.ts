@@ -1,6 +1,6 @@
 /** The built-in manager: the agent a dynamic run starts with. It organizes a team rather than doing the work itself. */
 import type { SpecialistRecord } from '../../knowledge/store.ts';
-import { MANAGER_SPECIALIST } from '../graph-plan.ts';
+import { MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 
 const MANAGER_PROMPT = `You are the manager of a team of AI agents working on the user's request.
 Split the work into parts as you learn its shape: spawn one agent per part (spawn_agent), naming the

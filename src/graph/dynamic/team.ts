@@ -4,15 +4,15 @@
  * their messages and their shared memory, makes a spawner wait for its agents, and ends the run when
  * every running agent waits on something that can never come (deadlock.ts).
  */
-import { MANAGER_SPECIALIST, type PlanStep } from '../graph-plan.ts';
+import { MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
 import type { ScheduleGrowth, StepClock, StepOutcome } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
 import type { AgentRole } from '../events.ts';
 import { findDeadlock, type AgentWait } from './deadlock.ts';
 import { appendKey, emptyTeamMemory, writeKey } from './team-memory.ts';
 import { pickSpecialist } from './pick-specialist.ts';
-import { fitPieces } from '../context-budget.ts';
-import { summarizedNote } from '../prompts.ts';
+import { fitPieces } from '../prompting/context-budget.ts';
+import { summarizedNote } from '../prompting/prompts.ts';
 
 export class DeadlockError extends Error {
   override name = 'DeadlockError';

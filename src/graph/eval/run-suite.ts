@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalPort } from '../../hitl/types.ts';
 import type { ModelClient } from '../../llm/types.ts';
-import type { GraphEvent, RunEngine, RunResult, UsageTotals } from '../contract.ts';
+import type { GraphEvent, UsageTotals } from '../events.ts';
+import type { RunEngine, RunResult } from '../run-engine.ts';
 import { LOCAL_CALLER, type Caller } from '../run-request.ts';
 import { runCheck, type CheckResult } from './checks.ts';
 import { judge } from './judge.ts';
@@ -29,9 +30,22 @@ export interface CaseOutcome {
   runId: string;
   status: RunResult['status'];
   checks: CheckResult[];
+  /** The run's own usage: what `calls`, `tokens` and `cost` checks compare. */
   usage: UsageTotals;
+  /** The judge's calls for this case's `judge` checks (docs/evals.md): spent by the evaluation, not the run. */
+  judgeUsage: JudgeUsage;
   durationMs: number;
 }
+
+/** What the judge calls of one case spent; costUsd null when the judge model has no price. */
+export interface JudgeUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+}
+
+const noJudgeUsage = (): JudgeUsage => ({ calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
 /** The case with `{workspace}` replaced everywhere (query, turns, check arguments). */
 function placed(c: EvalCase, workspace: string): EvalCase {
@@ -78,15 +92,34 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
   const threadId = `eval-${randomUUID()}`;
   for (const turn of c.thread ?? []) await runOnce(deps, turn, threadId, c, suite.approvals);
   const { events, result } = await runOnce(deps, c.query, threadId, c, suite.approvals);
+  const judgeUsage = noJudgeUsage();
   const run = {
     query: c.query,
     events,
     result,
     workspace: deps.workspace,
-    judge: (rubric: string) =>
-      judge(deps.model, { query: c.query, answer: result.answer ?? '', rubric, runId: result.runId }).catch(
-        (err: unknown) => ({ score: 0, reason: `the judge call failed: ${(err as Error).message}` }),
-      ),
+    judge: async (rubric: string) => {
+      // A failed call still counts as a call; its tokens and cost are unknown to us, so none are added.
+      judgeUsage.calls += 1;
+      try {
+        const verdict = await judge(deps.model, {
+          query: c.query,
+          answer: result.answer ?? '',
+          rubric,
+          runId: result.runId,
+          ...(c.thread?.length ? { earlierTurns: c.thread } : {}),
+        });
+        judgeUsage.inputTokens += verdict.usage.inputTokens;
+        judgeUsage.outputTokens += verdict.usage.outputTokens;
+        judgeUsage.costUsd =
+          judgeUsage.costUsd === null || verdict.usage.costUsd === null
+            ? null
+            : judgeUsage.costUsd + verdict.usage.costUsd;
+        return verdict;
+      } catch (err) {
+        return { score: 0, reason: `the judge call failed: ${(err as Error).message}` };
+      }
+    },
   };
   // A case passes only with a completed run, unless it says which ending it expects.
   const checks = c.checks.some((k) => 'status' in k) ? c.checks : [{ status: 'completed' as const }, ...c.checks];
@@ -100,6 +133,7 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
     status: result.status,
     checks: results,
     usage: result.usage,
+    judgeUsage,
     durationMs: result.durationMs,
   };
 }

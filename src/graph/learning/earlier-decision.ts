@@ -8,7 +8,7 @@
 import { jaccard, queryPattern } from '../../knowledge/words.ts';
 import { queryShape, shapeDifference } from '../../knowledge/query-shape.ts';
 import type { DecisionRecord } from '../../knowledge/store.ts';
-import { block } from '../prompts.ts';
+import { block } from '../prompting/prompts.ts';
 import type { EngineContext, FoundDecision, RunState } from '../state.ts';
 
 /** Lower than team reuse's 0.8: context may be looser than reusing a plan, but must share most words. */

@@ -5,7 +5,7 @@
  * judgeTeam only allows reuse between queries of the same shape, so any word the objective took
  * from the old query is the same term, in the same role, in the new one.
  */
-import type { GraphPlan } from '../graph-plan.ts';
+import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { TeamPlan } from '../../knowledge/store.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

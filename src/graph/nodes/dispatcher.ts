@@ -8,14 +8,14 @@
 import { isSuspended } from '../run-suspended.ts';
 import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../scheduler.ts';
 import type { GraphEventBody } from '../events.ts';
-import type { PlanStep } from '../graph-plan.ts';
+import type { PlanStep } from '../planning/graph-plan.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import { runStep } from '../specialists/index.ts';
-import { failuresToReplan } from '../replan-on-failure.ts';
+import { failuresToReplan } from '../planning/replan-on-failure.ts';
 import type { Decision, Next } from '../edges.ts';
 import { Team, teamFor, teamOf } from '../dynamic/team.ts';
-import { inlineResults } from '../context-budget.ts';
-import { BudgetExceededError } from '../usage.ts';
+import { inlineResults } from '../prompting/context-budget.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
 
 export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'dispatcher'>>> {
   if (run.memory === undefined) return { next: 'memory' };
@@ -33,15 +33,17 @@ export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Deci
   const steps = batch.map((s) => withFeedback(s, run.feedback));
   // A plan with a manager step grows while it runs: its agents spawn steps into the batch (dynamic/team.ts).
   const team = teamOf(run) ?? (plan.steps.some(Team.isAgent) ? teamFor(run, ctx) : undefined);
-  const inflight = scheduleSteps({
+  // Each step's attempt, counted as it starts (spawned steps too); the joiner folds them into run.attempts.
+  const attempts = new Map<string, number>();
+  const outcomes = scheduleSteps({
     steps,
     prior: run.results,
     concurrency: ctx.config.engine.stepConcurrency,
     defaultTimeoutMs: ctx.config.engine.stepTimeoutMs,
     signal: run.abort.signal,
     onStart: (step, objective) => {
-      const attempt = (run.attempts.get(step.id) ?? 0) + 1;
-      run.attempts.set(step.id, attempt);
+      const attempt = (attempts.get(step.id) ?? run.attempts.get(step.id) ?? 0) + 1;
+      attempts.set(step.id, attempt);
       team?.started(step);
       emit(run, { type: 'step.started', stepId: step.id, specialist: step.specialist, objective, attempt });
     },
@@ -61,8 +63,9 @@ export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Deci
       }
     },
     run: (step, objective, signal, clock) =>
-      runStep({ run, ctx, step, objective, signal, clock, attempt: run.attempts.get(step.id) ?? 1 }),
+      runStep({ run, ctx, step, objective, signal, clock, attempt: attempts.get(step.id) ?? 1 }),
   });
+  const inflight = outcomes.then((done) => ({ outcomes: done, attempts }));
   return { next: research.length ? 'research_joiner' : 'execution_joiner', update: { inflight } };
 }
 

@@ -6,12 +6,12 @@
  * that succeeded (and the verifier did not name) are kept: a new step with the same specialist and
  * objective reuses the result, never re-runs.
  */
-import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
-import { finishedSteps, withFinishedSteps } from '../replan-on-failure.ts';
+import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates } from '../planning/plan-with-model.ts';
+import { finishedSteps, withFinishedSteps } from '../planning/replan-on-failure.ts';
 import type { PlanCause } from '../events.ts';
 import type { EngineContext, KeptStep, NodeRun, RunState } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
-import { BudgetExceededError } from '../usage.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
 
 /** The planner needs only the gist of a kept result (it is reused whole): a clip that says so. */
 const clip = (text: string, n: number) =>
@@ -19,16 +19,16 @@ const clip = (text: string, n: number) =>
 
 export async function planner(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'planner'>>> {
   const afterFailure = run.replanAfterFailure;
-  // Read once: whatever this node decides, the request to re-plan after a failure is answered.
-  const answered = { replanAfterFailure: undefined };
   // The verifier's flags name steps of the plan it judged; a failure re-plan comes before any verdict on this plan.
-  keepSucceeded(run, afterFailure ? [] : (run.verification?.failedStepIds ?? []));
+  const kept = keptAfterRound(run, afterFailure ? [] : (run.verification?.failedStepIds ?? []));
+  // Whatever this node decides, the request to re-plan after a failure is answered and this round's steps are kept.
+  const answered = { replanAfterFailure: undefined, kept };
   const finished = afterFailure ? finishedSteps(run) : [];
   const previous = run.plan?.steps.map((s) => {
     const o = run.results.get(s.id);
     return `- ${s.id} (${s.specialist}): ${o?.status ?? 'not run'}${o?.error ? ` — ${o.error}` : ''}`;
   });
-  const inHand = [...(run.kept?.values() ?? [])].map(
+  const inHand = [...kept.values()].map(
     (k) => `- ${k.step.specialist}, objective "${clip(k.step.objective, 200)}": ${clip(k.outcome.output ?? '', 300)}`,
   );
   const learned = [
@@ -70,10 +70,10 @@ export async function planner(run: NodeRun, ctx: EngineContext): Promise<Decisio
     const exhausted = `re-planning failed (${attempt.errors.join('; ')}); answering from the best result so far`;
     return { next: 'synthesizer', update: { ...answered, exhausted } };
   }
-  run.planRound++;
+  const round = run.planRound + 1;
   const cause: PlanCause = { cause: afterFailure ? 'step_failed' : 'verifier', failedStepIds: previousFailed };
-  adoptPlan(run, attempt.plan, cause);
-  return { next: 'dispatcher', update: answered };
+  const adopted = adoptPlan(run, attempt.plan, { round, kept, replan: cause });
+  return { next: 'dispatcher', update: { ...answered, planRound: round, ...adopted } };
 }
 
 /** What a failure re-plan is for: which steps failed and why, what could not run, what stays. */
@@ -95,13 +95,13 @@ function failureNote(run: RunState, failedIds: string[], finishedIds: string[]):
     .join('\n');
 }
 
-/** Adds this round's succeeded steps, except those the verifier named as wrong, to run.kept. */
-function keepSucceeded(run: RunState, flaggedIds: readonly string[]): void {
+/** run.kept plus this round's succeeded steps, except those the verifier named as wrong. */
+function keptAfterRound(run: RunState, flaggedIds: readonly string[]): Map<string, KeptStep> {
   const flagged = new Set(flaggedIds);
-  const kept = run.kept ?? new Map<string, KeptStep>();
+  const kept = new Map(run.kept);
   for (const step of run.plan?.steps ?? []) {
     const outcome = run.results.get(step.id);
     if (outcome?.status === 'succeeded' && !flagged.has(step.id)) kept.set(keptKey(step), { step, outcome });
   }
-  run.kept = kept;
+  return kept;
 }

@@ -3,8 +3,8 @@
  * It takes the path a reused team takes — memory prefetch, adopt the plan, dispatch — so what follows
  * the router is the same as for any plan; an invalid one fails the run instead of being planned around.
  */
-import { validatePlan, type GraphPlan } from '../graph-plan.ts';
-import { adoptPlan, knownSpecialists } from '../plan-with-model.ts';
+import { validatePlan, type GraphPlan } from '../planning/graph-plan.ts';
+import { adoptPlan, knownSpecialists } from '../planning/plan-with-model.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import { prefetchMemory } from './memory.ts';
 import type { Decision, Next } from '../edges.ts';
@@ -29,6 +29,5 @@ export function runPresetPlan(
     reason,
     candidates: [...new Set(plan.steps.map((s) => s.specialist))],
   });
-  adoptPlan(run, plan);
-  return { next: 'dispatcher' };
+  return { next: 'dispatcher', update: adoptPlan(run, plan) };
 }

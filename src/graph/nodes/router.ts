@@ -5,22 +5,28 @@
  * stage 2 (self-model: the store ranks candidates by relevance combined with proficiency) and
  * stage 3 (LLM planning over the top-k, schemaName `graph_plan`).
  */
-import { validatePlan } from '../graph-plan.ts';
-import { block } from '../prompts.ts';
-import { RouteSchema } from '../schemas.ts';
+import { validatePlan } from '../planning/graph-plan.ts';
+import { block } from '../prompting/prompts.ts';
+import { RouteSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState } from '../state.ts';
-import { adoptPlan, knownSpecialists, loadSpecialists, planWithModel, retrieveCandidates } from '../plan-with-model.ts';
+import {
+  adoptPlan,
+  knownSpecialists,
+  loadSpecialists,
+  planWithModel,
+  retrieveCandidates,
+} from '../planning/plan-with-model.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
 import type { TeamMatch } from '../events.ts';
 import { instantiatePlan } from '../learning/instantiate-plan.ts';
 import { judgeTeam } from '../learning/team-match.ts';
 import type { Decision, Next } from '../edges.ts';
-import { historyBlock } from '../thread-history.ts';
-import { userContent } from '../user-content.ts';
+import { historyBlock } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
 import { prefetchMemory } from './memory.ts';
 import { runPresetPlan } from './preset-plan.ts';
 import { earlierDecision, earlierDecisionBlock, type FoundDecision } from '../learning/earlier-decision.ts';
-import { MANAGER_SPECIALIST } from '../graph-plan.ts';
+import { MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 import { isEmergent, learnedShape } from '../dynamic/learned-shape.ts';
 
 const earlierNote = (earlier: FoundDecision | undefined) =>
@@ -94,7 +100,6 @@ export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision
   // A forced dynamic run reuses only a team an earlier dynamic run grew.
   if (found?.match.reused && (run.mode !== 'dynamic' || isEmergent(found.team.plan))) {
     const { team, match } = found;
-    run.teamConfigId = team.id;
     void prefetchMemory(run, ctx);
     const rate = team.uses ? team.successes / team.uses : 0;
     const grown = isEmergent(team.plan);
@@ -107,8 +112,10 @@ export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision
       teamMatch: match,
     });
     const plan = instantiatePlan(team.plan, run.request.query);
-    adoptPlan(run, grown ? learnedShape(plan) : plan);
-    return { next: 'dispatcher' };
+    return {
+      next: 'dispatcher',
+      update: { teamConfigId: team.id, ...adoptPlan(run, grown ? learnedShape(plan) : plan) },
+    };
   }
   // The closest team, when one was refused: route.decided says why.
   const refused = found?.match;
@@ -197,8 +204,7 @@ export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision
     const error = `the planner produced an invalid plan twice: ${attempt.errors.join('; ')}`;
     return { next: 'end', update: { outcome: { status: 'failed', error } } };
   }
-  adoptPlan(run, attempt.plan);
-  return { next: 'dispatcher' };
+  return { next: 'dispatcher', update: adoptPlan(run, attempt.plan) };
 }
 
 /**
@@ -214,7 +220,7 @@ async function startDynamic(run: NodeRun, ctx: EngineContext, reason: string): P
     candidates: run.candidates.map((c) => c.specialist.id),
   });
   void prefetchMemory(run, ctx);
-  adoptPlan(run, {
+  const update = adoptPlan(run, {
     rationale: 'Dynamic: a manager grows the team while the run goes on.',
     steps: [
       {
@@ -228,7 +234,7 @@ async function startDynamic(run: NodeRun, ctx: EngineContext, reason: string): P
       },
     ],
   });
-  return { next: 'dispatcher' };
+  return { next: 'dispatcher', update };
 }
 
 /**

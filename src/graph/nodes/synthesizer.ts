@@ -5,15 +5,15 @@
  * When steps failed or were skipped, the model is shown them too, and the answer ends with each
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
  */
-import { block, memoryNote, stepsBlock } from '../prompts.ts';
+import { block, memoryNote, stepsBlock } from '../prompting/prompts.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { FailedStep } from '../events.ts';
-import type { GraphPlan } from '../graph-plan.ts';
+import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { Decision, Next } from '../edges.ts';
-import { userContent } from '../user-content.ts';
-import { fitStepOutputs } from '../context-budget.ts';
+import { userContent } from '../prompting/user-content.ts';
+import { fitStepOutputs } from '../prompting/context-budget.ts';
 
 /** The system prompt, citing with the real step ids of this answer (never a made-up example id). */
 function synthSystem(stepIds: string[], notes: boolean): string {

@@ -4,8 +4,8 @@
  */
 import type { EngineContext, NodeRun } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
-import { BudgetExceededError } from '../usage.ts';
-import { ADMITTED } from '../admission.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
+import { ADMITTED } from '../spending/admission.ts';
 
 export async function usageGuard(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'usage_guard'>>> {
   try {

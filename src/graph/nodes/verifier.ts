@@ -4,15 +4,15 @@
  * < 0.4 → planner re-plans. At most config.engine.maxVerifyRounds verifications: on the last one
  * a low score synthesizes the best result so far and says verification did not pass.
  */
-import { block, stepsBlock } from '../prompts.ts';
-import { VerificationSchema } from '../schemas.ts';
+import { block, stepsBlock } from '../prompting/prompts.ts';
+import { VerificationSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
-import { BudgetExceededError } from '../usage.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
-import { historyNote } from '../thread-history.ts';
-import { userContent } from '../user-content.ts';
-import { fitStepOutputs } from '../context-budget.ts';
+import { historyNote } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
+import { fitStepOutputs } from '../prompting/context-budget.ts';
 import { teamOf } from '../dynamic/team.ts';
 
 export const PASS_SCORE = 0.7;
@@ -37,7 +37,11 @@ Answer with:
 export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'verifier'>>> {
   const plan = run.plan!;
   const outcomes = plan.steps.map((s) => run.results.get(s.id)).filter((o) => o !== undefined);
-  const round = ++run.verifyRound;
+  const carried = takeCarriedVerification(run, outcomes);
+  if (carried) return carried;
+  // A carried verification not taken (a step ran again) is dropped with this round's update.
+  const dropCarried = run.carriedVerification ? { carriedVerification: undefined } : {};
+  const round = run.verifyRound + 1;
   let value: { score: number; feedback: string; failedStepIds: string[] };
   try {
     value = await askVerifier(run, ctx, outcomes, round);
@@ -45,7 +49,14 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
     // Cancellation and budgets end the run; a failing verifier model only costs the verification.
     if (run.abort.signal.aborted || err instanceof BudgetExceededError) throw err;
     ctx.logger.warn('verifier failed; answering unverified', { runId: run.id, error: (err as Error).message });
-    return { next: 'synthesizer', update: { exhausted: `verification could not run (${(err as Error).message})` } };
+    return {
+      next: 'synthesizer',
+      update: {
+        ...dropCarried,
+        verifyRound: round,
+        exhausted: `verification could not run (${(err as Error).message})`,
+      },
+    };
   }
   const ids = new Set(plan.steps.map((s) => s.id));
   // The verifier's own list, plus any step that did not succeed: it has to be re-run either way.
@@ -57,10 +68,12 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
     feedback: value.feedback,
     failedStepIds: [...failed],
   };
-  run.verification = verification;
-  if (!run.best || verification.score > run.best.verification.score) {
-    run.best = { verification, plan, results: new Map(run.results) };
-  }
+  const best =
+    !run.best || verification.score > run.best.verification.score
+      ? { verification, plan, results: new Map(run.results) }
+      : run.best;
+  // Whatever comes next, this round is counted and judged.
+  const judged = { verifyRound: round, verification, best, ...dropCarried };
 
   const next =
     value.score >= PASS_SCORE
@@ -79,18 +92,51 @@ export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decisi
     next,
   });
 
-  if (next === 'synthesize') return { next: 'synthesizer' };
+  if (next === 'synthesize') return { next: 'synthesizer', update: judged };
   if (next === 'exhausted') {
-    const exhausted = `verification did not pass: best score ${run.best.verification.score.toFixed(2)} after ${round} round${round === 1 ? '' : 's'} (needs ${PASS_SCORE})`;
-    return { next: 'synthesizer', update: { exhausted } };
+    const exhausted = `verification did not pass: best score ${best.verification.score.toFixed(2)} after ${round} round${round === 1 ? '' : 's'} (needs ${PASS_SCORE})`;
+    return { next: 'synthesizer', update: { ...judged, exhausted } };
   }
-  if (next === 'replan') return { next: 'planner' };
-  run.feedback = value.feedback;
+  if (next === 'replan') return { next: 'planner', update: judged };
   // A dynamic team re-runs a spawned step through the planned step it grew from (dynamic/team.ts).
   const team = teamOf(run);
   const rerun = team ? team.rerunRoots(failed.size ? failed : ids) : failed.size ? failed : ids;
-  run.pending = rerunSet(run.plan!.steps, rerun);
-  return { next: 'dispatcher' };
+  const pending = rerunSet(plan.steps, rerun);
+  return { next: 'dispatcher', update: { ...judged, feedback: value.feedback, pending } };
+}
+
+/**
+ * A fork that carried every step of a verified plan (timetravel/fork-request.ts) has nothing new to
+ * verify: the parent's passing verification stands, once, and only while every step's result is still
+ * a carried success (a step run again, or a re-plan, is verified by the model as usual).
+ */
+function takeCarriedVerification(run: NodeRun, outcomes: StepOutcome[]): Decision<Next<'verifier'>> | undefined {
+  const carried = run.carriedVerification;
+  if (!carried) return undefined;
+  const plan = run.plan!;
+  const allCarried =
+    outcomes.length === plan.steps.length &&
+    outcomes.every((o) => o.status === 'succeeded' && carried.outputs.get(o.stepId) === o.output);
+  if (!allCarried) return undefined;
+  const { fromRunId, outputs: _outputs, ...verification } = carried;
+  emit(run, {
+    type: 'verify.result',
+    round: verification.round,
+    score: verification.score,
+    feedback: verification.feedback,
+    failedStepIds: verification.failedStepIds,
+    next: 'synthesize',
+    carriedFrom: fromRunId,
+  });
+  return {
+    next: 'synthesizer',
+    update: {
+      carriedVerification: undefined,
+      verifyRound: verification.round,
+      verification,
+      best: { verification, plan, results: new Map(run.results) },
+    },
+  };
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {

@@ -6,8 +6,8 @@
 import type { Cluster } from '../../cluster/types.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { RunStore, StoredRun } from '../../store/runs/run-store.ts';
-import { ADMITTED } from '../admission.ts';
-import type { RunHandle, RunResult } from '../contract.ts';
+import { ADMITTED } from '../spending/admission.ts';
+import type { RunHandle, RunResult } from '../run-engine.ts';
 import type { GraphEvent, RunEnding } from '../events.ts';
 import { runApprovals } from '../run-approvals.ts';
 import { runEventsChannel } from './channels.ts';

@@ -7,7 +7,7 @@
  */
 import type { Cluster } from '../../cluster/types.ts';
 import type { Logger } from '../../log.ts';
-import type { CallerLedger, LedgerDelta } from '../ledger.ts';
+import type { CallerLedger, LedgerDelta } from '../spending/ledger.ts';
 
 const CHANNEL = 'ledger';
 

@@ -12,7 +12,7 @@
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { RunHandle } from '../contract.ts';
+import type { RunHandle } from '../run-engine.ts';
 import type { RunEventLog } from '../run-event-log.ts';
 import { storedRunHandle, type StoredRunIds } from '../durable/stored-handle.ts';
 

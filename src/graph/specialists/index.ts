@@ -3,39 +3,18 @@
  * `mcp` (an MCP server's tools as a specialist), `a2a` (a peer agent), or the built-in `council`.
  * Returns the output with lineage. A budget overrun aborts the whole run (it ends blocked).
  */
-import type { PlanStep } from '../graph-plan.ts';
-import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../graph-plan.ts';
+import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 import { MANAGER_RECORD } from '../dynamic/manager.ts';
 import { agentHooks } from '../dynamic/agent-tools.ts';
 import { teamOf } from '../dynamic/team.ts';
-import type { StepClock, StepRun } from '../scheduler.ts';
+import type { StepRun } from '../scheduler.ts';
 import type { StepLineage } from '../events.ts';
-import type { EngineContext, RunState } from '../state.ts';
-import { BudgetExceededError, emptyUsage } from '../usage.ts';
+import { BudgetExceededError, emptyUsage } from '../spending/usage.ts';
 import { runCouncil } from '../run-council.ts';
 import { runPromptSpecialist, type SpecialistInput } from './prompt.ts';
 import { runMcpSpecialist } from './mcp.ts';
 import { runA2aSpecialist } from './a2a.ts';
-
-export interface StepWork {
-  usage: ReturnType<typeof emptyUsage>;
-  toolCalls: StepLineage['toolCalls'];
-  sources: string[];
-  model?: string;
-}
-
-/** One step to run: what the scheduler hands over, and the run it belongs to. */
-export interface StepCall {
-  run: RunState;
-  ctx: EngineContext;
-  step: PlanStep;
-  /** The objective after {{id.result}} substitution. */
-  objective: string;
-  signal: AbortSignal;
-  /** The step's timeout clock, paused while the step waits on a human. */
-  clock: StepClock;
-  attempt: number;
-}
+import type { StepCall, StepWork } from './step-call.ts';
 
 export async function runStep(call: StepCall): Promise<StepRun> {
   const { run, ctx, step, attempt } = call;

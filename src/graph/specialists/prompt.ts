@@ -1,14 +1,14 @@
 /** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
-import { memoryNote } from '../prompts.ts';
+import { memoryNote } from '../prompting/prompts.ts';
 import type { EngineContext } from '../state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepRun } from '../scheduler.ts';
-import type { StepCall, StepWork } from './index.ts';
+import type { StepCall, StepWork } from './step-call.ts';
 import { runToolLoop } from './tool-loop.ts';
 import { stepNote } from './step-note.ts';
-import { historyNote } from '../thread-history.ts';
-import { userContent } from '../user-content.ts';
+import { historyNote } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
 import { withSessionTools } from './session-bindings.ts';
 import { toolServersNote, toolsForStep, withListAllowed } from './step-tools.ts';
 import type { AgentHooks } from '../dynamic/agent-tools.ts';

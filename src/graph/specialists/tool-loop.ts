@@ -11,8 +11,8 @@ import type { ToolDescriptor, ToolInspection } from '../../tools/types.ts';
 import type { StepLineage, UsageTotals } from '../events.ts';
 import type { StepClock } from '../scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../state.ts';
-import { addUsage } from '../usage.ts';
-import type { UserContent } from '../user-content.ts';
+import { addUsage } from '../spending/usage.ts';
+import type { UserContent } from '../prompting/user-content.ts';
 import type { AgentHooks } from '../dynamic/agent-tools.ts';
 
 export interface ToolLoopInput {

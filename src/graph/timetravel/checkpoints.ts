@@ -6,7 +6,7 @@
  * long as the run's events are kept, on every backend, with nothing more to store.
  */
 import type { GraphEvent, GraphEventOf, RouteStage, UsageTotals } from '../events.ts';
-import type { GraphPlan, PlanStep } from '../graph-plan.ts';
+import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
 import type { StepOutcome } from '../scheduler.ts';
 
 export type CheckpointKind = 'routed' | 'planned' | 'step' | 'verified' | 'before_synthesis';

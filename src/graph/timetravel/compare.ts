@@ -3,7 +3,7 @@
  * calls, tokens, cost, wall time, the answer — and a list of what differs, field by field.
  */
 import type { GraphEvent, GraphEventOf, RunEnding } from '../events.ts';
-import { finishedStep, type CheckpointStep } from './checkpoints.ts';
+import { finishedStep, type CarriedStep, type CheckpointStep } from './checkpoints.ts';
 
 export interface RunSummary {
   runId: string;
@@ -15,7 +15,8 @@ export interface RunSummary {
   route?: string;
   plan: { id: string; specialist: string; objective: string; dependsOn: string[]; model?: string }[];
   planRounds: number;
-  steps: Omit<CheckpointStep, 'objective'>[];
+  /** Every step's outcome; a fork's steps carried from its parent (never run in it) say `carried`. */
+  steps: (Omit<CheckpointStep, 'objective'> & { carried?: true })[];
   verification: { round: number; score: number; next: string }[];
   answer?: string;
   error?: string;
@@ -31,12 +32,14 @@ export interface Difference {
   b: unknown;
 }
 
-export function summarize(events: readonly GraphEvent[]): RunSummary {
+export function summarize(events: readonly GraphEvent[], carried: readonly CarriedStep[] = []): RunSummary {
   const started = events.find((e): e is GraphEventOf<'run.started'> => e.type === 'run.started');
   const route = events.findLast((e): e is GraphEventOf<'route.decided'> => e.type === 'route.decided');
   const plans = events.filter((e): e is GraphEventOf<'plan.ready'> => e.type === 'plan.ready');
   const finished = events.findLast((e): e is GraphEventOf<'run.finished'> => e.type === 'run.finished');
-  const steps = new Map<string, RunSummary['steps'][number]>();
+  const steps = new Map<string, RunSummary['steps'][number]>(
+    carried.map(({ finished: { objective: _objective, ...step } }) => [step.stepId, { ...step, carried: true }]),
+  );
   for (const e of events) {
     if (e.type !== 'step.finished') continue;
     steps.delete(e.stepId);
@@ -70,7 +73,7 @@ export function summarize(events: readonly GraphEvent[]): RunSummary {
     ...(answer !== undefined ? { answer } : {}),
     ...(finished?.error ? { error: finished.error } : {}),
     ...(finished ? { usage: finished.usage, durationMs: finished.durationMs } : {}),
-    stepModels: [...new Set([...steps.values()].flatMap((s) => (s.model ? [s.model] : [])))],
+    stepModels: [...new Set([...steps.values()].flatMap((s) => (s.model && !s.carried ? [s.model] : [])))],
   };
 }
 
@@ -101,7 +104,8 @@ export function differences(a: RunSummary, b: RunSummary): Difference[] {
     }
     check(`steps.${id}.status`, x.status, y.status);
     check(`steps.${id}.output`, x.output, y.output);
-    check(`steps.${id}.model`, x.model, y.model);
+    // A carried step ran in the parent, on the parent's model: only steps both runs ran compare models.
+    if (!x.carried && !y.carried) check(`steps.${id}.model`, x.model, y.model);
   }
   check(
     'verification.scores',

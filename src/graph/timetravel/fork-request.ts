@@ -4,7 +4,7 @@
  * other models per role or per step. A bad one is a clear message and no run.
  */
 import { z } from 'zod';
-import { GraphPlanSchema, validatePlan, type GraphPlan } from '../graph-plan.ts';
+import { GraphPlanSchema, validatePlan, type GraphPlan } from '../planning/graph-plan.ts';
 import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../request-models.ts';
 import type { RunRequest } from '../run-request.ts';
 import type { StepOutcome } from '../scheduler.ts';
@@ -113,6 +113,17 @@ export function planFork(
     return { ok: true, request: { ...request, ...(mode ? { mode } : {}) } };
   }
 
+  // A dynamic team's spawned steps live in its manager's loop, not in the plan a fork resumes: carrying
+  // them is not built, and running them again would break "a finished step never runs again".
+  const spawned = state.steps.filter((s) => state.planned.get(s.stepId)?.parentStepId !== undefined);
+  if (spawned.length)
+    return {
+      ok: false,
+      message:
+        `checkpoint ${state.id} comes after steps a dynamic team spawned had finished ` +
+        `(${spawned.map((s) => s.stepId).join(', ')}), and a fork cannot carry spawned steps: fork from a ` +
+        `checkpoint before the first of them finished, or replay the run (docs/time-travel.md)`,
+    };
   const kept: KeptStep[] = [];
   for (const s of state.steps) {
     const step = state.planned.get(s.stepId);
@@ -126,6 +137,11 @@ export function planFork(
     };
     kept.push({ step, outcome });
   }
+  // Every step carried as it was verified, and the verification passed: the verifier is not asked again.
+  const verified = state.verification;
+  const unedited = edit.query === undefined && edit.plan === undefined && edit.outputs === undefined;
+  const carriesVerification =
+    unedited && verified?.next === 'synthesize' && plan.steps.every((p) => kept.some((k) => k.step.id === p.id));
   // A plan is run whatever the parent's mode was (a council or direct run has none unless edited in).
   const planMode = request.mode === 'direct' || request.mode === 'council' ? 'orchestrate' : request.mode;
   return {
@@ -135,7 +151,17 @@ export function planFork(
       plan,
       round: state.planRound ?? 1,
       kept,
-      reason: `forked from run ${parentId} at checkpoint ${state.id} (${state.label}); ${kept.length} finished step(s) carried, not run again`,
+      reason: `forked from run ${parentId} at checkpoint ${state.id} (${state.label}); ${kept.length} finished step(s) carried, not run again${carriesVerification ? `; verification round ${verified.round} (score ${verified.score}) carried, not asked again` : ''}`,
+      ...(carriesVerification
+        ? {
+            verification: {
+              fromRunId: parentId,
+              round: verified.round,
+              score: verified.score,
+              feedback: verified.feedback,
+            },
+          }
+        : {}),
     },
   };
 }

@@ -5,11 +5,12 @@
  */
 import type { KnowledgeStore } from '../../knowledge/store.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { RunEngine, RunHandle } from '../contract.ts';
+import type { RunEngine, RunHandle } from '../run-engine.ts';
 import type { GraphEvent, GraphEventOf } from '../events.ts';
-import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST, type PlanStep } from '../graph-plan.ts';
+import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
 import type { Caller, RunRequest } from '../run-request.ts';
-import { checkpointState, checkpointsOf, type CarriedStep, type RunCheckpoint } from './checkpoints.ts';
+import { entryOf, type CheckpointEntry } from './checkpoint-list.ts';
+import { checkpointState, checkpointsOf, publicView, type CarriedStep, type RunCheckpoint } from './checkpoints.ts';
 import { ForkBodySchema, issueMessage, planFork } from './fork-request.ts';
 import { eventsSoFar } from './read-events.ts';
 import { differences, summarize, type Difference, type RunSummary } from './compare.ts';
@@ -27,10 +28,17 @@ export type Started = { ok: true; handle: RunHandle; forkedFrom?: { runId: strin
 export type Comparison = { ok: true; a: RunSummary; b: RunSummary; differences: Difference[] };
 
 export interface TimeTravel {
+  /** The run's checkpoints, light: what each is and how far the run had got (checkpoint-list.ts). */
   checkpoints(
     runId: string,
     caller: Caller,
-  ): Promise<{ ok: true; runId: string; checkpoints: RunCheckpoint[] } | Refusal>;
+  ): Promise<{ ok: true; runId: string; checkpoints: CheckpointEntry[] } | Refusal>;
+  /** One checkpoint in full: its plan, finished steps with their outputs, verification and usage. */
+  checkpoint(
+    runId: string,
+    checkpointId: string,
+    caller: Caller,
+  ): Promise<{ ok: true; runId: string; checkpoint: RunCheckpoint } | Refusal>;
   /** Starts a fork; `body` is `{ checkpoint, edit? }` as a client sent it (checked here). */
   fork(runId: string, caller: Caller, body: unknown, protocol: string): Promise<Started | Refusal>;
   /** Starts a replay: the run's request again, on `{ model?, models?, specialists? }`. */
@@ -93,7 +101,20 @@ export function timeTravel(deps: TimeTravelDeps): TimeTravel {
     async checkpoints(runId, caller) {
       const run = await readRun(runId, caller);
       if (!run) return unknownRun(runId);
-      return { ok: true, runId, checkpoints: checkpointsOf(run.events, run.carried) };
+      return { ok: true, runId, checkpoints: checkpointsOf(run.events, run.carried).map(entryOf) };
+    },
+
+    async checkpoint(runId, checkpointId, caller) {
+      const run = await readRun(runId, caller);
+      if (!run) return unknownRun(runId);
+      const state = checkpointState(run.events, checkpointId, run.carried);
+      if (!state)
+        return {
+          ok: false,
+          status: 404,
+          message: `Run ${runId} has no checkpoint "${checkpointId}" (GET /api/runs/${runId}/checkpoints lists them).`,
+        };
+      return { ok: true, runId, checkpoint: publicView(state) };
     },
 
     async fork(runId, caller, body, protocol) {
@@ -132,7 +153,7 @@ export function timeTravel(deps: TimeTravelDeps): TimeTravel {
       const [x, y] = await Promise.all([readRun(a, caller), readRun(b, caller)]);
       if (!x) return unknownRun(a);
       if (!y) return unknownRun(b);
-      const [sa, sb] = [summarize(x.events), summarize(y.events)];
+      const [sa, sb] = [summarize(x.events, x.carried), summarize(y.events, y.carried)];
       return { ok: true, a: sa, b: sb, differences: differences(sa, sb) };
     },
   };

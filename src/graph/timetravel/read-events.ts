@@ -4,7 +4,7 @@
  * committed (run-event-log.ts), so this may wait for a commit, never for the run. A handle without
  * lastSeq (a run followed from another replica's store) is read until the next event is not at hand.
  */
-import type { RunHandle } from '../contract.ts';
+import type { RunHandle } from '../run-engine.ts';
 import type { GraphEvent } from '../events.ts';
 
 export async function eventsSoFar(handle: RunHandle): Promise<GraphEvent[]> {

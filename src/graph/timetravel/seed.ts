@@ -6,8 +6,8 @@
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { GraphPlan } from '../graph-plan.ts';
-import { keptKey } from '../plan-with-model.ts';
+import type { GraphPlan } from '../planning/graph-plan.ts';
+import { keptKey } from '../planning/plan-with-model.ts';
 import type { KeptStep, RunState } from '../state.ts';
 
 export interface ResumeFrom {
@@ -18,6 +18,8 @@ export interface ResumeFrom {
   kept: KeptStep[];
   /** What route.decided says (e.g. `forked from run … at checkpoint cp-12`). */
   reason: string;
+  /** The parent's passing verification, when every step of the plan is carried unedited: not asked again. */
+  verification?: { fromRunId: string; round: number; score: number; feedback: string };
 }
 
 export function seedRun(run: RunState, seed: ResumeFrom, store: RunStore | undefined, logger: Logger): void {
@@ -25,6 +27,12 @@ export function seedRun(run: RunState, seed: ResumeFrom, store: RunStore | undef
   run.resumeReason = seed.reason;
   run.planRound = seed.round;
   run.kept = new Map(seed.kept.map((k) => [keptKey(k.step), k]));
+  if (seed.verification)
+    run.carriedVerification = {
+      ...seed.verification,
+      failedStepIds: [],
+      outputs: new Map(seed.kept.map((k) => [k.step.id, k.outcome.output ?? ''])),
+    };
   // In the new run's own checkpoint from its start: a restart resumes it with them, and its checkpoints list them.
   for (const { step, outcome } of seed.kept) {
     const { objective: _objective, ...stored } = outcome;

@@ -22,7 +22,6 @@ import {
 import type { Config } from '../../config.ts';
 import { authEnabled } from '../../http/auth.ts';
 import type { KnowledgeReads, RunEngine } from '../../graph/contract.ts';
-import type { ApprovalPort } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { A2ARunBridge } from './bridge.ts';
 import { buildAgentCard, EXTENDED_SKILLS, interfacesAt, refreshSkills } from './card.ts';
@@ -45,8 +44,6 @@ export { CARD_MAX_AGE_SECONDS } from './card-route.ts';
 
 export interface A2ADeps {
   engine: RunEngine;
-  /** Unused: approvals are answered through the run's handle (RunHandle.resolve). Kept for existing wiring. */
-  approvals?: ApprovalPort;
   store: KnowledgeReads;
   config: Config;
   logger: Logger;

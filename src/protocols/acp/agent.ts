@@ -23,7 +23,6 @@ import {
   type SessionTools,
 } from '../../graph/contract.ts';
 import type { Config } from '../../config.ts';
-import type { ApprovalPort } from '../../hitl/types.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { agentInfo } from './info.ts';
 import { promptToQuery } from './prompt.ts';
@@ -40,8 +39,6 @@ import { configOptions, setConfigOption } from './config-options.ts';
 
 export interface AcpDeps {
   engine: RunEngine;
-  /** Unused: approvals are answered through the run's handle (RunHandle.resolve). Kept for existing wiring. */
-  approvals?: ApprovalPort;
   logger?: Logger;
   /** Who runs started through this connection are accounted to (budgets, rate limits). Default: "acp". */
   caller?: Caller;

@@ -1,8 +1,8 @@
 /**
  * The standard AG-UI interrupt for approvals: pending broker requests become RUN_FINISHED
  * `outcome: { type: "interrupt", interrupts }`, and the `resume` entries of the client's next run on
- * the same thread become broker decisions (ApprovalPort.resolve — the same futures /api/approve
- * settles). One interrupt per tool call (id `<requestId>::<toolCallId>`), one per elicitation (id
+ * the same thread become decisions answered through the run's handle (RunHandle.resolve — the same
+ * futures /api/approve settles). One interrupt per tool call (id `<requestId>::<toolCallId>`), one per elicitation (id
  * `<requestId>`). Payloads (docs/protocols/agui.md):
  *   tool:        { "decision": "accept" | "deny" | "edit", "args"?: {...}, "feedback"?: "..." }  (or "accept" / "deny")
  *   elicitation: the requested content object (accept); status "cancelled" → cancel
@@ -11,7 +11,7 @@
 import type { Interrupt, ResumeEntry } from '@ag-ui/core';
 import { z } from 'zod';
 import { checkDecision } from '../../hitl/decision-check.ts';
-import type { ApprovalDecision, ApprovalPort, ApprovalRequest, ToolDecision } from '../../hitl/types.ts';
+import type { ApprovalDecision, ApprovalRequest, ToolDecision } from '../../hitl/types.ts';
 
 const SEPARATOR = '::';
 
@@ -67,11 +67,16 @@ export interface Resolution {
   decision: ApprovalDecision;
 }
 
+/** Pending approvals by id, as the caller may see them (RunEngine.approval): undefined when not pending. */
+export interface PendingApprovals {
+  get(requestId: string): ApprovalRequest | undefined;
+}
+
 export type ResumePlan =
   { ok: true; resolutions: Resolution[] } | { ok: false; field: string; message: string; foreign?: true };
 
 /** The run whose interrupts the entries name: the run of the first one still pending, if any. */
-export function runNamedBy(entries: ResumeEntry[], approvals: ApprovalPort): string | undefined {
+export function runNamedBy(entries: ResumeEntry[], approvals: PendingApprovals): string | undefined {
   for (const entry of entries) {
     const request = approvals.get(entry.interruptId.split(SEPARATOR, 1)[0]!);
     if (request) return request.runId;
@@ -86,7 +91,7 @@ export function runNamedBy(entries: ResumeEntry[], approvals: ApprovalPort): str
  * elsewhere, timed out) are skipped: the run's events say what happened. Nothing is resolved here,
  * so a bad entry changes nothing.
  */
-export function planResume(entries: ResumeEntry[], approvals: ApprovalPort, runId: string): ResumePlan {
+export function planResume(entries: ResumeEntry[], approvals: PendingApprovals, runId: string): ResumePlan {
   const tool = new Map<
     string,
     { request: Extract<ApprovalRequest, { kind: 'tool' }>; decisions: Record<string, ToolDecision>; feedback: string[] }

@@ -14,8 +14,6 @@ import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import type { RunAgentInput } from '@ag-ui/core';
 import type { Config } from '../../config.ts';
 import { canSee, type GraphEvent, type RunEngine, type RunHandle } from '../../graph/contract.ts';
-import type { ApprovalPort } from '../../hitl/types.ts';
-import { approvalsFor } from '../../hitl/scoped.ts';
 import { callerOf } from '../../http/auth.ts';
 import { readJson } from '../../http/body.ts';
 import { errorHandler, jsonError } from '../../http/errors.ts';
@@ -29,7 +27,6 @@ import { admit, retryAfterSeconds } from '../shared/admission.ts';
 
 export interface AguiDeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
   config: Config;
   logger: Logger;
 }
@@ -107,7 +104,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
   const resume = async (c: Context, input: RunAgentInput, parley: ParleyProps) => {
     // Only the caller's own runs and approvals can be resumed: another caller's are not found.
     const caller = callerOf(c);
-    const approvals = approvalsFor(deps.approvals, caller);
+    const approvals = { get: (requestId: string) => deps.engine.approval(requestId, caller) };
     const entries = input.resume ?? [];
     const entry = suspended.get(input.threadId);
     const runId = entry?.runId ?? runNamedBy(entries, approvals);

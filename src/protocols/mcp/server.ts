@@ -25,7 +25,7 @@ import {
 } from '../../graph/contract.ts';
 import { McpServer, ResourceNotFoundError, ResourceTemplate, type CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ApprovalDecision, ApprovalPort, ToolDecision } from '../../hitl/types.ts';
+import type { ApprovalDecision, ToolDecision } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import { followRun, type FollowDeps } from './run.ts';
 import { registerModePrompts } from './prompts.ts';
@@ -44,7 +44,6 @@ import { inputRequired, inputRequiredFields, inputRequiredText, MAX_WAIT_MS, wai
 
 export interface McpServerDeps {
   engine: RunEngine;
-  approvals: ApprovalPort;
   store: KnowledgeReads;
   logger: Logger;
   version?: string;
@@ -430,8 +429,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
               ),
               ...(feedback ? { feedback } : {}),
             };
-      const runId = deps.approvals.get(request_id, caller)?.runId;
-      const answer = await deps.approvals.resolve(request_id, decision, `mcp:${caller.id}`, caller);
+      const runId = deps.engine.approval(request_id, caller)?.runId;
+      const answer = await deps.engine.resolveApproval(request_id, decision, `mcp:${caller.id}`, caller);
       if (!answer.ok) return toolError(`${answer.code}: ${answer.message}`);
       return json({
         outcome: answer.outcome,

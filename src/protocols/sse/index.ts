@@ -2,3 +2,4 @@
 export { sseRoutes, type SseDeps } from './routes.ts';
 export { threadRoutes } from './threads.ts';
 export { timeTravelRoutes } from './time-travel-routes.ts';
+export { evalRoutes, type EvalRoutesDeps } from './eval-routes.ts';

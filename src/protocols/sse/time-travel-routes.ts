@@ -1,6 +1,7 @@
 /**
  * Time travel over HTTP (docs/time-travel.md); the work is in graph/timetravel/, these only translate:
- *   GET  /api/runs/:id/checkpoints   the run's checkpoints, each with its plan, finished steps and usage
+ *   GET  /api/runs/:id/checkpoints   the run's checkpoints, light: kind, label, time, step counts, usage so far
+ *   GET  /api/runs/:id/checkpoints/:checkpoint   one checkpoint in full: plan, finished steps with outputs, usage
  *   POST /api/runs/:id/fork          { checkpoint, edit? } → 201 { runId, threadId, forkedFrom }: a new run from that state
  *   POST /api/runs/:id/replay        { model?, models?, specialists? } → 201 { runId, threadId, replayOf }: the same request again
  *   GET  /api/runs/compare?a=&b=     two runs side by side and what differs
@@ -48,6 +49,12 @@ export function timeTravelRoutes(deps: TimeTravelRoutesDeps): Hono {
     const listed = await timeTravel.checkpoints(c.req.param('id'), callerOf(c));
     if (!listed.ok) return refuse(c, listed);
     return c.json({ runId: listed.runId, checkpoints: listed.checkpoints });
+  });
+
+  app.get('/api/runs/:id/checkpoints/:checkpoint', async (c) => {
+    const one = await timeTravel.checkpoint(c.req.param('id'), c.req.param('checkpoint'), callerOf(c));
+    if (!one.ok) return refuse(c, one);
+    return c.json({ runId: one.runId, checkpoint: one.checkpoint });
   });
 
   app.post('/api/runs/:id/fork', async (c) => {

@@ -37,9 +37,9 @@ describe('parley fork', () => {
     const events = (await readAll(res)).map((m) => m.json as GraphEvent);
     const runId = events[0]!.runId;
     const list = (await (await fetch(`${server.url}/api/runs/${runId}/checkpoints`)).json()) as {
-      checkpoints: { id: string; kind: string; steps: unknown[] }[];
+      checkpoints: { id: string; kind: string; stepsFinished: number }[];
     };
-    const afterTwo = list.checkpoints.find((c) => c.kind === 'step' && c.steps.length === 2)!;
+    const afterTwo = list.checkpoints.find((c) => c.kind === 'step' && c.stepsFinished === 2)!;
 
     const forked = parley(['fork', runId, '--from', afterTwo.id], dataDir);
     expect(await forked.exit, forked.err()).toBe(0);

@@ -4,7 +4,7 @@
  * budget; threads have budgets of their own; a model without a price is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { totalTokens } from '../../../src/graph/usage.ts';
+import { totalTokens } from '../../../src/graph/spending/usage.ts';
 import { type TestParley } from '../../support/engine.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { callsOf } from '../../support/run-events.ts';

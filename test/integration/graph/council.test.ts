@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTestParley } from '../../support/engine.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
-import { CouncilVerdictSchema } from '../../../src/graph/schemas.ts';
+import { CouncilVerdictSchema } from '../../../src/graph/prompting/schemas.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
-import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 import { createPriceCatalog } from '../../../src/llm/prices.ts';
 import { Engine } from '../../../src/graph/engine.ts';
 

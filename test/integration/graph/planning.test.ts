@@ -3,8 +3,8 @@ import { useTestParley } from '../../support/use-test-parley.ts';
 import { createEngineContext } from '../../../src/graph/engine.ts';
 import { createRunState } from '../../../src/graph/state.ts';
 import { RunEventLog } from '../../../src/graph/run-event-log.ts';
-import { loadSpecialists, planWithModel } from '../../../src/graph/plan-with-model.ts';
-import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
+import { loadSpecialists, planWithModel } from '../../../src/graph/planning/plan-with-model.ts';
+import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import { provenTeam } from '../../support/records.ts';
 

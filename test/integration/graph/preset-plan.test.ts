@@ -3,7 +3,7 @@
  * it before any team lookup or model call, checks it against the registry like any plan, and runs it.
  */
 import { describe, expect, it } from 'vitest';
-import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 import { provenTeam } from '../../support/records.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';

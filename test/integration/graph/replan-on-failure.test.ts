@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
-import { GraphPlanSchema, type GraphPlan } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema, type GraphPlan } from '../../../src/graph/planning/graph-plan.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import type { GraphEvent } from '../../../src/graph/events.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { ms, ofType } from '../../support/run-events.ts';
-import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 
 const p = useTestParley({ latencyMs: 100 });
 

@@ -37,7 +37,6 @@ beforeAll(async () => {
     '/',
     a2aRoutes({
       engine: peer.engine,
-      approvals: peer.approvals,
       store: peer.store,
       config: peer.config,
       logger: silentLogger,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../../src/config.ts';
 import { createModelClient, ModelError, type ParleyModelClient } from '../../../src/llm/index.ts';
-import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 import { startScriptedModel } from '../../../src/scripted-model/index.ts';
 import { useScriptedModel } from '../../support/use-scripted-model.ts';
 

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRelayModel, type RelayModel } from '../../../src/relay-model/server.ts';
 import { embedText } from '../../../src/scripted-model/embeddings.ts';
 import { countTokens } from '../../../src/scripted-model/tokens.ts';
-import { GraphPlanSchema } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 import { createTestParley } from '../../support/engine.ts';
 import { freePort } from '../../support/free-port.ts';
 import { ofType } from '../../support/run-events.ts';

@@ -30,7 +30,7 @@ let acp: AcpRoutes;
 beforeAll(async () => {
   parley = await createTestParley({ profile: 'reasoning' });
   const deps = { engine: parley.engine, approvals: parley.approvals, config: parley.config, logger: silentLogger };
-  acp = acpRoutes({ engine: parley.engine, approvals: parley.approvals, callerOf });
+  acp = acpRoutes({ engine: parley.engine, callerOf });
   server = await serveRoutes([
     { path: '/', app: aguiRoutes(deps) },
     { path: '/', app: sseRoutes(deps) },

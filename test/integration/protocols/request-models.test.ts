@@ -36,7 +36,7 @@ let openai: OpenAI;
 beforeAll(async () => {
   parley = await createTestParley();
   const deps = { engine: parley.engine, approvals: parley.approvals, config: parley.config, logger: silentLogger };
-  acp = acpRoutes({ engine: parley.engine, approvals: parley.approvals, callerOf, models: ACP_MODELS });
+  acp = acpRoutes({ engine: parley.engine, callerOf, models: ACP_MODELS });
   let url = '';
   server = await serveRoutes([
     { path: '/', app: aguiRoutes(deps) },

@@ -45,7 +45,6 @@ beforeAll(async () => {
   const sessionStore = createLmdbAcpSessionStore(kv, { maxPerCaller: 100, maxAgeMs: 3_600_000 });
   acp = acpRoutes({
     engine: parley.engine,
-    approvals: parley.approvals,
     callerOf,
     sessionStore,
     threads: parley.threads,

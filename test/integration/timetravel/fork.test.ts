@@ -9,7 +9,7 @@ import type { Parley } from '../../../src/server.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
 import { ofType } from '../../support/run-events.ts';
 import { EMPTY_MCP_CONFIG, startShippedParley, type ShippedParley } from '../../support/server.ts';
-import { bearer, fork, listCheckpoints, runToEnd } from '../../support/time-travel.ts';
+import { bearer, fork, getCheckpoint, listCheckpoints, runToEnd } from '../../support/time-travel.ts';
 
 const K1 = 'tt-key-one';
 const K2 = 'tt-key-two';
@@ -30,7 +30,7 @@ const requestsOf = (runId: string) => parley.scripted!.requests.filter((r) => r.
 const CHAIN = 'Draft the release notes for version two [[steps:5]] [[chain]]';
 
 describe('checkpoints', () => {
-  it('lists routing, planning, each step, verification and synthesis, each with what it holds', async () => {
+  it('lists routing, planning, each step, verification and synthesis; one by id holds what it did', async () => {
     const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
     const runId = events[0]!.runId;
     const checkpoints = await listCheckpoints(url, K1, runId);
@@ -45,16 +45,52 @@ describe('checkpoints', () => {
       'verified',
       'before_synthesis',
     ]);
-    const third = checkpoints[4]!;
-    expect(third.label).toBe('after step s3 (succeeded)');
+    // The list is light: counts and usage, no plan and no step output.
+    const listedThird = checkpoints[4]!;
+    expect(listedThird).toMatchObject({
+      label: 'after step s3 (succeeded)',
+      planSteps: 5,
+      stepsFinished: 3,
+      stepsSucceeded: 3,
+      stepId: 's3',
+    });
+    expect(listedThird).not.toHaveProperty('steps');
+    expect(listedThird).not.toHaveProperty('plan');
+    expect(listedThird.usage.modelCalls).toBeGreaterThanOrEqual(3);
+    expect(checkpoints[7]!.score).toBeGreaterThan(0.7);
+    // Ids are unique and name the event they follow.
+    expect(new Set(checkpoints.map((c) => c.id)).size).toBe(checkpoints.length);
+
+    // One checkpoint by id holds the plan and every finished step with its output.
+    const third = await getCheckpoint(url, K1, runId, listedThird.id);
+    expect(third).toMatchObject({ id: listedThird.id, kind: 'step', label: 'after step s3 (succeeded)' });
     expect(third.plan?.steps).toHaveLength(5);
     expect(third.steps.map((s) => s.stepId)).toEqual(['s1', 's2', 's3']);
     const finished = ofType(events, 'step.finished');
     expect(third.steps.map((s) => s.output)).toEqual(finished.slice(0, 3).map((e) => e.output));
-    expect(third.usage.modelCalls).toBeGreaterThanOrEqual(3);
-    expect(checkpoints[7]!.verification?.score).toBeGreaterThan(0.7);
-    // Ids are unique and name the event they follow.
-    expect(new Set(checkpoints.map((c) => c.id)).size).toBe(checkpoints.length);
+    expect(third.usage).toEqual(listedThird.usage);
+    expect((await getCheckpoint(url, K1, runId, checkpoints[7]!.id)).verification?.score).toBe(checkpoints[7]!.score);
+  });
+
+  it('answers an unknown checkpoint, and another caller, with 404 in the API shape', async () => {
+    const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
+    const runId = events[0]!.runId;
+    const [first] = await listCheckpoints(url, K1, runId);
+    for (const id of ['cp-99999', 'nonsense', 'cp-']) {
+      const res = await fetch(`${url}/api/runs/${runId}/checkpoints/${id}`, { headers: bearer(K1) });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({
+        error: {
+          code: 'not_found',
+          message: `Run ${runId} has no checkpoint "${id}" (GET /api/runs/${runId}/checkpoints lists them).`,
+        },
+      });
+    }
+    const other = await fetch(`${url}/api/runs/${runId}/checkpoints/${first!.id}`, { headers: bearer(K2) });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual({ error: { code: 'not_found', message: `No run with id "${runId}".` } });
+    const noRun = await fetch(`${url}/api/runs/no-such-run/checkpoints/${first!.id}`, { headers: bearer(K1) });
+    expect(noRun.status).toBe(404);
   });
 });
 
@@ -63,7 +99,7 @@ describe('fork', () => {
     const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
     const parentId = events[0]!.runId;
     const checkpoint = (await listCheckpoints(url, K1, parentId)).find(
-      (c) => c.kind === 'step' && c.steps.length === 3,
+      (c) => c.kind === 'step' && c.stepsFinished === 3,
     )!;
     const { status, json, events: forked } = await fork(parley, url, K1, parentId, { checkpoint: checkpoint.id });
     expect(status).toBe(201);
@@ -86,19 +122,15 @@ describe('fork', () => {
 
     // The fork's own checkpoints hold the carried steps too: a fork of the fork carries them again.
     const own = await listCheckpoints(url, K1, forkId);
-    expect(
-      own
-        .find((c) => c.kind === 'before_synthesis')!
-        .steps.map((s) => s.stepId)
-        .sort(),
-    ).toEqual(['s1', 's2', 's3', 's4', 's5']);
+    const beforeSynthesis = await getCheckpoint(url, K1, forkId, own.find((c) => c.kind === 'before_synthesis')!.id);
+    expect(beforeSynthesis.steps.map((s) => s.stepId).sort()).toEqual(['s1', 's2', 's3', 's4', 's5']);
   });
 
   it('runs an edited plan from the planning checkpoint, and edited outputs reach the next step', async () => {
     const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
     const parentId = events[0]!.runId;
     const checkpoints = await listCheckpoints(url, K1, parentId);
-    const planned = checkpoints.find((c) => c.kind === 'planned')!;
+    const planned = await getCheckpoint(url, K1, parentId, checkpoints.find((c) => c.kind === 'planned')!.id);
     const plan = {
       rationale: 'two steps instead of five',
       steps: [
@@ -118,7 +150,7 @@ describe('fork', () => {
     expect(edited.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
 
     // A finished step's output edited at the checkpoint after s1: s2 reads the new one.
-    const afterS1 = checkpoints.find((c) => c.kind === 'step' && c.steps.length === 1)!;
+    const afterS1 = checkpoints.find((c) => c.kind === 'step' && c.stepsFinished === 1)!;
     const output = 'EDITED-OUTPUT-OF-S1';
     const withOutput = await fork(parley, url, K1, parentId, {
       checkpoint: afterS1.id,
@@ -127,6 +159,70 @@ describe('fork', () => {
     const s2 = ofType(withOutput.events, 'step.started').find((e) => e.stepId === 's2')!;
     expect(s2.objective).toContain(output);
     expect(ofType(withOutput.events, 'step.started').map((e) => e.stepId)).not.toContain('s1');
+  });
+
+  it('from after a passing verification round makes no verifier call: the verification is carried', async () => {
+    const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
+    const parentId = events[0]!.runId;
+    const parentVerify = ofType(events, 'verify.result')[0]!;
+    const checkpoints = await listCheckpoints(url, K1, parentId);
+    for (const kind of ['verified', 'before_synthesis'] as const) {
+      const at = checkpoints.find((c) => c.kind === kind)!;
+      const forked = await fork(parley, url, K1, parentId, { checkpoint: at.id });
+      expect(forked.status, kind).toBe(201);
+      const forkId = String(forked.json.runId);
+      expect(forked.events.at(-1), kind).toMatchObject({ type: 'run.finished', status: 'completed' });
+      expect(ofType(forked.events, 'step.started'), kind).toEqual([]);
+      // The scripted model's request log: the synthesizer only.
+      expect(
+        requestsOf(forkId).map((r) => r.role),
+        kind,
+      ).toEqual(['synthesizer']);
+      const verify = ofType(forked.events, 'verify.result');
+      expect(verify, kind).toEqual([
+        expect.objectContaining({
+          round: parentVerify.round,
+          score: parentVerify.score,
+          next: 'synthesize',
+          carriedFrom: parentId,
+        }),
+      ]);
+      expect(ofType(forked.events, 'route.decided')[0]!.reason, kind).toContain(
+        `verification round ${parentVerify.round} (score ${parentVerify.score}) carried, not asked again`,
+      );
+    }
+    // An edited output was never verified: the verifier is asked.
+    const at = checkpoints.find((c) => c.kind === 'verified')!;
+    const edited = await fork(parley, url, K1, parentId, { checkpoint: at.id, edit: { outputs: { s5: 'new s5' } } });
+    expect(edited.status).toBe(201);
+    expect(requestsOf(String(edited.json.runId)).map((r) => r.role)).toEqual(['verifier', 'synthesizer']);
+    expect(ofType(edited.events, 'verify.result')[0]!.carriedFrom).toBeUndefined();
+  });
+
+  it("a dynamic team's run forks from before its first spawned step finished; after that, a clear 400", async () => {
+    const events = await runToEnd(parley, url, K1, {
+      query: 'Find the top 3 open-source vector databases and compare their licences',
+      mode: 'dynamic',
+    });
+    const parentId = events[0]!.runId;
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    const spawned = ofType(events, 'step.spawned').map((e) => e.stepId);
+    expect(spawned.length).toBeGreaterThan(0);
+    const checkpoints = await listCheckpoints(url, K1, parentId);
+    const last = checkpoints.at(-1)!;
+    const calls = parley.scripted!.requests.length;
+    const refused = await fork(parley, url, K1, parentId, { checkpoint: last.id });
+    expect(refused.status).toBe(400);
+    const message = (refused.json.error as { message: string }).message;
+    expect(message).toContain(`checkpoint ${last.id} comes after steps a dynamic team spawned had finished`);
+    expect(message).toContain('a fork cannot carry spawned steps: fork from a checkpoint before the first of them');
+    expect(parley.scripted!.requests.length).toBe(calls);
+
+    const planned = checkpoints.find((c) => c.kind === 'planned')!;
+    const early = await fork(parley, url, K1, parentId, { checkpoint: planned.id });
+    expect(early.status).toBe(201);
+    expect(early.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    expect(ofType(early.events, 'step.spawned').length).toBeGreaterThan(0);
   });
 
   it('refuses an unknown checkpoint and an invalid plan with 400, and starts nothing', async () => {
@@ -189,7 +285,7 @@ describe('fork_run over MCP', () => {
     const events = await runToEnd(parley, url, K1, { query: CHAIN, mode: 'orchestrate' });
     const parentId = events[0]!.runId;
     const checkpoint = (await listCheckpoints(url, K1, parentId)).find(
-      (c) => c.kind === 'step' && c.steps.length === 4,
+      (c) => c.kind === 'step' && c.stepsFinished === 4,
     )!;
     const owner = await mcpClient(K1);
     try {

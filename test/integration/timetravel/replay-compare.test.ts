@@ -112,7 +112,7 @@ describe('fork with other models', () => {
   it('runs the rest on the models named per role and per step', async () => {
     const events = await runToEnd(parley, url, K1, { query: `${QUERY} [[chain]]`, mode: 'orchestrate' });
     const runId = events[0]!.runId;
-    const afterOne = (await listCheckpoints(url, K1, runId)).find((c) => c.kind === 'step' && c.steps.length === 1)!;
+    const afterOne = (await listCheckpoints(url, K1, runId)).find((c) => c.kind === 'step' && c.stepsFinished === 1)!;
     const forked = await fork(parley, url, K1, runId, {
       checkpoint: afterOne.id,
       edit: { models: { verifier: 'gpt-5-mini', specialist: 'gpt-5-nano' }, stepModels: { s3: 'gpt-4.1' } },

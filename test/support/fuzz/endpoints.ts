@@ -871,6 +871,39 @@ export const ENDPOINTS: Endpoint[] = [
     json: false,
     near: getShape('/api/runs/:id/events', queryOf({ after: fc.oneof(fc.nat().map(String), text) })),
   },
+  // src/protocols/sse/time-travel-routes.ts and eval-routes.ts
+  {
+    id: 'GET /api/runs/:id/checkpoints',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/runs/:id/checkpoints'),
+  },
+  {
+    id: 'GET /api/runs/:id/checkpoints/:checkpoint',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/runs/:id/checkpoints/:checkpoint'),
+  },
+  {
+    id: 'GET /api/evals',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/evals', queryOf({ limit: fc.oneof(fc.integer({ min: -5, max: 2000 }).map(String), text) })),
+  },
+  {
+    id: 'GET /api/evals/:id',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/evals/:id'),
+  },
   // src/knowledge/routes.ts
   {
     id: 'GET /api/specialists',

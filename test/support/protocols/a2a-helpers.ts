@@ -74,7 +74,6 @@ export async function startA2ARig(options: TestParleyOptions = {}): Promise<A2AR
     '/',
     a2aRoutes({
       engine: parley.engine,
-      approvals: parley.approvals,
       store: parley.store,
       config,
       logger: silentLogger,

@@ -60,7 +60,6 @@ export async function startA2AServerRig(options: A2AServerRigOptions = {}): Prom
   const signer = options.signingKey ? await cardSigner(options.signingKey) : undefined;
   const endpoint = a2aEndpoint({
     engine: parley.engine,
-    approvals: parley.approvals,
     store: parley.store,
     config,
     logger: silentLogger,

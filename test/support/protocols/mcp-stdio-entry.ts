@@ -23,7 +23,6 @@ const parley = await createTestParley({
 });
 const served = await serveMcpStdio({
   engine: parley.engine,
-  approvals: parley.approvals,
   store: parley.store,
   logger: silentLogger,
 });

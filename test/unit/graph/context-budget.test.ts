@@ -1,8 +1,8 @@
 /** The pure parts of context budgets: context windows per model, splitting, and a cut that says so. */
 import { describe, expect, it } from 'vitest';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from '../../../src/llm/context-windows.ts';
-import { splitToFit } from '../../../src/graph/context-budget.ts';
-import { markedCut } from '../../../src/graph/prompts.ts';
+import { splitToFit } from '../../../src/graph/prompting/context-budget.ts';
+import { markedCut } from '../../../src/graph/prompting/prompts.ts';
 
 describe('contextWindowOf', () => {
   it('takes the setting first, then the known figure for the model id, else the default', () => {

@@ -4,8 +4,8 @@ import { EDGES, isEdge } from '../../../src/graph/edges.ts';
 import { NODES } from '../../../src/graph/nodes/index.ts';
 
 describe('the edge table', () => {
-  it('is the one docs/engine.md draws, row for row', () => {
-    const doc = readFileSync(new URL('../../../docs/engine.md', import.meta.url), 'utf8');
+  it.each(['engine.md', 'architecture.md'])('is the one docs/%s draws, row for row', (name) => {
+    const doc = readFileSync(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
     const rows = Object.fromEntries(
       [...doc.matchAll(/^\| `([a-z_]+)` \| ((?:`[a-z_]+`(?:, )?)+) \|$/gm)].map((m) => [
         m[1],

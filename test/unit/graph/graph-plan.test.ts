@@ -5,7 +5,7 @@ import {
   referencedSteps,
   substituteResults,
   validatePlan,
-} from '../../../src/graph/graph-plan.ts';
+} from '../../../src/graph/planning/graph-plan.ts';
 
 const known = new Set(['researcher', 'writer']);
 const plan = (steps: unknown[]) => GraphPlanSchema.parse({ steps });

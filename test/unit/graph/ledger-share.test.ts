@@ -3,7 +3,7 @@
  * (run starts, settled charges) the other counts as its own; reservations stay local.
  */
 import { describe, expect, it } from 'vitest';
-import { CallerLedger, type LedgerDelta } from '../../../src/graph/ledger.ts';
+import { CallerLedger, type LedgerDelta } from '../../../src/graph/spending/ledger.ts';
 
 const limits = { tokens: 1000, costUsd: 10, windowMs: 3_600_000, runsPerMinute: 3 };
 const usage = (tokens: number) => ({ model: 'm', inputTokens: tokens, outputTokens: 0, cachedTokens: 0, costUsd: 0.5 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GraphPlanSchema, type GraphPlan } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema, type GraphPlan } from '../../../src/graph/planning/graph-plan.ts';
 import { runRecordOf, type FinishedRun } from '../../../src/graph/run-record.ts';
 import type { StepOutcome } from '../../../src/graph/scheduler.ts';
 import type { StepLineage, UsageTotals } from '../../../src/graph/events.ts';

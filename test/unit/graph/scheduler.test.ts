@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scheduleSteps, type StepRun } from '../../../src/graph/scheduler.ts';
-import { GraphPlanSchema, type PlanStep } from '../../../src/graph/graph-plan.ts';
+import { GraphPlanSchema, type PlanStep } from '../../../src/graph/planning/graph-plan.ts';
 
 const steps = (raw: unknown[]): PlanStep[] => GraphPlanSchema.parse({ steps: raw }).steps;
 const sleep = (ms: number, signal?: AbortSignal) =>

@@ -6,7 +6,7 @@ import {
   toolsForStep,
   withListAllowed,
 } from '../../../src/graph/specialists/step-tools.ts';
-import type { PlanStep } from '../../../src/graph/graph-plan.ts';
+import type { PlanStep } from '../../../src/graph/planning/graph-plan.ts';
 import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
 import type { ToolDescriptor } from '../../../src/tools/types.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildHistory, historyNote } from '../../../src/graph/thread-history.ts';
+import { buildHistory, historyNote } from '../../../src/graph/threads/thread-history.ts';
 import type { ThreadTurn } from '../../../src/store/threads/types.ts';
 
 const turn = (n: number, extra: Partial<ThreadTurn> = {}): ThreadTurn => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CallerLedger } from '../../../src/graph/ledger.ts';
-import { BudgetExceededError, UsageMeter, effectiveBudget } from '../../../src/graph/usage.ts';
+import { CallerLedger } from '../../../src/graph/spending/ledger.ts';
+import { BudgetExceededError, UsageMeter, effectiveBudget } from '../../../src/graph/spending/usage.ts';
 
 const run = { tokens: 1000, costUsd: 1, modelCalls: 3, toolCalls: 2, wallTimeMs: 60_000 };
 const caller = { tokens: 5000, costUsd: 10, windowMs: 3_600_000, runsPerMinute: 2 };

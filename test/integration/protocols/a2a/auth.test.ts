@@ -37,7 +37,6 @@ beforeAll(async () => {
         path: '/',
         app: a2aRoutes({
           engine: parley.engine,
-          approvals: parley.approvals,
           store: parley.store,
           config,
           logger: silentLogger,

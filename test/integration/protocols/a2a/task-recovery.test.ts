@@ -57,7 +57,6 @@ async function endpoint(): Promise<Client> {
     '/',
     a2aRoutes({
       engine: parley.engine,
-      approvals: parley.approvals,
       store: parley.store,
       config: parley.config,
       logger: silentLogger,

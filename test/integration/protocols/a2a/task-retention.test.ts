@@ -41,7 +41,6 @@ async function endpoint(cap: number): Promise<Client> {
     '/',
     a2aRoutes({
       engine: parley.engine,
-      approvals: parley.approvals,
       store: parley.store,
       config,
       logger: silentLogger,

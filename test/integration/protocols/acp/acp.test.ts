@@ -41,7 +41,7 @@ async function withClient<T>(
   op: (ctx: ClientContext, rc: RecordingClient) => Promise<T>,
   rc = recordingClient(),
 ): Promise<T> {
-  const agentApp = createAcpAgent({ engine: parley.engine, approvals: parley.approvals });
+  const agentApp = createAcpAgent({ engine: parley.engine });
   return rc.app.connectWith(agentApp, async (ctx) => {
     await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     return op(ctx, rc);
@@ -211,7 +211,7 @@ describe('ACP: elicitations from MCP servers', () => {
   it('a client that can show forms gets elicitation/create; its answer reaches the tool', async () => {
     const rc = recordingClient();
     rc.answerElicitation = () => ({ action: 'accept', content: { city: 'Paris' } });
-    await rc.app.connectWith(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }), async (ctx) => {
+    await rc.app.connectWith(createAcpAgent({ engine: parley.engine }), async (ctx) => {
       await ctx.request(methods.agent.initialize, {
         protocolVersion: 1,
         clientCapabilities: { elicitation: { form: {} } },
@@ -334,7 +334,7 @@ describe('ACP cancellation', () => {
 
   it('the client going away (connection closed mid-run) cancels its run', async () => {
     const rc = recordingClient();
-    const connection = rc.app.connect(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }));
+    const connection = rc.app.connect(createAcpAgent({ engine: parley.engine }));
     await connection.agent.request(methods.agent.initialize, { protocolVersion: 1 });
     const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
     const before = parley.scripted.requests.length;
@@ -453,7 +453,7 @@ describe('ACP: client MCP servers for a client that is not local', () => {
 
 /** A client that has not initialized yet. */
 function client<T>(op: (ctx: ClientContext) => Promise<T>): Promise<T> {
-  return recordingClient().app.connectWith(createAcpAgent({ engine: parley.engine, approvals: parley.approvals }), op);
+  return recordingClient().app.connectWith(createAcpAgent({ engine: parley.engine }), op);
 }
 
 describe('ACP: a failed run', () => {
@@ -482,7 +482,7 @@ describe('ACP: a blocked run', () => {
 
   const connect = <T>(op: (ctx: ClientContext, rc: RecordingClient) => Promise<T>) => {
     const rc = recordingClient();
-    return rc.app.connectWith(createAcpAgent({ engine: limited.engine, approvals: limited.approvals }), async (ctx) => {
+    return rc.app.connectWith(createAcpAgent({ engine: limited.engine }), async (ctx) => {
       await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       return op(ctx, rc);
     });

@@ -20,7 +20,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   acp = await startAcpTestParley();
-  routes = acpRoutes({ engine: acp.parley.engine, approvals: acp.parley.approvals, connectionIdleMs: IDLE_MS });
+  routes = acpRoutes({ engine: acp.parley.engine, connectionIdleMs: IDLE_MS });
   const app = new Hono();
   app.route('/', routes.app);
   server = await listen(app);

@@ -31,7 +31,7 @@ const auth = { authorization: `Bearer ${KEY}` };
 
 beforeAll(async () => {
   acp = await startAcpTestParley();
-  routes = acpRoutes({ engine: acp.parley.engine, approvals: acp.parley.approvals, callerOf });
+  routes = acpRoutes({ engine: acp.parley.engine, callerOf });
   const app = createHttpApp({
     version: 'test',
     apiKeys: [KEY],

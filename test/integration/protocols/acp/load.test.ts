@@ -194,8 +194,7 @@ describe('ACP session/load: whose session it is', () => {
       sessionStore: createLmdbAcpSessionStore(kv, retention),
       threads: createLmdbThreadStore(kv, retention),
     };
-    const agentOf = (id: string) =>
-      createAcpAgent({ engine: parley.engine, approvals: parley.approvals, caller: { id }, ...stores });
+    const agentOf = (id: string) => createAcpAgent({ engine: parley.engine, caller: { id }, ...stores });
     const cwd = realpathSync(tmpdir());
     const sessionId = await recordingClient().app.connectWith(agentOf('alice'), async (ctx) => {
       await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
@@ -228,8 +227,7 @@ describe('ACP session/load: whose session it is', () => {
       sessionStore: createLmdbAcpSessionStore(kv, retention),
       threads: createLmdbThreadStore(kv, retention),
     };
-    const agentOf = (id: string) =>
-      createAcpAgent({ engine: parley.engine, approvals: parley.approvals, caller: { id }, ...stores });
+    const agentOf = (id: string) => createAcpAgent({ engine: parley.engine, caller: { id }, ...stores });
     const cwd = realpathSync(tmpdir());
     const first = recordingClient();
     const sessionId = await first.app.connectWith(agentOf('carol'), async (ctx) => {

@@ -26,7 +26,6 @@ beforeAll(async () => {
   parley = await createTestParley({ roster: false, specialists: [NOTER], mcpServers: { fx: { url: fixture.mcpUrl } } });
   const mcp = mcpRoutes({
     engine: parley.engine,
-    approvals: parley.approvals,
     store: parley.store,
     config: parley.config,
     logger: silentLogger,

@@ -5,8 +5,8 @@
  * path spends outside it. Spend survives a restart through a small file in the data dir
  * (ledger-file.ts), written after each run and on close.
  */
-import type { Config } from '../config.ts';
-import type { ModelUsage } from '../llm/types.ts';
+import type { Config } from '../../config.ts';
+import type { ModelUsage } from '../../llm/types.ts';
 import { BudgetExceededError } from './budget-error.ts';
 
 export type CallerLimits = Config['budget']['caller'];

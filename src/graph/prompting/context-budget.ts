@@ -10,13 +10,13 @@
  * margin. Tokens are estimated at 4 characters each, like a call's reservation (usage.ts).
  */
 import { createHash } from 'node:crypto';
-import type { ModelRole } from '../llm/types.ts';
-import { DEFAULT_MAX_OUTPUT_TOKENS } from './call-budget.ts';
-import { referencedSteps, substituteResults, type PlanStep } from './graph-plan.ts';
+import type { ModelRole } from '../../llm/types.ts';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spending/call-budget.ts';
+import { referencedSteps, substituteResults, type PlanStep } from '../planning/graph-plan.ts';
 import { markedCut } from './prompts.ts';
-import type { StepOutcome } from './scheduler.ts';
-import type { EngineContext, RunState } from './state.ts';
-import { BudgetExceededError, estimateTokens } from './usage.ts';
+import type { StepOutcome } from '../step-outcome.ts';
+import type { EngineContext, RunState } from '../state.ts';
+import { BudgetExceededError, estimateTokens } from '../spending/usage.ts';
 
 import type { ContextPiece, FittedPiece } from './context-piece.ts';
 

@@ -1,13 +1,13 @@
 /** GraphPlan: the DAG of specialist steps the router/planner produces. */
 import { z } from 'zod';
-import type { GraphPlan, PlanStep } from '../knowledge/records.ts';
-import { ModelNameSchema } from './request-models.ts';
+import type { GraphPlan, PlanStep } from '../../knowledge/records.ts';
+import { ModelNameSchema } from '../request-models.ts';
 import { findCycle } from './find-cycle.ts';
-import { resultBlock } from './prompts.ts';
-import type { FittedPiece } from './context-piece.ts';
+import { resultBlock } from '../prompting/prompts.ts';
+import type { FittedPiece } from '../prompting/context-piece.ts';
 
 /** The plan types are the knowledge store's records (it keeps plans with runs and teams); this file validates them. */
-export type { GraphPlan, PlanStep } from '../knowledge/records.ts';
+export type { GraphPlan, PlanStep } from '../../knowledge/records.ts';
 
 // The descriptions go to the planner model inside the JSON schema; PLANNER_SYSTEM (plan-with-model.ts) explains the same fields.
 export const PlanStepSchema = z.object({

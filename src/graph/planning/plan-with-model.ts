@@ -11,13 +11,14 @@ import {
   validatePlan,
   type GraphPlan,
 } from './graph-plan.ts';
-import { block, hasRecord, specialistsBlock, type ToolKinds } from './prompts.ts';
-import { emit, type EngineContext, type RunState } from './state.ts';
-import type { PlanCause } from './events.ts';
-import { historyNote } from './thread-history.ts';
-import { userContent } from './user-content.ts';
-import type { ChatMessage } from '../llm/types.ts';
-import { isReadOnly } from './specialists/step-tools.ts';
+import { block, hasRecord, specialistsBlock, type ToolKinds } from '../prompting/prompts.ts';
+import { emit, type EngineContext, type KeptStep, type NodeRun, type RunState, type RunUpdate } from '../state.ts';
+import type { StepOutcome } from '../step-outcome.ts';
+import type { PlanCause } from '../events.ts';
+import { historyNote } from '../threads/thread-history.ts';
+import { userContent } from '../prompting/user-content.ts';
+import type { ChatMessage } from '../../llm/types.ts';
+import { isReadOnly } from '../specialists/step-tools.ts';
 
 const COUNCIL_ENTRY = {
   id: COUNCIL_SPECIALIST,
@@ -200,28 +201,32 @@ export async function planWithModel(
 }
 
 /**
- * Makes `plan` the run's current plan and announces it. Every step is pending except those kept from
- * an earlier round (run.kept: same specialist and objective, and every dependency kept too): their
- * result is carried over and they are never run again.
+ * `plan` as the run's current plan, announced, as the update that makes it so. Every step is pending
+ * except those kept from an earlier round (`kept`, else run.kept: same specialist and objective, and
+ * every dependency kept too): their result is carried over and they are never run again. `round` is
+ * the plan's round (else run.planRound).
  */
-export function adoptPlan(run: RunState, proposed: GraphPlan, replan?: PlanCause): void {
+export function adoptPlan(
+  run: NodeRun,
+  proposed: GraphPlan,
+  adopted: { round?: number; kept?: ReadonlyMap<string, KeptStep>; replan?: PlanCause } = {},
+): RunUpdate {
   const plan = normalizePhases(proposed);
-  run.plan = plan;
-  run.results = new Map();
-  run.attempts = new Map();
-  run.pending = new Set(plan.steps.map((s) => s.id));
-  run.feedback = undefined;
-  for (let grew = true; grew && run.kept?.size;) {
+  const kept = adopted.kept ?? run.kept;
+  const results = new Map<string, StepOutcome>();
+  const pending = new Set(plan.steps.map((s) => s.id));
+  for (let grew = true; grew && kept?.size;) {
     grew = false;
     for (const step of plan.steps) {
-      const kept = run.kept.get(keptKey(step));
-      if (!kept || !run.pending.has(step.id) || step.dependsOn.some((d) => run.pending.has(d))) continue;
-      run.results.set(step.id, { ...kept.outcome, stepId: step.id });
-      run.pending.delete(step.id);
+      const carried = kept.get(keptKey(step));
+      if (!carried || !pending.has(step.id) || step.dependsOn.some((d) => pending.has(d))) continue;
+      results.set(step.id, { ...carried.outcome, stepId: step.id });
+      pending.delete(step.id);
       grew = true;
     }
   }
-  emit(run, { type: 'plan.ready', plan, round: run.planRound, ...replan });
+  emit(run, { type: 'plan.ready', plan, round: adopted.round ?? run.planRound, ...adopted.replan });
+  return { plan, results, pending, attempts: new Map(), feedback: undefined };
 }
 
 /** A step is the same work as an earlier one when the specialist and the objective are. */

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 import type { LedgerSnapshot } from './ledger.ts';
 
 const spend = { windowStart: z.number(), tokens: z.number().nonnegative(), costUsd: z.number().nonnegative() };

@@ -4,9 +4,9 @@
  * window budgets by reservation (planCall: input plus capped max output), the price rule, and the
  * charge of the real usage afterwards. The adapter only forwards the body and reports the usage.
  */
-import type { ModelUsage } from '../llm/types.ts';
+import type { ModelUsage } from '../../llm/types.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, planCall, UnpricedModelError } from './call-budget.ts';
-import type { EngineContext } from './state.ts';
+import type { EngineContext } from '../state.ts';
 import { BudgetExceededError, estimateTokens } from './usage.ts';
 
 export interface DirectCallRequest {

@@ -6,11 +6,11 @@
  * its run.started announced (the request's, else the run id), so a client that continues with that id,
  * on any protocol, gets the conversation.
  */
-import type { RunEnding } from './events.ts';
-import type { StepOutcome } from './scheduler.ts';
-import type { EngineContext, RunState } from './state.ts';
+import type { RunEnding } from '../events.ts';
+import type { StepOutcome } from '../scheduler.ts';
+import type { EngineContext, RunState } from '../state.ts';
 import { buildHistory, type ConversationHistory } from './thread-history.ts';
-import type { ThreadTurn, TurnStep } from '../store/threads/types.ts';
+import type { ThreadTurn, TurnStep } from '../../store/threads/types.ts';
 
 const FINDING_CHARS = 500;
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);

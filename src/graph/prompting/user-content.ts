@@ -3,8 +3,8 @@
  * for the roles configured to accept images (PARLEY_IMAGE_ROLES); another role is told how many images
  * came, so it does not answer as if there were none.
  */
-import type { ChatMessage, ModelRole } from '../llm/types.ts';
-import type { EngineContext, RunState } from './state.ts';
+import type { ChatMessage, ModelRole } from '../../llm/types.ts';
+import type { EngineContext, RunState } from '../state.ts';
 
 /** What a user message may carry: text, or text and image parts. */
 export type UserContent = Extract<ChatMessage, { role: 'user' }>['content'];

@@ -3,7 +3,7 @@
  * (a call that would exceed it is never sent), carries the run's id, abort signal and per-request
  * model overrides, and settles the real usage afterwards. (Model-call spans come from the client itself.)
  */
-import type { PriceCatalog } from '../llm/prices.ts';
+import type { PriceCatalog } from '../../llm/prices.ts';
 import type {
   ChatMessage,
   ChatOptions,
@@ -15,7 +15,7 @@ import type {
   StreamChunk,
   StructuredOptions,
   StructuredResult,
-} from '../llm/types.ts';
+} from '../../llm/types.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, planCall } from './call-budget.ts';
 import { estimateTokens, type ModelCallReservation, type UsageMeter } from './usage.ts';
 

@@ -5,7 +5,7 @@
  * more than it reserved (beyond the input estimate's error) and no budget is overrun by a call in
  * flight. A priced catalog is required for cost: a model without a price is refused.
  */
-import type { PriceCatalog } from '../llm/prices.ts';
+import type { PriceCatalog } from '../../llm/prices.ts';
 import { BudgetExceededError } from './budget-error.ts';
 
 /** The max output reserved (and sent) for a call when neither the request nor the config sets one. */

@@ -1,0 +1,30 @@
+/**
+ * One step as a specialist runs it: the call the scheduler hands over (StepCall) and the work it
+ * counts as it goes (StepWork). Apart from index.ts so the specialist kinds (prompt.ts, mcp.ts, a2a.ts),
+ * which index.ts dispatches to, read them without importing it back.
+ */
+import type { PlanStep } from '../planning/graph-plan.ts';
+import type { StepClock } from '../scheduler.ts';
+import type { StepLineage } from '../events.ts';
+import type { EngineContext, RunState } from '../state.ts';
+import type { emptyUsage } from '../spending/usage.ts';
+
+export interface StepWork {
+  usage: ReturnType<typeof emptyUsage>;
+  toolCalls: StepLineage['toolCalls'];
+  sources: string[];
+  model?: string;
+}
+
+/** One step to run: what the scheduler hands over, and the run it belongs to. */
+export interface StepCall {
+  run: RunState;
+  ctx: EngineContext;
+  step: PlanStep;
+  /** The objective after {{id.result}} substitution. */
+  objective: string;
+  signal: AbortSignal;
+  /** The step's timeout clock, paused while the step waits on a human. */
+  clock: StepClock;
+  attempt: number;
+}
