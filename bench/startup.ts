@@ -4,7 +4,9 @@
  * Editors and IDEs spawn Parley as a process, so this measures what they wait for: from spawning
  * `node bin/parley.js serve` (the command `npm start` runs) to the first 200 from GET /health, and
  * the resident set size (VmRSS of the Parley process; the MCP tool servers it spawns are their own
- * processes and listed apart) after it has sat idle for --idle ms. Two cases: a fresh data dir (a new
+ * processes and listed apart) after it has sat idle for --idle ms. `parley serve` listens first and
+ * ingests after (discovering the MCP servers), so "idle" starts once that ingestion has ended (its
+ * "N specialists available" line); the time to that line is its own column. Two cases: a fresh data dir (a new
  * empty folder each start: schema creation and first ingestion) and an existing one (the same
  * folder, already ingested). Median, min and max of --runs starts each.
  * Options: --runs 5, --idle 1000 (ms idle before RSS is read), --bin bin/parley.js.
@@ -35,6 +37,8 @@ const bin = resolve(ROOT, values.bin);
 
 interface Start {
   ms: number;
+  /** Spawn to the end of the start-up ingestion (the roster line). */
+  ingestedMs: number;
   rssMb: number;
   childrenRssMb: number;
 }
@@ -132,12 +136,19 @@ async function start(dataDir: string): Promise<Start> {
     });
     await healthy(url, Date.now() + 60_000);
     const ms = performance.now() - t0;
+    const ingestDeadline = Date.now() + 60_000;
+    while (!/\d+ specialists available/.test(stderr)) {
+      if (Date.now() > ingestDeadline)
+        throw new Error(`parley serve did not finish its ingestion within 60 s:\n${stderr}`);
+      await sleep(5);
+    }
+    const ingestedMs = performance.now() - t0;
     await sleep(idleMs);
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`parley serve ended while idle (${child.exitCode ?? child.signalCode}):\n${stderr}`);
     const rssMb = rssKb(child.pid!) / 1024;
     const childrenRssMb = descendants(child.pid!).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
-    return { ms, rssMb, childrenRssMb };
+    return { ms, ingestedMs, rssMb, childrenRssMb };
   } finally {
     await stop(child);
   }
@@ -266,9 +277,10 @@ try {
   const fmt = (n: number, digits = 0) => n.toFixed(digits);
   const row = (name: string, starts: Start[]) => {
     const t = summarize(starts.map((s) => s.ms));
+    const i = summarize(starts.map((s) => s.ingestedMs));
     const r = summarize(starts.map((s) => s.rssMb));
     const c = summarize(starts.map((s) => s.childrenRssMb));
-    return `| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(r.median)} | ${fmt(r.min)}–${fmt(r.max)} | ${fmt(c.median)} |`;
+    return `| ${name} | ${fmt(t.median)} | ${fmt(t.min)}–${fmt(t.max)} | ${fmt(i.median)} | ${fmt(r.median)} | ${fmt(r.min)}–${fmt(r.max)} | ${fmt(c.median)} |`;
   };
   console.log(
     `parley serve (${values.bin}), ${runs} starts per case, RSS after ${idleMs} ms idle; node ${process.version}`,
@@ -276,8 +288,10 @@ try {
   console.log(
     `load average before ${before.map((l) => l.toFixed(2)).join(' ')}, after ${after.map((l) => l.toFixed(2)).join(' ')}\n`,
   );
-  console.log('| data dir | to /health ms (median) | min–max | idle RSS MB (median) | min–max | tool servers RSS MB |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(
+    '| data dir | to /health ms (median) | min–max | to ingestion end ms (median) | idle RSS MB (median) | min–max | tool servers RSS MB |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   console.log(row('fresh', fresh));
   console.log(row('existing', existing));
   console.log('\n| bridge | to initialize answer ms (median) | min–max | bridge RSS MB (median) | peak RSS MB (max) |');

@@ -3,7 +3,8 @@
  *
  * The whole server in this process (createParley, the scripted model, no MCP servers) runs one plan of
  * 50 independent steps (`[[steps:50]]`, ~1,900 events), then times over real HTTP on 127.0.0.1:
- *   1. GET /api/runs/:id/checkpoints (54 checkpoints, each with its plan and finished steps), --lists times;
+ *   1. GET /api/runs/:id/checkpoints (54 checkpoints, the light list: counts and usage, no outputs), --lists
+ *      times, and GET /api/runs/:id/checkpoints/:checkpoint (the one after the 25th step, in full) as often;
  *   2. POST /api/runs/:id/fork from the checkpoint after the 25th step, until the 201 (the fork has
  *      started: its state read, its edits checked, the engine started), --forks times; each fork is
  *      awaited before the next one.
@@ -36,6 +37,13 @@ try {
     listed = (JSON.parse(text) as { checkpoints: typeof listed }).checkpoints;
   }
   const checkpoint = listed.find((c) => c.kind === 'step' && c.stepsFinished === 25)!.id;
+  const reads: number[] = [];
+  let oneBytes = 0;
+  for (let i = 0; i < Number(values.lists); i++) {
+    const t0 = performance.now();
+    oneBytes = (await (await fetch(`${server.url}/api/runs/${runId}/checkpoints/${checkpoint}`)).text()).length;
+    reads.push(performance.now() - t0);
+  }
   const forks: number[] = [];
   for (let i = 0; i < Number(values.forks); i++) {
     const t0 = performance.now();
@@ -47,6 +55,9 @@ try {
   const ms = (xs: number[], p: number) => percentile(xs, p).toFixed(1);
   console.log(`run: ${events.length} events, ${listed.length} checkpoints (${Math.round(bytes / 1024)} KiB listed)`);
   console.log(`list checkpoints: p50 ${ms(lists, 50)} ms, p95 ${ms(lists, 95)} ms (${lists.length} times)`);
+  console.log(
+    `read one checkpoint (${checkpoint}, ${Math.round(oneBytes / 1024)} KiB): p50 ${ms(reads, 50)} ms, p95 ${ms(reads, 95)} ms`,
+  );
   console.log(`start a fork (to 201): p50 ${ms(forks, 50)} ms, p95 ${ms(forks, 95)} ms (${forks.length} times)`);
 } finally {
   await server.close();

@@ -15,7 +15,8 @@ import { openKnowledgeStore } from './knowledge/open.ts';
 import { withConfiguredVectors } from './knowledge/vector-setup.ts';
 import type { KnowledgeStore } from './knowledge/store.ts';
 import { createIngestion, type Ingestion } from './knowledge/ingest/ingestion.ts';
-import type { IngestReport } from './knowledge/ingest/ingest.ts';
+import { a2aSourceId, mcpSourceId, skillsSourceId, type IngestReport } from './knowledge/ingest/ingest.ts';
+import { startupIngestion } from './knowledge/ingest/awaiting-ingestion.ts';
 import { McpToolHost, type McpServerStatus } from './tools/mcp-host.ts';
 import { A2aPeerHost } from './tools/a2a-peer.ts';
 import type { ToolHost } from './tools/types.ts';
@@ -56,6 +57,12 @@ export interface Core {
   cluster?: Cluster;
   /** Re-ingests every source and reconnects the MCP tool host to the config now in force. */
   reingest(): Promise<IngestReport>;
+  /**
+   * With `ingestAtStart: 'after-listen'`: runs the start-up ingestion (once; the server calls it once it
+   * listens). Until it ends, reads of specialists and tools wait for it if the knowledge graph lacked a
+   * configured source (awaiting-ingestion.ts). Otherwise a no-op.
+   */
+  ingestAfterListen(): Promise<void>;
   /** Each configured MCP server: connected or not, its circuit breaker, its tool count (GET /mcp/servers). */
   toolStatus(): McpServerStatus[];
 }
@@ -69,8 +76,12 @@ export interface Closer {
 }
 
 export interface CoreOptions {
-  /** Ingest every source while starting (default true). `parley ingest` turns it off to report a fresh ingestion. */
-  ingestAtStart?: boolean;
+  /**
+   * Ingest every source while starting (default true). `parley ingest` turns it off to report a fresh
+   * ingestion; `parley serve` ingests after it listens ('after-listen': Core.ingestAfterListen), so
+   * discovering the MCP servers is not part of its start-up time (docs/performance.md).
+   */
+  ingestAtStart?: boolean | 'after-listen';
   /**
    * Pick up the runs the last process left in the run store (default true). One-shot commands
    * (`parley run`, `parley ingest`) leave them for the next `parley serve`.
@@ -99,6 +110,12 @@ function dataFolder(config: Config, closers: Closer[]): string {
   closers.push({ name: 'temporary-data-folder', close: () => rmSync(dir, { recursive: true, force: true }) });
   return dir;
 }
+
+/**
+ * How long a request waits for the start-up ingestion when the knowledge graph lacked a configured
+ * source: longer than one discovery's own bound (15 s per server, in parallel) plus writing it.
+ */
+const STARTUP_INGESTION_MAX_WAIT_MS = 20_000;
 
 /** "12 specialists available (10 from specialist files, 2 MCP servers)": the count a client should see. */
 async function rosterLine(store: KnowledgeStore): Promise<string> {
@@ -235,10 +252,29 @@ export async function createCore(
   const peers = new A2aPeerHost({ approvals, logger });
 
   // ingestAll logs the summary, unavailable servers and skipped files itself.
-  if (options.ingestAtStart !== false) {
+  const ingestNow = async () => {
     await ingestion.ingest();
     logger.info(await rosterLine(store));
-  }
+  };
+  if (options.ingestAtStart === true || options.ingestAtStart === undefined) await ingestNow();
+  const afterListen =
+    options.ingestAtStart === 'after-listen'
+      ? await startupIngestion({
+          store,
+          configuredSources: [
+            ...ingestion
+              .mcpConfig()
+              .servers.filter((s) => !s.disabled)
+              .map((s) => mcpSourceId(s.name)),
+            ...config.knowledge.skillsDirs.map(skillsSourceId),
+            ...config.knowledge.a2aPeers.map(a2aSourceId),
+          ],
+          maxWaitMs: STARTUP_INGESTION_MAX_WAIT_MS,
+          logger,
+        })
+      : undefined;
+  // Every reader (the engine, the routes) goes through the gate; the ingestion writes the store itself.
+  const readStore = afterListen?.store ?? store;
 
   // The engine reaches tools through this indirection so POST /mcp/reload can swap the host under it.
   const currentTools: ToolHost = {
@@ -249,7 +285,7 @@ export async function createCore(
   };
   const engine = new Engine({
     model,
-    store,
+    store: readStore,
     tools: currentTools,
     peers,
     approvals,
@@ -269,7 +305,7 @@ export async function createCore(
     logger.info('run store: recovered the runs the last process left', { ...recovered });
 
   return {
-    store,
+    store: readStore,
     ingestion,
     approvals,
     threads,
@@ -281,6 +317,7 @@ export async function createCore(
     a2aPush,
     ...(cluster ? { cluster } : {}),
     toolStatus: () => tools.status(),
+    ingestAfterListen: () => afterListen?.start(ingestNow) ?? Promise.resolve(),
     async reingest() {
       const report = await ingestion.ingest();
       logger.info(await rosterLine(store));

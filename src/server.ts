@@ -61,8 +61,11 @@ export interface ParleyOptions {
   routes?: RouteGroup[];
   /** Start OpenTelemetry from OTEL_* env vars (default true; it stays off unless those are set). */
   telemetry?: boolean;
-  /** Ingest the knowledge sources while starting (default true). */
-  ingestAtStart?: boolean;
+  /**
+   * Ingest the knowledge sources while starting (default true; serveParley: 'after-listen', so
+   * discovering the MCP servers is not part of the time to listen: CoreOptions.ingestAtStart).
+   */
+  ingestAtStart?: boolean | 'after-listen';
   /** Pick up the runs the last process left in the run store (CoreOptions.recoverRuns, default true). */
   recoverRuns?: boolean;
   /** The local service token the stdio bridges authenticate with (docs/service.md); none by default. */
@@ -71,7 +74,7 @@ export interface ParleyOptions {
 
 export interface Parley extends Pick<
   Core,
-  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore'
+  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore' | 'ingestAfterListen'
 > {
   config: Config;
   app: Hono<ParleyEnv>;
@@ -349,8 +352,16 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       }
     };
 
+    let ingesting: Promise<void> | undefined;
+    const ingestAfterListen = () => (ingesting ??= core.ingestAfterListen());
     const close = () =>
       (closing ??= (async () => {
+        // A start-up ingestion still running writes the knowledge store: it ends first (bounded).
+        if (ingesting)
+          await Promise.race([
+            ingesting,
+            new Promise((resolve) => setTimeout(resolve, config.server.shutdownTimeoutMs).unref()),
+          ]);
         await engine.suspendRunsAwaitingApproval();
         // WebSockets are not requests the HTTP server drains: closed first, or the server's close waits on them.
         await acpWs.close();
@@ -371,6 +382,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       acpSessions: core.acpSessions,
       runStore: core.runStore,
       reingest: () => core.reingest(),
+      ingestAfterListen,
       listen,
       openConnections: () => connections,
       close,
@@ -412,7 +424,8 @@ export async function serveParley(
   config: Config,
   options: ParleyOptions = {},
 ): Promise<Parley & { address: { url: string; port: number } }> {
-  const parley = await createParley(config, options);
+  // Listen first, ingest after: a first request that needs what the ingestion brings waits for it.
+  const parley = await createParley(config, { ingestAtStart: 'after-listen', ...options });
   let address: { url: string; port: number };
   try {
     address = await parley.listen();
@@ -420,6 +433,7 @@ export async function serveParley(
     await parley.close(); // the scripted model and other resources would keep the process alive
     throw err;
   }
+  void parley.ingestAfterListen();
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);

@@ -166,7 +166,6 @@ export async function evalCommand(args: string[]): Promise<number> {
     const cards: Scorecard[] = [];
     for (const [i, c] of configurations.entries())
       cards.push(await runUnder(c, suite, parsed.repeat, configurations.length > 1 ? `${'AB'[i]} ` : ''));
-
     const write = (json: unknown, fallback: string) => {
       const out = parsed.out ?? fallback;
       writeFileSync(out, JSON.stringify(json, null, 2) + '\n');

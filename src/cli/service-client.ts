@@ -5,6 +5,7 @@
  * starting at once agree through service.lock (created exclusively): one starts the service, the other waits.
  */
 import { spawn } from 'node:child_process';
+import { get } from 'node:http';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -58,23 +59,41 @@ export async function findService(
 
 const PROBE_TIMEOUT_MS = 5000;
 
-/** What GET /api/service says of a recorded service: alive (with its status), busy, or stale. */
-export async function probeService(
+/**
+ * What GET /api/service says of a recorded service: alive (with its status), busy, or stale. Asked with
+ * node:http, not fetch: a bridge's first fetch loads undici, ~50 ms and ~8 MB of its start (docs/performance.md).
+ */
+export function probeService(
   record: ServiceRecord,
   token: string,
 ): Promise<{ state: 'alive' | 'busy' | 'stale'; status?: ServiceStatus }> {
-  try {
-    const res = await fetch(new URL('/api/service', record.url), {
-      headers: { Authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  return new Promise((resolve) => {
+    const req = get(
+      new URL('/api/service', record.url),
+      { headers: { Authorization: `Bearer ${token}` }, timeout: PROBE_TIMEOUT_MS },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.once('error', () => resolve({ state: 'stale' }));
+        res.once('end', () => {
+          if ((res.statusCode ?? 500) >= 300) return resolve({ state: 'stale' });
+          try {
+            const status = JSON.parse(body) as ServiceStatus;
+            resolve(status.pid === record.pid ? { state: 'alive', status } : { state: 'stale' });
+          } catch {
+            resolve({ state: 'stale' });
+          }
+        });
+      },
+    );
+    // Too busy to answer in time is alive; refused or reset is stale.
+    req.once('timeout', () => {
+      resolve({ state: 'busy' });
+      req.destroy();
     });
-    if (!res.ok) return { state: 'stale' };
-    const status = (await res.json()) as ServiceStatus;
-    return status.pid === record.pid ? { state: 'alive', status } : { state: 'stale' };
-  } catch (err) {
-    const name = (err as Error).name;
-    return name === 'TimeoutError' || name === 'AbortError' ? { state: 'busy' } : { state: 'stale' };
-  }
+    req.once('error', () => resolve({ state: 'stale' }));
+  });
 }
 
 /** Takes the start lock, or says who holds it (a dead holder's lock is taken over). */

@@ -26,7 +26,9 @@ import { applyUpdate } from './run-update.ts';
 import { loadHistory, saveTurn } from './threads/thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import { persistEvents } from './durable/persist-events.ts';
-import { recordEnd } from './durable/record-end.ts';
+import { MemoryWrites, recordEnd } from './durable/record-end.ts';
+import { runRecordOf } from './run-record.ts';
+import type { RunRecord } from '../knowledge/store.ts';
 import { recoverRuns, resumeStoredRun, type Recovered, type RecoveringEngine } from './durable/recover.ts';
 import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
@@ -51,6 +53,12 @@ export { RunSuspendedError } from './run-suspended.ts';
 /** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
 const RUN_FINISHED = new RunCancelledError('run finished');
 
+/** What a run's persister reads that the run makes later: the run itself, and its memory record at its end. */
+interface Made {
+  run?: RunState;
+  memory?: RunRecord;
+}
+
 /** A run in progress: its state and the handle its clients hold. */
 interface Running {
   run: RunState;
@@ -64,6 +72,8 @@ export class Engine implements RunEngine {
   /** With a shared cluster and run store: runs leased, followed and taken over across replicas. */
   readonly #replicas?: Replicas;
   readonly #takeoverListeners = new Set<(runId: string) => void>();
+  /** Execution-memory records written after their runs' results (durable/record-end.ts). */
+  readonly #memoryWrites = new MemoryWrites();
 
   constructor(deps: EngineDeps) {
     const ctx = (this.#ctx = createEngineContext(deps));
@@ -132,15 +142,17 @@ export class Engine implements RunEngine {
     const ctx = this.#ctx;
     const { id, threadId } = record;
     const request = record.request as RunRequest;
-    // The persister reads the run's plan; the run is made after its log.
-    const made: { run?: RunState } = {};
+    // The persister reads the run's plan, and its memory record at the end; the run is made after its log.
+    const made: Made = {};
     const store = ctx.runStore;
     if (store && restored.length === 0) {
       store.runs.put(record).catch((err: unknown) => {
         ctx.logger.error('run store: recording a run failed', { runId: id, error: String(err) });
       });
     }
-    const persisted = store ? persistEvents(store, { record, plan: () => made.run?.plan }, ctx.logger) : undefined;
+    const persisted = store
+      ? persistEvents(store, { record, plan: () => made.run?.plan, memory: () => made.memory }, ctx.logger)
+      : undefined;
     // Replicas: followers on other processes are told when the stored log grows.
     const persist = persisted && this.#replicas ? this.#replicas.runs.signalEvents(id, persisted) : persisted;
     const log = new RunEventLog(id, {
@@ -170,7 +182,7 @@ export class Engine implements RunEngine {
     const endsAs = resume?.(run);
     if (endsAs) run.outcome = endsAs;
     if (options.resumeFrom) seedRun(run, options.resumeFrom, store, ctx.logger);
-    const result = this.#execute(run, restored.length > 0);
+    const result = this.#execute(run, made, restored.length > 0);
     const handle: RunHandle = {
       id,
       threadId,
@@ -308,11 +320,21 @@ export class Engine implements RunEngine {
     for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.handle.result));
     this.#running.clear();
+    await this.#memoryWrites.recorded();
     this.#finished.close();
     await this.#saveLedger();
   }
 
-  async #execute(run: RunState, resumed = false): Promise<RunResult> {
+  /**
+   * Settles once the run's execution-memory record (without an id: every record of a run that has ended
+   * here) is in the knowledge store, or its write failed (logged; the next start writes it again). A run's
+   * `result` settles before that; the knowledge store's reads see the record either way.
+   */
+  recorded(runId?: string): Promise<void> {
+    return this.#memoryWrites.recorded(runId);
+  }
+
+  async #execute(run: RunState, made: Made, resumed = false): Promise<RunResult> {
     const ctx = this.#ctx;
     if (!resumed)
       emit(run, {
@@ -377,12 +399,14 @@ export class Engine implements RunEngine {
       usage,
       durationMs,
     };
-    // The answer goes out first; execution memory is written after it (off the critical path),
-    // and `result` settles only once the record is written (so awaiting it sees the store updated).
+    // The answer goes out first; execution memory is written after the result (durable/record-end.ts): the
+    // run store holds the record with the run's end until the knowledge store has it.
     // The turn is in its thread before run.finished goes out: a client that saw the end can ask again at once.
+    made.memory = runRecordOf(run, outcome, durationMs);
     if (!invalidRequest(run.request)) await saveTurn(run, ctx, ending);
     emit(run, { type: 'run.finished', ...ending });
-    await recordEnd(ctx, run, outcome, durationMs);
+    await recordEnd(ctx, run, made.memory, this.#memoryWrites);
+    made.memory = undefined;
     return { runId: run.id, threadId: run.threadId, ...ending };
   }
 

@@ -42,6 +42,8 @@ export interface RunEventLogOptions {
   restored?: GraphEvent[];
 }
 
+const noop = () => undefined;
+
 export class RunEventLog {
   readonly runId: string;
   private readonly history: GraphEvent[] = [];
@@ -80,6 +82,12 @@ export class RunEventLog {
 
   get lastSeq(): number {
     return this.history.length;
+  }
+
+  /** Settles once every event emitted so far is committed (at once when nothing is persisted). */
+  committed(): Promise<void> {
+    const last = this.lastCommit;
+    return last ? last.then(noop, noop) : Promise.resolve();
   }
 
   /** Number of attached consumers (for tests and diagnostics). */

@@ -14,7 +14,10 @@ import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { BlockList, isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
+import type { Agent, RequestInit, Response } from 'undici';
+
+/** undici (~750 KB of code) loads with the first send: a server no client asks to push to never needs it. */
+const loadUndici = () => import('undici');
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -146,7 +149,8 @@ export async function outboundProblem(url: string, options: OutboundOptions): Pr
 }
 
 /** A dispatcher whose every connection goes to `pinned`, whatever the URL's host would resolve to now. */
-export function pinnedDispatcher(pinned: Resolved): Agent {
+export async function pinnedDispatcher(pinned: Resolved): Promise<Agent> {
+  const { Agent } = await loadUndici();
   const answer: LookupFunction = (_host, options, callback) => {
     // net.connect asks for every address when it may try several families (autoSelectFamily).
     if ((options as { all?: boolean }).all)
@@ -168,7 +172,8 @@ export async function sendChecked<T>(
 ): Promise<{ refused: string } | { refused?: undefined; value: T }> {
   const checked = await checkOutbound(url, options);
   if (checked.problem !== undefined) return { refused: checked.problem };
-  const dispatcher = checked.pinned ? pinnedDispatcher(checked.pinned) : undefined;
+  const { fetch: undiciFetch } = await loadUndici();
+  const dispatcher = checked.pinned ? await pinnedDispatcher(checked.pinned) : undefined;
   try {
     const res = await undiciFetch(url, { ...init, redirect: 'manual', ...(dispatcher ? { dispatcher } : {}) });
     return { value: await read(res) };

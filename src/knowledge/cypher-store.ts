@@ -25,7 +25,8 @@ import type {
   TeamConfig,
   ToolRecord,
 } from './store.ts';
-import { publicProficiency, type RegistryOptions } from './registry.ts';
+import { publicProficiency, SUCCESS_SCORE, teamOf, type RegistryOptions } from './registry.ts';
+import { jaccard, queryPattern } from './words.ts';
 import {
   approvalFromNode,
   decisionFromNode,
@@ -40,12 +41,12 @@ import { nodeOf, type CypherExecutor } from './cypher/executor.ts';
 import type { QuerySet } from './cypher/queries.ts';
 import { ViewCache, type ViewOptions } from './cypher/view-cache.ts';
 import * as registry from './cypher/specialist-registry.ts';
-import { RunRecorder } from './cypher/run-recorder.ts';
+import { memoryEntryOf, RunRecorder, type RecordRunOptions } from './cypher/run-recorder.ts';
 import { proficiencyId } from './cypher/learn-from-runs.ts';
 
 export type { CypherExecutor } from './cypher/executor.ts';
 export type { ViewOptions } from './cypher/view-cache.ts';
-export { MAX_RUN_BATCH } from './cypher/run-recorder.ts';
+export { MAX_RUN_BATCH, type RecordRunOptions } from './cypher/run-recorder.ts';
 
 export class CypherStore implements KnowledgeStore {
   readonly #exec: CypherExecutor;
@@ -114,8 +115,8 @@ export class CypherStore implements KnowledgeStore {
   // ── Execution memory: writes ────────────────────────────────────────────
 
   /** Group commit (cypher/run-recorder.ts): settles when the record's batch is committed or has failed. */
-  recordRun(run: RunRecord): Promise<void> {
-    return this.#recorder.recordRun(run);
+  recordRun(run: RunRecord, options?: RecordRunOptions): Promise<void> {
+    return this.#recorder.recordRun(run, options);
   }
 
   recordApproval(approval: ApprovalRecord): Promise<void> {
@@ -129,8 +130,13 @@ export class CypherStore implements KnowledgeStore {
   // ── Execution memory: reads ─────────────────────────────────────────────
 
   async findTeamConfig(query: string, scope: CallerScope = {}): Promise<TeamConfig | undefined> {
-    const view = await this.#cache.view();
-    const best = view.pickTeam(query, this.#options, scope);
+    let view = await this.#cache.view();
+    let best = view.pickTeam(query, this.#options, scope);
+    if (this.#couldChangeTeam(query, scope, best?.id)) {
+      await this.#recorder.settle();
+      view = await this.#cache.view();
+      best = view.pickTeam(query, this.#options, scope);
+    }
     if (!best) return undefined;
     let team = view.fullTeam(best.id);
     if (!team) {
@@ -143,7 +149,31 @@ export class CypherStore implements KnowledgeStore {
     return structuredClone(team);
   }
 
+  /**
+   * Whether a record not yet committed could change which team findTeamConfig answers (then it waits
+   * for it): one of the caller's runs whose query pattern is close enough to teach or update a team for
+   * this query, unless it only confirms the team found (it reused that team and succeeded).
+   */
+  #couldChangeTeam(query: string, scope: CallerScope, found: string | undefined): boolean {
+    const pending = this.#recorder.pendingRuns();
+    if (pending.length === 0) return false;
+    const pattern = queryPattern(query);
+    return pending.some((run) => {
+      if (scope.callerId !== undefined && run.callerId !== scope.callerId) return false;
+      const team = teamOf(run);
+      if (!team || jaccard(pattern, team.pattern) < this.#options.teamMatchThreshold) return false;
+      return !(found !== undefined && run.teamConfigId === found && (run.score ?? 0) >= SUCCESS_SCORE);
+    });
+  }
+
+  /** Reads of execution memory see every record handed to recordRun before them (deferred ones are written first). */
+  async #settled(runId?: string): Promise<void> {
+    const pending = this.#recorder.pendingRuns();
+    if (pending.length && (runId === undefined || pending.some((r) => r.id === runId))) await this.#recorder.settle();
+  }
+
   async getRun(id: string): Promise<RunRecord | undefined> {
+    await this.#settled(id);
     return this.#exec.read(async (q) => {
       const rows = await q(this.#Q.getRun, { id });
       if (!rows[0]) return undefined;
@@ -158,6 +188,7 @@ export class CypherStore implements KnowledgeStore {
   async listRuns(
     options: { limit?: number; status?: RunRecord['status']; threadId?: string; protocol?: string } & CallerScope = {},
   ): Promise<RunSummary[]> {
+    await this.#settled();
     const limit = Math.max(1, Math.min(1000, Math.trunc(options.limit ?? 50)));
     const params = {
       status: options.status ?? '',
@@ -181,14 +212,43 @@ export class CypherStore implements KnowledgeStore {
   }
 
   async getProficiency(subject: string, kind: Proficiency['kind']): Promise<Proficiency | undefined> {
+    await this.#settled();
     const rows = await this.#exec.read((q) => q(this.#Q.getProficiency, { id: proficiencyId(kind, subject) }));
     return rows[0] ? publicProficiency(proficiencyFromNode(nodeOf(rows[0], 'p'))) : undefined;
   }
 
-  /** From the view's window of recent runs (MemoryEntry, memoryWindow); older runs are not searched. */
-  async searchMemory(query: string, k: number, scope: CallerScope = {}): Promise<MemoryHit[]> {
+  /**
+   * From the view's window of recent runs (MemoryEntry, memoryWindow); older runs are not searched. A
+   * deferred record is in the window from the moment it was handed over (run-recorder.ts).
+   */
+  async searchMemory(
+    query: string,
+    k: number,
+    scope: CallerScope = {},
+    options: { answerChars?: number } = {},
+  ): Promise<MemoryHit[]> {
     if (k <= 0) return [];
-    return (await this.#cache.view()).searchMemory(query, k, scope);
+    const view = await this.#cache.view();
+    // Records not yet written are the runs' truth already: in the window at once (recorded again on commit, a no-op).
+    const pending = this.#recorder.pendingRuns();
+    for (const run of pending) view.recordRun(memoryEntryOf(run));
+    const hits = view.searchMemory(query, k, scope);
+    const limit = options.answerChars ?? Infinity;
+    const wholeChars = (h: MemoryHit) => h.answerChars ?? h.answer.length;
+    const short = hits.filter((h) => h.answer.length < Math.min(limit, wholeChars(h)));
+    // More of an answer than the window keeps: from the waiting records, else from the database.
+    const whole = new Map(pending.filter((r) => r.answer !== undefined).map((r) => [r.id, r.answer!] as const));
+    const unknown = short.filter((h) => !whole.has(h.runId)).map((h) => h.runId);
+    if (unknown.length)
+      for (const r of await this.#exec.read((q) => q(this.#Q.answersOfRuns, { ids: unknown })))
+        whole.set(str(r.id), str(r.answer));
+    return hits.map((h) => {
+      const chars = wholeChars(h);
+      const answer = short.includes(h) ? (whole.get(h.runId) ?? h.answer) : h.answer;
+      const { answerChars: _chars, ...hit } = h;
+      if (answer.length > limit) return { ...hit, answer: answer.slice(0, limit), answerChars: chars };
+      return answer.length < chars ? { ...hit, answer, answerChars: chars } : { ...hit, answer };
+    });
   }
 
   async listApprovals(runId: string): Promise<ApprovalRecord[]> {

@@ -13,11 +13,21 @@ export interface MemoryEntry {
   /** Whose run it was: a search for one caller sees only that caller's runs. */
   callerId: string;
   query: string;
+  /**
+   * The answer's first MEMORY_ANSWER_CHARS characters (what a prompt shows of it): the window holds
+   * thousands of runs, and their whole answers were most of the heap a run left behind. The store reads
+   * the rest from the database when a search asks for whole answers.
+   */
   answer: string;
+  /** The whole answer's length (the window's `answer` is cut when this is larger). */
+  answerChars?: number;
   /** The run's verifier score. */
   score: number | null;
   startedAt: string;
 }
+
+/** How much of an answer the window keeps: what a prompt shows of an earlier run's answer (prompts.ts memoryNote). */
+export const MEMORY_ANSWER_CHARS = 400;
 
 /** The default number of recent runs searched. */
 export const MEMORY_WINDOW = 5000;
@@ -51,7 +61,8 @@ export class RunMemoryIndex {
   }
 
   /** A run as recorded (again, with the same id: it replaces the earlier record). Keeps the window's bound. */
-  record(run: MemoryEntry): void {
+  record(whole: MemoryEntry): void {
+    const run = cutAnswer(whole);
     const current = this.entries.get(run.id);
     if (current && sameEntry(current, run)) return;
     if (current) this.remove(current);
@@ -59,7 +70,8 @@ export class RunMemoryIndex {
     if (this.order.length >= this.limit && before(run, this.order[0]!)) return; // older than the whole window
     this.order.splice(this.insertionPoint(run), 0, run);
     this.entries.set(run.id, run);
-    this.index.set(run.id, memorySearchText(run), run);
+    // Indexed by the whole answer (when given whole), kept cut.
+    this.index.set(run.id, memorySearchText(whole), run);
     if (this.order.length > this.limit) this.remove(this.order[0]!);
   }
 
@@ -90,6 +102,7 @@ export class RunMemoryIndex {
       runId: item.id,
       query: item.query,
       answer: item.answer,
+      ...(item.answerChars !== undefined ? { answerChars: item.answerChars } : {}),
       score: item.score,
       relevance: max > 0 ? score / max : 0,
     }));
@@ -116,11 +129,18 @@ export class RunMemoryIndex {
   }
 }
 
+/** The entry as the window keeps it: its answer cut to MEMORY_ANSWER_CHARS, with the whole length beside it. */
+function cutAnswer(run: MemoryEntry): MemoryEntry {
+  if (run.answer.length <= MEMORY_ANSWER_CHARS) return run;
+  return { ...run, answer: run.answer.slice(0, MEMORY_ANSWER_CHARS), answerChars: run.answer.length };
+}
+
 function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
   return (
     a.callerId === b.callerId &&
     a.query === b.query &&
     a.answer === b.answer &&
+    a.answerChars === b.answerChars &&
     a.score === b.score &&
     a.startedAt === b.startedAt
   );

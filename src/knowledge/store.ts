@@ -162,7 +162,10 @@ export interface CallerScope {
 export interface MemoryHit {
   runId: string;
   query: string;
+  /** The whole answer, or its first characters when the search asked for at most `answerChars` of it. */
   answer: string;
+  /** Set when `answer` is cut: the whole answer's length. */
+  answerChars?: number;
   score: number | null;
   relevance: number;
 }
@@ -192,7 +195,12 @@ export interface KnowledgeStore {
   // Execution memory
   /** The best proven team for the query among the caller's own teams (every team when unscoped). */
   findTeamConfig(query: string, scope?: CallerScope): Promise<TeamConfig | undefined>;
-  recordRun(run: RunRecord): Promise<void>;
+  /**
+   * Settles once the record is committed (or failed). With `deferMs` the write may wait that long for
+   * other records to share its transaction; every read that needs the record still sees it (it is
+   * written at once then): getRun, listRuns, getProficiency, searchMemory, a findTeamConfig it could change.
+   */
+  recordRun(run: RunRecord, options?: { deferMs?: number }): Promise<void>;
   /** Unscoped: the record carries callerId, and adapters check it against the request's caller. */
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(
@@ -200,7 +208,11 @@ export interface KnowledgeStore {
   ): Promise<RunSummary[]>;
   getProficiency(subject: string, kind: Proficiency['kind']): Promise<Proficiency | undefined>;
   /** Earlier runs relevant to the query; with a callerId only that caller's runs (no content crosses callers). */
-  searchMemory(query: string, k: number, scope?: CallerScope): Promise<MemoryHit[]>;
+  /**
+   * With `answerChars`, an answer may come cut to its first that many characters (no database read, when
+   * that is at most MEMORY_ANSWER_CHARS: what a prompt shows), `answerChars` on the hit saying its length.
+   */
+  searchMemory(query: string, k: number, scope?: CallerScope, options?: { answerChars?: number }): Promise<MemoryHit[]>;
   recordApproval(approval: ApprovalRecord): Promise<void>;
   listApprovals(runId: string): Promise<ApprovalRecord[]>;
   recordDecision(decision: DecisionRecord): Promise<void>;

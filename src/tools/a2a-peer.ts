@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
-import { ClientFactory, DefaultAgentCardResolver, type Client } from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import type { ApprovalPort } from '../hitl/types.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { traceCarrier } from './trace-context.ts';
@@ -112,6 +112,8 @@ export class A2aPeerHost implements PeerAgentHost {
     let pending = this.#clients.get(url);
     if (!pending) {
       pending = (async () => {
+        // The A2A client SDK loads with the first call to a peer: most servers have none.
+        const { ClientFactory, DefaultAgentCardResolver } = await import('@a2a-js/sdk/client');
         const card = await new DefaultAgentCardResolver(
           this.options.fetchImpl ? { fetchImpl: this.options.fetchImpl } : undefined,
         ).resolve(url);

@@ -2,7 +2,7 @@
  * A run's checkpoints on a timeline (GET /api/runs/:id/checkpoints, the light list), the selected one
  * in full (GET /api/runs/:id/checkpoints/:checkpoint), and "Fork from here" with the edit form.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { CheckpointEntry, RunCheckpoint } from '../api/types.ts';
 import { useLoad } from '../shell/useLoad.ts';
 import { CheckpointDetail } from './CheckpointDetail.tsx';
@@ -26,10 +26,15 @@ export function TimeTravel({
   const [forking, setForking] = useState(false);
   const one = useLoad<{ checkpoint: RunCheckpoint }>(selected ? `${base}/${encodeURIComponent(selected)}` : undefined);
   const { reload } = list;
-  // A live run reaches new checkpoints: read the list again (at most once a second while it runs).
+  const lastRead = useRef(0);
+  // A live run reaches new checkpoints: read the list again, at most once a second while it runs.
   useEffect(() => {
     if (moments === 0) return;
-    const timer = setTimeout(reload, ended ? 0 : 1000);
+    const wait = ended ? 0 : Math.max(0, lastRead.current + 1000 - Date.now());
+    const timer = setTimeout(() => {
+      lastRead.current = Date.now();
+      reload();
+    }, wait);
     return () => clearTimeout(timer);
   }, [moments, ended, reload]);
 

@@ -12,11 +12,17 @@ import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphEvent } from '../events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
+import type { RunRecord } from '../../knowledge/store.ts';
 
 export interface PersistedRun {
   record: StoredRun;
   /** The run's current plan (read when a step finishes: the checkpoint keeps the step as planned). */
   plan(): GraphPlan | undefined;
+  /**
+   * The execution-memory record of the run, read when it finishes: stored with its end (`remembered: false`)
+   * until the knowledge store has it, so a kill -9 before that loses nothing (durable/recover.ts).
+   */
+  memory?(): RunRecord | undefined;
 }
 
 export function persistEvents(
@@ -72,10 +78,15 @@ export function persistEvents(
     if (event.type === 'run.finished') {
       const { type: _type, runId: _runId, seq: _seq, at: _at, ...ending } = event;
       const at = Date.parse(event.at);
-      return () =>
-        store.runs
-          .put({ ...run.record, status: event.status, ending, updatedAt: Number.isNaN(at) ? Date.now() : at })
-          .catch(failed('recording the end of a run'));
+      const memory = run.memory?.();
+      const end: StoredRun = {
+        ...run.record,
+        status: event.status,
+        ending,
+        updatedAt: Number.isNaN(at) ? Date.now() : at,
+        ...(memory ? { memory, remembered: false } : {}),
+      };
+      return () => store.runs.put(end).catch(failed('recording the end of a run'));
     }
     return undefined;
   };

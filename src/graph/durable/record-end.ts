@@ -1,53 +1,88 @@
 /**
- * The end of a run as it is remembered: its execution-memory record in the knowledge store and, with a
- * run store, its stored record carrying that memory record until the knowledge store has it (a kill -9
- * between the two is repaired at the next start: durable/recover.ts).
+ * The end of a run as it is remembered: its execution-memory record goes to the knowledge store after
+ * the run's result, off its critical path. The run store is the queue that survives a restart: the run's
+ * end is stored with that record and `remembered: false` (durable/persist-events.ts) before the knowledge
+ * store is asked, and marked remembered once the knowledge store has it; a start after kill -9 hands the
+ * records still unremembered to the knowledge store again (durable/recover.ts), which records a run id
+ * once (idempotent).
+ *
+ * The writes wait up to MEMORY_DEFER_MS so that runs finishing one after another share one write
+ * transaction (knowledge/cypher/run-recorder.ts); the knowledge store's reads that need a waiting record
+ * write it at once, so a client that has its answer still reads its run, and the router's next run sees
+ * a record that could change which team it reuses (CypherStore.findTeamConfig). Bounded: past
+ * MAX_PENDING_MEMORY_WRITES a run waits for its own write, as every run did before.
  */
 import type { RunRecord } from '../../knowledge/store.ts';
-import type { StoredRun } from '../../store/runs/run-store.ts';
-import { runRecordOf } from '../run-record.ts';
-import type { EngineContext, RunOutcome, RunState } from '../state.ts';
+import type { EngineContext, RunState } from '../state.ts';
+
+/** How long a record may wait for others to share its write transaction. */
+export const MEMORY_DEFER_MS = 500;
+/** Records written in the background at most; a run finishing beyond it waits for its write. */
+export const MAX_PENDING_MEMORY_WRITES = 256;
 
 export async function recordEnd(
   ctx: EngineContext,
   run: RunState,
-  outcome: RunOutcome,
-  durationMs: number,
+  memory: RunRecord | undefined,
+  writes: MemoryWrites,
 ): Promise<void> {
-  const record = runRecordOf(run, outcome, durationMs);
-  if (!record) return;
-  // The knowledge store commits records in groups: the run store keeps this one until it is in.
-  const runStore = ctx.runStore;
-  const stored = runStore ? storedEnd(run, record) : undefined;
-  // A failed put is not dropped: the run store keeps retrying it in order, logs it and marks the run
-  // degraded (store/runs/reliable-run-store.ts); the run's result must not wait for the database.
-  if (stored) await runStore!.runs.put(stored).catch(() => undefined);
-  try {
-    await ctx.store.recordRun(record);
-    if (stored) await runStore!.runs.put({ ...stored, remembered: true }).catch(() => undefined); // as above
-  } catch (err) {
-    ctx.logger.error('recording the run in execution memory failed', {
-      runId: run.id,
-      error: (err as Error).message,
-    });
-  }
+  if (!memory) return;
+  // The run's end, carrying this record, is committed to the run store first (its event batch).
+  await run.log.committed();
+  const written = writes.add(run.id, ctx, memory);
+  if (writes.size > MAX_PENDING_MEMORY_WRITES) await written;
 }
 
-/** The run's stored record once it ended, with the execution-memory record it is owed. */
-function storedEnd(run: RunState, memory: RunRecord): StoredRun | undefined {
-  const last = run.log.snapshot(run.log.lastSeq - 1)[0];
-  if (last?.type !== 'run.finished') return undefined;
-  const { type: _type, runId: _runId, seq: _seq, at: _at, ...ending } = last;
-  return {
-    id: run.id,
-    callerId: run.callerId,
-    threadId: run.threadId,
-    status: last.status,
-    request: run.request,
-    createdAt: run.startedAt,
-    updatedAt: Date.parse(last.at),
-    ending,
-    memory,
-    remembered: false,
-  };
+/** The execution-memory writes of one engine still under way. */
+export class MemoryWrites {
+  readonly #pending = new Map<string, Promise<void>>();
+  /** Runs whose records were committed, to note as remembered in the run store in one write. */
+  #remembered: string[] = [];
+  #marking?: Promise<void>;
+
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Hands the record to the knowledge store; the promise settles once it is written (or failed, logged). */
+  add(runId: string, ctx: EngineContext, memory: RunRecord): Promise<void> {
+    const written = ctx.store
+      .recordRun(memory, { deferMs: MEMORY_DEFER_MS })
+      .then(
+        () => this.#markRemembered(ctx, runId),
+        (err: unknown) => {
+          // The run store keeps it unremembered: the next start records it again.
+          ctx.logger.error('recording the run in execution memory failed', {
+            runId,
+            error: (err as Error).message,
+          });
+        },
+      )
+      .finally(() => {
+        if (this.#pending.get(runId) === written) this.#pending.delete(runId);
+      });
+    this.#pending.set(runId, written);
+    return written;
+  }
+
+  /** Settles once the run's record (or, without an id, every record handed over so far) is written. */
+  async recorded(runId?: string): Promise<void> {
+    if (runId !== undefined) return this.#pending.get(runId);
+    while (this.#pending.size) await Promise.all(this.#pending.values());
+  }
+
+  /** The records of one batch commit together: they are noted in the run store together, one write. */
+  #markRemembered(ctx: EngineContext, runId: string): Promise<void> {
+    const runStore = ctx.runStore;
+    if (!runStore) return Promise.resolve();
+    this.#remembered.push(runId);
+    this.#marking ??= Promise.resolve().then(async () => {
+      const ids = this.#remembered;
+      this.#remembered = [];
+      this.#marking = undefined;
+      // A failure is logged by the store; the records stay unremembered and the next start checks them.
+      await runStore.runs.markRemembered(ids).catch(() => undefined);
+    });
+    return this.#marking;
+  }
 }

@@ -144,14 +144,18 @@ async function answeredNotActed(
   return Object.fromEntries(answered.map((a) => [a.id, { request: a.request, outcome: a.outcome as ApprovalOutcome }]));
 }
 
-/** After kill -9: finished runs whose execution-memory record may not have reached the knowledge store. */
+/**
+ * After kill -9: finished runs whose execution-memory record may not have reached the knowledge store.
+ * Recording is idempotent (a run id already there is left as it is); they are noted remembered in one write.
+ */
 async function rememberMissed(ctx: EngineContext, runs: StoredRun[]): Promise<void> {
   const runStore = ctx.runStore!;
+  const remembered: string[] = [];
   for (const r of runs) {
     if (r.remembered !== false || !r.memory) continue;
     try {
       if (!(await ctx.store.getRun(r.id))) await ctx.store.recordRun(r.memory as RunRecord);
-      await runStore.runs.put({ ...r, remembered: true });
+      remembered.push(r.id);
     } catch (err) {
       ctx.logger.error('recording a run in execution memory after a restart failed', {
         runId: r.id,
@@ -159,4 +163,5 @@ async function rememberMissed(ctx: EngineContext, runs: StoredRun[]): Promise<vo
       });
     }
   }
+  await runStore.runs.markRemembered(remembered);
 }

@@ -6,6 +6,7 @@
 import type { EngineContext, NodeRun, RunState } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
+import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';
 
 const MEMORY_HITS = 3;
 
@@ -22,7 +23,8 @@ export async function memory(run: NodeRun, ctx: EngineContext): Promise<Decision
  */
 export function prefetchMemory(run: RunState, ctx: EngineContext): Promise<MemoryHit[]> {
   run.memoryPrefetch ??= ctx.store
-    .searchMemory(run.request.query, MEMORY_HITS, { callerId: run.callerId })
+    // What a prompt shows of an answer is all the run needs: no database read for the rest.
+    .searchMemory(run.request.query, MEMORY_HITS, { callerId: run.callerId }, { answerChars: MEMORY_ANSWER_CHARS })
     .catch((err: unknown) => {
       // Memory is a help, not a requirement: a store failure must not fail the run.
       ctx.logger.warn('memory search failed', { runId: run.id, error: (err as Error).message });

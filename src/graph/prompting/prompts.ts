@@ -5,6 +5,7 @@
 import type { StepOutcome } from '../step-outcome.ts';
 import type { FittedPiece } from './context-piece.ts';
 import type { MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
+import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';
 
 export const block = (name: string, content: string) => `<parley:${name}>${content}</parley:${name}>`;
 
@@ -123,7 +124,7 @@ export function memoryNote(hits: MemoryHit[] | undefined): string {
   if (!hits?.length) return '';
   const lines = hits.map(
     (h) =>
-      `- Earlier run ${h.runId} (score ${h.score ?? 'n/a'}): Q: ${clip(h.query, 200)} A: ${markedCut(h.answer, 400)}`,
+      `- Earlier run ${h.runId} (score ${h.score ?? 'n/a'}): Q: ${clip(h.query, 200)} A: ${markedCut(h.answer, MEMORY_ANSWER_CHARS, h.answerChars)}`,
   );
   return `\n\nRelevant execution memory from similar earlier runs (not this conversation):\n${lines.join('\n')}`;
 }
@@ -132,13 +133,13 @@ export function memoryNote(hits: MemoryHit[] | undefined): string {
  * The start of a text, cut at a line end, with a note of what is missing — never inside a code block
  * without closing it and saying so.
  */
-export function markedCut(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
+export function markedCut(text: string, maxChars: number, wholeChars = text.length): string {
+  if (wholeChars <= maxChars) return text;
   let head = text.slice(0, maxChars);
   const lineEnd = head.lastIndexOf('\n');
   if (lineEnd > maxChars / 2) head = head.slice(0, lineEnd);
   const openFence = (head.match(/^\s*```/gm)?.length ?? 0) % 2 === 1;
-  const note = `[cut here: ${text.length - head.length} of ${text.length} characters not shown${openFence ? ', inside a code block' : ''}]`;
+  const note = `[cut here: ${wholeChars - head.length} of ${wholeChars} characters not shown${openFence ? ', inside a code block' : ''}]`;
   return `${head}${openFence ? '\n```' : ''}\n${note}`;
 }
 

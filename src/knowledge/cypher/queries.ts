@@ -54,6 +54,7 @@ export const QUERY_NAMES = [
   'listDecisions',
   'getDecision',
   'recentRuns',
+  'answersOfRuns',
 ] as const;
 export type QueryName = (typeof QUERY_NAMES)[number];
 export type QuerySet = Record<QueryName, string>;
@@ -125,6 +126,8 @@ export const CYPHER = {
   recentRuns: `MATCH (r:Run)
     RETURN r.id AS id, r.callerId AS callerId, r.query AS query, r.answer AS answer, r.score AS score, r.startedAt AS startedAt
     ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
+  /** Whole answers of memory hits (the window keeps their first characters only). */
+  answersOfRuns: 'MATCH (r:Run) WHERE r.id IN $ids RETURN r.id AS id, r.answer AS answer',
 } as const satisfies Partial<QuerySet>;
 
 /** What a backend's queries.ts must supply: every statement CYPHER does not. */

@@ -2,7 +2,9 @@
  * The run recorder: recordRun's group commit (a record arriving while a batch is being written
  * waits for the next batch; each batch is one write transaction), learning inside that transaction
  * (learn-from-runs.ts), and the approvals and decisions recorded before their run, which the run's
- * batch links to it.
+ * batch links to it. A record may also wait a little for others to join its batch (deferMs: the
+ * engine's records of runs finishing one after another), and the store's reads that need it write it
+ * at once (settle, pendingRuns).
  */
 import type { ApprovalRecord, DecisionRecord, RunRecord } from '../store.ts';
 import { memorySearchText } from '../run-memory.ts';
@@ -23,16 +25,31 @@ interface PendingRun {
   reject: (err: unknown) => void;
 }
 
+/** How long a deferred record may wait for others to share its transaction (RecordRunOptions.deferMs). */
+export interface RecordRunOptions {
+  /**
+   * The write may wait up to this long (ms) so that records arriving meanwhile share its transaction:
+   * runs finishing one after another cost one write transaction per window instead of one each. A read
+   * that needs a waiting record (getRun of its id, listRuns, getProficiency, a findTeamConfig it could
+   * change) writes it at once. Default 0: written as soon as the current batch is done.
+   */
+  deferMs?: number;
+}
+
 export class RunRecorder {
   /** recordRun calls waiting for the next group-commit batch. */
   #pending: PendingRun[] = [];
   /** The batch writer, while it runs (it stops when nothing is pending). */
   #flushing?: Promise<void>;
+  /** While deferred records wait (RecordRunOptions.deferMs): the timer that starts their batch. */
+  #deferred?: { timer: NodeJS.Timeout; at: number };
   /**
    * Runs with approvals/decisions recorded by this process, so recordRun links them; other runs
    * skip those two statements. Bounded: the oldest entries (runs never recorded) are dropped.
    */
   readonly #unlinked = new Map<string, { approvals?: boolean; decisions?: boolean }>();
+  /** The batch being written now. */
+  #writing: RunRecord[] = [];
   readonly #exec: CypherExecutor;
   readonly #Q: QuerySet;
   readonly #cache: ViewCache;
@@ -50,19 +67,59 @@ export class RunRecorder {
    * The promise settles when the record's batch is committed (or has failed): a record is findable
    * (getRun, searchMemory, findTeamConfig) as soon as its promise resolves.
    */
-  recordRun(run: RunRecord): Promise<void> {
+  recordRun(run: RunRecord, options: RecordRunOptions = {}): Promise<void> {
     const invalid = invalidRunRecord(run);
     if (invalid) return Promise.reject(new TypeError(`recordRun: ${invalid}`));
-    return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ run, resolve, reject });
-      this.#flushing ??= this.#flush();
-    });
+    const written = new Promise<void>((resolve, reject) => this.#pending.push({ run, resolve, reject }));
+    const deferMs = options.deferMs ?? 0;
+    if (deferMs > 0 && this.#pending.length < MAX_RUN_BATCH) this.#defer(deferMs);
+    else this.#startFlush();
+    return written;
+  }
+
+  /** The records not yet committed (deferred, queued or being written): what a read may need to wait for. */
+  pendingRuns(): readonly RunRecord[] {
+    return [...this.#writing, ...this.#pending.map((p) => p.run)];
+  }
+
+  /** Writes every record handed over so far now (no deferral left) and settles once they are committed or failed. */
+  async settle(): Promise<void> {
+    if (this.#pending.length) this.#startFlush();
+    await this.drain();
+  }
+
+  /** Starts the deferral window, or keeps the earlier one that ends sooner. */
+  #defer(ms: number): void {
+    if (this.#flushing) return; // the running writer takes this record in its next batch
+    const at = Date.now() + ms;
+    if (this.#deferred && this.#deferred.at <= at) return;
+    if (this.#deferred) clearTimeout(this.#deferred.timer);
+    const timer = setTimeout(() => this.#startFlush(), ms);
+    this.#deferred = { timer, at };
+  }
+
+  #startFlush(): void {
+    if (this.#deferred) {
+      clearTimeout(this.#deferred.timer);
+      this.#deferred = undefined;
+    }
+    this.#flushing ??= this.#flush();
   }
 
   /** Writes batches until nothing is pending; never rejects (every outcome goes to its caller). */
   async #flush(): Promise<void> {
+    // Records handed over in the same turn (a deferral window ending, a settle) go in one batch.
+    await Promise.resolve();
     try {
-      while (this.#pending.length > 0) await this.#writeBatch(this.#takeBatch());
+      while (this.#pending.length > 0) {
+        const batch = this.#takeBatch();
+        this.#writing = batch.map((p) => p.run);
+        try {
+          await this.#writeBatch(batch);
+        } finally {
+          this.#writing = [];
+        }
+      }
     } finally {
       this.#flushing = undefined;
     }
@@ -183,15 +240,7 @@ export class RunRecorder {
     const committed = learnt as Learnt | undefined;
     await this.#cache.writeThrough((v) => {
       if (committed && !applied) applyLearnt(v, committed);
-      for (const run of runs)
-        v.recordRun({
-          id: run.id,
-          callerId: run.callerId,
-          query: run.query,
-          answer: run.answer ?? '',
-          score: run.score,
-          startedAt: run.startedAt,
-        });
+      for (const run of runs) v.recordRun(memoryEntryOf(run));
     });
   }
 
@@ -215,8 +264,9 @@ export class RunRecorder {
     this.#noteUnlinked(decision.runId, 'decisions');
   }
 
-  /** Settles once every record already handed to recordRun is written (as when each queued its own transaction). */
+  /** Settles once every record already handed to recordRun is written (deferred ones at once). */
   async drain(): Promise<void> {
+    if (this.#pending.length) this.#startFlush();
     while (this.#flushing) await this.#flushing;
   }
 
@@ -248,3 +298,13 @@ function runParams(run: RunRecord): Params {
     searchText: memorySearchText(run),
   };
 }
+
+/** What the view's memory search keeps of a run. */
+export const memoryEntryOf = (run: RunRecord) => ({
+  id: run.id,
+  callerId: run.callerId,
+  query: run.query,
+  answer: run.answer ?? '',
+  score: run.score,
+  startedAt: run.startedAt,
+});

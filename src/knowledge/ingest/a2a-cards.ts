@@ -5,7 +5,6 @@
  * description and domains, so retrieval can find the peer.
  */
 import { createHash } from 'node:crypto';
-import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { z } from 'zod';
 import type { SpecialistRecord } from '../store.ts';
 
@@ -88,6 +87,8 @@ export async function fetchAgentCard(
   // The resolver resolves the well-known path relative to the base: without a trailing slash a
   // peer mounted under a path (http://host/peer) would lose its last segment.
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  // Loaded here: only a config with A2A peers needs the client SDK.
+  const { DefaultAgentCardResolver } = await import('@a2a-js/sdk/client');
   const raw = await new DefaultAgentCardResolver({ fetchImpl }).resolve(base);
   const contentHash = createHash('sha256').update(JSON.stringify(raw)).digest('hex');
   return { card: parseAgentCard(raw), contentHash };

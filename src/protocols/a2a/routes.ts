@@ -27,7 +27,7 @@ import { A2ARunBridge } from './bridge.ts';
 import { buildAgentCard, EXTENDED_SKILLS, interfacesAt, refreshSkills } from './card.ts';
 import { cardRoute } from './card-route.ts';
 import { JWKS_PATH, type CardSigner } from './card-signer.ts';
-import { A2AGrpcServer } from './grpc.ts';
+import type { A2AGrpcServer } from './grpc.ts';
 import { ParleyRequestHandler } from './handler.ts';
 import { jsonRpcRoute } from './jsonrpc.ts';
 import { REST_PATH, restRoute } from './rest.ts';
@@ -79,7 +79,18 @@ export interface A2ADeps {
 export interface A2AEndpoint {
   app: Hono;
   /** The gRPC server when deps.grpc was given; the composition root starts it with the HTTP server. */
-  grpc?: A2AGrpcServer;
+  grpc?: A2AGrpcBinding;
+}
+
+/**
+ * The gRPC server, built when it starts listening: grpc-js, protobufjs and the SDK's gRPC service (~1 MB
+ * of code) load only when PARLEY_A2A_GRPC_PORT asks for gRPC (start-up: docs/performance.md).
+ */
+export interface A2AGrpcBinding {
+  /** The port it listens on (after `listen`). */
+  readonly port: number | undefined;
+  listen(): Promise<number>;
+  close(): Promise<void>;
 }
 
 /** The SDK sends pushes only while a request consumes the task's events; Parley's outbox sends them all (bridge.ts). */
@@ -133,7 +144,7 @@ export function a2aEndpoint(deps: A2ADeps): A2AEndpoint {
     (err: unknown) => deps.logger.error('a2a: recovering tasks failed', { error: (err as Error).message }),
   );
   outbox.start();
-  let grpc: A2AGrpcServer | undefined;
+  let grpc: A2AGrpcBinding | undefined;
   /** The card as seen from `base`: interfaces there (gRPC at its bound port), the registry's skills now. */
   const cardView = async (base: string): Promise<AgentCard> => {
     await refreshSkills(card, deps.store);
@@ -162,14 +173,21 @@ export function a2aEndpoint(deps: A2ADeps): A2AEndpoint {
     return id ? new KeyUser(id) : new UnauthenticatedUser();
   };
   if (deps.grpc) {
-    grpc = new A2AGrpcServer(
-      { ...deps.grpc, maxMessageBytes: deps.config.server.bodyLimitBytes },
-      handler,
-      deps.logger,
-      recovered,
-    );
-    const server = grpc;
-    deps.resources?.push({ name: 'a2a-grpc', close: () => server.close() });
+    const options = { ...deps.grpc, maxMessageBytes: deps.config.server.bodyLimitBytes };
+    let server: A2AGrpcServer | undefined;
+    grpc = {
+      get port() {
+        return server?.port;
+      },
+      async listen() {
+        const { A2AGrpcServer } = await import('./grpc.ts');
+        server ??= new A2AGrpcServer(options, handler, deps.logger, recovered);
+        return server.listen();
+      },
+      close: async () => server?.close(),
+    };
+    const binding = grpc;
+    deps.resources?.push({ name: 'a2a-grpc', close: () => binding.close() });
   }
 
   const app = new Hono();

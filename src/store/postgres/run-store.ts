@@ -46,6 +46,14 @@ export function openPostgresRunStore(pool: Pool, options: { closePool?: boolean 
       );
       return rows.map((r) => r.record);
     },
+    async markRemembered(ids) {
+      if (ids.length === 0) return;
+      await pool.query(
+        `UPDATE parley_runs SET record = jsonb_set(record, '{remembered}', 'true')
+         WHERE id = ANY($1::text[]) AND record->>'remembered' = 'false'`,
+        [ids],
+      );
+    },
   };
 
   const checkpoints: RunCheckpoints = {

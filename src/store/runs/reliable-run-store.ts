@@ -211,6 +211,11 @@ export function reliableRunStore(store: RunStore, options: ReliableOptions): Rel
       get: (id) => store.runs.get(id),
       listUnfinished: () => store.runs.listUnfinished(),
       listFinished: () => store.runs.listFinished(),
+      // Not in a run's queue: it writes nothing for a run forgotten meanwhile, so its order does not matter.
+      markRemembered: (ids) =>
+        ids.length === 0
+          ? Promise.resolve()
+          : retried('noting runs as remembered', { runs: ids.length }, () => store.runs.markRemembered(ids)),
     },
     checkpoints: {
       savePlan: (runId, plan, round) =>

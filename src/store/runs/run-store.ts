@@ -44,6 +44,11 @@ export interface RunRecords {
   listUnfinished(): Promise<StoredRun[]>;
   /** Finished runs, oldest `updatedAt` first (the order retention drops them in). */
   listFinished(): Promise<StoredRun[]>;
+  /**
+   * Notes that the knowledge store has these runs' memory records (`remembered: true`), in one write. A run
+   * no longer stored (retention forgot it meanwhile) stays forgotten: nothing is written for it.
+   */
+  markRemembered(ids: readonly string[]): Promise<void>;
 }
 
 /** One finished step as a checkpoint keeps it: the plan step it ran and its outcome (result and lineage). */

@@ -1,6 +1,8 @@
 /**
- * The execution-memory write happens after run.finished (off the client's critical path), but
- * `result` and `engine.close()` still wait for it.
+ * The execution-memory write happens after the run's result (off its critical path, deferred so that
+ * runs finishing one after another share a write: durable/record-end.ts); a read of the knowledge store
+ * right after the result still finds the record, `engine.recorded(id)` waits for the write, and
+ * `engine.close()` waits for every pending one.
  */
 import { describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
@@ -8,7 +10,7 @@ import { useTestParley } from '../../support/use-test-parley.ts';
 const p = useTestParley({}, { each: true });
 
 describe('recording a run after run.finished', () => {
-  it('result settles only once the run is recorded', async () => {
+  it('result settles before the record is written; a read right after it finds the record all the same', async () => {
     const handle = p.engine.start({
       query: 'Write a report on the sales data [[steps:2]]',
       mode: 'orchestrate',
@@ -19,7 +21,29 @@ describe('recording a run after run.finished', () => {
     expect(types.at(-1)).toBe('run.finished');
     const result = await handle.result;
     expect(result.status).toBe('completed');
+    const written = { done: false };
+    const recorded = p.engine.recorded(handle.id).then(() => (written.done = true));
+    await new Promise((r) => setImmediate(r));
+    expect(written.done).toBe(false);
+    // The read writes the waiting record first.
     expect(await p.store.getRun(handle.id)).toMatchObject({ status: 'completed', score: 0.9 });
+    await recorded;
+    expect(written.done).toBe(true);
+  });
+
+  it('the next run of the same query reuses the team its predecessor taught, though that record was still waiting', async () => {
+    const query = 'Write a report on the inventory data [[steps:2]]';
+    const first = await p.run({ query, mode: 'orchestrate' });
+    expect(first.result.status).toBe('completed');
+    // The first run's record waits to be written; the second run's stage 1 writes it (it teaches the team).
+    const second = await p.run({ query, mode: 'orchestrate' });
+    const routed = second.events.find((e) => e.type === 'route.decided');
+    expect(routed).toMatchObject({ teamMatch: { reused: true } });
+    const third = await p.run({ query, mode: 'orchestrate' });
+    expect(third.result.status).toBe('completed');
+    await p.engine.recorded();
+    expect(await p.store.getRun(third.result.runId)).toMatchObject({ status: 'completed' });
+    expect((await p.store.listRuns({ limit: 10 })).length).toBe(3);
   });
 
   it('engine.close() right after run.finished waits for the pending record', async () => {

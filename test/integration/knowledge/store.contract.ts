@@ -295,6 +295,18 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       expect(hits.map((h) => h.query)).not.toContain('Write a haiku about autumn');
     });
 
+    it('finds a run by the whole of a long answer, whole by default and cut to answerChars when asked', async () => {
+      const answer = `Rotate the key with vault. ${'Then wait for the lease to expire. '.repeat(60)}Finally purge the zebra cache.`;
+      const written = run('How do I rotate the signing key?', [], { answer, plan: undefined });
+      await store.recordRun(written);
+      // Its last words (past what the in-memory window keeps of it) still find it.
+      const [hit] = await store.searchMemory('zebra cache purge', 5);
+      expect(hit).toMatchObject({ runId: written.id, answer });
+      expect(hit?.answerChars).toBeUndefined();
+      const [cut] = await store.searchMemory('zebra cache purge', 5, {}, { answerChars: 100 });
+      expect(cut).toMatchObject({ runId: written.id, answer: answer.slice(0, 100), answerChars: answer.length });
+    });
+
     it('finds a run in memory as soon as recordRun returns, and a re-recorded run by its new text', async () => {
       // Read first, so the store's in-memory state exists before the run is written.
       expect(await store.searchMemory('terraform drift remediation', 5)).toEqual([]);

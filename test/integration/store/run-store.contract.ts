@@ -54,6 +54,21 @@ export function defineRunStoreContract(backend: RunStoreBackend): void {
       expect(await store.runs.listUnfinished()).toEqual([]);
       expect((await store.runs.get('r1'))?.status).toBe('completed');
     });
+
+    it('notes runs as remembered in one call, and writes nothing for a run it no longer has', async () => {
+      const { store } = await open();
+      const memory = { id: 'r1', query: 'question r1' };
+      await store.runs.put(run('r1', { status: 'completed', memory, remembered: false }));
+      await store.runs.put(run('r2', { status: 'completed', memory, remembered: false }));
+      await store.runs.put(run('r3', { status: 'completed', memory, remembered: false }));
+      await store.forget('r3');
+      await store.runs.markRemembered(['r1', 'r3', 'nope']);
+      expect(await store.runs.get('r1')).toEqual(run('r1', { status: 'completed', memory, remembered: true }));
+      expect((await store.runs.get('r2'))?.remembered).toBe(false);
+      // Retention forgot r3 before the note: it stays forgotten.
+      expect(await store.runs.get('r3')).toBeUndefined();
+      expect((await store.runs.listFinished()).map((r) => r.id).sort()).toEqual(['r1', 'r2']);
+    });
   });
 
   describe('events', () => {

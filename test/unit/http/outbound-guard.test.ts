@@ -89,7 +89,7 @@ describe('a send goes to the address that was checked', () => {
   it('the pinned dispatcher connects to its address and never looks the host up', async () => {
     const { port, hits } = await listen();
     // .invalid never resolves (RFC 6761): reaching the server proves no lookup happened at connect.
-    const dispatcher = pinnedDispatcher({ address: '127.0.0.1', family: 4 });
+    const dispatcher = await pinnedDispatcher({ address: '127.0.0.1', family: 4 });
     try {
       const res = await undiciFetch(`http://hook.invalid:${port}/x`, { dispatcher });
       expect(await res.text()).toBe('ok');

@@ -37,6 +37,14 @@ export function openLmdbRunStore(kv: Kv, options: { closeKv?: boolean } = {}): R
         .map((e) => e.value)
         .filter((r) => r.status !== 'running')
         .sort((a, b) => a.updatedAt - b.updatedAt),
+    markRemembered: async (ids) => {
+      await runsDb.transaction(() => {
+        for (const id of ids) {
+          const run = runsDb.get(id);
+          if (run && run.remembered === false) runsDb.putSync(id, { ...run, remembered: true });
+        }
+      });
+    },
   };
 
   const checkpoints: RunCheckpoints = {

@@ -1,0 +1,11 @@
+import { loadContender } from './contenders/index.ts';
+import { startModelServer } from './lib/model-server.ts';
+const model = await startModelServer(0);
+const c = await (await loadContender((process.argv[2] ?? 'parley') as never)).create({ modelUrl: model.baseUrl });
+const settle = async () => { await new Promise((r) => setTimeout(r, 1500)); global.gc?.(); await new Promise((r) => setImmediate(r)); global.gc?.(); return process.memoryUsage().heapUsed; };
+for (let i = 0; i < 100; i++) await c.run(`w-${i}`, 8);
+const h1 = await settle();
+for (let i = 0; i < 300; i++) await c.run(`m-${i}`, 8);
+const h2 = await settle();
+console.log(`heap growth over 300 runs after 100 of warm-up: ${((h2 - h1) / 1e6).toFixed(2)} MB (${((h2 - h1) / 300).toFixed(0)} B/run)`);
+await c.close(); await model.close();
