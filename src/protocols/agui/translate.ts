@@ -43,7 +43,7 @@ export interface TranslatorOptions {
   engineRunId: string;
   /** End the stream with an interrupt outcome when an approval is requested. */
   interrupts: boolean;
-  /** The run's approvals still pending (ApprovalPort.listPending). */
+  /** The run's approvals still pending (RunHandle.pendingApprovals). */
   pendingApprovals: () => ApprovalRequest[];
 }
 
