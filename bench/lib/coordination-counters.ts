@@ -1,6 +1,8 @@
 /**
  * What coordination costs, read from the servers themselves (bench/replicas.ts): Redis commands by
- * name (`INFO commandstats`, counted as Redis executes them, so at once) and Postgres's write
+ * name (`INFO commandstats`, counted as Redis executes them, so at once; a command a Lua script runs
+ * inside EVAL counts too, so round trips are the total less those: a lease's EVAL runs GET and SET or
+ * DEL) and Postgres's write
  * transactions (the next transaction id: only a transaction that writes takes one), all committed and
  * rolled-back transactions, and rows inserted / updated / deleted, per table (pg_stat_database and
  * pg_stat_user_tables of the bench's database).
