@@ -10,13 +10,18 @@
  * the other replica, which passes it on. Then failover: a run executing on replica A is followed on B;
  * A is killed (kill -9); the time until B streams the run's next event is measured, for --lease ms leases.
  * Postgres and Redis are Debian's (`postgresql`, `redis-server`), started on free ports in a temp folder.
- * Options: --clients 8, --seconds 15, --latency 50, --lease 3000.
+ * For each throughput case it also counts what coordination adds per finished run of the timed window
+ * (bench/lib/coordination-counters.ts): Redis commands by name, Postgres write transactions, all
+ * transactions, rows written; and, over an idle pause before the window, what replicas do with no runs.
+ * Options: --clients 8, --seconds 15, --latency 50, --lease 3000, --replicas 1,2,3 (which replica counts);
+ * a quick pass: `--seconds 3 --clients 4 --replicas 1`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { percentile } from './lib/stats.ts';
+import { counterReader, difference, STATS_SETTLE_MS, sum, type Counters } from './lib/coordination-counters.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { startRedis } from '../test/support/redis.ts';
 import { serveProcess, type ServeProcess } from '../test/support/serve-one.ts';
@@ -29,12 +34,14 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '15' },
     latency: { type: 'string', default: '50' },
     lease: { type: 'string', default: '3000' },
+    replicas: { type: 'string', default: '1,2,3' },
   },
 });
 const clients = Number(values.clients);
 const seconds = Number(values.seconds);
 const latencyMs = values.latency;
 const leaseMs = values.lease;
+const replicaCounts = values.replicas.split(',').map(Number);
 
 const dirs: string[] = [];
 const tempDir = (name: string) => {
@@ -61,9 +68,13 @@ async function oneRun(url: string, i: number): Promise<number> {
   return performance.now() - t0;
 }
 
-async function closedLoop(url: string): Promise<{ runsPerSecond: number; p50: number; p95: number; runs: number }> {
+async function closedLoop(
+  url: string,
+  beforeWindow: () => Promise<void>,
+): Promise<{ runsPerSecond: number; p50: number; p95: number; runs: number; seconds: number }> {
   // Warm-up: the first runs pay for connections and JIT.
   await Promise.all(Array.from({ length: clients }, (_, i) => oneRun(url, i)));
+  await beforeWindow();
   const times: number[] = [];
   const end = performance.now() + seconds * 1000;
   let n = 0;
@@ -79,6 +90,7 @@ async function closedLoop(url: string): Promise<{ runsPerSecond: number; p50: nu
     p50: percentile(times, 50),
     p95: percentile(times, 95),
     runs: times.length,
+    seconds: elapsed,
   };
 }
 
@@ -104,18 +116,69 @@ console.log(
 );
 const pg = await startPostgres();
 const redis = await startRedis();
+const counters = await counterReader(pg.urlOf('postgres'), redis.url);
+
+const costRows: string[] = [];
+/**
+ * The closed loop at `url`, with what Redis and Postgres did in its timed window, per finished run.
+ * With `coordinated`: first an idle pause of STATS_SETTLE_MS after warm-up (what replicas do with no
+ * runs, and Postgres's statistics of the warm-up published), and the same pause after the window
+ * before Postgres's statistics are read (Redis commands and write transactions are read at once).
+ */
+async function measured(name: string, url: string, coordinated: boolean) {
+  let idleStart: Counters | undefined;
+  let windowStart: Counters | undefined;
+  const r = await closedLoop(url, async () => {
+    if (coordinated) {
+      idleStart = await counters.read();
+      await sleep(STATS_SETTLE_MS);
+    }
+    windowStart = await counters.read();
+  });
+  const windowEnd = await counters.read();
+  if (coordinated) await sleep(STATS_SETTLE_MS);
+  const settled = await counters.read();
+  report(name, r);
+  const atOnce = difference(windowStart!, windowEnd);
+  const stats = difference(windowStart!, settled);
+  const idle = idleStart ? difference(idleStart, windowStart!) : undefined;
+  const per = (x: number) => (x / r.runs).toFixed(1);
+  const rows = Object.values(stats.rows);
+  const total = (field: 'inserted' | 'updated' | 'deleted') => rows.reduce((a, t) => a + t[field], 0);
+  const [inserted, updated, deleted] = [total('inserted'), total('updated'), total('deleted')];
+  const byCommand = Object.entries(atOnce.redis)
+    .sort((a, b) => b[1] - a[1])
+    .map(([c, calls]) => `${c} ${per(calls)}`)
+    .join(', ');
+  const byTable = Object.entries(stats.rows)
+    .sort((a, b) => b[1].inserted + b[1].updated - (a[1].inserted + a[1].updated))
+    .map(([t, c]) => `${t} +${per(c.inserted)}/~${per(c.updated)}${c.deleted ? `/-${per(c.deleted)}` : ''}`)
+    .join(', ');
+  const idleLine = idle
+    ? `idle ${(STATS_SETTLE_MS / 1000).toFixed(0)} s with no runs: ${(sum(idle.redis) / (STATS_SETTLE_MS / 1000)).toFixed(1)} Redis commands/s, ${(idle.writeTransactions / (STATS_SETTLE_MS / 1000)).toFixed(1)} write transactions/s`
+    : 'no Redis or Postgres in this deployment';
+  const lines = [
+    `${name} — ${r.runs} runs in ${r.seconds.toFixed(1)} s; per run: Redis ${per(sum(atOnce.redis))} commands, Postgres ${per(atOnce.writeTransactions)} write transactions (${per(stats.transactions)} in all), rows +${per(inserted)} inserted, ~${per(updated)} updated, -${per(deleted)} deleted`,
+    `    Redis by command, per run: ${byCommand || '–'}`,
+    `    rows by table, per run (+inserted/~updated/-deleted): ${byTable || '–'}`,
+    `    ${idleLine}`,
+  ];
+  costRows.push(...lines);
+  for (const l of lines) console.log(l);
+}
+
 try {
   {
     const one = await serveProcess(tempDir('embedded'), baseEnv);
-    report('embedded store, 1 process', await closedLoop(one.url));
+    await measured('embedded store, 1 process', one.url, false);
     await stopAll([one]);
   }
-  for (const n of [1, 2, 3]) {
+  for (const n of replicaCounts) {
     const env = { ...baseEnv, PARLEY_DATABASE_URL: pg.urlOf('postgres'), PARLEY_REDIS_URL: redis.url };
     const replicas: ServeProcess[] = [];
     for (let i = 0; i < n; i++) replicas.push(await serveProcess(tempDir(`replica${i}`), env));
     const proxy = await roundRobin(replicas.map((r) => r.url));
-    report(`Postgres + Redis, ${n} replica${n > 1 ? 's' : ''} (proxy)`, await closedLoop(proxy.url));
+    await measured(`Postgres + Redis, ${n} replica${n > 1 ? 's' : ''} (proxy)`, proxy.url, true);
     proxy.server.close();
     await stopAll(replicas);
   }
@@ -208,8 +271,11 @@ try {
     await stopAll([b]);
   }
 } finally {
+  await counters.close();
   await Promise.all([pg.stop(), redis.stop()]);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
-console.log(`\n${rows.join('\n')}`);
+console.log(
+  `\n${rows.join('\n')}\n\nwhat coordination adds, per finished run of the timed window:\n${costRows.join('\n')}`,
+);
 process.exit(0);
