@@ -14,10 +14,20 @@ import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { BlockList, isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type * as UndiciModule from 'undici';
 import type { Agent, RequestInit, Response } from 'undici';
 
-/** undici (~750 KB of code) loads with the first send: a server no client asks to push to never needs it. */
-const loadUndici = () => import('undici');
+type Undici = typeof UndiciModule;
+
+/**
+ * undici (~750 KB of code) loads with the first send: a server no client asks to push to never needs it.
+ * It is CommonJS: from node_modules Node gives its named exports, but in the esbuild bundle (dist/) a
+ * dynamically imported CommonJS chunk has only `default`, so both shapes are read.
+ */
+async function loadUndici(): Promise<Undici> {
+  const loaded = (await import('undici')) as Undici & { default?: Undici };
+  return typeof loaded.Agent === 'function' ? loaded : loaded.default!;
+}
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
