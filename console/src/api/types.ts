@@ -24,6 +24,7 @@ export type {
 } from '../../../src/knowledge/store.ts';
 export type { McpServerStatus } from '../../../src/tools/mcp-host.ts';
 export type { RunMode } from '../../../src/graph/run-request.ts';
+import type { ModelRole } from '../../../src/llm/types.ts';
 
 /** The modes the chat offers (RUN_MODES in src/graph/run-request.ts). */
 export const CHAT_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic', 'hybrid'] as const;
@@ -33,16 +34,20 @@ export type { RunSummary as ComparedRun, Difference } from '../../../src/graph/t
 export type { Scorecard, CaseScore } from '../../../src/graph/eval/scorecard.ts';
 export type { ScorecardSummary } from '../../../src/store/scorecards/files.ts';
 
-/** The model roles a fork may set (MODEL_ROLES in src/llm/types.ts; the judge grades evals, never a run). */
-export const FORK_ROLES = [
-  'default',
-  'router',
-  'planner',
-  'specialist',
-  'verifier',
-  'synthesizer',
-  'council_advisor',
-  'council_reviewer',
-  'council_chairman',
-  'summarizer',
-] as const;
+/**
+ * The model roles a fork may set: every role of MODEL_ROLES (src/llm/types.ts) but the judge, which grades
+ * evals, never a run. Keyed by role, so a role added to or removed from MODEL_ROLES fails `npm run typecheck`.
+ */
+const FORK_ROLE_SET: Record<Exclude<ModelRole, 'judge'>, true> = {
+  default: true,
+  router: true,
+  planner: true,
+  specialist: true,
+  verifier: true,
+  synthesizer: true,
+  council_advisor: true,
+  council_reviewer: true,
+  council_chairman: true,
+  summarizer: true,
+};
+export const FORK_ROLES = Object.keys(FORK_ROLE_SET) as (keyof typeof FORK_ROLE_SET)[];
