@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openKuzuStore } from '../src/knowledge/kuzu/store.ts';
-import type { RunRecord, SpecialistRecord } from '../src/knowledge/store.ts';
+import type { RunRecord } from '../src/knowledge/store.ts';
+import { run, specialist, step } from '../test/support/records.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,58 +25,36 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs);
 const GAP = Number(values.gap);
 
-const specialists: SpecialistRecord[] = Array.from({ length: 4 }, (_, i) => ({
-  id: `spec-${i}`,
-  name: `spec-${i}`,
-  description: `Specialist ${i}`,
-  kind: 'prompt',
-  domains: [`domain-${i}`],
-  prompt: `You are specialist ${i}.`,
-  endpoint: '',
-  modelRole: 'specialist',
-  tools: [],
-  sourceId: 'skills:bench',
-  available: true,
-}));
+const specialists = Array.from({ length: 4 }, (_, i) =>
+  specialist(`spec-${i}`, `Specialist ${i}`, {
+    domains: [`domain-${i}`],
+    prompt: `You are specialist ${i}.`,
+    sourceId: 'skills:bench',
+  }),
+);
 
 /** The benchmark workload's record: the same query every time, 8 steps over 4 specialists, a reused team. */
 function record(i: number, tag: string): RunRecord {
-  const steps = Array.from({ length: 8 }, (_, s) => ({
-    id: `s${s}`,
-    specialist: `spec-${s % 4}`,
-    objective: `objective ${s} of the workload`,
-    status: 'succeeded' as const,
-    output: `output of step ${s} `.repeat(20),
-    durationMs: 3,
-    tokens: 120,
-    costUsd: 0.0001,
-    toolCalls: [],
-  }));
-  return {
+  const steps = Array.from({ length: 8 }, (_, s) =>
+    step(`s${s}`, `spec-${s % 4}`, {
+      objective: `objective ${s} of the workload`,
+      output: `output of step ${s} `.repeat(20),
+      durationMs: 3,
+      tokens: 120,
+      costUsd: 0.0001,
+    }),
+  );
+  return run('Plan the quarterly review of the sales data in eight parts', steps, {
     id: `${tag}-${i}`,
     threadId: `${tag}-${i}`,
-    query: 'Plan the quarterly review of the sales data in eight parts',
     protocol: 'bench',
     callerId: 'bench',
     startedAt: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
     durationMs: 12,
-    status: 'completed',
     answer: 'the answer '.repeat(100),
     tokens: 1200,
     costUsd: 0.001,
-    score: 0.9,
-    plan: {
-      rationale: 'bench',
-      steps: steps.map((s) => ({
-        id: s.id,
-        specialist: s.specialist,
-        objective: s.objective,
-        dependsOn: [],
-        phase: 'execution' as const,
-      })),
-    },
-    steps,
-  };
+  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
