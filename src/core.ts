@@ -221,7 +221,13 @@ export async function createCore(
   });
   // Replicas: Redis carries what the processes sharing this Postgres tell each other; it closes after the engine.
   const cluster = config.cluster.redisUrl
-    ? await (await import('./cluster/redis.ts')).openRedisCluster({ url: config.cluster.redisUrl, logger })
+    ? await (
+        await import('./cluster/redis.ts')
+      ).openRedisCluster({
+        url: config.cluster.redisUrl,
+        logger,
+        reconnectMaxMs: Math.min(2_000, config.cluster.leaseMs / 4),
+      })
     : undefined;
   if (cluster) {
     closers.push({ name: 'redis', close: () => cluster.close(), ready: () => cluster.ready() });

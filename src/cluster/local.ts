@@ -10,6 +10,8 @@ export function createLocalCluster(now: () => number = Date.now): Cluster {
   /** key → [holder, expires at]; claims hold "claimed", leases the replica id, values their value. */
   const keys = new Map<string, { value: string; expiresAt: number }>();
   const replicaId = randomUUID();
+  /** The holder of a lease let go (as in redis.ts): free to take, and known not to be lost. */
+  const released = `${replicaId}:released`;
   /** Expired entries go when read, and all at once past this many (claims are rarely read again). */
   const set = (key: string, value: string, expiresAt: number) => {
     if (keys.size >= 10_000) for (const [k, e] of keys) if (e.expiresAt <= now()) keys.delete(k);
@@ -47,7 +49,7 @@ export function createLocalCluster(now: () => number = Date.now): Cluster {
     },
     async acquireLease(key, ttlMs) {
       const held = live(key);
-      if (held && held.value !== replicaId) return false;
+      if (held && held.value !== replicaId && held.value !== released) return false;
       set(key, replicaId, now() + ttlMs);
       return true;
     },
@@ -61,7 +63,12 @@ export function createLocalCluster(now: () => number = Date.now): Cluster {
       return lost;
     },
     async releaseLease(key) {
-      if (live(key)?.value === replicaId) keys.delete(key);
+      const held = live(key);
+      if (held?.value === replicaId) held.value = released;
+    },
+    async leaseState(key) {
+      const holder = live(key)?.value;
+      return holder === undefined ? 'missing' : holder === released ? 'released' : 'held';
     },
     async setValue(key, value, ttlMs) {
       set(key, value, now() + ttlMs);

@@ -10,15 +10,19 @@ import type { Logger } from '../log.ts';
 import { UnavailableError, unavailableOf } from '../unavailable.ts';
 import type { Cluster, ClusterListener } from './types.ts';
 
+// The value of a lease its holder let go (RELEASE): free to take, and known not to be lost.
+const RELEASED = '-released-';
+
 const ACQUIRE = `
 local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
+if holder == false or holder == ARGV[1] or holder == '${RELEASED}' then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
 return 0`;
 
-// A free key is taken again: after a Redis restart (no persistence) the holders keep their runs.
+// A missing key is taken again: after a Redis restart (no persistence) the holders keep their runs. A released
+// one is not: it is only in this list if a renewal crossed its release, and taking it would hold it from the others.
 const RENEW = `
 local lost = {}
 for i, key in ipairs(KEYS) do
@@ -28,7 +32,7 @@ end
 return lost`;
 
 const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], '${RELEASED}', 'KEEPTTL') end
 return 0`;
 
 export interface RedisClusterOptions {
@@ -38,6 +42,11 @@ export interface RedisClusterOptions {
   prefix?: string;
   /** How long start-up waits for Redis before it fails. */
   connectTimeoutMs?: number;
+  /**
+   * The longest wait between two reconnection attempts (default 2 s). Give a quarter of the run lease:
+   * once Redis is back, a replica must renew its leases well within the lease others wait on a missing one.
+   */
+  reconnectMaxMs?: number;
 }
 
 export async function openRedisCluster(options: RedisClusterOptions): Promise<Cluster> {
@@ -50,7 +59,7 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
       // down fails at once (live() below): what waits on it answers 503, never hangs (issue 31).
       maxRetriesPerRequest: 1,
       commandTimeout: 2_000,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+      retryStrategy: (attempt) => Math.min(attempt * 200, options.reconnectMaxMs ?? 2_000),
     });
   const commands = connect();
   const subscriber = connect();
@@ -145,6 +154,10 @@ export async function openRedisCluster(options: RedisClusterOptions): Promise<Cl
     },
     async releaseLease(k) {
       await live(() => commands.eval(RELEASE, 1, key(k), replicaId));
+    },
+    async leaseState(k) {
+      const holder = await live(() => commands.get(key(k)));
+      return holder === null ? 'missing' : holder === RELEASED ? 'released' : 'held';
     },
     async setValue(k, value, ttlMs) {
       await live(() => commands.set(key(k), value, 'PX', Math.ceil(ttlMs)));

@@ -3,7 +3,8 @@
  * from each other while they run. Durable state is the run store's (Postgres); this is the live part:
  *   publish/subscribe  approval decisions, cancellations, "run R has new events", runs starting and ending
  *   claim              once-only decisions (the first answer to an approval wins on every replica)
- *   leases             which replica executes a run; an expired lease lets a live replica take the run over
+ *   leases             which replica executes a run; a released lease lets a live replica take the run over at
+ *                      once, a missing one only once it has stayed missing a whole lease (replica-runs.ts)
  *   values             notes with an expiry any replica reads (where an ACP connection lives)
  *
  * One process uses the in-process implementation (local.ts); PARLEY_REDIS_URL selects Redis (redis.ts).
@@ -11,6 +12,12 @@
  * durable state, so a lost message costs latency, never correctness.
  */
 export type ClusterListener = (message: unknown) => void;
+
+/**
+ * What a lease key says: a replica holds it; its holder let it go (`releaseLease`); or there is no key —
+ * it expired, or Redis lost it (restarted empty, evicted it), which says nothing about its holder.
+ */
+export type LeaseState = 'held' | 'released' | 'missing';
 
 export interface Cluster {
   /** This process's id in the cluster (unique per start). */
@@ -31,8 +38,12 @@ export interface Cluster {
    * returns the keys another replica holds now.
    */
   renewLeases(keys: readonly string[], ttlMs: number): Promise<string[]>;
-  /** Frees a lease this replica holds (no-op otherwise). */
+  /**
+   * Frees a lease this replica holds (no-op otherwise). The key stays, marked released, until the lease
+   * would have expired: any replica may take it at once, and knows it was let go, not lost.
+   */
   releaseLease(key: string): Promise<void>;
+  leaseState(key: string): Promise<LeaseState>;
   /** Stores `value` under `key` for `ttlMs`, replacing what was there. */
   setValue(key: string, value: string, ttlMs: number): Promise<void>;
   /** The value under `key`; undefined when there is none or it expired. */

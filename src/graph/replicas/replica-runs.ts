@@ -3,8 +3,11 @@
  *   - every run this replica executes holds a lease; its start and end are announced, and each growth
  *     of its event log is signalled so followers elsewhere read the new events from the shared store;
  *   - runs executing elsewhere are followed here (get, events, result), and a cancel for one is sent on;
- *   - a sweep (at start, then every half lease) takes over the runs whose replica died: its lease
- *     expired, so this one takes the lease and resumes the run from its checkpoint.
+ *   - a sweep (at start, then every half lease) takes over the runs whose replica stopped or died: it
+ *     released the lease, or the lease has been missing a whole lease as this replica saw it. A lease
+ *     that is merely missing proves nothing: Redis restarted empty (or lost the key), and its live holder
+ *     takes it again at its next renewal (every third of a lease), well within that wait.
+ *     This one then takes the lease and resumes the run from its checkpoint.
  * The engine keeps executing; this class only decides where and tells the others.
  */
 import type { Cluster } from '../../cluster/types.ts';
@@ -12,7 +15,7 @@ import type { Logger } from '../../log.ts';
 import type { RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
 import type { RunEnding } from '../events.ts';
-import { cancelKey, RUNS_CHANNEL, runEventsChannel, type RunsMessage } from './channels.ts';
+import { cancelKey, RUNS_CHANNEL, runEventsChannel, runLeaseKey, type RunsMessage } from './channels.ts';
 import { followedRunHandle, type FollowedRun } from './followed-run.ts';
 import { RunLeases } from './run-leases.ts';
 
@@ -46,6 +49,8 @@ export class ReplicaRuns {
   readonly #approvals: ApprovalPort;
   readonly #leases: RunLeases;
   readonly #remote = new Map<string, FollowedRun>();
+  /** When this replica first saw each run's lease missing, since when it has seen it missing at every sweep. */
+  readonly #missingSince = new Map<string, number>();
   #unsubscribe?: () => void;
   #timer?: ReturnType<typeof setInterval>;
   #sweeping?: Promise<void>;
@@ -176,12 +181,16 @@ export class ReplicaRuns {
       for (const run of unfinished) {
         if (this.#hooks.isLocal(run.id)) continue;
         // A run younger than a lease may not hold its lease yet: its replica is still starting it.
-        const orphan = this.#now() - run.createdAt >= this.#leaseMs && (await this.#leases.acquire(run.id));
+        const orphan =
+          this.#now() - run.createdAt >= this.#leaseMs &&
+          (await this.#holderGone(run.id)) &&
+          (await this.#leases.acquire(run.id));
         if (!orphan) {
           if (!this.#remote.has(run.id))
             this.#remote.set(run.id, followedRunHandle(run, this.#store, this.#cluster, this.#approvals));
           continue;
         }
+        this.#missingSince.delete(run.id);
         this.#logger.info('replicas: taking over a run whose replica stopped', { runId: run.id });
         const cancelled = await this.#cluster.isClaimed(cancelKey(run.id));
         await this.#hooks.resume(
@@ -190,6 +199,8 @@ export class ReplicaRuns {
           cancelled,
         );
       }
+      for (const id of this.#missingSince.keys())
+        if (!open.has(id) || this.#hooks.isLocal(id)) this.#missingSince.delete(id);
       // Ended while a message about it was lost.
       for (const id of [...this.#remote.keys()]) if (!open.has(id)) await this.#finished(id);
       // A pending approval of a run that has ended is left over (its replica died before committing the
@@ -201,8 +212,26 @@ export class ReplicaRuns {
         if (await this.#cluster.isClaimed(cancelKey(runId)))
           this.#hooks.cancelLocal(runId, 'cancelled on another replica');
     } catch (err) {
+      // A lease missing before and after a gap in what this replica saw was not seen missing throughout.
+      this.#missingSince.clear();
       this.#logger.warn('replicas: the run sweep failed', { error: String(err) });
     }
+  }
+
+  /**
+   * True when the replica holding the run is gone: it released the lease (it stopped), or the lease has
+   * been missing for a whole lease as this replica saw it (a live holder renews every third of a lease,
+   * taking a missing key again), which costs a dead replica's runs one lease more before they move.
+   */
+  async #holderGone(runId: string): Promise<boolean> {
+    const state = await this.#cluster.leaseState(runLeaseKey(runId));
+    if (state !== 'missing') {
+      this.#missingSince.delete(runId);
+      return state === 'released';
+    }
+    const since = this.#missingSince.get(runId);
+    if (since === undefined) this.#missingSince.set(runId, this.#now());
+    return since !== undefined && this.#now() - since >= this.#leaseMs;
   }
 
   #onMessage(message: RunsMessage): void {
@@ -240,5 +269,6 @@ export class ReplicaRuns {
     this.#leases.close();
     for (const followed of this.#remote.values()) followed.stop();
     this.#remote.clear();
+    this.#missingSince.clear();
   }
 }

@@ -55,8 +55,14 @@ export function clusterContract(name: string, open: () => Promise<{ a: Cluster; 
       // A free key is taken again (Redis restarted empty); one another replica holds is lost.
       expect(await a.renewLeases(['run:1', 'run:free'], 300)).toEqual([]);
       if (shared) expect(await b.acquireLease('run:free', 300)).toBe(false);
+      expect(await b.leaseState('run:1')).toBe('held');
+      expect(await b.leaseState('run:none')).toBe('missing');
       await a.releaseLease('run:1');
+      // Let go, not lost: a replica taking runs over tells the two apart (replica-runs.ts).
+      expect(await b.leaseState('run:1')).toBe('released');
+      expect(await a.renewLeases(['run:1'], 300)).toEqual(['run:1']); // a renewal crossing the release takes nothing
       expect(await b.acquireLease('run:1', 150)).toBe(true);
+      expect(await b.leaseState('run:1')).toBe('held');
       if (shared) {
         expect(await a.renewLeases(['run:1'], 300)).toEqual(['run:1']);
         await a.releaseLease('run:1'); // not a's: b still holds it
