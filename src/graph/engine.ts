@@ -32,6 +32,7 @@ import type { RunRecord } from '../knowledge/store.ts';
 import { recoverRuns, resumeStoredRun, type Recovered, type RecoveringEngine } from './durable/recover.ts';
 import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
+import { followingMoves } from './replicas/moved-run.ts';
 import { seedRun } from './timetravel/seed.ts';
 import { runApprovals } from './run-approvals.ts';
 import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
@@ -59,10 +60,12 @@ interface Made {
   memory?: RunRecord;
 }
 
-/** A run in progress: its state and the handle its clients hold. */
+/** A run in progress: its state, the handle its clients hold, and when it ends here. */
 interface Running {
   run: RunState;
   handle: RunHandle;
+  /** Its result here; the handle's may be the one it ends with on another replica (replicas/moved-run.ts). */
+  endsHere: Promise<RunResult>;
 }
 
 export class Engine implements RunEngine {
@@ -183,7 +186,7 @@ export class Engine implements RunEngine {
     if (endsAs) run.outcome = endsAs;
     if (options.resumeFrom) seedRun(run, options.resumeFrom, store, ctx.logger);
     const result = this.#execute(run, made, restored.length > 0);
-    const handle: RunHandle = {
+    const here: RunHandle = {
       id,
       threadId,
       callerId: run.callerId,
@@ -193,13 +196,15 @@ export class Engine implements RunEngine {
       lastSeq: () => log.lastSeq,
       ...runApprovals(ctx.approvals, id, run.callerId),
     };
-    this.#running.set(id, { run, handle });
-    this.#replicas?.runs.started({ id, callerId: run.callerId, threadId }, restored.length > 0);
+    const replicas = this.#replicas?.runs;
+    const handle = replicas ? followingMoves(here, () => replicas.remote(id)) : here;
+    this.#running.set(id, { run, handle, endsHere: result });
+    replicas?.started({ id, callerId: run.callerId, threadId }, restored.length > 0);
     void result.then(() => {
-      this.#replicas?.runs.ended(id, !(run.abort.signal.reason instanceof RunSuspendedError));
-      // In the same tick: get() finds the run throughout, running then finished.
+      replicas?.ended(id, !(run.abort.signal.reason instanceof RunSuspendedError));
+      // In the same tick: get() finds the run throughout, running then finished (or followed where it moved).
       this.#running.delete(id);
-      this.#finished.add(handle, log);
+      if (!replicas?.remote(id)) this.#finished.add(handle, log);
       void this.#saveLedger(); // the ledger writer serializes its writes and logs a failure itself
     });
     return handle;
@@ -289,7 +294,7 @@ export class Engine implements RunEngine {
     const waiting = [...this.#running.values()].filter((e) => approvals.listPending(e.handle.id).length);
     for (const e of waiting)
       this.#stopAsCheckpointed(e.handle.id, 'the run waits on a human: suspended until the next start');
-    await Promise.all(waiting.map((e) => e.handle.result));
+    await Promise.all(waiting.map((e) => e.endsHere));
   }
 
   /** Stops a run as it is, checkpointed: the next start (or another replica) goes on with it. */
@@ -312,13 +317,13 @@ export class Engine implements RunEngine {
       const running = [...this.#running.values()];
       for (const e of running)
         this.#stopAsCheckpointed(e.handle.id, 'this replica is stopping: another one goes on with the run');
-      await Promise.all(running.map((e) => e.handle.result));
+      await Promise.all(running.map((e) => e.endsHere));
       this.#replicas.runs.close();
       this.#replicas.unshareLedger();
     }
     const running = [...this.#running.values()];
     for (const e of running) this.cancel(e.handle.id, reason);
-    await Promise.all(running.map((e) => e.handle.result));
+    await Promise.all(running.map((e) => e.endsHere));
     this.#running.clear();
     await this.#memoryWrites.recorded();
     this.#finished.close();

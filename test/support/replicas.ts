@@ -80,6 +80,8 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
     databaseUrl: () => pg!.urlOf(database),
     /** `pg_ctl restart -m fast` of the file's Postgres; resolves once it accepts connections again. */
     restartPostgres: () => pg!.restart(),
+    /** The port of the file's Redis (a test may put a proxy in front of it: tcp-proxy.ts). */
+    redisPort: () => redis!.port,
     /** Stops the file's Redis, then starts it again (empty, as without persistence) on the same port after `ms`. */
     redisOutage: async (ms: number) => {
       const port = redis!.port;

@@ -39,6 +39,8 @@ export interface ReplicaEngineHooks {
 
 const CANCEL_FLAG_MS = 24 * 3_600_000;
 
+type RunIds = Pick<StoredRun, 'id' | 'callerId' | 'threadId'>;
+
 export class ReplicaRuns {
   readonly #cluster: Cluster;
   readonly #store: RunStore;
@@ -49,6 +51,8 @@ export class ReplicaRuns {
   readonly #approvals: ApprovalPort;
   readonly #leases: RunLeases;
   readonly #remote = new Map<string, FollowedRun>();
+  /** The runs this replica executes: what following one takes if it moves elsewhere. */
+  readonly #local = new Map<string, RunIds>();
   /** When this replica first saw each run's lease missing, since when it has seen it missing at every sweep. */
   readonly #missingSince = new Map<string, number>();
   #unsubscribe?: () => void;
@@ -72,9 +76,7 @@ export class ReplicaRuns {
     this.#now = options.now;
     this.#hooks = options.hooks;
     this.#approvals = options.approvals;
-    this.#leases = new RunLeases(options.cluster, options.leaseMs, options.logger, (runId) =>
-      options.hooks.suspendLocal(runId, 'the run lease was lost: another replica goes on with the run'),
-    );
+    this.#leases = new RunLeases(options.cluster, options.leaseMs, options.logger, (runId) => this.#lost(runId));
   }
 
   /** Subscribes, takes over what dead replicas left, and keeps sweeping. Call once, before serving. */
@@ -94,6 +96,7 @@ export class ReplicaRuns {
   started(run: { id: string; callerId: string; threadId: string }, resumed: boolean): void {
     // Taken over here: readers of the followed handle read on from the store, where this replica writes.
     this.#remote.delete(run.id);
+    this.#local.set(run.id, { id: run.id, callerId: run.callerId, threadId: run.threadId });
     // A resumed run's lease was taken before it resumed.
     const lease = resumed ? Promise.resolve(true) : this.#leases.acquire(run.id);
     lease.then(
@@ -112,6 +115,7 @@ export class ReplicaRuns {
 
   /** A run executed here ended (or was suspended): free its lease, tell the others. */
   ended(runId: string, finished: boolean): void {
+    this.#local.delete(runId);
     this.#leases.release(runId);
     if (finished) this.#tell({ type: 'finished', id: runId });
   }
@@ -237,14 +241,31 @@ export class ReplicaRuns {
   #onMessage(message: RunsMessage): void {
     if (message.type === 'started') {
       if (message.replicaId === this.#cluster.replicaId || this.#hooks.isLocal(message.id)) return;
-      const stub = { ...message, status: 'running', request: {}, createdAt: this.#now(), updatedAt: this.#now() };
-      if (!this.#remote.has(message.id))
-        this.#remote.set(message.id, followedRunHandle(stub as StoredRun, this.#store, this.#cluster, this.#approvals));
+      this.#follow(message);
     } else if (message.type === 'finished') {
       if (this.#remote.has(message.id)) void this.#finished(message.id);
     } else if (message.type === 'cancel') {
       this.#hooks.cancelLocal(message.id, message.reason);
     }
+  }
+
+  /** Follows a run another replica executes, from what a message or this replica knows of it. */
+  #follow(run: RunIds): void {
+    if (this.#remote.has(run.id)) return;
+    const { id, callerId, threadId } = run;
+    const stub: StoredRun = { id, callerId, threadId, status: 'running', request: {}, createdAt: 0, updatedAt: 0 };
+    this.#remote.set(id, followedRunHandle(stub, this.#store, this.#cluster, this.#approvals));
+  }
+
+  /**
+   * This replica could not renew a run's lease in time and another replica holds it now: the run stops
+   * here as it is, and is followed from the store, so this replica's clients read on to its end there
+   * (moved-run.ts) and a reconnecting one is served it as any run executing elsewhere.
+   */
+  #lost(runId: string): void {
+    const run = this.#local.get(runId);
+    if (run) this.#follow(run);
+    this.#hooks.suspendLocal(runId, 'the run lease was lost: another replica goes on with the run');
   }
 
   async #finished(runId: string): Promise<void> {
@@ -269,6 +290,7 @@ export class ReplicaRuns {
     this.#leases.close();
     for (const followed of this.#remote.values()) followed.stop();
     this.#remote.clear();
+    this.#local.clear();
     this.#missingSince.clear();
   }
 }

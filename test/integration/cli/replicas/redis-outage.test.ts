@@ -125,6 +125,9 @@ describe.skipIf(missing !== undefined)('a Redis outage', () => {
     // The approval decided on A during the outage is not decided again on B.
     const again = await postJson(`${b.url}/api/approve`, { request_id: localAsk.id, decisions: acceptAll(localAsk) });
     expect([404, 409]).toContain(again.status);
+    // Redis came back empty, every lease gone: no replica took that for the other's death (lease-grace.test.ts).
+    expect(b.log()).not.toContain('taking over a run');
+    expect(a.log()).not.toContain('lost the lease of a run');
     expect(a.log() + b.log()).not.toMatch(/unhandled error/);
   });
 });
