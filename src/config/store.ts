@@ -36,7 +36,7 @@ export const STORE_SETTINGS = [
     schema: z.coerce.number().int().min(1000).max(600_000),
     default: '15000',
     description:
-      "With PARLEY_REDIS_URL: how long a replica holds a run without renewing its lease (renewed every third of it). A killed replica's runs continue on a live one this long after its death, at most.",
+      "With PARLEY_REDIS_URL: how long a replica holds a run without renewing its lease (renewed every third of it). A killed replica's runs continue on a live one within three times this after its death (its lease expires, then another replica waits a whole lease more: a missing lease may be one Redis lost); a replica that stops politely hands them over within half of it.",
   },
   {
     env: 'PARLEY_REPLICA_URL',
