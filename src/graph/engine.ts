@@ -274,7 +274,8 @@ export class Engine implements RunEngine {
   }
 
   executesHere(runId: string): boolean {
-    return this.#running.has(runId) || this.#finished.has(runId) || !this.#replicas?.runs.remote(runId);
+    // Followed from another replica: a run started or taken over here is never, unless it moved away.
+    return !this.#replicas?.runs.remote(runId);
   }
 
   onTakeover(listener: (runId: string) => void): () => void {

@@ -89,7 +89,8 @@ export interface RunEngine {
   get(runId: string, caller?: Caller): RunHandle | undefined;
   /**
    * Replicas: false when the run executes on another replica (get() then follows it from the shared
-   * store). Absent or true: this process executes it (or retains it finished).
+   * store), also one that moved there while it ran here (this replica lost its lease). Absent or
+   * true: this process executes it (or retains it finished).
    */
   executesHere?(runId: string): boolean;
   /** Replicas: `listener` hears of every run this replica takes over from a dead one; returns the unsubscribe. */

@@ -262,6 +262,12 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
         for await (const event of handle.events()) {
           const outs = projectEvent(event, ids, projection);
           if (event.seq <= appliedSeq || outs.length === 0) continue;
+          // The run moved to another replica (this one lost its lease): that one stores the task and sends
+          // its pushes from now on; the subscribers here read on.
+          if (this.#deps.engine.executesHere?.(handle.id) === false) {
+            for (const out of outs) bus.publish(out);
+            continue;
+          }
           // Stored first: a client that sees an event (and may stop at a final one) finds it in GetTask.
           for (const out of outs) {
             await store.processEvent(out);
