@@ -122,7 +122,9 @@ async function twoReplicas() {
   await store.runs.put(run);
   a.executing.add(run.id);
   a.runs.started(run, false);
-  await vi.waitFor(async () => expect(await a.cluster.leaseState(runLeaseKey(run.id))).toBe('held'));
+  await vi.waitFor(async () => expect(await a.cluster.leaseState(runLeaseKey(run.id))).toBe('held'), {
+    timeout: 5_000,
+  });
   return { a, b, run, clockB };
 }
 
@@ -148,7 +150,9 @@ describe.skipIf(missing !== undefined)('run leases across replicas', () => {
     expect(b.resumed).toEqual([]);
     // A is back: its next renewal (within a third of a lease) takes the missing lease again.
     a.offline.value = false;
-    await vi.waitFor(async () => expect(await b.cluster.leaseState(runLeaseKey(run.id))).toBe('held'));
+    await vi.waitFor(async () => expect(await b.cluster.leaseState(runLeaseKey(run.id))).toBe('held'), {
+      timeout: 5_000,
+    });
     clockB.advance(2 * LEASE_MS);
     await b.runs.sweep();
     // A keeps renewing: nothing was lost, nothing moved.
@@ -180,7 +184,9 @@ describe.skipIf(missing !== undefined)('run leases across replicas', () => {
     const { a, b, run } = await twoReplicas();
     a.executing.delete(run.id);
     a.runs.ended(run.id, false); // suspended as it is (a rolling deploy): the lease is let go
-    await vi.waitFor(async () => expect(await b.cluster.leaseState(runLeaseKey(run.id))).toBe('released'));
+    await vi.waitFor(async () => expect(await b.cluster.leaseState(runLeaseKey(run.id))).toBe('released'), {
+      timeout: 5_000,
+    });
     await b.runs.sweep();
     expect(b.resumed).toEqual([run.id]);
   });
