@@ -43,6 +43,7 @@ export interface Cluster {
    * would have expired: any replica may take it at once, and knows it was let go, not lost.
    */
   releaseLease(key: string): Promise<void>;
+  /** Whether `key` is held, released, or missing (a replica taking runs over reads it: replica-runs.ts). */
   leaseState(key: string): Promise<LeaseState>;
   /** Stores `value` under `key` for `ttlMs`, replacing what was there. */
   setValue(key: string, value: string, ttlMs: number): Promise<void>;
