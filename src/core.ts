@@ -63,6 +63,11 @@ export interface Core {
    * configured source (awaiting-ingestion.ts). Otherwise a no-op.
    */
   ingestAfterListen(): Promise<void>;
+  /**
+   * True once the registry's reads no longer wait for the start-up ingestion (at once without
+   * 'after-listen'); otherwise why not, "ingesting: …" or "failed: …" (GET /ready's `knowledge` check).
+   */
+  knowledgeReady(): true | string;
   /** Each configured MCP server: connected or not, its circuit breaker, its tool count (GET /mcp/servers). */
   toolStatus(): McpServerStatus[];
 }
@@ -279,6 +284,9 @@ export async function createCore(
       : undefined;
   // Every reader (the engine, the routes) goes through the gate; the ingestion writes the store itself.
   const readStore = afterListen?.store ?? store;
+  const knowledgeReady = () => afterListen?.readiness() ?? true;
+  // GET /ready: no traffic while a request would wait for the start-up ingestion, or after it failed.
+  if (afterListen) closers.push({ name: 'knowledge', close: () => {}, ready: knowledgeReady });
 
   // The engine reaches tools through this indirection so POST /mcp/reload can swap the host under it.
   const currentTools: ToolHost = {
@@ -322,8 +330,10 @@ export async function createCore(
     ...(cluster ? { cluster } : {}),
     toolStatus: () => tools.status(),
     ingestAfterListen: () => afterListen?.start(ingestNow) ?? Promise.resolve(),
+    knowledgeReady,
     async reingest() {
       const report = await ingestion.ingest();
+      afterListen?.reingested();
       logger.info(await rosterLine(store));
       await checkpointStore(opened).catch((err: unknown) =>
         logger.warn('knowledge store checkpoint after ingestion failed', { error: String(err) }),

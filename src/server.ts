@@ -74,7 +74,15 @@ export interface ParleyOptions {
 
 export interface Parley extends Pick<
   Core,
-  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore' | 'ingestAfterListen'
+  | 'engine'
+  | 'approvals'
+  | 'store'
+  | 'reingest'
+  | 'threads'
+  | 'acpSessions'
+  | 'runStore'
+  | 'ingestAfterListen'
+  | 'knowledgeReady'
 > {
   config: Config;
   app: Hono<ParleyEnv>;
@@ -383,6 +391,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       runStore: core.runStore,
       reingest: () => core.reingest(),
       ingestAfterListen,
+      knowledgeReady: () => core.knowledgeReady(),
       listen,
       openConnections: () => connections,
       close,
