@@ -97,6 +97,11 @@ export interface CoreOptions {
    * scripted model is in use (default: config.model). PARLEY_EMBEDDINGS_MODEL calls this endpoint.
    */
   modelConfig?: Config['model'];
+  /**
+   * The engine's wall clock, ms since the epoch (default Date.now): event times, budget windows, thread
+   * ages and the date every model is told (prompting/today.ts). Tests and the prompt tour fix it.
+   */
+  now?: () => number;
 }
 
 /**
@@ -179,10 +184,12 @@ export async function createCore(
     maxTurnsPerThread: config.threads.maxTurns,
     maxAgeMs: config.threads.maxAgeMs,
   };
+  // Threads age on the engine's clock: a turn is stamped with it (thread-turns.ts).
+  const now = options.now ?? Date.now;
   const threads =
     pg && database
-      ? pg.createPostgresThreadStore(database, threadRetention)
-      : createLmdbThreadStore(kv, threadRetention);
+      ? pg.createPostgresThreadStore(database, threadRetention, now)
+      : createLmdbThreadStore(kv, threadRetention, now);
   // An ACP session's record lives as long as its thread may.
   const acpRetention = { maxPerCaller: config.threads.maxPerCaller, maxAgeMs: config.threads.maxAgeMs };
   const acpSessions =
@@ -308,6 +315,7 @@ export async function createCore(
     contextWindow: (role, model) => contextWindowOf(config.model.roles[role] ?? config.model.roles.default, model),
     ownModelRoles: config.model.ownRoles,
     runStore,
+    now,
     ...(cluster ? { cluster } : {}),
   });
   closers.push({ name: 'engine', close: () => engine.close() });

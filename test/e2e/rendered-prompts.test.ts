@@ -7,7 +7,15 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { leftoversIn, modelVisibleText, promptKind, runPromptTour, type PromptTour } from '../support/prompt-tour.ts';
+import {
+  leftoversIn,
+  modelVisibleText,
+  promptKind,
+  runPromptTour,
+  TOUR_START,
+  type PromptTour,
+} from '../support/prompt-tour.ts';
+import { todayNote } from '../../src/graph/prompting/today.ts';
 import { ofType } from '../support/run-events.ts';
 import { DENIED_BY_HUMAN, DENIED_TAIL } from '../../src/graph/specialists/tool-loop.ts';
 
@@ -53,6 +61,15 @@ describe('the prompts every role gets, with the shipped config', () => {
     // The shipped description, rendered: the planner reads the real workspace folder.
     const planner = run('plan-read-only').requests.find((q) => q.schemaName === 'graph_plan')!;
     expect(modelVisibleText(planner)).toContain(JSON.stringify(join(tour.dataDir, 'workspace')).slice(1, -1));
+  });
+
+  it("every role is told today's date, from the engine's clock, at the very end of its system prompt", () => {
+    // The tour's clock starts at TOUR_START (Thursday 2026-01-15, 09:30 UTC) and the tour ends within the day.
+    const note = todayNote(TOUR_START, 'UTC');
+    expect(note).toContain('Today is Thursday 2026-01-15 (time zone UTC).');
+    const requests = tour.runs.flatMap((r) => r.requests.map((q) => ({ kind: promptKind(q), system: systemOf(q) })));
+    expect(requests.length).toBeGreaterThan(30);
+    for (const q of requests) expect(q.system.endsWith(note), q.kind).toBe(true);
   });
 
   it('file-working specialists are told the real workspace folder and offered list_allowed_directories', () => {

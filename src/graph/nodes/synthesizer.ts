@@ -6,6 +6,7 @@
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
  */
 import { block, memoryNote, stepsBlock } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { FailedStep } from '../events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
@@ -87,7 +88,9 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
     synthSystem(
       used.map((o) => o.stepId),
       !!notes,
-    ) + memoryNote(run.memory);
+    ) +
+    memoryNote(run.memory) +
+    todayNoteOf(ctx);
   const history = run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
   const rest = [system, run.request.query, notes ?? '', ...run.history.messages.map((m) => m.content)];
   const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);

@@ -5,6 +5,7 @@
  * a low score synthesizes the best result so far and says verification did not pass.
  */
 import { block, stepsBlock } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import { VerificationSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
@@ -140,7 +141,7 @@ function takeCarriedVerification(run: NodeRun, outcomes: StepOutcome[]): Decisio
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {
-  const system = VERIFIER_SYSTEM + historyNote(run.history);
+  const system = VERIFIER_SYSTEM + historyNote(run.history) + todayNoteOf(ctx);
   const fitted = await fitStepOutputs(run, ctx, { role: 'verifier' }, [system, run.request.query], outcomes);
   const { value } = await run.model.structured({
     role: 'verifier',
