@@ -51,16 +51,19 @@ const ready = async (url: string): Promise<Readiness> => {
   return { status: res.status, body: (await res.json()) as Readiness['body'] };
 };
 
-/** `parley status --json` for a data dir, as a user runs it. */
-async function statusOf(dataDir: string): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, [BIN, 'status', '--json'], {
+/** `parley status` (its text) for a data dir, as a user runs it. */
+async function statusText(dataDir: string, ...args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [BIN, 'status', ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PARLEY_DATA_DIR: dataDir },
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await new Promise((done) => child.on('exit', done));
-  return JSON.parse(out) as Record<string, unknown>;
+  return out;
 }
+
+/** `parley status --json` for a data dir. */
+const statusOf = async (dataDir: string) => JSON.parse(await statusText(dataDir, '--json')) as Record<string, unknown>;
 
 describe('GET /ready during the start-up ingestion', () => {
   it('is 503 "ingesting" while a request would wait for it, 200 once it ended, and 200 at once on a restart', async () => {
@@ -95,6 +98,7 @@ describe('GET /ready during the start-up ingestion', () => {
     };
     expect(listed.specialists.find((s) => s.id === 'slow')?.tools).toContain('slow/lookup_invoice');
     expect((await statusOf(dataDir)).knowledge).toBe('ready');
+    expect(await statusText(dataDir)).toContain('\n  registry ready\n');
 
     // A restart: the last discovered lists serve at once, so it is ready while `slow` is discovered again.
     first.child.kill('SIGTERM');
