@@ -94,7 +94,7 @@ const ANSWER_FINISH = descriptor(
 const ANSWER_NOTE =
   ` Your finish result is the answer the user reads. Write it for the user, who never saw` +
   ` the agents or their messages; cite each agent whose result you use by its id in square brackets where its facts appear (the id` +
-  ` its result came with). Do not add a list of sources at the end: Parley sends the sources with the answer. Do not invent facts` +
+  ` its "[Result from <id>]" line names). Do not add a list of sources at the end: Parley sends the sources with the answer. Do not invent facts` +
   ` your agents' results do not support, and say what is missing when a part could not be done.`;
 
 /** What the tool loop of a team agent calls. */
