@@ -144,6 +144,10 @@ describe('dynamic mode', () => {
     const done = new Map(finishedSteps(events).map((e) => [e.stepId, e.status]));
     for (const s of [...plan.steps.map((s) => s.id), ...children.map((c) => c.stepId)])
       expect(done.get(s)).toBe('succeeded');
+    // Its manager answers only its part of the plan: the synthesizer writes the answer from every step.
+    const calls = p.scripted.requests.filter((r) => r.runId === result.runId);
+    expect(calls.at(-1)!.role).toBe('synthesizer');
+    expect(result.answer).toContain(`synthesized from ${plan.steps.length + children.length} step results`);
   });
 
   it('a later similar query starts from the team the first dynamic run grew (router stage 1)', async () => {
