@@ -12,16 +12,27 @@ export interface DateSource {
   config: { engine: { timeZone: string } };
 }
 
-/** "Thursday 2026-11-26" in `timeZone`: the ISO form a model reads unambiguously, with its weekday. */
-export function calendarDate(at: number, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+/** One formatter per zone: building one costs more than the formatting (every model call asks). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatterOf = (timeZone: string) => {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
       timeZone,
       weekday: 'long',
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
-    })
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+};
+
+/** "Thursday 2026-11-26" in `timeZone`: the ISO form a model reads unambiguously, with its weekday. */
+export function calendarDate(at: number, timeZone: string): string {
+  const parts = Object.fromEntries(
+    formatterOf(timeZone)
       .formatToParts(new Date(at))
       .map((p) => [p.type, p.value]),
   );
