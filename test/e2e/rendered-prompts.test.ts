@@ -97,10 +97,22 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(finished.answer).not.toMatch(/Steps used/);
     const synth = reading.requests.find((q) => q.role === 'synthesizer')!;
     expect(systemOf(synth)).toContain(`the ids here: ${plan.steps.map((s) => `[${s.id}]`).join(', ')}`);
-    // The verifier passed the round; its notes reach the synthesizer in their own block.
+    // The verifier passed the round with nothing for the answer to mention: no notes block, no word of one.
     const verify = ofType(reading.events, 'verify.result')[0]!;
-    expect(verify.next).toBe('synthesize');
-    expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verify.feedback}</parley:verifier_notes>`);
+    expect(verify).toMatchObject({ next: 'synthesize', feedback: '' });
+    expect(synth.lastUserMessage).not.toContain('parley:verifier_notes');
+    expect(systemOf(synth)).not.toContain('parley:verifier_notes');
+  });
+
+  it("a dynamic team's root manager is told its finish result is the answer the user reads, and it is: no synthesizer call", () => {
+    const dynamic = run('dynamic');
+    const manager = dynamic.requests.find((q) => promptKind(q) === 'team_manager')!;
+    expect(systemOf(manager)).toContain('Your finish result is the answer the user reads.');
+    expect(systemOf(manager)).toContain('cite each agent whose result you use by its id in square brackets');
+    expect(dynamic.requests.map((q) => q.role)).not.toContain('synthesizer');
+    const finished = ofType(dynamic.events, 'run.finished')[0]!;
+    const managerStep = ofType(dynamic.events, 'step.finished').find((e) => e.stepId === 'manager')!;
+    expect(finished.answer).toBe(managerStep.output);
   });
 
   // The prompt reviews of 2026-11-26 (docs/prompt-reviews/): what each role was missing, now said.

@@ -4,6 +4,8 @@
  * exhausted verification it answers from the best round and says so first.
  * When steps failed or were skipped, the model is shown them too, and the answer ends with each
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
+ * A dynamic team whose manager already answered, every agent succeeded and the verifier passed with
+ * nothing to mention is answered with the manager's result, without a model call (dynamic/manager-answer.ts).
  */
 import { block, memoryNote, stepsBlock } from '../prompting/prompts.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
@@ -14,6 +16,8 @@ import type { ChatMessage } from '../../llm/types.ts';
 import type { Decision, Next } from '../edges.ts';
 import { userContent } from '../prompting/user-content.ts';
 import { fitStepOutputs } from '../prompting/context-budget.ts';
+import { managerAnswer } from '../dynamic/manager-answer.ts';
+import { teamOf } from '../dynamic/team.ts';
 
 /** The system prompt, citing with the real step ids of this answer (never a made-up example id). */
 function synthSystem(stepIds: string[], notes: boolean): string {
@@ -57,6 +61,21 @@ function missingParts(failed: FailedStep[]): string {
 }
 
 export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'synthesizer'>>> {
+  const team = teamOf(run);
+  const answered =
+    team &&
+    managerAnswer({
+      plan: run.plan!,
+      results: run.results,
+      ...(run.verification ? { verification: run.verification } : {}),
+      ...(run.exhausted ? { exhausted: run.exhausted } : {}),
+      finishedWith: (id) => team.resultOf(id),
+    });
+  if (answered) {
+    // Sent as the synthesizer's answer is, so every adapter shows it unchanged.
+    emit(run, { type: 'answer.delta', text: answered.answer });
+    return { next: 'end', update: answered };
+  }
   const source = run.exhausted && run.best ? run.best : { plan: run.plan!, results: run.results };
   const outcomes = source.plan.steps.map((s) => source.results.get(s.id)).filter((o) => o !== undefined);
   const used = outcomes.filter((o) => o.status === 'succeeded');

@@ -30,8 +30,8 @@ written, something sent) without a matching "ok" call of a tool that does it has
 Answer with:
 - "score": 0..1. 1 = the results fully and correctly answer the query; 0.7 or more passes and the answer is written from
   them; 0.4 to 0.7 re-runs the steps you name; below 0.4 plans the work again.
-- "feedback": concrete notes on what is missing or wrong, and what to do about it. When the results pass, note any
-  caveat the final answer should mention (the writer of the answer reads it), or say that nothing is missing.
+- "feedback": concrete notes on what is missing or wrong, and what to do about it. When the results pass, only the
+  caveats the final answer must mention (the writer of the answer reads them), or "" when there are none.
 - "failedStepIds": the ids (from the parley:steps block) of the steps whose results are failed, wrong or insufficient; [] when none.`;
 
 export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'verifier'>>> {
