@@ -8,7 +8,8 @@
  * load a large one means fewer scavenges and fewer short-lived objects promoted to the old generation.
  *
  * `--semi-space-growth-factor` is read each time V8 considers growing, so it can change at run time;
- * one set by the user (NODE_OPTIONS or node's own arguments) is left alone.
+ * one set by the user (NODE_OPTIONS or node's own arguments) is left alone. Newer V8s raise a factor
+ * below 2 back to 2 (a minimum-value implication on the flag), so there the hold is a harmless no-op.
  */
 import { setFlagsFromString } from 'node:v8';
 
