@@ -16,6 +16,7 @@ import type { Context, Hono } from 'hono';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { VERSION } from './version.ts';
+import { releaseYoungGeneration } from './young-generation.ts';
 import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
 import {
@@ -70,11 +71,21 @@ export interface ParleyOptions {
   recoverRuns?: boolean;
   /** The local service token the stdio bridges authenticate with (docs/service.md); none by default. */
   localToken?: string;
+  /** The engine's clock (CoreOptions.now; default Date.now): tests and the prompt tour fix the date models are told. */
+  now?: () => number;
 }
 
 export interface Parley extends Pick<
   Core,
-  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore' | 'ingestAfterListen'
+  | 'engine'
+  | 'approvals'
+  | 'store'
+  | 'reingest'
+  | 'threads'
+  | 'acpSessions'
+  | 'runStore'
+  | 'ingestAfterListen'
+  | 'knowledgeReady'
 > {
   config: Config;
   app: Hono<ParleyEnv>;
@@ -131,6 +142,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const core = await createCore(config, model, logger, resources, {
       ingestAtStart: options.ingestAtStart,
       ...(options.recoverRuns !== undefined ? { recoverRuns: options.recoverRuns } : {}),
+      ...(options.now ? { now: options.now } : {}),
       modelConfig,
     });
     const { engine, approvals, store } = core;
@@ -383,6 +395,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       runStore: core.runStore,
       reingest: () => core.reingest(),
       ingestAfterListen,
+      knowledgeReady: () => core.knowledgeReady(),
       listen,
       openConnections: () => connections,
       close,
@@ -433,7 +446,8 @@ export async function serveParley(
     await parley.close(); // the scripted model and other resources would keep the process alive
     throw err;
   }
-  void parley.ingestAfterListen();
+  // The start's burst of allocation is over: V8's young generation may grow again (young-generation.ts).
+  void parley.ingestAfterListen().finally(releaseYoungGeneration);
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);

@@ -15,11 +15,14 @@ import {
 } from '../service/files.ts';
 import { serviceRoutes, type ServiceStatus } from '../service/routes.ts';
 import { VERSION } from '../version.ts';
+import { holdYoungGeneration } from '../young-generation.ts';
 
 /** How often the idle check looks at the connection count. */
 const IDLE_CHECK_MAX_MS = 1000;
 
 export async function serveService(config: Config, args: string[]): Promise<void> {
+  // Before the server's chunks load: serveParley releases it once the start-up ingestion is over.
+  holdYoungGeneration();
   const { serveParley } = await import('../server.ts');
   if (config.store.dataDir === ':memory:') {
     await serveParley(config);
@@ -56,6 +59,7 @@ export async function serveService(config: Config, args: string[]): Promise<void
     clients: Math.max(0, parley.openConnections() - 1),
     idleExitMs,
     degradedRuns: parley.runStore.degraded(),
+    knowledge: knowledgeState(parley.knowledgeReady()),
   });
   writeServiceRecord(paths, {
     pid: process.pid,
@@ -72,6 +76,8 @@ export async function serveService(config: Config, args: string[]): Promise<void
   parley.logger.info(`Parley service for ${paths.dir} (pid ${process.pid}); \`parley status\`, \`parley stop\``);
   if (idleExitMs > 0) exitWhenIdle(parley, idleExitMs);
 }
+
+const knowledgeState = (ready: true | string) => (ready === true ? 'ready' : ready);
 
 /** Exits once no connection has been open for `idleMs` (a bridge holds its connection while its window is open). */
 function exitWhenIdle(
