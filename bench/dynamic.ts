@@ -10,9 +10,12 @@
  *   which land on the critical path, not in the overhead.
  * - Memory per in-flight dynamic run: `--open` runs held while the manager's first call is in flight
  *   (`[[latency]]` holds it), heap and RSS growth divided by the runs.
+ * - The manager's answer (docs/engine.md): per team size, the calls of a dynamic run whose manager's result
+ *   is the answer, of the same team with a verifier note (`[[verify:0.9]]`: the synthesizer writes it), and
+ *   the input tokens of that synthesizer call (the run's usage before and after it).
  */
 import { parseArgs } from 'node:util';
-import { buildEngine, startModel, unionMs } from './lib/engine-rig.ts';
+import { buildEngine, startModel, unionMs, type ModelProcess } from './lib/engine-rig.ts';
 
 const { values } = parseArgs({
   options: {
@@ -104,6 +107,53 @@ async function memoryPerOpenRun(open: number, workers: number): Promise<{ heapKB
   }
 }
 
+interface AnswerCost {
+  calls: number;
+  inputTokens: number;
+  synthesizerInputTokens: number;
+}
+
+async function answerCost(
+  engine: Awaited<ReturnType<typeof buildEngine>>['engine'],
+  model: ModelProcess,
+  query: string,
+) {
+  const handle = engine.start({ query, mode: 'dynamic', protocol: 'bench' });
+  let spent = 0;
+  let beforeSynthesis: number | undefined;
+  for await (const e of handle.events()) {
+    if (e.type === 'usage') spent = e.usage.inputTokens;
+    if (e.type === 'node.started' && e.node === 'synthesizer') beforeSynthesis = spent;
+  }
+  const result = await handle.result;
+  if (result.status !== 'completed') throw new Error(`dynamic run ended ${result.status}: ${result.error}`);
+  const total = result.usage.inputTokens;
+  return {
+    calls: (await model.calls(handle.id)).length,
+    inputTokens: total,
+    synthesizerInputTokens: beforeSynthesis === undefined ? 0 : total - beforeSynthesis,
+  } satisfies AnswerCost;
+}
+
+async function managerAnswerSaving(workers: number): Promise<{ manager: AnswerCost; synthesized: AnswerCost }> {
+  const model = await startModel(0);
+  const { engine, store } = await buildEngine(model.url);
+  try {
+    // Different words for each: a repeated query would reuse the first run's team (router stage 1).
+    const manager = await answerCost(engine, model, `Research security and database design [[spawn:${workers}]]`);
+    const synthesized = await answerCost(
+      engine,
+      model,
+      `Research security and database design, with a note [[spawn:${workers}]] [[verify:0.9]]`,
+    );
+    return { manager, synthesized };
+  } finally {
+    await engine.close();
+    await store.close();
+    await model.close();
+  }
+}
+
 export async function dynamicBench(): Promise<void> {
   console.log(`\nDynamic teams (median of ${RUNS} sequential runs; overhead = wall − model critical path)\n`);
   console.log('| L (ms) | N | mode | wall ms | model path ms | overhead ms | model calls | steps |');
@@ -122,6 +172,14 @@ export async function dynamicBench(): Promise<void> {
   console.log(
     `\nMemory per in-flight dynamic run (${open} runs, each manager's first call in flight): heap ${fmt(m.heapKB)} KB, RSS ${fmt(m.rssKB)} KB`,
   );
+
+  console.log(`\nThe manager's answer: a team that needs no synthesizer, and the same team with a verifier note\n`);
+  console.log("| N | calls (manager's answer) | calls (synthesizer) | the synthesizer call's input tokens |");
+  console.log('| ---: | ---: | ---: | ---: |');
+  for (const n of list(values.workers)) {
+    const { manager, synthesized } = await managerAnswerSaving(n);
+    console.log(`| ${n} | ${manager.calls} | ${synthesized.calls} | ${synthesized.synthesizerInputTokens} |`);
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await dynamicBench();

@@ -63,6 +63,11 @@ export interface Core {
    * configured source (awaiting-ingestion.ts). Otherwise a no-op.
    */
   ingestAfterListen(): Promise<void>;
+  /**
+   * True once the registry's reads no longer wait for the start-up ingestion (at once without
+   * 'after-listen'); otherwise why not, "ingesting: …" or "failed: …" (GET /ready's `knowledge` check).
+   */
+  knowledgeReady(): true | string;
   /** Each configured MCP server: connected or not, its circuit breaker, its tool count (GET /mcp/servers). */
   toolStatus(): McpServerStatus[];
 }
@@ -92,6 +97,11 @@ export interface CoreOptions {
    * scripted model is in use (default: config.model). PARLEY_EMBEDDINGS_MODEL calls this endpoint.
    */
   modelConfig?: Config['model'];
+  /**
+   * The engine's wall clock, ms since the epoch (default Date.now): event times, budget windows, thread
+   * ages and the date every model is told (prompting/today.ts). Tests and the prompt tour fix it.
+   */
+  now?: () => number;
 }
 
 /**
@@ -174,10 +184,12 @@ export async function createCore(
     maxTurnsPerThread: config.threads.maxTurns,
     maxAgeMs: config.threads.maxAgeMs,
   };
+  // Threads age on the engine's clock: a turn is stamped with it (thread-turns.ts).
+  const now = options.now ?? Date.now;
   const threads =
     pg && database
-      ? pg.createPostgresThreadStore(database, threadRetention)
-      : createLmdbThreadStore(kv, threadRetention);
+      ? pg.createPostgresThreadStore(database, threadRetention, now)
+      : createLmdbThreadStore(kv, threadRetention, now);
   // An ACP session's record lives as long as its thread may.
   const acpRetention = { maxPerCaller: config.threads.maxPerCaller, maxAgeMs: config.threads.maxAgeMs };
   const acpSessions =
@@ -279,6 +291,9 @@ export async function createCore(
       : undefined;
   // Every reader (the engine, the routes) goes through the gate; the ingestion writes the store itself.
   const readStore = afterListen?.store ?? store;
+  const knowledgeReady = () => afterListen?.readiness() ?? true;
+  // GET /ready: no traffic while a request would wait for the start-up ingestion, or after it failed.
+  if (afterListen) closers.push({ name: 'knowledge', close: () => {}, ready: knowledgeReady });
 
   // The engine reaches tools through this indirection so POST /mcp/reload can swap the host under it.
   const currentTools: ToolHost = {
@@ -300,6 +315,7 @@ export async function createCore(
     contextWindow: (role, model) => contextWindowOf(config.model.roles[role] ?? config.model.roles.default, model),
     ownModelRoles: config.model.ownRoles,
     runStore,
+    now,
     ...(cluster ? { cluster } : {}),
   });
   closers.push({ name: 'engine', close: () => engine.close() });
@@ -322,8 +338,10 @@ export async function createCore(
     ...(cluster ? { cluster } : {}),
     toolStatus: () => tools.status(),
     ingestAfterListen: () => afterListen?.start(ingestNow) ?? Promise.resolve(),
+    knowledgeReady,
     async reingest() {
       const report = await ingestion.ingest();
+      afterListen?.reingested();
       logger.info(await rosterLine(store));
       await checkpointStore(opened).catch((err: unknown) =>
         logger.warn('knowledge store checkpoint after ingestion failed', { error: String(err) }),

@@ -70,11 +70,21 @@ export interface ParleyOptions {
   recoverRuns?: boolean;
   /** The local service token the stdio bridges authenticate with (docs/service.md); none by default. */
   localToken?: string;
+  /** The engine's clock (CoreOptions.now; default Date.now): tests and the prompt tour fix the date models are told. */
+  now?: () => number;
 }
 
 export interface Parley extends Pick<
   Core,
-  'engine' | 'approvals' | 'store' | 'reingest' | 'threads' | 'acpSessions' | 'runStore' | 'ingestAfterListen'
+  | 'engine'
+  | 'approvals'
+  | 'store'
+  | 'reingest'
+  | 'threads'
+  | 'acpSessions'
+  | 'runStore'
+  | 'ingestAfterListen'
+  | 'knowledgeReady'
 > {
   config: Config;
   app: Hono<ParleyEnv>;
@@ -131,6 +141,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
     const core = await createCore(config, model, logger, resources, {
       ingestAtStart: options.ingestAtStart,
       ...(options.recoverRuns !== undefined ? { recoverRuns: options.recoverRuns } : {}),
+      ...(options.now ? { now: options.now } : {}),
       modelConfig,
     });
     const { engine, approvals, store } = core;
@@ -383,6 +394,7 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
       runStore: core.runStore,
       reingest: () => core.reingest(),
       ingestAfterListen,
+      knowledgeReady: () => core.knowledgeReady(),
       listen,
       openConnections: () => connections,
       close,

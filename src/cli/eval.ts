@@ -106,6 +106,7 @@ async function runUnder(c: Configuration, suite: Suite, repeat: number, tag: str
         approvals: parley.approvals,
         model: parley.model,
         workspace: join(c.dataDir, 'workspace'),
+        timeZone: c.config.engine.timeZone,
       },
       {
         repeat,

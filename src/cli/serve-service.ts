@@ -56,6 +56,7 @@ export async function serveService(config: Config, args: string[]): Promise<void
     clients: Math.max(0, parley.openConnections() - 1),
     idleExitMs,
     degradedRuns: parley.runStore.degraded(),
+    knowledge: knowledgeState(parley.knowledgeReady()),
   });
   writeServiceRecord(paths, {
     pid: process.pid,
@@ -72,6 +73,8 @@ export async function serveService(config: Config, args: string[]): Promise<void
   parley.logger.info(`Parley service for ${paths.dir} (pid ${process.pid}); \`parley status\`, \`parley stop\``);
   if (idleExitMs > 0) exitWhenIdle(parley, idleExitMs);
 }
+
+const knowledgeState = (ready: true | string) => (ready === true ? 'ready' : ready);
 
 /** Exits once no connection has been open for `idleMs` (a bridge holds its connection while its window is open). */
 function exitWhenIdle(

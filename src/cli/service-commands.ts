@@ -50,6 +50,7 @@ export async function statusCommand(dataDir: string, json: boolean): Promise<num
       `  data     ${status.dataDir}`,
       `  uptime   ${seconds(status.uptimeMs)} (since ${status.startedAt})`,
       `  clients  ${status.clients} (${idle})`,
+      ...(status.knowledge ? [`  registry ${status.knowledge}`] : []),
       ...degradedLines(status.degradedRuns ?? []),
     ].join('\n') + '\n',
   );

@@ -1,7 +1,7 @@
 /** The settings of the engine and of threads (docs/configuration.md, "Engine" and "Threads"). */
 import { z } from 'zod';
 import { MODEL_ROLES } from '../llm/types.ts';
-import { nonNegativeInt, positiveInt } from './parsers.ts';
+import { nonNegativeInt, positiveInt, timeZone } from './parsers.ts';
 import type { Setting } from './setting.ts';
 
 export const ENGINE_SETTINGS = [
@@ -86,6 +86,14 @@ export const ENGINE_SETTINGS = [
     default: 'false',
     description:
       "Stream the model's reasoning (reasoning_content / reasoning fields) as model.thought events (ACP agent_thought_chunk, AG-UI REASONING_* events); a request may turn it on or off for its run.",
+  },
+  {
+    env: 'PARLEY_TIMEZONE',
+    at: 'engine.timeZone',
+    schema: timeZone,
+    default: 'UTC',
+    description:
+      'The time zone of the date every model is told ("Today is Thursday 2026-11-26 (time zone UTC)." at the end of each role\'s system prompt): an IANA name such as Europe/Paris. Set it to your users\' zone when "today" and "tomorrow" should be theirs.',
   },
   {
     env: 'PARLEY_EVENT_BUFFER',

@@ -63,3 +63,12 @@ export const headers = z
       z.string().regex(/^[^\r\n\0]*$/, 'header values have no line breaks'),
     ),
   );
+/** An IANA time zone name the runtime knows (Intl throws a RangeError for any other). */
+export const timeZone = z.string().refine((name) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'an IANA time zone name such as UTC, Europe/Paris or America/New_York');

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CouncilVerdict, UsageTotals } from './events.ts';
 import { block } from './prompting/prompts.ts';
+import { todayNoteOf } from './prompting/today.ts';
 import { CouncilReviewSchema, CouncilVerdictSchema } from './prompting/schemas.ts';
 import { emit, type EngineContext, type RunState } from './state.ts';
 import { addUsage } from './spending/usage.ts';
@@ -125,6 +126,8 @@ export async function runCouncil(
   // The caller's earlier verdict on a close question (learning/earlier-decision.ts) is context for advisors and chairman.
   const context = earlier ? `\n\n${earlierDecisionBlock(earlier)}` : '';
   const query = block('query', question);
+  // One date for the whole council: advisors, reviewers and the chairman reason about the same day.
+  const today = todayNoteOf(ctx);
 
   emit(run, {
     type: 'council.stage',
@@ -139,7 +142,7 @@ export async function runCouncil(
         role: 'council_advisor',
         ...(models ? { model: models[i % models.length] } : {}),
         messages: [
-          { role: 'system', content: `${advisor.style} ${ADVISOR_TASK}${earlier ? EARLIER_NOTE : ''}` },
+          { role: 'system', content: `${advisor.style} ${ADVISOR_TASK}${earlier ? EARLIER_NOTE : ''}${today}` },
           { role: 'user', content: query + context },
         ],
         signal,
@@ -168,7 +171,7 @@ export async function runCouncil(
         schemaName: 'council_review',
         schema: CouncilReviewSchema,
         messages: [
-          { role: 'system', content: REVIEWER_SYSTEM(i + 1) },
+          { role: 'system', content: REVIEWER_SYSTEM(i + 1) + today },
           { role: 'user', content: `${query}\n\n${answersIn(labels)}` },
         ],
         signal,
@@ -187,7 +190,7 @@ export async function runCouncil(
     schemaName: 'council_verdict',
     schema: CouncilVerdictSchema,
     messages: [
-      { role: 'system', content: CHAIRMAN_SYSTEM + (earlier ? `\n${EARLIER_NOTE.trim()}` : '') },
+      { role: 'system', content: CHAIRMAN_SYSTEM + (earlier ? `\n${EARLIER_NOTE.trim()}` : '') + today },
       { role: 'user', content: `${query}${context}\n\n${answersIn(LABELS)}\n\n${reviewsBlock}` },
     ],
     signal,

@@ -22,6 +22,8 @@ export interface ServiceStatus {
   idleExitMs: number;
   /** Runs whose store writes fail beyond the retry window (docs/durability.md); empty when all is stored. */
   degradedRuns?: DegradedRun[];
+  /** "ready", or why requests that plan a run would wait: "ingesting: …", "failed: …" (GET /ready's knowledge check). */
+  knowledge?: string;
 }
 
 export const SERVICE_PATH = '/api/service';

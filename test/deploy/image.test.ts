@@ -69,7 +69,12 @@ describe.skipIf(missing !== undefined)('the container image', () => {
     expect((await run('podman', ['healthcheck', 'run', name])).code).toBe(0);
     // Auth is on: /ready needs the key.
     expect((await fetch(`${base}/ready`)).status).toBe(401);
-    expect(await (await fetch(`${base}/ready`, { headers: auth })).json()).toMatchObject({ ready: true });
+    // Ready once the start-up ingestion has discovered the MCP servers (a fresh volume: /ready is 503 "ingesting" until then).
+    await waitFor('/ready of the container', () => answers(`${base}/ready`, auth), 30_000);
+    expect(await (await fetch(`${base}/ready`, { headers: auth })).json()).toMatchObject({
+      ready: true,
+      checks: { knowledge: 'ok' },
+    });
 
     const res = await postJson(`${base}/stream`, { query: 'What is the capital of France?', mode: 'direct' }, auth);
     expect(res.status).toBe(200);

@@ -7,7 +7,15 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { leftoversIn, modelVisibleText, promptKind, runPromptTour, type PromptTour } from '../support/prompt-tour.ts';
+import {
+  leftoversIn,
+  modelVisibleText,
+  promptKind,
+  runPromptTour,
+  TOUR_START,
+  type PromptTour,
+} from '../support/prompt-tour.ts';
+import { todayNote } from '../../src/graph/prompting/today.ts';
 import { ofType } from '../support/run-events.ts';
 import { DENIED_BY_HUMAN, DENIED_TAIL } from '../../src/graph/specialists/tool-loop.ts';
 
@@ -55,6 +63,15 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(modelVisibleText(planner)).toContain(JSON.stringify(join(tour.dataDir, 'workspace')).slice(1, -1));
   });
 
+  it("every role is told today's date, from the engine's clock, at the very end of its system prompt", () => {
+    // The tour's clock starts at TOUR_START (Thursday 2026-01-15, 09:30 UTC) and the tour ends within the day.
+    const note = todayNote(TOUR_START, 'UTC');
+    expect(note).toContain('Today is Thursday 2026-01-15 (time zone UTC).');
+    const requests = tour.runs.flatMap((r) => r.requests.map((q) => ({ kind: promptKind(q), system: systemOf(q) })));
+    expect(requests.length).toBeGreaterThan(30);
+    for (const q of requests) expect(q.system.endsWith(note), q.kind).toBe(true);
+  });
+
   it('file-working specialists are told the real workspace folder and offered list_allowed_directories', () => {
     const workspace = join(tour.dataDir, 'workspace');
     const fileSteps = tour.runs
@@ -97,10 +114,22 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(finished.answer).not.toMatch(/Steps used/);
     const synth = reading.requests.find((q) => q.role === 'synthesizer')!;
     expect(systemOf(synth)).toContain(`the ids here: ${plan.steps.map((s) => `[${s.id}]`).join(', ')}`);
-    // The verifier passed the round; its notes reach the synthesizer in their own block.
+    // The verifier passed the round with nothing for the answer to mention: no notes block, no word of one.
     const verify = ofType(reading.events, 'verify.result')[0]!;
-    expect(verify.next).toBe('synthesize');
-    expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verify.feedback}</parley:verifier_notes>`);
+    expect(verify).toMatchObject({ next: 'synthesize', feedback: '' });
+    expect(synth.lastUserMessage).not.toContain('parley:verifier_notes');
+    expect(systemOf(synth)).not.toContain('parley:verifier_notes');
+  });
+
+  it("a dynamic team's root manager is told its finish result is the answer the user reads, and it is: no synthesizer call", () => {
+    const dynamic = run('dynamic');
+    const manager = dynamic.requests.find((q) => promptKind(q) === 'team_manager')!;
+    expect(systemOf(manager)).toContain('Your finish result is the answer the user reads.');
+    expect(systemOf(manager)).toContain('cite each agent whose result you use by its id in square brackets');
+    expect(dynamic.requests.map((q) => q.role)).not.toContain('synthesizer');
+    const finished = ofType(dynamic.events, 'run.finished')[0]!;
+    const managerStep = ofType(dynamic.events, 'step.finished').find((e) => e.stepId === 'manager')!;
+    expect(finished.answer).toBe(managerStep.output);
   });
 
   // The prompt reviews of 2026-11-26 (docs/prompt-reviews/): what each role was missing, now said.

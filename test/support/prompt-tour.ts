@@ -9,9 +9,22 @@
  */
 import type { GraphEvent } from '../../src/graph/events.ts';
 import { judge } from '../../src/graph/eval/judge.ts';
+import { todayNote } from '../../src/graph/prompting/today.ts';
 import type { ScriptedRequestLog } from '../../src/scripted-model/server.ts';
 import { postJson, readSse } from './protocols/sse-read.ts';
 import { startShippedParley, writeFileQuery } from './server.ts';
+
+/**
+ * The instant the tour's engine clock starts at: the date every prompt carries is this one, whenever the
+ * tour runs, so the rendered prompts do not change with the day. The clock still advances.
+ */
+export const TOUR_START = Date.parse('2026-01-15T09:30:00Z');
+
+/** A clock that starts at TOUR_START and advances with real time. */
+function tourClock(): () => number {
+  const offset = TOUR_START - Date.now();
+  return () => Date.now() + offset;
+}
 
 export interface TourScenario {
   name: string;
@@ -90,7 +103,8 @@ async function runAccepting(url: string, body: object): Promise<GraphEvent[]> {
 }
 
 export async function runPromptTour(): Promise<PromptTour> {
-  const shipped = await startShippedParley();
+  const now = tourClock();
+  const shipped = await startShippedParley({}, { now });
   try {
     const log = shipped.parley.scripted?.requests;
     if (!log) throw new Error('the prompt tour needs the built-in scripted model (no model endpoint configured)');
@@ -105,6 +119,7 @@ export async function runPromptTour(): Promise<PromptTour> {
           answer: finished.answer ?? '',
           rubric: scenario.judge,
           runId,
+          today: todayNote(now(), shipped.parley.config.engine.timeZone),
         });
       runs.push({ scenario, runId, events, requests: log.filter((r) => r.runId === runId) });
     }

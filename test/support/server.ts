@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createParley, type Parley } from '../../src/server.ts';
+import { createParley, type Parley, type ParleyOptions } from '../../src/server.ts';
 import { NO_HOME } from './home.ts';
 
 /** An mcp_config.json with no servers: for servers whose tests are not about tools (PARLEY_MCP_CONFIG). */
@@ -22,8 +22,11 @@ export interface ShippedParley {
   close(): Promise<void>;
 }
 
-/** Starts it with `env` on top of a free port, the temporary data dir and a silent log. */
-export async function startShippedParley(env: Record<string, string> = {}): Promise<ShippedParley> {
+/** Starts it with `env` on top of a free port, the temporary data dir and a silent log; `options.now` fixes the engine's clock. */
+export async function startShippedParley(
+  env: Record<string, string> = {},
+  options: Pick<ParleyOptions, 'now'> = {},
+): Promise<ShippedParley> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
   // NO_HOME: the shipped mcp_config.json, specialists and prices, whatever the developer's own home holds.
   const config = loadConfig({
@@ -33,7 +36,7 @@ export async function startShippedParley(env: Record<string, string> = {}): Prom
     PARLEY_LOG_LEVEL: 'silent',
     ...env,
   });
-  const parley = await createParley(config, { logger: silentLogger, telemetry: false });
+  const parley = await createParley(config, { logger: silentLogger, telemetry: false, ...options });
   const { url } = await parley.listen();
   return {
     parley,

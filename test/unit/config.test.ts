@@ -160,6 +160,14 @@ describe('invalid values', () => {
     );
   });
 
+  it('PARLEY_TIMEZONE is UTC by default and an IANA zone name; a wrong one says what is allowed', () => {
+    expect(loadConfig({}).engine.timeZone).toBe('UTC');
+    expect(loadConfig({ PARLEY_TIMEZONE: 'Europe/Paris' }).engine.timeZone).toBe('Europe/Paris');
+    expect(() => loadConfig({ PARLEY_TIMEZONE: 'Mars/Olympus_Mons' })).toThrow(
+      'PARLEY_TIMEZONE="Mars/Olympus_Mons" is invalid: an IANA time zone name such as UTC, Europe/Paris or America/New_York',
+    );
+  });
+
   it('PARLEY_KUZU_BUFFER_POOL_MB is at least 64 (Kuzu cannot ingest into a smaller pool) and becomes bytes', () => {
     expect(() => loadConfig({ PARLEY_KUZU_BUFFER_POOL_MB: '32' })).toThrow(
       /^PARLEY_KUZU_BUFFER_POOL_MB="32" is invalid/,

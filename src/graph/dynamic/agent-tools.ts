@@ -9,6 +9,7 @@ import type { StepClock } from '../scheduler.ts';
 import { specialistsBlock, block } from '../prompting/prompts.ts';
 import type { RunState } from '../state.ts';
 import type { Team } from './team.ts';
+import { rootManagerOf } from './manager-answer.ts';
 
 const SCHEMAS = {
   spawn_agent: z.object({
@@ -60,19 +61,41 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   finish: 'End your work with your result.',
 };
 
-const DESCRIPTORS: Record<ToolName, ToolDescriptor> = Object.fromEntries(
-  (Object.keys(SCHEMAS) as ToolName[]).map((name) => [
+function descriptor(name: ToolName, description: string, schema: z.ZodType): ToolDescriptor {
+  return {
+    id: name,
+    server: 'team',
     name,
-    {
-      id: name,
-      server: 'team',
-      name,
-      description: DESCRIPTIONS[name],
-      inputSchema: z.toJSONSchema(SCHEMAS[name], { io: 'input' }) as Record<string, unknown>,
-      annotations: { readOnlyHint: name === 'read_context' || name === 'context_keys' || name === 'check_messages' },
-    },
-  ]),
+    description,
+    inputSchema: z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>,
+    annotations: { readOnlyHint: name === 'read_context' || name === 'context_keys' || name === 'check_messages' },
+  };
+}
+
+const DESCRIPTORS: Record<ToolName, ToolDescriptor> = Object.fromEntries(
+  (Object.keys(SCHEMAS) as ToolName[]).map((name) => [name, descriptor(name, DESCRIPTIONS[name], SCHEMAS[name])]),
 ) as Record<ToolName, ToolDescriptor>;
+
+/**
+ * The root manager's finish (manager-answer.ts): its result is the answer the user reads, sent as it
+ * stands when the team succeeded and the verifier had nothing to add. Same arguments as every finish.
+ */
+const ANSWER_FINISH = descriptor(
+  'finish',
+  "End the team's work with the answer to the user's request: the user reads your result as Parley's answer.",
+  z.object({
+    result: z
+      .string()
+      .describe("The answer to the user's request, in full, written for the user, citing agents by [id]"),
+  }),
+);
+
+/** What the root manager is told its finish result is: how the synthesizer is told to write an answer. */
+const ANSWER_NOTE =
+  ` Your finish result is the answer the user reads. Write it for the user, who never saw` +
+  ` the agents or their messages; cite each agent whose result you use by its id in square brackets where its facts appear (the id` +
+  ` its "[Result from <id>]" line names). Do not add a list of sources at the end: Parley sends the sources with the answer. Do not invent facts` +
+  ` your agents' results do not support, and say what is missing when a part could not be done.`;
 
 /** What the tool loop of a team agent calls. */
 export interface AgentHooks {
@@ -105,11 +128,12 @@ export function agentHooks(run: RunState, team: Team, stepId: string, clock?: St
     agents: team.others(stepId),
   };
   const manages = role === 'manager' && depth < maxDepth;
+  const answers = rootManagerOf(run.plan!) === stepId;
   // The blocks are named without their tags here: the scripted model reads the first tag it finds in a message.
   const note =
     `\n\nYou are agent "${stepId}" of a team (${role}, depth ${depth} of at most ${maxDepth}${parent ? `, spawned by ${parent}` : ''}).` +
     ` Your team tools: ${names.join(', ')}. Messages reach you as "[Message from <id>] …", and the results of the agents you spawn before your next turn.` +
-    ` Call finish with your result when your part is done.` +
+    (answers ? ANSWER_NOTE : ` Call finish with your result when your part is done.`) +
     ` The parley:team block below says who you are: "agent" (your id), "role", "depth" and "maxDepth" (how deep the team may grow),` +
     ` "parent" (the agent that spawned you, if any) and "agents" (the other agents of the team).` +
     (manages
@@ -120,7 +144,7 @@ export function agentHooks(run: RunState, team: Team, stepId: string, clock?: St
     `\n${block('team', JSON.stringify(info))}` +
     (manages ? `\n${specialistsBlock(run.candidates)}` : '');
   return {
-    tools: names.map((n) => DESCRIPTORS[n]),
+    tools: names.map((n) => (n === 'finish' && answers ? ANSWER_FINISH : DESCRIPTORS[n])),
     maxIterations,
     note,
     owns: (toolId) => names.includes(toolId as ToolName),

@@ -259,8 +259,12 @@ export class Team {
   }
 
   finish(id: string, result: string): string {
-    this.#members.get(id)!.result = result;
-    return 'Finished: your result goes to whoever spawned you.';
+    const member = this.#members.get(id)!;
+    member.result = result;
+    // A planned agent has no spawner: its result goes on to the verifier and the answer (manager-answer.ts).
+    return member.parent
+      ? 'Finished: your result goes to whoever spawned you.'
+      : 'Finished: your result goes to the verifier and into the answer.';
   }
 
   resultOf(id: string): string | undefined {

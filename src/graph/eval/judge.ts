@@ -33,7 +33,15 @@ Answer with:
 
 export async function judge(
   model: ModelClient,
-  input: { query: string; answer: string; rubric: string; runId: string; earlierTurns?: string[] },
+  input: {
+    query: string;
+    answer: string;
+    rubric: string;
+    runId: string;
+    earlierTurns?: string[];
+    /** The date paragraph the system prompt ends with (prompting/today.ts): a rubric may turn on what is current. */
+    today: string;
+  },
 ): Promise<Judgement & { usage: ModelUsage }> {
   const { value, usage } = await model.structured({
     role: 'judge',
@@ -41,7 +49,7 @@ export async function judge(
     schema: JudgementSchema,
     runId: input.runId,
     messages: [
-      { role: 'system', content: JUDGE_SYSTEM },
+      { role: 'system', content: JUDGE_SYSTEM + input.today },
       {
         role: 'user',
         content: [

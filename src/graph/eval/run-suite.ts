@@ -11,6 +11,7 @@ import type { RunEngine, RunResult } from '../run-engine.ts';
 import { LOCAL_CALLER, type Caller } from '../run-request.ts';
 import { runCheck, type CheckResult } from './checks.ts';
 import { judge } from './judge.ts';
+import { todayNote } from '../prompting/today.ts';
 import type { EvalCase, Suite } from './suite.ts';
 
 export interface EvalDeps {
@@ -20,6 +21,10 @@ export interface EvalDeps {
   /** The folder `{workspace}` stands for in a case, and where `file` checks look. */
   workspace: string;
   caller?: Caller;
+  /** The zone of the date the judge is told (PARLEY_TIMEZONE; default UTC). */
+  timeZone?: string;
+  /** The clock that date comes from (default Date.now). */
+  now?: () => number;
 }
 
 export interface CaseOutcome {
@@ -108,6 +113,7 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
           rubric,
           runId: result.runId,
           ...(c.thread?.length ? { earlierTurns: c.thread } : {}),
+          today: todayNote((deps.now ?? Date.now)(), deps.timeZone ?? 'UTC'),
         });
         judgeUsage.inputTokens += verdict.usage.inputTokens;
         judgeUsage.outputTokens += verdict.usage.outputTokens;

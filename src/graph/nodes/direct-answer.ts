@@ -1,5 +1,6 @@
 /** direct_answer: the fast path. One streamed model call answers the query; no plan, no specialists. */
 import { memoryNote } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
 import type { Decision, Next } from '../edges.ts';
@@ -9,7 +10,7 @@ export async function directAnswer(run: NodeRun, ctx: EngineContext): Promise<De
   const messages = [
     {
       role: 'system',
-      content: `You are Parley, a helpful assistant. Answer the question directly, as long as it needs and no longer: complete code when code is asked for, a full comparison when a comparison is asked for, no padding, no preamble and no repeating the question.${memoryNote(run.memory)}`,
+      content: `You are Parley, a helpful assistant. Answer the question directly, as long as it needs and no longer: complete code when code is asked for, a full comparison when a comparison is asked for, no padding, no preamble and no repeating the question.${memoryNote(run.memory)}${todayNoteOf(ctx)}`,
     },
     ...run.history.messages.map((m) => ({ role: m.role, content: m.content })),
     { role: 'user', content: userContent(run, ctx, 'default', run.request.query) },

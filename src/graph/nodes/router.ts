@@ -7,6 +7,7 @@
  */
 import { validatePlan } from '../planning/graph-plan.ts';
 import { block } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import { RouteSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState } from '../state.ts';
 import {
@@ -135,7 +136,7 @@ export async function router(run: NodeRun, ctx: EngineContext): Promise<Decision
       schemaName: 'route',
       schema: RouteSchema,
       messages: [
-        { role: 'system', content: ROUTER_SYSTEM },
+        { role: 'system', content: ROUTER_SYSTEM + todayNoteOf(ctx) },
         {
           role: 'user',
           content: userContent(

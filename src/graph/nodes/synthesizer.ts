@@ -4,8 +4,11 @@
  * exhausted verification it answers from the best round and says so first.
  * When steps failed or were skipped, the model is shown them too, and the answer ends with each
  * missing part and its error (also on run.finished as failedSteps): a partial answer says so itself.
+ * A dynamic team whose manager already answered, every agent succeeded and the verifier passed with
+ * nothing to mention is answered with the manager's result, without a model call (dynamic/manager-answer.ts).
  */
 import { block, memoryNote, stepsBlock } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { FailedStep } from '../events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
@@ -14,6 +17,8 @@ import type { ChatMessage } from '../../llm/types.ts';
 import type { Decision, Next } from '../edges.ts';
 import { userContent } from '../prompting/user-content.ts';
 import { fitStepOutputs } from '../prompting/context-budget.ts';
+import { managerAnswer } from '../dynamic/manager-answer.ts';
+import { teamOf } from '../dynamic/team.ts';
 
 /** The system prompt, citing with the real step ids of this answer (never a made-up example id). */
 function synthSystem(stepIds: string[], notes: boolean): string {
@@ -57,6 +62,21 @@ function missingParts(failed: FailedStep[]): string {
 }
 
 export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'synthesizer'>>> {
+  const team = teamOf(run);
+  const answered =
+    team &&
+    managerAnswer({
+      plan: run.plan!,
+      results: run.results,
+      ...(run.verification ? { verification: run.verification } : {}),
+      ...(run.exhausted ? { exhausted: run.exhausted } : {}),
+      finishedWith: (id) => team.resultOf(id),
+    });
+  if (answered) {
+    // Sent as the synthesizer's answer is, so every adapter shows it unchanged.
+    emit(run, { type: 'answer.delta', text: answered.answer });
+    return { next: 'end', update: answered };
+  }
   const source = run.exhausted && run.best ? run.best : { plan: run.plan!, results: run.results };
   const outcomes = source.plan.steps.map((s) => source.results.get(s.id)).filter((o) => o !== undefined);
   const used = outcomes.filter((o) => o.status === 'succeeded');
@@ -87,7 +107,9 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
     synthSystem(
       used.map((o) => o.stepId),
       !!notes,
-    ) + memoryNote(run.memory);
+    ) +
+    memoryNote(run.memory) +
+    todayNoteOf(ctx);
   const history = run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
   const rest = [system, run.request.query, notes ?? '', ...run.history.messages.map((m) => m.content)];
   const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);

@@ -5,6 +5,7 @@
  * a low score synthesizes the best result so far and says verification did not pass.
  */
 import { block, stepsBlock } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import { VerificationSchema } from '../prompting/schemas.ts';
 import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
 import type { Decision, Next } from '../edges.ts';
@@ -30,8 +31,8 @@ written, something sent) without a matching "ok" call of a tool that does it has
 Answer with:
 - "score": 0..1. 1 = the results fully and correctly answer the query; 0.7 or more passes and the answer is written from
   them; 0.4 to 0.7 re-runs the steps you name; below 0.4 plans the work again.
-- "feedback": concrete notes on what is missing or wrong, and what to do about it. When the results pass, note any
-  caveat the final answer should mention (the writer of the answer reads it), or say that nothing is missing.
+- "feedback": concrete notes on what is missing or wrong, and what to do about it. When the results pass, only the
+  caveats the final answer must mention (the writer of the answer reads them), or "" when there are none.
 - "failedStepIds": the ids (from the parley:steps block) of the steps whose results are failed, wrong or insufficient; [] when none.`;
 
 export async function verifier(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'verifier'>>> {
@@ -140,7 +141,7 @@ function takeCarriedVerification(run: NodeRun, outcomes: StepOutcome[]): Decisio
 }
 
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {
-  const system = VERIFIER_SYSTEM + historyNote(run.history);
+  const system = VERIFIER_SYSTEM + historyNote(run.history) + todayNoteOf(ctx);
   const fitted = await fitStepOutputs(run, ctx, { role: 'verifier' }, [system, run.request.query], outcomes);
   const { value } = await run.model.structured({
     role: 'verifier',

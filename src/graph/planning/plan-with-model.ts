@@ -12,6 +12,7 @@ import {
   type GraphPlan,
 } from './graph-plan.ts';
 import { block, hasRecord, specialistsBlock, type ToolKinds } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type KeptStep, type NodeRun, type RunState, type RunUpdate } from '../state.ts';
 import type { StepOutcome } from '../step-outcome.ts';
 import type { PlanCause } from '../events.ts';
@@ -170,7 +171,8 @@ export async function planWithModel(
         INLINED_RESULTS_NOTE +
         (hasRecord(run.candidates) ? RECORD_NOTE : '') +
         (run.mode === 'hybrid' ? HYBRID_NOTE : '') +
-        historyNote(run.history),
+        historyNote(run.history) +
+        todayNoteOf(ctx),
     },
     { role: 'user', content: userContent(run, ctx, 'planner', context) },
   ];

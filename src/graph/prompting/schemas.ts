@@ -15,7 +15,9 @@ export const RouteSchema = z.object({
 /** schemaName `verification`. */
 export const VerificationSchema = z.object({
   score: z.number().min(0).max(1).describe('1 = fully and correctly answered; 0.7 or more passes'),
-  feedback: z.string().describe('What is missing or wrong; when passing, caveats for the final answer'),
+  feedback: z
+    .string()
+    .describe('What is missing or wrong; when passing, the caveats the final answer must mention, or "" when none'),
   failedStepIds: z.array(z.string()).describe('Ids of the steps whose results are failed, wrong or insufficient'),
 });
 

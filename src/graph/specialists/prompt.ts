@@ -1,5 +1,6 @@
 /** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
 import { memoryNote } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
 import type { EngineContext } from '../state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
@@ -79,7 +80,8 @@ export async function runSpecialistLoop(
       stepNote(!input.agent, tools.length > 0 || !!input.agent?.tools.length) +
       (input.agent?.note ?? '') +
       historyNote(run.history) +
-      afterHistory,
+      afterHistory +
+      todayNoteOf(ctx),
     user: userContent(run, ctx, specialist.modelRole, specialistUserMessage(input)),
     tools,
     ...(fromSession?.size ? { fromSession } : {}),

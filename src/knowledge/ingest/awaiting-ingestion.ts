@@ -5,6 +5,7 @@
  * what the knowledge graph holds (the last discovered tool lists) when it knew every configured source
  * at start; when it lacked one (a fresh data dir, a server or a specialists folder just added), they
  * wait for the ingestion, up to `maxWaitMs`, and then answer from what the graph holds by then.
+ * `readiness()` says which of these holds, for GET /ready: a load balancer sends no traffic that would wait.
  */
 import type { Logger } from '../../log.ts';
 import type { KnowledgeStore } from '../store.ts';
@@ -17,6 +18,26 @@ export interface StartupIngestion {
   store: KnowledgeStore;
   /** Starts the ingestion (once); resolves when it ended, whatever its outcome. */
   start(ingest: () => Promise<unknown>): Promise<void>;
+  /**
+   * For GET /ready: true once the registry's reads no longer wait; otherwise what an operator can act
+   * on ("ingesting: …", "failed: …"). Names MCP servers, never paths or error text (both in the log).
+   */
+  readiness(): true | string;
+  /** A later ingestion (POST /mcp/reload) succeeded: a failed start-up ingestion no longer stands. */
+  reingested(): void;
+}
+
+/** The sources a readiness answer names: MCP servers by name; specialist folders and A2A peers counted (paths, URLs). */
+function describeSources(ids: string[]): string {
+  const count = (prefix: string, what: string) => {
+    const n = ids.filter((id) => id.startsWith(prefix)).length;
+    return n === 0 ? [] : [`${n} ${what}${n > 1 ? 's' : ''}`];
+  };
+  return [
+    ...ids.filter((id) => id.startsWith('mcp:')),
+    ...count('skills:', 'specialist folder'),
+    ...count('a2a:', 'A2A peer'),
+  ].join(', ');
 }
 
 export async function startupIngestion(deps: {
@@ -52,6 +73,8 @@ export async function startupIngestion(deps: {
       });
     }));
   let started: Promise<void> | undefined;
+  /** When the start-up ingestion failed (its error is logged), until a later one succeeds. */
+  let failedAt: string | undefined;
   return {
     store: new Proxy(store, {
       get(target, name, receiver) {
@@ -70,11 +93,21 @@ export async function startupIngestion(deps: {
       (started ??= ingest().then(
         () => release?.(),
         (err: unknown) => {
+          failedAt = new Date().toISOString();
           logger.error('the start-up ingestion failed; the knowledge graph keeps what it held', {
             error: err instanceof Error ? err.message : String(err),
           });
           release?.();
         },
       )),
+    readiness: () => {
+      if (failedAt)
+        return `failed: the start-up ingestion failed at ${failedAt} (the server log says why: "the start-up ingestion failed"); fix the cause, then POST /mcp/reload or restart`;
+      if (open) return true;
+      return `ingesting: requests that plan a run wait for the start-up ingestion (at most ${deps.maxWaitMs / 1000} s): ${describeSources(unknown)} not yet in the knowledge graph`;
+    },
+    reingested: () => {
+      failedAt = undefined;
+    },
   };
 }

@@ -15,7 +15,8 @@ export function verificationAnswer(ctx: RequestContext): { score: number; feedba
     return { score, feedback: `Scripted verification for round ${round}: score ${score}.`, failedStepIds: ids };
   }
   if (steps.length > 0 && failed.length === 0)
-    return { score: 0.9, feedback: 'Every step succeeded and the results address the query.', failedStepIds: [] };
+    // A pass with nothing for the answer to mention, as the verifier's prompt asks: no feedback.
+    return { score: 0.9, feedback: '', failedStepIds: [] };
   if (failed.length < steps.length)
     return { score: 0.5, feedback: `Steps ${failed.join(', ')} failed; retry them.`, failedStepIds: failed };
   return { score: 0.2, feedback: 'No step succeeded; the plan needs rethinking.', failedStepIds: failed };

@@ -43,8 +43,9 @@ describe('dynamic mode', () => {
     );
     for (const child of children) expect(manager.output).toContain(`${child.stepId}: Research the security`);
     expect(writes.at(-1)).toMatchObject({ stepId: 'manager', key: 'summary' });
-    // The verifier and the synthesizer see the emergent graph: the manager and every worker.
-    expect(result.answer).toContain(`synthesized from ${children.length + 1} step results`);
+    // The verifier saw the emergent graph and passed it with nothing to add: the manager's result is the answer.
+    expect(result.answer).toBe(manager.output);
+    expect(result.sources?.map((s) => s.stepId)).toEqual(['manager', ...children.map((c) => c.stepId)]);
   });
 
   it('nests managers down to [[depth:D]]: managers spawn managers that spawn workers', async () => {
@@ -143,6 +144,10 @@ describe('dynamic mode', () => {
     const done = new Map(finishedSteps(events).map((e) => [e.stepId, e.status]));
     for (const s of [...plan.steps.map((s) => s.id), ...children.map((c) => c.stepId)])
       expect(done.get(s)).toBe('succeeded');
+    // Its manager answers only its part of the plan: the synthesizer writes the answer from every step.
+    const calls = p.scripted.requests.filter((r) => r.runId === result.runId);
+    expect(calls.at(-1)!.role).toBe('synthesizer');
+    expect(result.answer).toContain(`synthesized from ${plan.steps.length + children.length} step results`);
   });
 
   it('a later similar query starts from the team the first dynamic run grew (router stage 1)', async () => {
@@ -161,6 +166,91 @@ describe('dynamic mode', () => {
     expect(steps.filter((s) => s.id !== 'manager').map((s) => s.specialist)).toEqual(grown);
     expect(steps.find((s) => s.id === 'manager')).toMatchObject({ dependsOn: grown.map((_, i) => `manager-${i + 1}`) });
     expect(spawned(second.events)).toHaveLength(0);
+  });
+});
+
+describe("dynamic mode: the manager's answer", () => {
+  // Each query its own run: no reuse of a team an earlier run grew (router stage 1).
+  const p = useTestParley({ config: { knowledge: { teamReuse: false } } });
+  const callsOfRun = (runId: string) => p.scripted.requests.filter((r) => r.runId === runId);
+  const kinds = (runId: string) => callsOfRun(runId).map((r) => r.schemaName ?? r.role);
+
+  it('the manager finished, every agent succeeded and the verifier had nothing to add: its result is the answer, with no synthesizer call', async () => {
+    const query = 'Research security and database design [[spawn:2]]';
+    const { result, events } = await p.run({ query, mode: 'dynamic' });
+    expect(result.status).toBe('completed');
+    // The manager's three turns, its two workers and the verifier: nothing after.
+    expect(kinds(result.runId)).toEqual(['planner', 'specialist', 'specialist', 'planner', 'planner', 'verification']);
+    expect(ofType(events, 'verify.result')[0]).toMatchObject({ next: 'synthesize', feedback: '' });
+    const manager = finishedSteps(events).find((e) => e.stepId === 'manager')!;
+    expect(manager.output).toMatch(/^Team answer to "Research security and database design" from 2 agents:/);
+    // Out as an answer is: streamed, then on run.finished with the steps it came from and nothing missing.
+    expect(ofType(events, 'answer.delta').map((d) => d.text)).toEqual([manager.output]);
+    const finished = ofType(events, 'run.finished')[0]!;
+    expect(finished).toMatchObject({ status: 'completed', answer: manager.output });
+    expect(finished.sources).toEqual([
+      { stepId: 'manager', specialist: 'manager' },
+      ...spawned(events).map((e) => ({ stepId: e.stepId, specialist: e.specialist })),
+    ]);
+    expect(finished.failedSteps).toBeUndefined();
+
+    // The root manager was told its result is what the user reads; its workers that theirs is their part.
+    const system = (r: { body: unknown }) => JSON.stringify((r.body as { messages: unknown[] }).messages[0]);
+    const managerCall = callsOfRun(result.runId).find((r) => r.role === 'planner')!;
+    expect(system(managerCall)).toContain('Your finish result is the answer the user reads.');
+    const finishTool = (r: { body: unknown }) =>
+      (r.body as { tools: { function: { name: string; description: string } }[] }).tools.find(
+        (t) => t.function.name === 'finish',
+      )!.function;
+    expect(finishTool(managerCall).description).toContain('the user reads your result as');
+    const workerCall = callsOfRun(result.runId).find((r) => r.role === 'specialist')!;
+    expect(system(workerCall)).toContain('Call finish with your result when your part is done.');
+    expect(finishTool(workerCall).description).toBe('End your work with your result.');
+  });
+
+  it('the same team with verifier notes to mention calls the synthesizer: one call more, the notes in its input', async () => {
+    const query = 'Research security and database design of the ledger [[spawn:2]] [[verify:0.9]]';
+    const { result, events } = await p.run({ query, mode: 'dynamic' });
+    expect(result.status).toBe('completed');
+    const verdict = ofType(events, 'verify.result')[0]!;
+    expect(verdict).toMatchObject({ next: 'synthesize', feedback: 'Scripted verification for round 1: score 0.9.' });
+    expect(kinds(result.runId)).toEqual([
+      'planner',
+      'specialist',
+      'specialist',
+      'planner',
+      'planner',
+      'verification',
+      'synthesizer',
+    ]);
+    const synth = callsOfRun(result.runId).at(-1)!;
+    expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verdict.feedback}</parley:verifier_notes>`);
+    expect(result.answer).toContain('synthesized from 3 step results');
+  });
+
+  describe('an agent that fails', () => {
+    // Every call of agent manager-2 fails with HTTP 500 (the client makes no retries in tests).
+    const failing = useTestParley({
+      config: { knowledge: { teamReuse: false } },
+      faults: [{ role: 'specialist', contains: '(step manager-2)', fault: '500', times: 1000 }],
+    });
+
+    it('still has the synthesizer write the answer, which says what is missing', async () => {
+      const { result, events } = await failing.run({
+        query: 'Research security and database design of the payroll [[spawn:2]]',
+        mode: 'dynamic',
+      });
+      expect(result.status).toBe('completed');
+      expect(
+        finishedSteps(events)
+          .filter((e) => e.status === 'failed')
+          .map((e) => e.stepId),
+      ).toContain('manager-2');
+      const calls = failing.scripted.requests.filter((r) => r.runId === result.runId);
+      expect(calls.at(-1)!.role).toBe('synthesizer');
+      expect(result.failedSteps?.map((f) => f.stepId)).toEqual(['manager-2']);
+      expect(result.answer).toContain('Not done (this answer is partial):');
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * What `parley serve` answers while its start-up ingestion runs (src/knowledge/ingest/awaiting-ingestion.ts):
  * the registry's reads wait for it only when the knowledge graph lacked a configured source, and never
- * longer than the bound. A real Kuzu store; the "ingestion" writes it as ingestAll would.
+ * longer than the bound; readiness() (GET /ready's `knowledge` check) says whether they would wait. A real
+ * Kuzu store; the "ingestion" writes it as ingestAll would.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startupIngestion } from '../../../src/knowledge/ingest/awaiting-ingestion.ts';
@@ -61,6 +62,7 @@ describe('reads during the start-up ingestion', () => {
       logger: silentLogger,
     });
     const ingestion = heldIngestion(store);
+    expect(gate.readiness()).toMatch(/^ingesting: .*mcp:files not yet in the knowledge graph/);
     const ended = gate.start(ingestion.run);
     let answered = false;
     const read = gate.store.listSpecialists({ available: true }).then((list) => ((answered = true), list));
@@ -69,6 +71,7 @@ describe('reads during the start-up ingestion', () => {
     ingestion.finish();
     expect(ids(await read)).toEqual(['files']);
     await ended;
+    expect(gate.readiness()).toBe(true);
     // Done: reads go straight to the store, writes never waited.
     expect(ids(await gate.store.listSpecialists())).toEqual(['files']);
     expect((await gate.store.getSource('mcp:files'))?.status).toBe('ok');
@@ -85,6 +88,7 @@ describe('reads during the start-up ingestion', () => {
     });
     const ingestion = heldIngestion(store);
     void gate.start(ingestion.run);
+    expect(gate.readiness()).toBe(true);
     // The ingestion is held: an answer now is the graph's last state, not a wait.
     expect(ids(await gate.store.listSpecialists({ available: true }))).toEqual(['files']);
     expect(await gate.store.getSpecialist('files')).toMatchObject({ kind: 'mcp' });
@@ -105,7 +109,8 @@ describe('reads during the start-up ingestion', () => {
     expect(await gate.store.listSpecialists()).toEqual([]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(warnings.join('\n')).toMatch(/waited 200 ms for the start-up ingestion \(mcp:files not yet known\)/);
-    // Bounded once: later reads do not wait again.
+    // Bounded once: later reads do not wait again, so the replica is ready.
+    expect(gate.readiness()).toBe(true);
     const again = Date.now();
     await gate.store.listTools();
     expect(Date.now() - again).toBeLessThan(150);
@@ -123,5 +128,26 @@ describe('reads during the start-up ingestion', () => {
     await gate.start(() => Promise.reject(new Error('the config vanished')));
     expect(await gate.store.listSpecialists()).toEqual([]);
     expect(errors.join('\n')).toMatch(/start-up ingestion failed/);
+  });
+
+  it('a failed ingestion is not ready, names no path or error text, and a later ingestion clears it', async () => {
+    const store = await openStore();
+    const gate = await startupIngestion({
+      store,
+      configuredSources: ['mcp:files', 'skills:/srv/parley/specialists', 'a2a:https://peer.example/'],
+      maxWaitMs: 10_000,
+      logger: silentLogger,
+    });
+    expect(gate.readiness()).toBe(
+      'ingesting: requests that plan a run wait for the start-up ingestion (at most 10 s): mcp:files, 1 specialist folder, 1 A2A peer not yet in the knowledge graph',
+    );
+    await gate.start(() => Promise.reject(new Error("EACCES: permission denied, open '/srv/parley/kuzu/wal'")));
+    const failed = gate.readiness();
+    expect(failed).toMatch(
+      /^failed: the start-up ingestion failed at \d{4}-\d\d-\d\dT[\d:.]+Z \(the server log says why: "the start-up ingestion failed"\); fix the cause, then POST \/mcp\/reload or restart$/,
+    );
+    expect(failed).not.toMatch(/srv|EACCES|peer\.example/);
+    gate.reingested();
+    expect(gate.readiness()).toBe(true);
   });
 });

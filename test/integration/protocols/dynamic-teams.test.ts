@@ -24,6 +24,9 @@ import { collect, send, startA2ARig, text, type A2ARig } from '../../support/pro
 import { progressLog, startMcpHttp, structured, type AskResult } from '../../support/protocols/mcp-helpers.ts';
 
 // One query per protocol: a repeated one would reuse the team the first run grew (router stage 1), planned up front.
+// Each team succeeds and the scripted verifier has nothing to add, so the manager's result is the answer
+// (docs/engine.md "The manager's answer"): the scripted manager's summary, never the synthesizer's "Answer to …".
+const MANAGER_ANSWER = /^Team answer to "[^"]+" from 2 agents:\n- \[Result from manager-1\]/;
 const QUERY = 'Research security and database design [[spawn:2]]';
 const SSE_QUERY = 'Compare caching layers for the billing service [[spawn:2]]';
 const ACP_QUERY = 'Audit the authentication flow of the mobile app [[spawn:2]]';
@@ -71,6 +74,11 @@ describe('AG-UI', () => {
     expect([...new Set(sizes)].filter((n) => n > 0)).toEqual([1, 2, 3]);
     expect(events.some((e) => e.type === EventType.STATE_DELTA)).toBe(true);
     expect((agent.state as AguiState).parley.team?.memory).toHaveProperty('findings');
+    const said = events
+      .filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)
+      .map((e) => (e as BaseEvent & { delta: string }).delta)
+      .join('');
+    expect(said).toMatch(MANAGER_ANSWER);
   });
 });
 
@@ -78,13 +86,21 @@ describe('SSE', () => {
   it('streams step.spawned, context.written and the spawned steps as they happen', async () => {
     const res = await postJson(`${server.url}/stream`, { query: SSE_QUERY, mode: 'dynamic' });
     expect(res.status).toBe(200);
-    const events = (await readAll(res)).map((m) => m.json as { type: string; stepId?: string; parentStepId?: string });
+    const events = (await readAll(res)).map(
+      (m) => m.json as { type: string; stepId?: string; parentStepId?: string; output?: string; answer?: string },
+    );
     expect(events.filter((e) => e.type === 'step.spawned').map((e) => e.stepId)).toEqual(['manager-1', 'manager-2']);
     const spawnedAt = events.findIndex((e) => e.type === 'step.spawned');
     const startedAt = events.findIndex((e) => e.type === 'step.started' && e.stepId === 'manager-1');
     expect(startedAt).toBeGreaterThan(spawnedAt);
     expect(events.some((e) => e.type === 'context.written')).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    const manager = events.find((e) => e.type === 'step.finished' && e.stepId === 'manager')!;
+    expect(manager.output).toMatch(MANAGER_ANSWER);
+    expect(events.at(-1)!.answer).toBe(manager.output);
+    expect(events.filter((e) => e.type === 'node.started').map((e) => (e as { node?: string }).node)).toContain(
+      'synthesizer',
+    );
   });
 });
 
@@ -104,6 +120,14 @@ describe('ACP', () => {
       const last = plans.at(-1)!;
       expect(last.map((e) => e.status)).toEqual(['completed', 'completed', 'completed']);
       expect(last[1]!.content).toMatch(/^[a-z-]+ \(spawned by manager\): Audit the authentication flow/);
+      const said = rc.notifications
+        .filter((n) => n.sessionId === session.sessionId && n.update.sessionUpdate === 'agent_message_chunk')
+        .map((n) => {
+          const content = (n.update as { content: { type: string; text?: string } }).content;
+          return content.type === 'text' ? (content.text ?? '') : '';
+        })
+        .join('');
+      expect(said).toMatch(MANAGER_ANSWER);
     });
   });
 });
@@ -132,6 +156,15 @@ describe('A2A', () => {
       .map((e) => (e.payload?.$case === 'artifactUpdate' ? e.payload.value.artifact?.name : undefined))
       .filter(Boolean);
     expect(artifacts).toEqual(expect.arrayContaining(['step manager', 'step manager-1', 'step manager-2']));
+    const answer = events
+      .flatMap((e) =>
+        e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId === 'answer'
+          ? e.payload.value.artifact.parts
+          : [],
+      )
+      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+      .join('');
+    expect(answer).toMatch(MANAGER_ANSWER);
     const last = events.at(-1)!;
     expect(last.payload?.$case === 'statusUpdate' && last.payload.value.status?.state).toBe(
       TaskState.TASK_STATE_COMPLETED,
@@ -158,6 +191,7 @@ describe('MCP', () => {
       ),
     );
     expect(out.status).toBe('completed');
+    expect(out.answer).toMatch(MANAGER_ANSWER);
     const lines = progress.seen.map((s) => s.message ?? '');
     expect(lines).toEqual(
       expect.arrayContaining([

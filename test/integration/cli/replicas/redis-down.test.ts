@@ -16,7 +16,8 @@ const { replica, stopRedis } = useReplicas('parley-redis-down');
 describe.skipIf(missing !== undefined)('a replica without its Redis', () => {
   it('is not ready (503, naming Redis) and still runs what it is asked', async () => {
     const a = await replica();
-    expect((await fetch(`${a.url}/ready`)).status).toBe(200);
+    // Ready once its start-up ingestion has discovered the MCP servers (a fresh data dir).
+    await vi.waitFor(async () => expect((await fetch(`${a.url}/ready`)).status).toBe(200), { timeout: 30_000 });
     await stopRedis();
     await vi.waitFor(async () => {
       const ready = await fetch(`${a.url}/ready`);

@@ -1,0 +1,50 @@
+/**
+ * When a team's manager has already written the answer (docs/engine.md "Dynamic teams", "The manager's
+ * answer"): a dynamic run starts with one manager step, and every other step grows from it, so that
+ * manager's finish(result) answers the whole request. When its team all succeeded and the verifier
+ * passed with nothing for the answer to mention, that result is the answer as it stands: the
+ * synthesizer would only write it again, one more call with every agent's output as its input.
+ */
+import type { AnswerSource } from '../events.ts';
+import type { GraphPlan } from '../planning/graph-plan.ts';
+import type { StepOutcome } from '../step-outcome.ts';
+import type { Verification } from '../state.ts';
+import { PASS_SCORE } from '../nodes/verifier.ts';
+
+/**
+ * The plan's root manager: its one planned step (every other step was spawned), when that step is a
+ * manager. A dynamic run's `manager`; in a hybrid plan only when the planner planned nothing else.
+ */
+export function rootManagerOf(plan: GraphPlan): string | undefined {
+  const planned = plan.steps.filter((s) => s.parentStepId === undefined);
+  return planned.length === 1 && planned[0]!.manager === true ? planned[0]!.id : undefined;
+}
+
+/** What the decision reads: the round the answer would be written from, and the root's finish result. */
+export interface ManagerAnswerInput {
+  plan: GraphPlan;
+  results: ReadonlyMap<string, StepOutcome>;
+  verification?: Verification;
+  /** Why verification was given up (RunState.exhausted): then the answer says so, and is written from the best round. */
+  exhausted?: string;
+  /** The result the step passed to finish, if it called it (Team.resultOf). */
+  finishedWith: (stepId: string) => string | undefined;
+}
+
+/** The manager's result as the run's answer, with the steps it was built from; undefined when the synthesizer writes it. */
+export function managerAnswer(input: ManagerAnswerInput): { answer: string; sources: AnswerSource[] } | undefined {
+  const { plan, results, verification } = input;
+  const root = rootManagerOf(plan);
+  if (!root || input.exhausted || !verification || verification.score < PASS_SCORE) return undefined;
+  // The verifier's feedback on a pass holds only what the answer must mention: any note needs a writer.
+  if (verification.feedback.trim()) return undefined;
+  const outcomes = plan.steps.map((s) => results.get(s.id));
+  if (!outcomes.every((o) => o?.status === 'succeeded')) return undefined;
+  // Its finish result, not a text it ended with when its turns ran out.
+  const answer = input.finishedWith(root);
+  if (!answer?.trim() || results.get(root)!.output !== answer) return undefined;
+  return {
+    answer,
+    sources: (outcomes as StepOutcome[]).map((o) => ({ stepId: o.stepId, specialist: o.specialist })),
+  };
+}
