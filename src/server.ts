@@ -16,6 +16,7 @@ import type { Context, Hono } from 'hono';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { VERSION } from './version.ts';
+import { releaseYoungGeneration } from './young-generation.ts';
 import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
 import {
@@ -445,7 +446,8 @@ export async function serveParley(
     await parley.close(); // the scripted model and other resources would keep the process alive
     throw err;
   }
-  void parley.ingestAfterListen();
+  // The start's burst of allocation is over: V8's young generation may grow again (young-generation.ts).
+  void parley.ingestAfterListen().finally(releaseYoungGeneration);
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);

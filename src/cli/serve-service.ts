@@ -15,11 +15,14 @@ import {
 } from '../service/files.ts';
 import { serviceRoutes, type ServiceStatus } from '../service/routes.ts';
 import { VERSION } from '../version.ts';
+import { holdYoungGeneration } from '../young-generation.ts';
 
 /** How often the idle check looks at the connection count. */
 const IDLE_CHECK_MAX_MS = 1000;
 
 export async function serveService(config: Config, args: string[]): Promise<void> {
+  // Before the server's chunks load: serveParley releases it once the start-up ingestion is over.
+  holdYoungGeneration();
   const { serveParley } = await import('../server.ts');
   if (config.store.dataDir === ':memory:') {
     await serveParley(config);

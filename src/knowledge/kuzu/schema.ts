@@ -1,12 +1,14 @@
 /**
  * Kuzu schema and migrations. Kuzu needs declared tables with one label each; lists and objects
  * are stored as JSON in STRING columns (Kuzu has no `SET n += map`, and empty typed lists bind as
- * null). The applied version is recorded in the Meta table.
+ * null). The applied version is the comment of the Source table (`parley schema 4`); versions 1-3 kept it
+ * in a Meta node table, which version 4 drops: Kuzu holds ~5.7 MB of native memory per node table
+ * however empty (its primary-key index's 256 sub-indexes), the price of one row (docs/performance.md).
  */
 import { SchemaVersionError } from '../errors.ts';
 import type { KuzuSession } from './session.ts';
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** A migration step: a DDL statement, or a function for a step that depends on what the database holds. */
 type MigrationStep = string | ((session: KuzuSession) => Promise<void>);
@@ -42,7 +44,13 @@ const MIGRATIONS: Record<number, MigrationStep[]> = {
   // memory search run in memory, knowledge/view.ts). Kuzu loads them at every open: +30 MB resident
   // and ~0.6 s per start, and ~75 MB more while creating them (docs/performance.md, Startup).
   3: [dropFullTextIndexes],
+  // The version moves from the Meta table to the Source table's comment, and Meta goes (see the top).
+  4: [dropMetaTable],
 };
+
+/** The last version kept in the Meta table; later ones are the Source table's comment. */
+const LAST_META_VERSION = 3;
+const VERSION_COMMENT = /^parley schema (\d+)$/;
 
 async function dropFullTextIndexes(session: KuzuSession): Promise<void> {
   const indexes = await session.ddl(
@@ -51,15 +59,47 @@ async function dropFullTextIndexes(session: KuzuSession): Promise<void> {
   for (const { t, i } of indexes) await session.ddl(`CALL DROP_FTS_INDEX('${String(t)}', '${String(i)}')`);
 }
 
+/** Writes the comment first: a crash before the DROP leaves Meta (version 3), and this step runs again. */
+async function dropMetaTable(session: KuzuSession): Promise<void> {
+  await writeVersion(session, 4);
+  await session.ddl('DROP TABLE IF EXISTS Meta');
+}
+
+/**
+ * The applied version: Meta's row while there is one (versions 1-3), else Source's comment, else 0 (new;
+ * an empty Meta is what a version 1-3 Parley left when it stopped while creating the schema).
+ */
+async function readVersion(session: KuzuSession): Promise<number> {
+  const tables = new Map(
+    (await session.ddl('CALL SHOW_TABLES() RETURN name, comment')).map((t) => [
+      String(t.name),
+      String(t.comment ?? ''),
+    ]),
+  );
+  if (tables.has('Meta')) {
+    const rows = await session.run("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v");
+    if (rows[0]) return Number(rows[0].v);
+  }
+  const comment = VERSION_COMMENT.exec(tables.get('Source') ?? '');
+  return comment ? Number(comment[1]) : 0;
+}
+
+async function writeVersion(session: KuzuSession, version: number): Promise<void> {
+  if (version > LAST_META_VERSION) {
+    await session.ddl(`COMMENT ON TABLE Source IS 'parley schema ${version}'`);
+    return;
+  }
+  await session.ddl('CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))');
+  await session.run("MERGE (m:Meta {key: 'schemaVersion'}) SET m.value = $v", { v: String(version) });
+}
+
 /**
  * Creates or migrates the schema (to `target`, default the current version: tests build older
  * databases with a lower one); refuses a database newer than this code.
  */
 export async function migrate(session: KuzuSession, target = SCHEMA_VERSION): Promise<void> {
   await session.exclusive(async () => {
-    await session.ddl('CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))');
-    const rows = await session.run("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v");
-    const current = rows[0] ? Number(rows[0].v) : 0;
+    const current = await readVersion(session);
     if (current > SCHEMA_VERSION) {
       throw new SchemaVersionError(
         `The knowledge database has schema version ${current}, newer than this Parley understands (${SCHEMA_VERSION}). Upgrade Parley or use another PARLEY_DATA_DIR.`,
@@ -69,7 +109,7 @@ export async function migrate(session: KuzuSession, target = SCHEMA_VERSION): Pr
     if (current === 0 && last > 0) return createFresh(session, last);
     for (let v = current + 1; v <= last; v++) {
       for (const step of MIGRATIONS[v] ?? []) await (typeof step === 'string' ? session.ddl(step) : step(session));
-      await session.run("MERGE (m:Meta {key: 'schemaVersion'}) SET m.value = $v", { v: String(v) });
+      await writeVersion(session, v);
     }
   });
 }
@@ -84,7 +124,8 @@ async function createFresh(session: KuzuSession, version: number): Promise<void>
   try {
     for (let v = 1; v <= version; v++)
       for (const step of MIGRATIONS[v] ?? []) if (typeof step === 'string') await session.ddl(step);
-    await session.run("MERGE (m:Meta {key: 'schemaVersion'}) SET m.value = $v", { v: String(version) });
+    if (version > LAST_META_VERSION) await session.ddl('DROP TABLE IF EXISTS Meta');
+    await writeVersion(session, version);
     await session.ddl('COMMIT');
   } catch (err) {
     await session.ddl('ROLLBACK').catch(() => undefined);

@@ -131,22 +131,60 @@ describe('Kuzu store on a file', () => {
     open.length = 0;
 
     const raw = await KuzuSession.open(path);
-    expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([
-      { v: String(SCHEMA_VERSION) },
+    // Version 4 keeps the version in the Source table's comment and drops the Meta table.
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Source' OR name = 'Meta' RETURN name, comment")).toEqual([
+      { name: 'Source', comment: `parley schema ${SCHEMA_VERSION}` },
     ]);
     expect(await raw.query('CALL SHOW_INDEXES() RETURN index_name AS i')).toEqual([]);
     await raw.close();
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(SCHEMA_VERSION).toBe(4);
+  });
+
+  it('migrates a version 3 database (the version in a Meta table) to 4 without losing what it holds', async () => {
+    const path = tempDb();
+    const old = await KuzuSession.open(path);
+    await migrate(old, 3);
+    expect(await old.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([{ v: '3' }]);
+    await old.close();
+    const v3 = await openKuzuStore({ path });
+    await v3.upsertSpecialists(ROSTER);
+    await v3.close();
+
+    const store = await openKuzuStore({ path });
+    open.push(store);
+    expect((await store.listSpecialists()).length).toBe(ROSTER.length);
+    await store.close();
+    open.length = 0;
+    const raw = await KuzuSession.open(path);
+    const tables = await raw.query('CALL SHOW_TABLES() RETURN name, comment');
+    expect(tables.map((t) => t.name)).not.toContain('Meta');
+    expect(tables.find((t) => t.name === 'Source')?.comment).toBe('parley schema 4');
+    await raw.close();
+  });
+
+  it('creates the schema on a database where a version 1-3 Parley stopped after creating an empty Meta table', async () => {
+    const path = tempDb();
+    const old = await KuzuSession.open(path);
+    await old.query('CREATE NODE TABLE Meta(key STRING, value STRING, PRIMARY KEY(key))');
+    await old.close();
+    const store = await openKuzuStore({ path });
+    await store.upsertSpecialists(ROSTER);
+    await store.close();
+    const raw = await KuzuSession.open(path);
+    const tables = await raw.query('CALL SHOW_TABLES() RETURN name, comment');
+    expect(tables.map((t) => t.name)).not.toContain('Meta');
+    expect(tables.find((t) => t.name === 'Source')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
+    await raw.close();
   });
 
   it('records the schema version and refuses a database written by a newer schema', async () => {
     const path = tempDb();
     await (await openKuzuStore({ path })).close();
     const raw = await KuzuSession.open(path);
-    expect(await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([
-      { v: String(SCHEMA_VERSION) },
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Source' RETURN comment")).toEqual([
+      { comment: `parley schema ${SCHEMA_VERSION}` },
     ]);
-    await raw.query("MATCH (m:Meta {key: 'schemaVersion'}) SET m.value = '99'");
+    await raw.query("COMMENT ON TABLE Source IS 'parley schema 99'");
     await raw.close();
     await expect(openKuzuStore({ path })).rejects.toThrow(/schema version 99, newer than this Parley understands/);
   });
