@@ -21,6 +21,8 @@ const UNLINKED_RUNS = 10_000;
 
 interface PendingRun {
   run: RunRecord;
+  /** When (Date.now()) the record must be written at the latest: its arrival plus its deferMs. */
+  due: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -43,6 +45,13 @@ export class RunRecorder {
   #flushing?: Promise<void>;
   /** While deferred records wait (RecordRunOptions.deferMs): the timer that starts their batch. */
   #deferred?: { timer: NodeJS.Timeout; at: number };
+  /**
+   * Set when something asks for everything pending to be written now (a record without deferMs, a
+   * full batch, settle, drain, the deferral timer); cleared once nothing is pending. Without it the
+   * writer stops after a batch when every record left may still wait, instead of writing records
+   * that arrived during that batch at once, one or two per transaction.
+   */
+  #urgent = false;
   /**
    * Runs with approvals/decisions recorded by this process, so recordRun links them; other runs
    * skip those two statements. Bounded: the oldest entries (runs never recorded) are dropped.
@@ -70,8 +79,9 @@ export class RunRecorder {
   recordRun(run: RunRecord, options: RecordRunOptions = {}): Promise<void> {
     const invalid = invalidRunRecord(run);
     if (invalid) return Promise.reject(new TypeError(`recordRun: ${invalid}`));
-    const written = new Promise<void>((resolve, reject) => this.#pending.push({ run, resolve, reject }));
     const deferMs = options.deferMs ?? 0;
+    const due = Date.now() + deferMs;
+    const written = new Promise<void>((resolve, reject) => this.#pending.push({ run, due, resolve, reject }));
     if (deferMs > 0 && this.#pending.length < MAX_RUN_BATCH) this.#defer(deferMs);
     else this.#startFlush();
     return written;
@@ -90,7 +100,7 @@ export class RunRecorder {
 
   /** Starts the deferral window, or keeps the earlier one that ends sooner. */
   #defer(ms: number): void {
-    if (this.#flushing) return; // the running writer takes this record in its next batch
+    if (this.#flushing) return; // the running writer sees this record when its batch is done
     const at = Date.now() + ms;
     if (this.#deferred && this.#deferred.at <= at) return;
     if (this.#deferred) clearTimeout(this.#deferred.timer);
@@ -99,6 +109,7 @@ export class RunRecorder {
   }
 
   #startFlush(): void {
+    this.#urgent = true;
     if (this.#deferred) {
       clearTimeout(this.#deferred.timer);
       this.#deferred = undefined;
@@ -106,13 +117,20 @@ export class RunRecorder {
     this.#flushing ??= this.#flush();
   }
 
-  /** Writes batches until nothing is pending; never rejects (every outcome goes to its caller). */
+  /**
+   * Writes batches until nothing is pending, or until every record left may still wait (they arrived
+   * during the last batch with a deferMs): those start the next window. Never rejects (every outcome
+   * goes to its caller).
+   */
   async #flush(): Promise<void> {
     // Records handed over in the same turn (a deferral window ending, a settle) go in one batch.
     await Promise.resolve();
     try {
       while (this.#pending.length > 0) {
+        // Records that arrived during the last batch and may still wait go with the next window's batch.
+        if (!this.#urgent && this.#pending.every((p) => p.due > Date.now())) break;
         const batch = this.#takeBatch();
+        if (this.#pending.length === 0) this.#urgent = false;
         this.#writing = batch.map((p) => p.run);
         try {
           await this.#writeBatch(batch);
@@ -122,6 +140,9 @@ export class RunRecorder {
       }
     } finally {
       this.#flushing = undefined;
+      this.#urgent = false;
+      const next = Math.min(...this.#pending.map((p) => p.due));
+      if (this.#pending.length) this.#defer(Math.max(1, next - Date.now()));
     }
   }
 
