@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import pgModule from 'pg';
 import type { GraphEvent } from '../../src/graph/events.ts';
+import type { ApprovalRequest } from '../../src/hitl/types.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from './build.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from './postgres.ts';
 import { readSse, postJson } from './protocols/sse-read.ts';
@@ -104,6 +105,17 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
     },
   };
 }
+
+/** The approval request a run's events asked for (its first `approval.requested`). */
+export const askedIn = (events: GraphEvent[]) =>
+  events.find((e): e is GraphEvent & { type: 'approval.requested' } => e.type === 'approval.requested')!.request;
+
+/** Decisions accepting every tool call of `request` (POST /api/approve's `decisions`). */
+export const acceptAll = (request: ApprovalRequest) =>
+  request.kind === 'tool' ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, 'accept'])) : {};
+
+/** The seq of each event, in order. */
+export const seqs = (events: GraphEvent[]) => events.map((e) => e.seq);
 
 /** A run's event stream (POST /stream or GET /api/runs/:id/events), read in the background. */
 export function follow(res: Response) {

@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest } from '../../../../src/hitl/types.ts';
-import type { GraphEvent } from '../../../../src/graph/events.ts';
 import { postJson } from '../../../support/protocols/sse-read.ts';
 import { TaskState } from '@a2a-js/sdk';
 import { a2aClientAs, stateOf } from '../../../support/protocols/a2a-helpers.ts';
@@ -20,6 +19,9 @@ import {
   startRun,
   subscribeOn,
   useReplicas,
+  acceptAll,
+  askedIn,
+  seqs,
 } from '../../../support/replicas.ts';
 import { tcpProxy, type TcpProxy } from '../../../support/tcp-proxy.ts';
 
@@ -28,12 +30,6 @@ if (missing) console.log(`lease-lost.test.ts: ${missing}`);
 vi.setConfig({ testTimeout: 120_000 });
 
 const { replica, workspace, writeQuery, redisPort } = useReplicas('parley-lease-lost');
-
-const acceptAll = (request: ApprovalRequest) =>
-  request.kind === 'tool' ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, 'accept'])) : {};
-const askedIn = (events: GraphEvent[]) =>
-  events.find((e): e is GraphEvent & { type: 'approval.requested' } => e.type === 'approval.requested')!.request;
-const seqs = (events: GraphEvent[]) => events.map((e) => e.seq);
 
 let proxy: TcpProxy | undefined;
 afterEach(async () => {

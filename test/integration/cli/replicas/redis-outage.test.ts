@@ -7,21 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { ApprovalRequest } from '../../../../src/hitl/types.ts';
-import type { GraphEvent } from '../../../../src/graph/events.ts';
 import { postJson } from '../../../support/protocols/sse-read.ts';
-import { follow, replicasMissing, startRun, useReplicas } from '../../../support/replicas.ts';
+import { acceptAll, askedIn, follow, replicasMissing, startRun, useReplicas } from '../../../support/replicas.ts';
 
 const missing = replicasMissing();
 if (missing) console.log(`redis-outage.test.ts: ${missing}`);
 vi.setConfig({ testTimeout: 180_000 });
 
 const { replica, workspace, writeQuery, redisOutage } = useReplicas('parley-redis-outage');
-
-const askedIn = (events: GraphEvent[]) =>
-  events.find((e): e is GraphEvent & { type: 'approval.requested' } => e.type === 'approval.requested')!.request;
-const acceptAll = (request: ApprovalRequest) =>
-  request.kind === 'tool' ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, 'accept'])) : {};
 
 interface Answer {
   what: string;

@@ -20,6 +20,9 @@ import {
   startRun,
   subscribeOn,
   useReplicas,
+  acceptAll,
+  askedIn,
+  seqs,
 } from '../../../support/replicas.ts';
 
 const missing = replicasMissing();
@@ -31,11 +34,6 @@ const { replica, workspace, writeQuery, databaseUrl } = useReplicas('parley-repl
 
 const approvals = async (url: string) =>
   ((await (await fetch(`${url}/api/approvals`)).json()) as { approvals: ApprovalRequest[] }).approvals;
-const acceptAll = (request: ApprovalRequest) =>
-  request.kind === 'tool' ? Object.fromEntries(request.toolCalls.map((c) => [c.toolCallId, 'accept'])) : {};
-const askedIn = (events: GraphEvent[]) =>
-  events.find((e): e is GraphEvent & { type: 'approval.requested' } => e.type === 'approval.requested')!.request;
-const seqs = (events: GraphEvent[]) => events.map((e) => e.seq);
 
 describe.skipIf(missing !== undefined)('replicas on Postgres and Redis', () => {
   it('an approval asked on A is listed and answered on B; A goes on; a follower on B sees the end and can reconnect to A', async () => {
