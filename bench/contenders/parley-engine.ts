@@ -5,7 +5,7 @@
  * workload's roster, the ApprovalBroker, and a tool host with no tools (the workload calls none).
  * Settings that would cap the benchmark itself are raised, and said so (docs/performance.md).
  */
-import { openKv } from '../../src/store/kv.ts';
+import { openKv, type Kv } from '../../src/store/kv.ts';
 import { openLmdbRunStore } from '../../src/store/runs/lmdb/lmdb-run-store.ts';
 import { reliableRunStore } from '../../src/store/runs/reliable-run-store.ts';
 import { createLmdbThreadStore } from '../../src/store/threads/lmdb.ts';
@@ -37,6 +37,8 @@ export interface BenchEngine {
   engine: Engine;
   store: KnowledgeStore;
   config: Config;
+  /** The LMDB environment of the run and thread stores (undefined with PARLEY_BENCH_RUN_STORE=off). */
+  kv?: Kv;
   close(): Promise<void>;
 }
 
@@ -169,6 +171,7 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     engine,
     store,
     config,
+    ...(kv ? { kv } : {}),
     close: async () => {
       try {
         await engine.close();

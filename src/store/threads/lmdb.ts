@@ -1,11 +1,17 @@
 /**
- * The embedded ThreadStore over the run store's LMDB environment (kv.ts). Two named databases:
+ * The embedded ThreadStore over the run store's LMDB environment (kv.ts). Three named databases:
  * `threads` keyed [callerId, threadId] holds a thread's summary and the seq of its next turn;
- * `thread-turns` keyed [callerId, threadId, seq] holds the turns. The caller leads every key, so a
+ * `thread-turns` keyed [callerId, threadId, seq] holds the turns; `thread-last-use` keyed
+ * [callerId, updatedAt, threadId] (no value) orders a caller's threads by last use, so the per-caller cap
+ * finds the least recently used ones without reading every summary. The caller leads every key, so a
  * caller's range never reaches another's. Each append is one write transaction (summary, turn,
- * trimming and the per-caller cap together), committed before appendTurn resolves.
+ * trimming, last use and the per-caller cap together), committed before appendTurn resolves.
+ *
+ * The last-use index came after the first data dirs (2026-11-27): a caller whose index does not hold
+ * exactly one key per thread (a data dir written before it) has it rebuilt from the summaries the first
+ * time the cap is reached, once; its threads were all there all along.
  */
-import type { Kv } from '../kv.ts';
+import type { Kv, KvKey } from '../kv.ts';
 import {
   MAX_THREAD_ID_CHARS,
   TITLE_CHARS,
@@ -29,6 +35,7 @@ const LAST_SEQ = Number.MAX_SAFE_INTEGER;
 export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: () => number = Date.now): ThreadStore {
   const threads = kv.db<Meta>('threads');
   const turns = kv.db<ThreadTurn>('thread-turns');
+  const lastUse = kv.db<null>('thread-last-use');
 
   const live = (meta: Meta | undefined): meta is Meta => !!meta && now() - meta.updatedAt <= retention.maxAgeMs;
   const summary = ({ threadId, createdAt, updatedAt, turnCount, title }: Meta): ThreadSummary => ({
@@ -41,7 +48,9 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
   const callerMetas = (callerId: string) =>
     [...threads.getRange({ start: [callerId], end: callerEnd(callerId) })].map((e) => e.value);
 
-  /** Removes a thread's summary and turns (inside a write transaction). */
+  const lastUseKey = (callerId: string, meta: Meta) => [callerId, meta.updatedAt, meta.threadId];
+
+  /** Removes a thread's summary, turns and last use (inside a write transaction). */
   const remove = (callerId: string, meta: Meta) => {
     for (const { key } of turns.getRange({
       start: [callerId, meta.threadId, 0],
@@ -49,6 +58,41 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
     }))
       void turns.remove(key);
     void threads.remove([callerId, meta.threadId]);
+    void lastUse.remove(lastUseKey(callerId, meta));
+  };
+
+  /** A caller's last-use keys, rebuilt from its summaries (inside a write transaction). */
+  const rebuildLastUse = (callerId: string) => {
+    for (const key of [...lastUse.getKeys({ start: [callerId], end: callerEnd(callerId) })]) void lastUse.remove(key);
+    for (const meta of callerMetas(callerId)) void lastUse.put(lastUseKey(callerId, meta), null);
+  };
+
+  /**
+   * Drops the caller's least recently used threads beyond the cap, `keep` aside (inside a write
+   * transaction, `count` threads stored). Walks the last-use index oldest first: no summary is read but
+   * those dropped.
+   */
+  const enforceCap = (callerId: string, keep: string, count: number) => {
+    const range = () => ({ start: [callerId], end: callerEnd(callerId) });
+    if (lastUse.getKeysCount(range()) !== count) rebuildLastUse(callerId);
+    let excess = count - retention.maxThreadsPerCaller;
+    const dropped: Meta[] = [];
+    const missed: KvKey[] = [];
+    for (const key of lastUse.getKeys(range())) {
+      if (excess <= 0) break;
+      const [, updatedAt, threadId] = key as [string, number, string];
+      if (threadId === keep) continue;
+      const meta = threads.get([callerId, threadId]);
+      // Not this thread's last use (a write the index missed): the key goes, the thread stays.
+      if (meta?.updatedAt !== updatedAt) missed.push(key);
+      else {
+        dropped.push(meta);
+        excess--;
+      }
+    }
+    // Removed after the walk, not during it.
+    for (const key of missed) void lastUse.remove(key);
+    for (const meta of dropped) remove(callerId, meta);
   };
 
   return {
@@ -78,18 +122,13 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
           meta.firstSeq++;
         }
         void threads.put([callerId, threadId], meta);
+        if (existing) void lastUse.remove(lastUseKey(callerId, existing));
+        void lastUse.put(lastUseKey(callerId, meta), null);
         // The per-caller cap: the least recently updated threads go first. Counted first (no values read):
         // a caller below the cap, the usual case, costs no read of its threads' summaries per new thread.
-        if (
-          !existing &&
-          threads.getKeysCount({ start: [callerId], end: callerEnd(callerId) }) >= retention.maxThreadsPerCaller
-        ) {
-          const others = callerMetas(callerId).filter((m) => m.threadId !== threadId);
-          const excess = others.length + 1 - retention.maxThreadsPerCaller;
-          if (excess > 0) {
-            others.sort((a, b) => a.updatedAt - b.updatedAt);
-            for (const m of others.slice(0, excess)) remove(callerId, m);
-          }
+        if (!existing) {
+          const count = threads.getKeysCount({ start: [callerId], end: callerEnd(callerId) });
+          if (count > retention.maxThreadsPerCaller) enforceCap(callerId, threadId, count);
         }
       });
     },
