@@ -58,6 +58,8 @@ const RUN_FINISHED = new RunCancelledError('run finished');
 interface Made {
   run?: RunState;
   memory?: RunRecord;
+  /** The write of the run's turn in its thread, handed to its persister with run.finished. */
+  turn?: () => Promise<void>;
 }
 
 /** A run in progress: its state, the handle its clients hold, and when it ends here. */
@@ -148,13 +150,19 @@ export class Engine implements RunEngine {
     // The persister reads the run's plan, and its memory record at the end; the run is made after its log.
     const made: Made = {};
     const store = ctx.runStore;
-    if (store && restored.length === 0) {
-      store.runs.put(record).catch((err: unknown) => {
-        ctx.logger.error('run store: recording a run failed', { runId: id, error: String(err) });
-      });
-    }
+    // A new run's record goes with its first events, its thread turn with run.finished (one commit each).
     const persisted = store
-      ? persistEvents(store, { record, plan: () => made.run?.plan, memory: () => made.memory }, ctx.logger)
+      ? persistEvents(
+          store,
+          {
+            record,
+            fresh: restored.length === 0,
+            plan: () => made.run?.plan,
+            memory: () => made.memory,
+            turn: () => made.turn,
+          },
+          ctx.logger,
+        )
       : undefined;
     // Replicas: followers on other processes are told when the stored log grows.
     const persist = persisted && this.#replicas ? this.#replicas.runs.signalEvents(id, persisted) : persisted;
@@ -409,8 +417,13 @@ export class Engine implements RunEngine {
     // run store holds the record with the run's end until the knowledge store has it.
     // The turn is in its thread before run.finished goes out: a client that saw the end can ask again at once.
     made.memory = runRecordOf(run, outcome, durationMs);
-    if (!invalidRequest(run.request)) await saveTurn(run, ctx, ending);
+    if (!invalidRequest(run.request)) {
+      // With a run store the turn is written with run.finished's batch (durable/persist-events.ts).
+      if (ctx.runStore) made.turn = () => saveTurn(run, ctx, ending);
+      else await saveTurn(run, ctx, ending);
+    }
     emit(run, { type: 'run.finished', ...ending });
+    made.turn = undefined;
     await recordEnd(ctx, run, made.memory, this.#memoryWrites);
     made.memory = undefined;
     return { runId: run.id, threadId: run.threadId, ...ending };

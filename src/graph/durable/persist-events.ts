@@ -7,6 +7,10 @@
  * Events go in batches: what a turn of the event loop emits, and everything emitted while the run's
  * previous batch commits (a streamed answer's deltas), is one append with the checkpoints that go with
  * it, and shares one promise, so a run of ~450 events costs a few dozen writes, not one per event.
+ *
+ * A new run's record goes with its first batch and its thread turn with its last (the one holding
+ * `run.finished`): LMDB commits the writes of one turn of the event loop together, so each is one commit
+ * less per run, and neither event reaches a consumer before the write that goes with it is committed.
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
@@ -23,6 +27,17 @@ export interface PersistedRun {
    * until the knowledge store has it, so a kill -9 before that loses nothing (durable/recover.ts).
    */
   memory?(): RunRecord | undefined;
+  /**
+   * A new run (not one resumed after a restart): its record is put with the first batch of its events, so
+   * the store never shows an event of a run it does not know.
+   */
+  fresh?: boolean;
+  /**
+   * The write of the run's turn in its thread, read when it finishes: it goes with `run.finished`, which
+   * reaches no consumer before the turn is stored (a client that saw the end can ask again at once).
+   * Settles, never fails (a failure is logged by the writer).
+   */
+  turn?(): (() => Promise<void>) | undefined;
 }
 
 export function persistEvents(
@@ -43,6 +58,8 @@ export function persistEvents(
   let open: Batch | undefined;
   /** A batch sent and not yet committed: the next one is sent when it is. */
   let sending = false;
+  /** The run's record goes with its first batch. */
+  let unrecorded = run.fresh === true;
 
   const send = () => {
     const batch = open;
@@ -51,6 +68,11 @@ export function persistEvents(
     sending = true;
     // One append for the batch's events and its checkpoints beside it: the store commits them in the order asked.
     const writes: Promise<unknown>[] = [store.events.append(runId, batch.events).catch(failed('appending an event'))];
+    if (unrecorded) {
+      unrecorded = false;
+      // Before the batch's checkpoints: a run ending in its first batch puts its end record last.
+      writes.push(store.runs.put(run.record).catch(failed('recording the run')));
+    }
     for (const write of batch.checkpoints) writes.push(write());
     const committed = writes.length === 1 ? writes[0]! : Promise.all(writes);
     void committed.then(() => {
@@ -86,7 +108,9 @@ export function persistEvents(
         updatedAt: Number.isNaN(at) ? Date.now() : at,
         ...(memory ? { memory, remembered: false } : {}),
       };
-      return () => store.runs.put(end).catch(failed('recording the end of a run'));
+      const turn = run.turn?.();
+      const recordEnd = () => store.runs.put(end).catch(failed('recording the end of a run'));
+      return turn ? () => Promise.all([recordEnd(), turn()]) : recordEnd;
     }
     return undefined;
   };
@@ -103,9 +127,10 @@ export function persistEvents(
     batch.events.push(event as unknown as StoredEvent);
     const checkpoint = checkpointOf(event);
     if (checkpoint) batch.checkpoints.push(checkpoint);
-    // The end goes at once: the engine's own writes after it (the run's record for execution memory)
-    // must be queued behind it, never before.
-    if (event.type === 'run.finished') send();
+    // The end goes at once when nothing is in flight, else as soon as the batch before it commits, like any
+    // batch: its writes (events, end record, thread turn) are then made in one turn, one commit. Nothing the
+    // engine writes for the run after it is in the run's queue (markRemembered waits for this commit).
+    if (event.type === 'run.finished' && !sending) send();
     return batch.committed;
   };
 }
