@@ -65,9 +65,9 @@ const DIALECT = {
     WITH st, i
     MATCH (sp:Specialist {id: $steps_specialist[i]})
     CREATE (st)-[:BY]->(sp)`,
-  linkStepTools: `UNWIND range(1, size($calls_stepId)) AS i
-    MATCH (st:Step {id: $calls_stepId[i]}), (t:Tool {id: $calls_tool[i]})
-    MERGE (st)-[e:CALLED]->(t) SET e.status = $calls_status[i]`,
+  linkStepTools: `UNWIND $calls AS c
+    MATCH (st:Step {id: c.stepId}), (t:Tool {id: c.tool})
+    MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
   linkRunApprovals: 'MATCH (r:Run {id: $runId}), (a:Approval {runId: $runId}) MERGE (r)-[:HAS_APPROVAL]->(a)',
   linkRunDecisions: 'MATCH (r:Run {id: $runId}), (d:Decision {runId: $runId}) MERGE (r)-[:DECIDED]->(d)',
 } as const satisfies DialectQueries;
