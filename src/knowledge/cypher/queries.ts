@@ -6,7 +6,8 @@
  * the same parameters and result columns. test/unit/knowledge/cypher-lint.test.ts lints all of
  * Neo4j's (the shared ones included) with Neo4j's own linter.
  *
- * Labels (docs/knowledge.md, Schema): a tool is a Specialist node of kind 'tool', a proven team a
+ * Labels (docs/knowledge.md, Schema): a tool is a Specialist node of kind 'tool', an ingestion source
+ * one of kind 'source' (its own kind is sourceKind), a proven team a
  * Proficiency node of kind 'team', an approval a Decision node of kind 'tool' or 'elicitation' beside
  * the council's (kind 'council'); every statement about one of them names its kind.
  */
@@ -64,26 +65,26 @@ export type QuerySet = Record<QueryName, string>;
 
 /** The statements both dialects spell the same. */
 export const CYPHER = {
-  upsertSource: `MERGE (s:Source {id: $id})
-    SET s.kind = $kind, s.location = $location, s.contentHash = $contentHash, s.ingestedAt = $ingestedAt,
+  upsertSource: `MERGE (s:Specialist {id: $id})
+    SET s.kind = 'source', s.sourceKind = $kind, s.location = $location, s.contentHash = $contentHash, s.ingestedAt = $ingestedAt,
         s.status = $status, s.error = $error`,
-  getSource: 'MATCH (s:Source {id: $id}) RETURN s',
+  getSource: "MATCH (s:Specialist {id: $id, kind: 'source'}) RETURN s",
 
   upsertSpecialist: `MERGE (s:Specialist {id: $id})
     SET s.name = $name, s.description = $description, s.kind = $kind, s.domains = $domains, s.prompt = $prompt,
         s.endpoint = $endpoint, s.modelRole = $modelRole, s.tools = $tools, s.sourceId = $sourceId,
         s.available = $available, s.unavailableReason = $unavailableReason, s.searchText = $searchText`,
-  unlinkSpecialistSource: 'MATCH (s:Specialist {id: $id})-[r:INGESTED_FROM]->(:Source) DELETE r',
-  unlinkSpecialistTools: 'MATCH (s:Specialist {id: $id})-[r:USES]->(:Specialist) DELETE r',
+  unlinkSpecialistSource: "MATCH (s:Specialist {id: $id})-[r:INGESTED_FROM]->(:Specialist {kind: 'source'}) DELETE r",
+  unlinkSpecialistTools: "MATCH (s:Specialist {id: $id})-[r:USES]->(:Specialist {kind: 'tool'}) DELETE r",
   upsertTool: `MERGE (t:Specialist {id: $id})
     SET t.kind = 'tool', t.server = $server, t.name = $name, t.description = $description, t.inputSchema = $inputSchema,
         t.annotations = $annotations, t.available = $available, t.sourceId = $sourceId`,
-  markSpecialistsGone: `MATCH (s:Specialist) WHERE s.sourceId = $sourceId AND s.kind <> 'tool' AND NOT s.id IN $keep AND s.available = true
+  markSpecialistsGone: `MATCH (s:Specialist) WHERE s.sourceId = $sourceId AND NOT s.kind IN ['tool', 'source'] AND NOT s.id IN $keep AND s.available = true
     SET s.available = false, s.unavailableReason = 'no longer listed by its source'`,
   markToolsGone: `MATCH (t:Specialist {kind: 'tool'}) WHERE t.sourceId = $sourceId AND NOT t.id IN $keep SET t.available = false`,
-  listSpecialists: "MATCH (s:Specialist) WHERE s.kind <> 'tool' RETURN s ORDER BY s.id",
-  getSpecialist: "MATCH (s:Specialist {id: $id}) WHERE s.kind <> 'tool' RETURN s",
-  specialistsByIds: "MATCH (s:Specialist) WHERE s.id IN $ids AND s.kind <> 'tool' RETURN s",
+  listSpecialists: "MATCH (s:Specialist) WHERE NOT s.kind IN ['tool', 'source'] RETURN s ORDER BY s.id",
+  getSpecialist: "MATCH (s:Specialist {id: $id}) WHERE NOT s.kind IN ['tool', 'source'] RETURN s",
+  specialistsByIds: "MATCH (s:Specialist) WHERE s.id IN $ids AND NOT s.kind IN ['tool', 'source'] RETURN s",
   listTools: "MATCH (t:Specialist {kind: 'tool'}) RETURN t ORDER BY t.id",
   listToolsOfServer: "MATCH (t:Specialist {kind: 'tool', server: $server}) RETURN t ORDER BY t.id",
   getTool: "MATCH (t:Specialist {id: $id, kind: 'tool'}) RETURN t",

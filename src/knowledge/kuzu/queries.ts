@@ -10,13 +10,13 @@ import { CYPHER, type DialectQueries, type QuerySet } from '../cypher/queries.ts
 /** The statements Kuzu spells its own way; the rest are CYPHER. */
 const DIALECT = {
   linkSpecialistSource:
-    'MATCH (s:Specialist {id: $id}), (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
+    "MATCH (s:Specialist {id: $id}), (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (s)-[:INGESTED_FROM]->(src)",
   linkSpecialistTools:
     "MATCH (s:Specialist {id: $id}), (t:Specialist {kind: 'tool'}) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)",
-  linkToolUsers: `MATCH (s:Specialist), (t:Specialist {id: $id, kind: 'tool'}) WHERE s.kind <> 'tool' AND s.tools CONTAINS $quoted
+  linkToolUsers: `MATCH (s:Specialist), (t:Specialist {id: $id, kind: 'tool'}) WHERE s.tools CONTAINS $quoted
     MERGE (s)-[:USES]->(t)`,
   linkToolSource:
-    "MATCH (t:Specialist {id: $id, kind: 'tool'}), (src:Source {id: $sourceId}) MERGE (t)-[:INGESTED_FROM]->(src)",
+    "MATCH (t:Specialist {id: $id, kind: 'tool'}), (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (t)-[:INGESTED_FROM]->(src)",
   /**
    * Only the statistics are SET on an existing record: Kuzu keeps a version of every updated column
    * until a checkpoint, and subject/kind never change (docs/knowledge.md, Memory). The store is the

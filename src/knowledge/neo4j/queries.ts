@@ -10,13 +10,13 @@ import { CYPHER, type DialectQueries, type QuerySet } from '../cypher/queries.ts
 /** The statements Neo4j spells its own way; the rest are CYPHER. */
 const DIALECT = {
   linkSpecialistSource:
-    'MATCH (s:Specialist {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
+    "MATCH (s:Specialist {id: $id}) MATCH (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (s)-[:INGESTED_FROM]->(src)",
   linkSpecialistTools:
     "MATCH (s:Specialist {id: $id}) MATCH (t:Specialist {kind: 'tool'}) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)",
-  linkToolUsers: `MATCH (s:Specialist) WHERE s.kind <> 'tool' AND s.tools CONTAINS $quoted
+  linkToolUsers: `MATCH (s:Specialist) WHERE s.tools CONTAINS $quoted
     MATCH (t:Specialist {id: $id, kind: 'tool'}) MERGE (s)-[:USES]->(t)`,
   linkToolSource:
-    "MATCH (t:Specialist {id: $id, kind: 'tool'}) MATCH (src:Source {id: $sourceId}) MERGE (t)-[:INGESTED_FROM]->(src)",
+    "MATCH (t:Specialist {id: $id, kind: 'tool'}) MATCH (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (t)-[:INGESTED_FROM]->(src)",
   upsertProficiencies: `UNWIND $rows AS p
     MERGE (x:Proficiency {id: p.id})
     SET x.subject = p.subject, x.kind = p.kind, x.runs = p.runs, x.successes = p.successes,
@@ -64,14 +64,15 @@ export const Q: QuerySet = { ...CYPHER, ...DIALECT };
 
 /** Schema statements run at open; all idempotent. */
 export const SCHEMA = [
-  ...['Meta:key', 'Source:id', 'Specialist:id', 'Run:id', 'Step:id', 'Proficiency:id', 'Decision:id'].map((pair) => {
+  ...['Meta:key', 'Specialist:id', 'Run:id', 'Step:id', 'Proficiency:id', 'Decision:id'].map((pair) => {
     const [label, key] = pair.split(':');
     return `CREATE CONSTRAINT ${label!.toLowerCase()}_${key} IF NOT EXISTS FOR (n:${label}) REQUIRE n.${key} IS UNIQUE`;
   }),
   'CREATE INDEX step_run IF NOT EXISTS FOR (n:Step) ON (n.runId)',
   'CREATE INDEX decision_run IF NOT EXISTS FOR (n:Decision) ON (n.runId)',
   'CREATE INDEX run_started IF NOT EXISTS FOR (n:Run) ON (n.startedAt)',
-  // Schema version 1's: its Tool, TeamConfig and Approval labels are now kinds (MIGRATE_TO_2).
+  // Schema version 1's: its Source, Tool, TeamConfig and Approval labels are now kinds (MIGRATE_TO_2).
+  'DROP CONSTRAINT source_id IF EXISTS',
   'DROP CONSTRAINT tool_id IF EXISTS',
   'DROP CONSTRAINT teamconfig_id IF EXISTS',
   'DROP CONSTRAINT approval_id IF EXISTS',
@@ -83,7 +84,7 @@ export const SCHEMA = [
 
 /**
  * Schema version 2, as Kuzu's version 5 (kuzu/schema.ts; docs/knowledge.md, Schema): a Tool becomes
- * a Specialist of kind 'tool', a TeamConfig a Proficiency of kind 'team', an Approval a Decision of
+ * a Specialist of kind 'tool', a Source one of kind 'source' (its own kind moves to sourceKind), a TeamConfig a Proficiency of kind 'team', an Approval a Decision of
  * its own kind (a version 1 Decision is the council's). Relabelled in place, so every relationship
  * stays; each statement matches only what is still to do, and all run in one write transaction.
  */
@@ -93,6 +94,7 @@ export const MIGRATE_TO_2 = [
   'MATCH (r:Run)-[h:HAS_APPROVAL]->(d:Decision) MERGE (r)-[:DECIDED]->(d) DELETE h',
   "MATCH (t:TeamConfig) SET t:Proficiency, t.kind = 'team' REMOVE t:TeamConfig",
   "MATCH (t:Tool) SET t:Specialist, t.kind = 'tool' REMOVE t:Tool",
+  "MATCH (s:Source) SET s:Specialist, s.sourceKind = s.kind, s.kind = 'source' REMOVE s:Source",
 ] as const;
 
 export const READ_SCHEMA_VERSION = "MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v";

@@ -131,10 +131,10 @@ describe('Kuzu store on a file', () => {
     open.length = 0;
 
     const raw = await KuzuSession.open(path);
-    // Version 4 keeps the version in the Source table's comment and drops the Meta table; 5 merges tables.
-    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Source' OR name = 'Meta' RETURN name, comment")).toEqual([
-      { name: 'Source', comment: `parley schema ${SCHEMA_VERSION}` },
-    ]);
+    // Version 4 kept the version in the Source table's comment and dropped Meta; 5 merged Source into Specialist.
+    expect(
+      await raw.query("CALL SHOW_TABLES() WHERE name IN ['Source', 'Specialist', 'Meta'] RETURN name, comment"),
+    ).toEqual([{ name: 'Specialist', comment: `parley schema ${SCHEMA_VERSION}` }]);
     expect(await raw.query('CALL SHOW_INDEXES() RETURN index_name AS i')).toEqual([]);
     await raw.close();
     expect(SCHEMA_VERSION).toBe(5);
@@ -158,11 +158,11 @@ describe('Kuzu store on a file', () => {
     const raw = await KuzuSession.open(path);
     const tables = await raw.query('CALL SHOW_TABLES() RETURN name, comment');
     expect(tables.map((t) => t.name)).not.toContain('Meta');
-    expect(tables.find((t) => t.name === 'Source')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
+    expect(tables.find((t) => t.name === 'Specialist')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
     await raw.close();
   });
 
-  it('migrates a version 4 database (nine node tables) to six: tools, teams and approvals keep their rows and links', async () => {
+  it('migrates a version 4 database (nine node tables) to five: sources, tools, teams and approvals keep their rows and links', async () => {
     const path = tempDb();
     const old = await KuzuSession.open(path);
     await migrate(old, 4);
@@ -185,6 +185,15 @@ describe('Kuzu store on a file', () => {
       },
     ]);
     expect(await store.getSpecialist('fs/read')).toBeUndefined();
+    expect(await store.getSpecialist('mcp:fs')).toBeUndefined();
+    expect(await store.getSource('mcp:fs')).toEqual({
+      id: 'mcp:fs',
+      kind: 'mcp',
+      location: 'fs',
+      contentHash: 'h',
+      ingestedAt: '2026-01-01T00:00:00.000Z',
+      status: 'ok',
+    });
     expect(await store.findTeamConfig('design a postgres schema for invoices', { callerId: 'tester' })).toMatchObject({
       id: 'team:old',
       callerId: 'tester',
@@ -224,14 +233,15 @@ describe('Kuzu store on a file', () => {
 
     const raw = await KuzuSession.open(path);
     const nodeTables = await raw.query("CALL SHOW_TABLES() WHERE type = 'NODE' RETURN name ORDER BY name");
-    expect(nodeTables.map((t) => t.name)).toEqual(['Decision', 'Proficiency', 'Run', 'Source', 'Specialist', 'Step']);
-    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Source' RETURN comment")).toEqual([
+    expect(nodeTables.map((t) => t.name)).toEqual(['Decision', 'Proficiency', 'Run', 'Specialist', 'Step']);
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
       { comment: `parley schema ${SCHEMA_VERSION}` },
     ]);
     // Every relationship now ends at the merged table.
     expect(
       await raw.query(
-        `MATCH (s:Specialist {id: 'files'})-[:USES]->(t:Specialist {kind: 'tool'})-[:INGESTED_FROM]->(src:Source)
+        `MATCH (s:Specialist {id: 'files'})-[:USES]->(t:Specialist {kind: 'tool'})-[:INGESTED_FROM]->(src:Specialist {kind: 'source'})
+         MATCH (s)-[:INGESTED_FROM]->(src)
          MATCH (:Step {id: 'run-old/s1'})-[c:CALLED]->(t)
          RETURN t.id AS tool, src.id AS source, c.status AS status`,
       ),
@@ -301,7 +311,7 @@ describe('Kuzu store on a file', () => {
     const raw = await KuzuSession.open(path);
     const tables = await raw.query('CALL SHOW_TABLES() RETURN name, comment');
     expect(tables.map((t) => t.name)).not.toContain('Meta');
-    expect(tables.find((t) => t.name === 'Source')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
+    expect(tables.find((t) => t.name === 'Specialist')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
     await raw.close();
   });
 
@@ -309,10 +319,10 @@ describe('Kuzu store on a file', () => {
     const path = tempDb();
     await (await openKuzuStore({ path })).close();
     const raw = await KuzuSession.open(path);
-    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Source' RETURN comment")).toEqual([
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
       { comment: `parley schema ${SCHEMA_VERSION}` },
     ]);
-    await raw.query("COMMENT ON TABLE Source IS 'parley schema 99'");
+    await raw.query("COMMENT ON TABLE Specialist IS 'parley schema 99'");
     await raw.close();
     await expect(openKuzuStore({ path })).rejects.toThrow(/schema version 99, newer than this Parley understands/);
   });
