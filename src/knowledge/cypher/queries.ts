@@ -7,9 +7,9 @@
  * Neo4j's (the shared ones included) with Neo4j's own linter.
  *
  * Labels (docs/knowledge.md, Schema): a tool is a Specialist node of kind 'tool', an ingestion source
- * one of kind 'source' (its own kind is sourceKind), a proven team a
- * Proficiency node of kind 'team', an approval a Decision node of kind 'tool' or 'elicitation' beside
- * the council's (kind 'council'); every statement about one of them names its kind.
+ * one of kind 'source' (its own kind is sourceKind), a proven team a Proficiency node of kind 'team',
+ * an approval a Decision node of kind 'tool' or 'elicitation' beside the council's (kind 'council');
+ * every statement about one of them names its kind.
  */
 
 /** The statements a backend provides, each in its own dialect, with the same parameters and result columns. */
