@@ -1,7 +1,7 @@
 /**
  * CPU per run, by thread, and a CPU profile of the measured runs only:
  * `node --expose-gc --import tsx bench/run-cpu.ts [--contender parley] [--runs 200] [--warmup 30]
- *  [--fan-out 8] [--profile FILE.cpuprofile]`
+ *  [--fan-out 8] [--profile FILE.cpuprofile] [--paired | --in-flight 100]`
  *
  * Runs one contender of `npm run bench` (bench/contenders/) one run at a time at L = 0 against the
  * scripted model in its own process, after a warm-up, and reads every thread's CPU time from
@@ -9,12 +9,15 @@
  * LMDB's writer and Kuzu's threads each show apart, which a V8 profile (main thread only) cannot.
  * With --profile, the main thread is profiled over the measured runs only (not start-up, not the
  * warm-up, not teardown); `npx tsx bench/cpu-profile.ts FILE` says which part of Parley it went to.
+ * With --in-flight N, the measured runs go N at a time instead (a closed loop, as the bench's throughput
+ * scenario): the CPU a run costs when runs overlap, e.g. execution-memory records sharing a write.
  * Linux only (/proc).
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import { loadContender, type ContenderName } from './contenders/index.ts';
+import { CONTENDER_NAMES, NEEDS_POSTGRES, loadContender, type ContenderName } from './contenders/index.ts';
+import { POSTGRES_MISSING, postgresBinDir } from '../test/support/postgres.ts';
 import { startModelServer } from './lib/model-server.ts';
 
 const { values } = parseArgs({
@@ -26,10 +29,16 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     /** Also run the floor, alternating run by run in this process: the contender's CPU over it, paired. */
     paired: { type: 'boolean', default: false },
+    /** Runs this many at a time (closed loop) instead of one after another; not with --paired. */
+    'in-flight': { type: 'string', default: '1' },
   },
 });
 const RUNS = Number(values.runs);
 const FAN_OUT = Number(values['fan-out']);
+const IN_FLIGHT = Number(values['in-flight']);
+if (!(Number.isInteger(IN_FLIGHT) && IN_FLIGHT >= 1)) throw new Error(`--in-flight must be a whole number >= 1`);
+if (IN_FLIGHT > 1 && values.paired)
+  throw new Error('--in-flight and --paired do not go together (pairs run one at a time)');
 const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
 
 /** CPU ms of every thread of this process, by thread id, with its name. */
@@ -49,8 +58,17 @@ function threadCpu(): Map<string, { name: string; ms: number }> {
   return out;
 }
 
+const contenderName = values.contender as ContenderName;
+if (!CONTENDER_NAMES.includes(contenderName)) {
+  console.error(`--contender ${values.contender}: not one of ${CONTENDER_NAMES.join(', ')}`);
+  process.exit(2);
+}
+if (NEEDS_POSTGRES.includes(contenderName) && !postgresBinDir()) {
+  console.error(`${contenderName} ${POSTGRES_MISSING}`);
+  process.exit(2);
+}
 const model = await startModelServer(0);
-const contender = await loadContender(values.contender as ContenderName);
+const contender = await loadContender(contenderName);
 const instance = await contender.create({ modelUrl: model.baseUrl });
 const floor = values.paired ? await (await loadContender('floor')).create({ modelUrl: model.baseUrl }) : undefined;
 const cpuOf = async (run: () => Promise<unknown>) => {
@@ -73,9 +91,15 @@ try {
     await session.post('Profiler.start');
   }
   const before = threadCpu();
+  const server0 = instance.serverCpuMs?.();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let i = 0; i < RUNS; i++) {
+  let next = 0;
+  const worker = async () => {
+    while (next < RUNS) await instance.run(`run-${next++}`, FAN_OUT);
+  };
+  if (IN_FLIGHT > 1) await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  for (let i = 0; IN_FLIGHT === 1 && i < RUNS; i++) {
     // Alternate who goes first, as the bench's overhead scenario does.
     const own = () => cpuOf(() => instance.run(`run-${i}`, FAN_OUT));
     const base = () => cpuOf(() => floor!.run(`frun-${i}`, FAN_OUT));
@@ -86,6 +110,7 @@ try {
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const after = threadCpu();
+  const serverMs = server0 === undefined ? undefined : instance.serverCpuMs!() - server0;
   if (session) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(values.profile!, JSON.stringify(profile));
@@ -98,7 +123,8 @@ try {
       tid === String(process.pid) ? 'main JavaScript thread' : process.env.BENCH_BY_TID ? `${name} ${tid}` : name;
     byName.set(label, (byName.get(label) ?? 0) + spent);
   }
-  console.log(`${contender.name}: ${RUNS} runs, N = ${FAN_OUT}, L = 0`);
+  console.log(`${contender.name}: ${RUNS} runs, N = ${FAN_OUT}, L = 0, ${IN_FLIGHT} at a time`);
+  if (IN_FLIGHT > 1) console.log(`  runs per second     ${((RUNS / wall) * 1000).toFixed(1)}`);
   console.log(`  wall per run        ${(wall / RUNS).toFixed(2)} ms${floor ? ' (with its paired floor run)' : ''}`);
   if (floor) {
     const sorted = [...deltas].sort((a, b) => a - b);
@@ -112,6 +138,9 @@ try {
   console.log(`  of which system     ${(cpu.system / 1000 / RUNS).toFixed(2)} ms`);
   for (const [name, ms] of [...byName].sort((a, b) => b[1] - a[1]))
     if (ms > 0) console.log(`    ${name.padEnd(24)} ${(ms / RUNS).toFixed(2)} ms`);
+  // /proc ticks are 10 ms: over a few hundred runs the per-run figure is good to ~0.05 ms.
+  if (serverMs !== undefined)
+    console.log(`  Postgres server CPU ${(serverMs / RUNS).toFixed(2)} ms per run (its processes, not in the above)`);
 } finally {
   await instance.close();
   await floor?.close();

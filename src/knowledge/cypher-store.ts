@@ -27,6 +27,7 @@ import type {
 } from './store.ts';
 import { publicProficiency, SUCCESS_SCORE, teamOf, type RegistryOptions } from './registry.ts';
 import { jaccard, queryPattern } from './words.ts';
+import type { KnowledgeView } from './view.ts';
 import {
   approvalFromNode,
   decisionFromNode,
@@ -55,6 +56,14 @@ export class CypherStore implements KnowledgeStore {
   readonly #cache: ViewCache;
   readonly #registry: registry.RegistryDb;
   readonly #recorder: RunRecorder;
+  /**
+   * What each waiting record teaches (teamOf), worked out once: findTeamConfig looks at every waiting
+   * record at every run, and with 100 runs in flight ~80 wait in a 2 s window (the record is not
+   * changed after recordRun: the recorder writes that same object later).
+   */
+  readonly #pendingTeams = new WeakMap<RunRecord, ReturnType<typeof teamOf> | null>();
+  /** The waiting records each view's memory window holds already (a reloaded view is a new object: it gets them all). */
+  readonly #windowed = new WeakMap<KnowledgeView, WeakSet<RunRecord>>();
 
   constructor(
     exec: CypherExecutor,
@@ -158,12 +167,23 @@ export class CypherStore implements KnowledgeStore {
     const pending = this.#recorder.pendingRuns();
     if (pending.length === 0) return false;
     const pattern = queryPattern(query);
+    // Waiting records mostly share a few patterns (the same task asked again): one comparison each.
+    const similarity = new Map<string, number>();
     return pending.some((run) => {
       if (scope.callerId !== undefined && run.callerId !== scope.callerId) return false;
-      const team = teamOf(run);
-      if (!team || jaccard(pattern, team.pattern) < this.#options.teamMatchThreshold) return false;
+      const team = this.#pendingTeam(run);
+      if (!team) return false;
+      let similar = similarity.get(team.pattern);
+      if (similar === undefined) similarity.set(team.pattern, (similar = jaccard(pattern, team.pattern)));
+      if (similar < this.#options.teamMatchThreshold) return false;
       return !(found !== undefined && run.teamConfigId === found && (run.score ?? 0) >= SUCCESS_SCORE);
     });
+  }
+
+  #pendingTeam(run: RunRecord): ReturnType<typeof teamOf> {
+    let team = this.#pendingTeams.get(run);
+    if (team === undefined) this.#pendingTeams.set(run, (team = teamOf(run) ?? null));
+    return team ?? undefined;
   }
 
   /** Reads of execution memory see every record handed to recordRun before them (deferred ones are written first). */
@@ -229,9 +249,16 @@ export class CypherStore implements KnowledgeStore {
   ): Promise<MemoryHit[]> {
     if (k <= 0) return [];
     const view = await this.#cache.view();
-    // Records not yet written are the runs' truth already: in the window at once (recorded again on commit, a no-op).
+    // Records not yet written are the runs' truth already: in the window at once (recorded again on commit, a no-op),
+    // each once per view (~80 wait with 100 runs in flight, and every run searches).
     const pending = this.#recorder.pendingRuns();
-    for (const run of pending) view.recordRun(memoryEntryOf(run));
+    let windowed = this.#windowed.get(view);
+    if (!windowed) this.#windowed.set(view, (windowed = new WeakSet()));
+    for (const run of pending) {
+      if (windowed.has(run)) continue;
+      view.recordRun(memoryEntryOf(run));
+      windowed.add(run);
+    }
     const hits = view.searchMemory(query, k, scope);
     const limit = options.answerChars ?? Infinity;
     const wholeChars = (h: MemoryHit) => h.answerChars ?? h.answer.length;

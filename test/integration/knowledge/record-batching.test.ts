@@ -159,12 +159,12 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
       uses.set(key, (uses.get(key) ?? 0) + 1);
     }
     const teamRows = await session.query(
-      'MATCH (t:TeamConfig) RETURN t.pattern AS pattern, t.specialists AS specialists, t.uses AS uses',
+      "MATCH (t:Proficiency {kind: 'team'}) RETURN t.pattern AS pattern, t.specialists AS specialists, t.uses AS uses",
     );
     expect(
       new Map(teamRows.map((row) => [`${String(row.pattern)}|${String(row.specialists)}`, Number(row.uses)])),
     ).toEqual(uses);
-    const links = await session.query('MATCH (:Run)-[:REUSED]->(t:TeamConfig) RETURN count(*) AS n');
+    const links = await session.query("MATCH (:Run)-[:REUSED]->(t:Proficiency {kind: 'team'}) RETURN count(*) AS n");
     expect(Number(links[0]!.n)).toBe(runs.length);
   });
 
@@ -334,6 +334,43 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
       meanLatencyMs: 100,
       meanCostUsd: 0,
     });
+  });
+
+  it('stores a batch whose first run and step leave fields unset exactly (Kuzu types each column by its first row)', async () => {
+    const { exec, stats } = countingExecutor();
+    const store = storeOn(exec);
+    await store.upsertSpecialists(ROSTER);
+    const sparse = run('first, with nothing optional', [step('a', 'database', { costUsd: null, output: undefined })], {
+      score: null,
+      costUsd: null,
+      answer: undefined,
+      plan: undefined,
+      teamConfigId: undefined,
+    });
+    const full = run('second, with everything', [step('a', 'writer', { costUsd: 0.25, output: 'done' })], {
+      score: 0.5,
+      costUsd: 1.5,
+      answer: 'the answer',
+      error: 'a warning',
+      teamConfigId: 'team-x',
+    });
+    const whole = run('third, whole numbers', [step('a', 'devops', { costUsd: 2, durationMs: 3, tokens: 4 })], {
+      score: 1,
+      costUsd: 0,
+    });
+    const writesBefore = stats.writes;
+    await Promise.all([sparse, full, whole].map((r) => store.recordRun(r, { deferMs: 50 })));
+    expect(stats.writes - writesBefore).toBe(1); // one batch: the three runs are rows of the same columns
+
+    const other = reader();
+    for (const r of [sparse, full, whole]) expect(await other.getRun(r.id)).toEqual(r);
+    // Recorded again in one batch, the other way round: the update takes the same columns.
+    const again = [
+      { ...whole, score: null, answer: undefined },
+      { ...sparse, score: 0.75, answer: 'found later' },
+    ];
+    await Promise.all(again.map((r) => store.recordRun(r, { deferMs: 50 })));
+    for (const r of again) expect(await reader().getRun(r.id)).toEqual(r);
   });
 });
 
