@@ -1,5 +1,6 @@
 /**
  * `npm run bench [-- --only parley|langgraph|floor] [--skip parley-retain1s] [--quick] [--scenario overhead,throughput,…,dynamic,time-travel]`
+ * Opt-in, named in full: `--only floor,parley,langgraph,langgraph-durable,parley-pg` (each starts a local Postgres).
  *
  * Runs every (contender, scenario) pair in its own forked process, one after another (the machine
  * has 2 cores: the contender and the scripted model process get one each), then prints the tables
@@ -10,7 +11,8 @@ import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { selectContenders, type ContenderName } from './contenders/index.ts';
+import { NEEDS_POSTGRES, selectContenders, type ContenderName } from './contenders/index.ts';
+import { POSTGRES_MISSING, postgresBinDir } from '../test/support/postgres.ts';
 import { SCENARIOS, runJob } from './lib/jobs.ts';
 import { buildChecks, buildGoals, renderTables, type BenchResults, type ContenderResults } from './lib/report.ts';
 import type { ScenarioGroup } from './lib/worker.ts';
@@ -37,10 +39,13 @@ const skip = split(values.skip) ?? [];
 // Quick mode without --only: the floor, LangGraph.js, Parley in-process and over /stream.
 const quickDefault = (n: string) =>
   only?.length || !values.quick || ['floor', 'langgraph', 'parley', 'parley-stream'].includes(n);
-const names = selectContenders(only).filter((n) => !skip.includes(n) && quickDefault(n));
+const selected = selectContenders(only).filter((n) => !skip.includes(n) && quickDefault(n));
+const noPostgres = postgresBinDir() ? [] : selected.filter((n) => NEEDS_POSTGRES.includes(n));
+for (const n of noPostgres) console.error(`[bench] ${n} ${POSTGRES_MISSING}`);
+const names = selected.filter((n) => !noPostgres.includes(n));
 if (names.length === 0) {
   console.error(
-    `--only ${only?.join(',')} matches no contender (floor, langgraph, parley, parley-nokg, parley-stream)`,
+    `--only ${only?.join(',')} matches no contender that can run (floor, langgraph, parley, parley-nokg, parley-stream; opt-in: langgraph-durable, parley-pg)`,
   );
   process.exit(2);
 }

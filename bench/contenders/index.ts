@@ -11,13 +11,28 @@ export const CONTENDER_NAMES = [
   'parley-nokg',
   'parley-retain1s',
   'parley-stream',
+  'langgraph-durable',
+  'parley-pg',
 ] as const;
 export type ContenderName = (typeof CONTENDER_NAMES)[number];
 
-/** `--only parley` selects every Parley variant; `--only langgraph` or `--only floor` one contender. */
+/**
+ * Run only when named in --only (issue 32: what durability costs on a shared backend): each starts a
+ * local Postgres, and the default set already takes over 40 minutes.
+ */
+export const OPT_IN: readonly ContenderName[] = ['langgraph-durable', 'parley-pg'];
+/** Start a local Postgres (test/support/postgres.ts): skipped where Debian's server binaries are missing. */
+export const NEEDS_POSTGRES: readonly ContenderName[] = ['langgraph-durable', 'parley-pg'];
+
+/**
+ * `--only parley` selects every Parley variant; `--only langgraph` or `--only floor` one contender.
+ * An opt-in contender only by its full name.
+ */
 export function selectContenders(only: string[] | undefined): ContenderName[] {
-  if (!only?.length) return [...CONTENDER_NAMES];
-  return CONTENDER_NAMES.filter((name) => only.some((o) => name === o || name.startsWith(`${o}-`)));
+  if (!only?.length) return CONTENDER_NAMES.filter((name) => !OPT_IN.includes(name));
+  return CONTENDER_NAMES.filter((name) =>
+    only.some((o) => name === o || (!OPT_IN.includes(name) && name.startsWith(`${o}-`))),
+  );
 }
 
 export async function loadContender(name: ContenderName): Promise<Contender> {
@@ -34,5 +49,9 @@ export async function loadContender(name: ContenderName): Promise<Contender> {
       return (await import('./parley.ts')).parley({ knowledgeWrites: true, runRetentionMs: 1000 });
     case 'parley-stream':
       return (await import('./parley-stream.ts')).parleyStream;
+    case 'langgraph-durable':
+      return (await import('./langgraph-durable.ts')).langgraphDurable;
+    case 'parley-pg':
+      return (await import('./parley.ts')).parley({ knowledgeWrites: true, postgres: true });
   }
 }

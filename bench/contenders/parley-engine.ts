@@ -5,6 +5,7 @@
  * workload's roster, the ApprovalBroker, and a tool host with no tools (the workload calls none).
  * Settings that would cap the benchmark itself are raised, and said so (docs/performance.md).
  */
+import type { Pool } from 'pg';
 import { openKv } from '../../src/store/kv.ts';
 import { openLmdbRunStore } from '../../src/store/runs/lmdb/lmdb-run-store.ts';
 import { reliableRunStore } from '../../src/store/runs/reliable-run-store.ts';
@@ -29,6 +30,11 @@ export interface BenchEngineOptions {
   knowledgeWrites: boolean;
   /** Override of PARLEY_RUN_RETENTION_MS (default: the shipped default). */
   runRetentionMs?: number;
+  /**
+   * PARLEY_DATABASE_URL: runs and threads in this Postgres (migrated here, as src/core.ts does)
+   * instead of LMDB in the data dir; Kuzu stays the knowledge store either way.
+   */
+  databaseUrl?: string;
   /** Wraps the store the engine sees (profiling: time each store call). */
   wrapStore?: (store: KnowledgeStore) => KnowledgeStore;
 }
@@ -142,19 +148,37 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
     logger: silentLogger,
   });
   // The run store and the thread store as src/core.ts builds them (docs/durability.md, docs/threads.md):
-  // LMDB in the data dir behind the run store's ordered, retried write queue, every run's turn stored in
-  // its thread. PARLEY_BENCH_RUN_STORE=off measures without both.
-  const kv = process.env.PARLEY_BENCH_RUN_STORE === 'off' ? undefined : openKv(dir);
-  const runStore = kv
-    ? reliableRunStore(openLmdbRunStore(kv, { closeKv: false }), { logger: silentLogger })
-    : undefined;
-  const threads = kv
-    ? createLmdbThreadStore(kv, {
-        maxThreadsPerCaller: config.threads.maxPerCaller,
-        maxTurnsPerThread: config.threads.maxTurns,
-        maxAgeMs: config.threads.maxAgeMs,
-      })
-    : undefined;
+  // LMDB in the data dir (or Postgres with databaseUrl) behind the run store's ordered, retried write
+  // queue, every run's turn stored in its thread. PARLEY_BENCH_RUN_STORE=off measures without both.
+  const durable = process.env.PARLEY_BENCH_RUN_STORE !== 'off';
+  const retention = {
+    maxThreadsPerCaller: config.threads.maxPerCaller,
+    maxTurnsPerThread: config.threads.maxTurns,
+    maxAgeMs: config.threads.maxAgeMs,
+  };
+  // Loaded only with databaseUrl, as src/core.ts does: the LMDB contenders never load the driver.
+  const pg = durable && options.databaseUrl ? await import('../../src/store/postgres/index.ts') : undefined;
+  const database: Pool | undefined = await pg?.openDatabase(options.databaseUrl, silentLogger).catch(async (err) => {
+    await kuzu.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
+  const kv = durable && !database ? openKv(dir) : undefined;
+  const runStore =
+    pg && database
+      ? reliableRunStore(pg.openPostgresRunStore(database, { closePool: false }), {
+          logger: silentLogger,
+          isPermanent: pg.permanentPostgresError,
+        })
+      : kv
+        ? reliableRunStore(openLmdbRunStore(kv, { closeKv: false }), { logger: silentLogger })
+        : undefined;
+  const threads =
+    pg && database
+      ? pg.createPostgresThreadStore(database, retention)
+      : kv
+        ? createLmdbThreadStore(kv, retention)
+        : undefined;
   const engine = new Engine({
     model,
     store,
@@ -174,6 +198,7 @@ export async function createBenchEngine(options: BenchEngineOptions): Promise<Be
         await engine.close();
         await runStore?.close();
         await kv?.close();
+        await database?.end();
         await kuzu.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });

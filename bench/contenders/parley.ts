@@ -8,11 +8,17 @@ import type { RunHandle } from '../../src/graph/contract.ts';
 import type { Contender } from '../lib/contender.ts';
 import { now } from '../lib/clock.ts';
 import { workloadQuery, type RunOutcome, type StepOutput } from '../lib/workload.ts';
+import { startPostgres } from '../../test/support/postgres.ts';
 import { createBenchEngine } from './parley-engine.ts';
 
 export interface ParleyVariant {
   knowledgeWrites: boolean;
   runRetentionMs?: number;
+  /**
+   * Runs and threads in a local Postgres started per instance (test/support/postgres.ts), as with
+   * PARLEY_DATABASE_URL, instead of LMDB: the same backend as `langgraph-durable`.
+   */
+  postgres?: boolean;
 }
 
 /** Collects the answer, the step outputs (latest attempt per step, in plan order) and the score. */
@@ -59,24 +65,32 @@ export function parley(variant: ParleyVariant): Contender {
     name:
       variant.runRetentionMs !== undefined
         ? `parley-retain${variant.runRetentionMs / 1000}s`
-        : writes
-          ? 'parley'
-          : 'parley-nokg',
+        : variant.postgres
+          ? 'parley-pg'
+          : writes
+            ? 'parley'
+            : 'parley-nokg',
     description:
       (writes
         ? 'Parley engine in-process, knowledge-graph writes on (Kuzu on a database file in a temporary folder)'
         : 'Parley engine in-process, knowledge-graph writes off (no-op recordRun; registry reads on Kuzu)') +
       (variant.runRetentionMs !== undefined
         ? `, finished runs retained ${variant.runRetentionMs} ms instead of 10 min`
-        : ''),
+        : '') +
+      (variant.postgres ? ', runs and threads in Postgres (PARLEY_DATABASE_URL; local Postgres 15)' : ''),
     // With writes on, a repeated query reuses the proven TeamConfig (router stage 1: no planning call).
     expectedModelCalls: (n) => (writes ? n + 2 : n + 3),
     criticalStages: writes ? 3 : 4,
     async create({ modelUrl }) {
+      const server = variant.postgres ? await startPostgres() : undefined;
       const bench = await createBenchEngine({
         modelUrl,
         knowledgeWrites: writes,
         runRetentionMs: variant.runRetentionMs,
+        ...(server ? { databaseUrl: server.url } : {}),
+      }).catch(async (err: unknown) => {
+        await server?.stop();
+        throw err;
       });
       const start = (runId: string, fanOut: number) =>
         bench.engine.start({ runId, query: workloadQuery(fanOut), mode: 'orchestrate', protocol: 'bench' });
@@ -91,7 +105,14 @@ export function parley(variant: ParleyVariant): Contender {
           const { events } = await drain(start(runId, fanOut), () => (first = now() - t0));
           return { firstEventMs: first, outcome: outcomeFromEvents(events) };
         },
-        close: () => bench.close(),
+        ...(server ? { serverCpuMs: () => server.cpuMs() } : {}),
+        async close() {
+          try {
+            await bench.close();
+          } finally {
+            await server?.stop();
+          }
+        },
       };
     },
   };

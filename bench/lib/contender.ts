@@ -11,6 +11,8 @@ export interface ContenderInstance {
   run(runId: string, fanOut: number): Promise<RunOutcome>;
   /** Milliseconds from starting a run to its first event, where the contender has events. */
   firstEvent?(runId: string, fanOut: number): Promise<{ firstEventMs: number; outcome: RunOutcome }>;
+  /** CPU ms spent so far by a server this instance started (Postgres), which process.cpuUsage does not see. */
+  serverCpuMs?(): number;
   close(): Promise<void>;
 }
 

@@ -13,6 +13,9 @@ export const SCENARIOS: Record<ContenderName, ScenarioGroup[]> = {
   'parley-retain1s': ['leak'],
   // Over HTTP the figures of interest are the single-run overhead and the time to first event.
   'parley-stream': ['overhead', 'first-event'],
+  // Opt-in (issue 32): the durable backends side by side.
+  'langgraph-durable': ['overhead', 'throughput'],
+  'parley-pg': ['overhead', 'throughput'],
 };
 
 const workerEntry = fileURLToPath(new URL('./worker.ts', import.meta.url));

@@ -231,7 +231,7 @@ export function renderTables(results: BenchResults): string {
   for (const name of names) for (const e of c[name]!.errors) out.push(`  ${name}: ERROR ${e.split('\n')[0]}`);
 
   if (results.goals.length) {
-    out.push('\nGoals (issue #8)');
+    out.push('\nGoals (issues #8 and #32)');
     out.push(
       table(
         ['goal', 'contender', 'measured', 'met'],
@@ -330,6 +330,7 @@ export function buildGoals(contenders: Record<string, ContenderResults>): BenchR
         }
       }
     }
+    goals.push(...issue32Goals(name, c, contenders));
     const t = c.throughput?.find((x) => x.latencyMs === 50 && x.inFlight === 1000);
     if (t && t.medianOverCriticalPath !== null) {
       goals.push({
@@ -361,6 +362,43 @@ export function buildGoals(contenders: Record<string, ContenderResults>): BenchR
         measured: `${f(c.leak.slopeBytesPerRun, 1)} B/run`,
         met: c.leak.slopeBytesPerRun < 64,
       });
+    }
+  }
+  return goals;
+}
+
+/**
+ * Issue 32: paired ΔCPU ≤ 0.5× and throughput (100 in flight) ≥ 1.5× LangGraph.js's, against LangGraph.js
+ * without a checkpointer (as the goal is written) and, when it ran, with a durable one (langgraph-durable).
+ */
+function issue32Goals(name: string, c: ContenderResults, contenders: Record<string, ContenderResults>): Goal[] {
+  const goals: Goal[] = [];
+  const dcpu = (r: ContenderResults | undefined, l: number) =>
+    r?.overhead?.find((x) => x.latencyMs === l && x.fanOut === 8)?.pairedFloor?.cpuOverFloorMs.median;
+  const rate = (r: ContenderResults | undefined, l: number) =>
+    r?.throughput?.find((x) => x.latencyMs === l && x.inFlight === 100)?.runsPerSec.median;
+  for (const against of ['langgraph', 'langgraph-durable']) {
+    const lg = contenders[against];
+    if (!lg) continue;
+    for (const l of [0, 50]) {
+      const own = dcpu(c, l);
+      const theirs = dcpu(lg, l);
+      if (own !== undefined && theirs !== undefined && theirs > 0)
+        goals.push({
+          goal: `paired ΔCPU ≤ 0.5× ${against}'s (L=${l}, N=8)`,
+          contender: name,
+          measured: `${f(own)} vs ${f(theirs)} ms (${f(own / theirs)}×)`,
+          met: own / theirs <= 0.5,
+        });
+      const ownRate = rate(c, l);
+      const theirRate = rate(lg, l);
+      if (ownRate !== undefined && theirRate !== undefined && theirRate > 0)
+        goals.push({
+          goal: `throughput ≥ 1.5× ${against}'s (L=${l}, 100 in flight)`,
+          contender: name,
+          measured: `${f(ownRate, 1)} vs ${f(theirRate, 1)} runs/s (${f(ownRate / theirRate)}×)`,
+          met: ownRate / theirRate >= 1.5,
+        });
     }
   }
   return goals;

@@ -33,7 +33,7 @@ const enc = (v: unknown): string | null => (v === undefined ? null : JSON.string
 export function sourceFromNode(n: Node): SourceRecord {
   const source: SourceRecord = {
     id: str(n.id),
-    kind: str(n.kind) as SourceRecord['kind'],
+    kind: str(n.sourceKind) as SourceRecord['kind'],
     location: str(n.location),
     contentHash: str(n.contentHash),
     ingestedAt: str(n.ingestedAt),

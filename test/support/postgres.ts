@@ -7,7 +7,7 @@
  * saying so (CI installs them: .ci/run).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.ts';
@@ -34,7 +34,43 @@ export interface TestPostgres {
    * server refuses new ones until it is back; resolves once it accepts them again.
    */
   restart(): Promise<void>;
+  /**
+   * CPU ms the server has spent so far (Linux /proc): the postmaster, its live children (backends,
+   * WAL writer, checkpointer…) and the children it has reaped. The bench reports it beside the client's
+   * own CPU, which process.cpuUsage cannot see.
+   */
+  cpuMs(): number;
   stop(): Promise<void>;
+}
+
+const MS_PER_TICK = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime (+ cutime + cstime: reaped children) of a process, and its parent's pid. */
+function procCpu(pid: string): { ppid: string; ownTicks: number; reapedTicks: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return {
+      ppid: fields[1]!,
+      ownTicks: Number(fields[11]) + Number(fields[12]),
+      reapedTicks: Number(fields[13]) + Number(fields[14]),
+    };
+  } catch {
+    return undefined; // gone between readdir and read
+  }
+}
+
+function serverCpuMs(data: string): number {
+  const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+  const own = procCpu(postmaster);
+  if (!own) return Number.NaN;
+  let ticks = own.ownTicks + own.reapedTicks;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const child = procCpu(pid);
+    if (child?.ppid === postmaster) ticks += child.ownTicks + child.reapedTicks;
+  }
+  return ticks * MS_PER_TICK;
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
@@ -73,6 +109,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       if (code !== 0) throw new Error(`pg_ctl restart failed (${code}): ${stderr}`);
     },
+    cpuMs: () => serverCpuMs(data),
     async stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

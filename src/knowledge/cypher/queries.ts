@@ -5,6 +5,11 @@
  * matches two nodes with a comma, Neo4j with two MATCH clauses. Every statement of both backends has
  * the same parameters and result columns. test/unit/knowledge/cypher-lint.test.ts lints all of
  * Neo4j's (the shared ones included) with Neo4j's own linter.
+ *
+ * Labels (docs/knowledge.md, Schema): a tool is a Specialist node of kind 'tool', an ingestion source
+ * one of kind 'source' (its own kind is sourceKind), a proven team a Proficiency node of kind 'team',
+ * an approval a Decision node of kind 'tool' or 'elicitation' beside the council's (kind 'council');
+ * every statement about one of them names its kind.
  */
 
 /** The statements a backend provides, each in its own dialect, with the same parameters and result columns. */
@@ -43,7 +48,6 @@ export const QUERY_NAMES = [
   'deleteStepsOfRuns',
   'createSteps',
   'linkStepTools',
-  'linkRunApprovals',
   'linkRunDecisions',
   'getRun',
   'stepsOfRun',
@@ -61,44 +65,44 @@ export type QuerySet = Record<QueryName, string>;
 
 /** The statements both dialects spell the same. */
 export const CYPHER = {
-  upsertSource: `MERGE (s:Source {id: $id})
-    SET s.kind = $kind, s.location = $location, s.contentHash = $contentHash, s.ingestedAt = $ingestedAt,
+  upsertSource: `MERGE (s:Specialist {id: $id})
+    SET s.kind = 'source', s.sourceKind = $kind, s.location = $location, s.contentHash = $contentHash, s.ingestedAt = $ingestedAt,
         s.status = $status, s.error = $error`,
-  getSource: 'MATCH (s:Source {id: $id}) RETURN s',
+  getSource: "MATCH (s:Specialist {id: $id, kind: 'source'}) RETURN s",
 
   upsertSpecialist: `MERGE (s:Specialist {id: $id})
     SET s.name = $name, s.description = $description, s.kind = $kind, s.domains = $domains, s.prompt = $prompt,
         s.endpoint = $endpoint, s.modelRole = $modelRole, s.tools = $tools, s.sourceId = $sourceId,
         s.available = $available, s.unavailableReason = $unavailableReason, s.searchText = $searchText`,
-  unlinkSpecialistSource: 'MATCH (s:Specialist {id: $id})-[r:INGESTED_FROM]->(:Source) DELETE r',
-  unlinkSpecialistTools: 'MATCH (s:Specialist {id: $id})-[r:USES]->(:Tool) DELETE r',
-  upsertTool: `MERGE (t:Tool {id: $id})
-    SET t.server = $server, t.name = $name, t.description = $description, t.inputSchema = $inputSchema,
+  unlinkSpecialistSource: "MATCH (s:Specialist {id: $id})-[r:INGESTED_FROM]->(:Specialist {kind: 'source'}) DELETE r",
+  unlinkSpecialistTools: "MATCH (s:Specialist {id: $id})-[r:USES]->(:Specialist {kind: 'tool'}) DELETE r",
+  upsertTool: `MERGE (t:Specialist {id: $id})
+    SET t.kind = 'tool', t.server = $server, t.name = $name, t.description = $description, t.inputSchema = $inputSchema,
         t.annotations = $annotations, t.available = $available, t.sourceId = $sourceId`,
-  markSpecialistsGone: `MATCH (s:Specialist) WHERE s.sourceId = $sourceId AND NOT s.id IN $keep AND s.available = true
+  markSpecialistsGone: `MATCH (s:Specialist) WHERE s.sourceId = $sourceId AND NOT s.kind IN ['tool', 'source'] AND NOT s.id IN $keep AND s.available = true
     SET s.available = false, s.unavailableReason = 'no longer listed by its source'`,
-  markToolsGone: `MATCH (t:Tool) WHERE t.sourceId = $sourceId AND NOT t.id IN $keep SET t.available = false`,
-  listSpecialists: 'MATCH (s:Specialist) RETURN s ORDER BY s.id',
-  getSpecialist: 'MATCH (s:Specialist {id: $id}) RETURN s',
-  specialistsByIds: 'MATCH (s:Specialist) WHERE s.id IN $ids RETURN s',
-  listTools: 'MATCH (t:Tool) RETURN t ORDER BY t.id',
-  listToolsOfServer: 'MATCH (t:Tool {server: $server}) RETURN t ORDER BY t.id',
-  getTool: 'MATCH (t:Tool {id: $id}) RETURN t',
+  markToolsGone: `MATCH (t:Specialist {kind: 'tool'}) WHERE t.sourceId = $sourceId AND NOT t.id IN $keep SET t.available = false`,
+  listSpecialists: "MATCH (s:Specialist) WHERE NOT s.kind IN ['tool', 'source'] RETURN s ORDER BY s.id",
+  getSpecialist: "MATCH (s:Specialist {id: $id}) WHERE NOT s.kind IN ['tool', 'source'] RETURN s",
+  specialistsByIds: "MATCH (s:Specialist) WHERE s.id IN $ids AND NOT s.kind IN ['tool', 'source'] RETURN s",
+  listTools: "MATCH (t:Specialist {kind: 'tool'}) RETURN t ORDER BY t.id",
+  listToolsOfServer: "MATCH (t:Specialist {kind: 'tool', server: $server}) RETURN t ORDER BY t.id",
+  getTool: "MATCH (t:Specialist {id: $id, kind: 'tool'}) RETURN t",
 
-  getProficiency: 'MATCH (p:Proficiency {id: $id}) RETURN p',
-  listProficiencies: 'MATCH (p:Proficiency) RETURN p',
+  getProficiency: "MATCH (p:Proficiency {id: $id}) WHERE p.kind <> 'team' RETURN p",
+  listProficiencies: "MATCH (p:Proficiency) WHERE p.kind <> 'team' RETURN p",
   /** Creates missing records and write-locks all of them for the rest of the transaction. */
   lockProficiencies: `UNWIND $ids AS pid
     MERGE (p:Proficiency {id: pid}) SET p.runs = coalesce(p.runs, 0)
     RETURN p`,
   lockTeams: `UNWIND $ids AS tid
-    MERGE (t:TeamConfig {id: tid}) SET t.uses = coalesce(t.uses, 0)
+    MERGE (t:Proficiency {id: tid}) ON CREATE SET t.kind = 'team' SET t.uses = coalesce(t.uses, 0)
     RETURN t`,
 
   listTeams:
-    'MATCH (t:TeamConfig) RETURN t.id AS id, t.callerId AS callerId, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore',
-  getTeam: 'MATCH (t:TeamConfig {id: $id}) RETURN t',
-  teamsByIds: 'MATCH (t:TeamConfig) WHERE t.id IN $ids RETURN t',
+    "MATCH (t:Proficiency {kind: 'team'}) RETURN t.id AS id, t.callerId AS callerId, t.pattern AS pattern, t.uses AS uses, t.successes AS successes, t.avgScore AS avgScore",
+  getTeam: "MATCH (t:Proficiency {id: $id, kind: 'team'}) RETURN t",
+  teamsByIds: "MATCH (t:Proficiency {kind: 'team'}) WHERE t.id IN $ids RETURN t",
 
   /** Which of a batch's runs were recorded before (they are updated, and teach nothing again). */
   seenRuns: 'UNWIND $ids AS rid MATCH (r:Run {id: rid}) RETURN r.id AS id',
@@ -112,15 +116,15 @@ export const CYPHER = {
            r.score AS score, r.threadId AS threadId, r.protocol AS protocol, r.callerId AS callerId
     ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
 
-  upsertApproval: `MERGE (a:Approval {id: $id})
+  upsertApproval: `MERGE (a:Decision {id: $id})
     SET a.runId = $runId, a.kind = $kind, a.request = $request, a.requestedAt = $requestedAt, a.decision = $decision,
         a.resolvedBy = $resolvedBy, a.actor = $actor, a.resolvedAt = $resolvedAt`,
-  listApprovals: 'MATCH (a:Approval {runId: $runId}) RETURN a ORDER BY a.requestedAt, a.id',
+  listApprovals: "MATCH (a:Decision {runId: $runId}) WHERE a.kind <> 'council' RETURN a ORDER BY a.requestedAt, a.id",
   upsertDecision: `MERGE (d:Decision {id: $id})
-    SET d.runId = $runId, d.callerId = $callerId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
-  listDecisions: `MATCH (d:Decision) WHERE $callerId = '' OR d.callerId = $callerId
+    SET d.kind = 'council', d.runId = $runId, d.callerId = $callerId, d.question = $question, d.verdict = $verdict, d.decidedAt = $decidedAt`,
+  listDecisions: `MATCH (d:Decision {kind: 'council'}) WHERE $callerId = '' OR d.callerId = $callerId
     RETURN d ORDER BY d.decidedAt DESC, d.id DESC LIMIT $limit`,
-  getDecision: 'MATCH (d:Decision {id: $id}) RETURN d',
+  getDecision: "MATCH (d:Decision {id: $id, kind: 'council'}) RETURN d",
 
   /** The window of recent runs the in-memory memory search holds (loaded with the view). */
   recentRuns: `MATCH (r:Run)

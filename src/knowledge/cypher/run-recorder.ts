@@ -242,8 +242,9 @@ export class RunRecorder {
         if (calls.length) await q(this.#Q.linkStepTools, { calls });
         // Approvals and decisions recorded before the run (by this process) are linked to it now.
         for (const run of runs) {
-          if (seen.has(run.id) || links.get(run.id)?.approvals) await q(this.#Q.linkRunApprovals, { runId: run.id });
-          if (seen.has(run.id) || links.get(run.id)?.decisions) await q(this.#Q.linkRunDecisions, { runId: run.id });
+          const link = links.get(run.id);
+          if (seen.has(run.id) || link?.approvals || link?.decisions)
+            await q(this.#Q.linkRunDecisions, { runId: run.id });
         }
         if (fresh.length) learnt = await learnFromRuns(q, this.#Q, fresh, view, serial);
         // One writer at a time: the next transaction computes from the view, so update it before that starts.
@@ -268,7 +269,7 @@ export class RunRecorder {
   async recordApproval(approval: ApprovalRecord): Promise<void> {
     await this.#exec.write(async (q) => {
       await q(this.#Q.upsertApproval, approvalParams(approval));
-      await q(this.#Q.linkRunApprovals, { runId: approval.runId });
+      await q(this.#Q.linkRunDecisions, { runId: approval.runId });
     });
     this.#noteUnlinked(approval.runId, 'approvals');
   }

@@ -64,10 +64,15 @@ export function parseSkillFile(text: string, path: string): SkillFile {
   return { path, frontMatter: parsed.data, prompt };
 }
 
-/** The specialist files of a folder, in name order. */
+/**
+ * The specialist files of a folder, in name order: code-point order, the same on every machine
+ * (localeCompare follows the process's locale) and without ICU's collation data, which an idle
+ * server otherwise never loads (~2.5 MB resident: docs/performance.md, Startup and footprint).
+ */
 export function listSkillFiles(dir: string): string[] {
   const files: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort(byName)) {
     const full = join(dir, entry.name);
     if (entry.isFile() && entry.name.endsWith('.md') && entry.name.toLowerCase() !== 'readme.md') files.push(full);
     if (entry.isDirectory()) {

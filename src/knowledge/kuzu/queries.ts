@@ -10,10 +10,13 @@ import { CYPHER, type DialectQueries, type QuerySet } from '../cypher/queries.ts
 /** The statements Kuzu spells its own way; the rest are CYPHER. */
 const DIALECT = {
   linkSpecialistSource:
-    'MATCH (s:Specialist {id: $id}), (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
-  linkSpecialistTools: 'MATCH (s:Specialist {id: $id}), (t:Tool) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)',
-  linkToolUsers: `MATCH (s:Specialist), (t:Tool {id: $id}) WHERE s.tools CONTAINS $quoted MERGE (s)-[:USES]->(t)`,
-  linkToolSource: 'MATCH (t:Tool {id: $id}), (src:Source {id: $sourceId}) MERGE (t)-[:INGESTED_FROM]->(src)',
+    "MATCH (s:Specialist {id: $id}), (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (s)-[:INGESTED_FROM]->(src)",
+  linkSpecialistTools:
+    "MATCH (s:Specialist {id: $id}), (t:Specialist {kind: 'tool'}) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)",
+  linkToolUsers: `MATCH (s:Specialist), (t:Specialist {id: $id, kind: 'tool'}) WHERE s.tools CONTAINS $quoted
+    MERGE (s)-[:USES]->(t)`,
+  linkToolSource:
+    "MATCH (t:Specialist {id: $id, kind: 'tool'}), (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (t)-[:INGESTED_FROM]->(src)",
   /**
    * Only the statistics are SET on an existing record: Kuzu keeps a version of every updated column
    * until a checkpoint, and subject/kind never change (docs/knowledge.md, Memory). The store is the
@@ -27,12 +30,12 @@ const DIALECT = {
         x.costRuns = CAST(p.costRuns AS INT64)`,
   /** Final statistics of each team a batch of runs taught (one row per team); caller, pattern and specialists never change. */
   upsertTeams: `UNWIND $teams AS x
-    MERGE (t:TeamConfig {id: x.id})
-    ON CREATE SET t.callerId = x.callerId, t.pattern = x.pattern, t.specialists = x.specialists
+    MERGE (t:Proficiency {id: x.id})
+    ON CREATE SET t.kind = 'team', t.callerId = x.callerId, t.pattern = x.pattern, t.specialists = x.specialists
     SET t.plan = x.plan, t.uses = CAST(x.uses AS INT64), t.successes = CAST(x.successes AS INT64), t.avgScore = CAST(x.avgScore AS DOUBLE)`,
   /** The runs that taught a team (fresh runs: the link cannot exist yet). */
   linkRunTeams: `UNWIND $links AS l
-    MATCH (r:Run {id: l.runId}), (t:TeamConfig {id: l.teamId})
+    MATCH (r:Run {id: l.runId}), (t:Proficiency {id: l.teamId, kind: 'team'})
     CREATE (r)-[:REUSED]->(t)`,
   /** Runs recorded for the first time (a MERGE … SET over a list costs Kuzu ~2.5× this CREATE). */
   createRuns: `UNWIND $runs AS x
@@ -57,9 +60,9 @@ const DIALECT = {
     MATCH (sp:Specialist {id: x.specialist})
     CREATE (st)-[:BY]->(sp)`,
   linkStepTools: `UNWIND $calls AS c
-    MATCH (st:Step {id: c.stepId}), (t:Tool {id: c.tool})
+    MATCH (st:Step {id: c.stepId}), (t:Specialist {id: c.tool, kind: 'tool'})
     MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
-  linkRunApprovals: 'MATCH (r:Run {id: $runId}), (a:Approval {runId: $runId}) MERGE (r)-[:HAS_APPROVAL]->(a)',
+  /** A run's council decisions and approvals (Decision rows of every kind). */
   linkRunDecisions: 'MATCH (r:Run {id: $runId}), (d:Decision {runId: $runId}) MERGE (r)-[:DECIDED]->(d)',
 } as const satisfies DialectQueries;
 

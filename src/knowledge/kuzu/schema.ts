@@ -1,14 +1,39 @@
 /**
  * Kuzu schema and migrations. Kuzu needs declared tables with one label each; lists and objects
  * are stored as JSON in STRING columns (Kuzu has no `SET n += map`, and empty typed lists bind as
- * null). The applied version is the comment of the Source table (`parley schema 4`); versions 1-3 kept it
- * in a Meta node table, which version 4 drops: Kuzu holds ~5.7 MB of native memory per node table
- * however empty (its primary-key index's 256 sub-indexes), the price of one row (docs/performance.md).
+ * null). The applied version is a table's comment (`parley schema 5`): Specialist's from version 5,
+ * Source's in version 4; versions 1-3 kept it in a Meta node table, which version 4 drops. Kuzu holds
+ * ~5.6 MB of native memory per node table however empty (its primary-key index's 256 sub-indexes:
+ * docs/performance.md), so version 5 keeps five node tables where there were nine: the registry is
+ * one table, Specialist (specialists, and rows of kind 'tool' and 'source'), proven teams are
+ * Proficiency rows (kind 'team'), approvals are Decision rows (kind 'tool' or 'elicitation', beside
+ * the council's 'council'); docs/knowledge.md, Schema.
  */
 import { SchemaVersionError } from '../errors.ts';
 import type { KuzuSession } from './session.ts';
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
+
+/** What a new database gets: the current version's tables, created in one transaction (createFresh). */
+const CURRENT: string[] = [
+  // kind 'prompt' | 'mcp' | 'a2a' (a specialist), 'tool' (an MCP tool: server, inputSchema, annotations)
+  // or 'source' (where both came from: sourceKind … error). Ids cannot collide: a source's has a ':'
+  // before any '/', a tool's a '/' before any ':' (MCP server names have neither), a specialist's neither.
+  'CREATE NODE TABLE Specialist(id STRING, name STRING, description STRING, kind STRING, domains STRING, prompt STRING, endpoint STRING, modelRole STRING, tools STRING, sourceId STRING, available BOOLEAN, unavailableReason STRING, searchText STRING, server STRING, inputSchema STRING, annotations STRING, sourceKind STRING, location STRING, contentHash STRING, ingestedAt STRING, status STRING, error STRING, PRIMARY KEY(id))',
+  'CREATE NODE TABLE Run(id STRING, threadId STRING, query STRING, protocol STRING, callerId STRING, startedAt STRING, durationMs DOUBLE, status STRING, answer STRING, error STRING, tokens DOUBLE, costUsd DOUBLE, score DOUBLE, plan STRING, teamConfigId STRING, searchText STRING, PRIMARY KEY(id))',
+  'CREATE NODE TABLE Step(id STRING, runId STRING, stepId STRING, idx INT64, specialist STRING, objective STRING, status STRING, output STRING, error STRING, durationMs DOUBLE, tokens DOUBLE, costUsd DOUBLE, toolCalls STRING, PRIMARY KEY(id))',
+  // kind 'specialist' | 'domain' (runs … costRuns) or 'team' (callerId … avgScore, and successes).
+  "CREATE NODE TABLE Proficiency(id STRING, subject STRING, kind STRING, runs INT64, successes INT64, meanScore DOUBLE, meanLatencyMs DOUBLE, meanCostUsd DOUBLE, costRuns INT64, callerId STRING DEFAULT '', pattern STRING, specialists STRING, plan STRING, uses INT64, avgScore DOUBLE, PRIMARY KEY(id))",
+  // kind 'council' (callerId … decidedAt) or 'tool' | 'elicitation' (a human's answer: request … resolvedAt).
+  "CREATE NODE TABLE Decision(id STRING, runId STRING, kind STRING, callerId STRING DEFAULT '', question STRING, verdict STRING, decidedAt STRING, request STRING, requestedAt STRING, decision STRING, resolvedBy STRING, actor STRING, resolvedAt STRING, PRIMARY KEY(id))",
+  'CREATE REL TABLE INGESTED_FROM(FROM Specialist TO Specialist)',
+  'CREATE REL TABLE USES(FROM Specialist TO Specialist)',
+  'CREATE REL TABLE HAS_STEP(FROM Run TO Step)',
+  'CREATE REL TABLE BY(FROM Step TO Specialist)',
+  'CREATE REL TABLE CALLED(FROM Step TO Specialist, status STRING)',
+  'CREATE REL TABLE REUSED(FROM Run TO Proficiency)',
+  'CREATE REL TABLE DECIDED(FROM Run TO Decision)',
+];
 
 /** A migration step: a DDL statement, or a function for a step that depends on what the database holds. */
 type MigrationStep = string | ((session: KuzuSession) => Promise<void>);
@@ -46,10 +71,95 @@ const MIGRATIONS: Record<number, MigrationStep[]> = {
   3: [dropFullTextIndexes],
   // The version moves from the Meta table to the Source table's comment, and Meta goes (see the top).
   4: [dropMetaTable],
+  // Nine node tables become five (see the top): all in one transaction with the version (mergeTables).
+  5: [mergeTables],
 };
 
-/** The last version kept in the Meta table; later ones are the Source table's comment. */
+/**
+ * Version 5's statements in order: add the columns the merged rows need, copy Tool, Source,
+ * TeamConfig and Approval rows and their relationships over (MERGE by id), point the relationship
+ * tables at the merged table, drop the old ones. `kind` of a version 4 Decision row is 'council' (its default).
+ */
+const MERGE_TABLES = [
+  'ALTER TABLE Specialist ADD IF NOT EXISTS server STRING',
+  'ALTER TABLE Specialist ADD IF NOT EXISTS inputSchema STRING',
+  'ALTER TABLE Specialist ADD IF NOT EXISTS annotations STRING',
+  `MATCH (t:Tool) MERGE (s:Specialist {id: t.id})
+    SET s.kind = 'tool', s.server = t.server, s.name = t.name, s.description = t.description, s.inputSchema = t.inputSchema,
+        s.annotations = t.annotations, s.available = t.available, s.sourceId = t.sourceId`,
+  'MATCH (t:Tool)-[:INGESTED_FROM]->(src:Source) MATCH (s:Specialist {id: t.id}) MERGE (s)-[:INGESTED_FROM]->(src)',
+  'ALTER TABLE INGESTED_FROM DROP FROM Tool TO Source',
+  'ALTER TABLE USES ADD FROM Specialist TO Specialist',
+  'MATCH (a:Specialist)-[:USES]->(t:Tool) MATCH (b:Specialist {id: t.id}) MERGE (a)-[:USES]->(b)',
+  'ALTER TABLE USES DROP FROM Specialist TO Tool',
+  'ALTER TABLE CALLED ADD FROM Step TO Specialist',
+  'MATCH (st:Step)-[c:CALLED]->(t:Tool) MATCH (s:Specialist {id: t.id}) MERGE (st)-[e:CALLED]->(s) SET e.status = c.status',
+  'ALTER TABLE CALLED DROP FROM Step TO Tool',
+  'DROP TABLE Tool',
+
+  'ALTER TABLE Specialist ADD IF NOT EXISTS sourceKind STRING',
+  'ALTER TABLE Specialist ADD IF NOT EXISTS location STRING',
+  'ALTER TABLE Specialist ADD IF NOT EXISTS contentHash STRING',
+  'ALTER TABLE Specialist ADD IF NOT EXISTS ingestedAt STRING',
+  'ALTER TABLE Specialist ADD IF NOT EXISTS status STRING',
+  'ALTER TABLE Specialist ADD IF NOT EXISTS error STRING',
+  `MATCH (src:Source) MERGE (s:Specialist {id: src.id})
+    SET s.kind = 'source', s.sourceKind = src.kind, s.location = src.location, s.contentHash = src.contentHash,
+        s.ingestedAt = src.ingestedAt, s.status = src.status, s.error = src.error`,
+  'ALTER TABLE INGESTED_FROM ADD FROM Specialist TO Specialist',
+  'MATCH (a:Specialist)-[:INGESTED_FROM]->(src:Source) MATCH (b:Specialist {id: src.id}) MERGE (a)-[:INGESTED_FROM]->(b)',
+  'ALTER TABLE INGESTED_FROM DROP FROM Specialist TO Source',
+  'DROP TABLE Source',
+
+  "ALTER TABLE Proficiency ADD IF NOT EXISTS callerId STRING DEFAULT ''",
+  'ALTER TABLE Proficiency ADD IF NOT EXISTS pattern STRING',
+  'ALTER TABLE Proficiency ADD IF NOT EXISTS specialists STRING',
+  'ALTER TABLE Proficiency ADD IF NOT EXISTS plan STRING',
+  'ALTER TABLE Proficiency ADD IF NOT EXISTS uses INT64',
+  'ALTER TABLE Proficiency ADD IF NOT EXISTS avgScore DOUBLE',
+  `MATCH (t:TeamConfig) MERGE (p:Proficiency {id: t.id})
+    SET p.kind = 'team', p.callerId = t.callerId, p.pattern = t.pattern, p.specialists = t.specialists, p.plan = t.plan,
+        p.uses = t.uses, p.successes = t.successes, p.avgScore = t.avgScore`,
+  'ALTER TABLE REUSED ADD FROM Run TO Proficiency',
+  'MATCH (r:Run)-[:REUSED]->(t:TeamConfig) MATCH (p:Proficiency {id: t.id}) MERGE (r)-[:REUSED]->(p)',
+  'ALTER TABLE REUSED DROP FROM Run TO TeamConfig',
+  'DROP TABLE TeamConfig',
+
+  "ALTER TABLE Decision ADD IF NOT EXISTS kind STRING DEFAULT 'council'",
+  'ALTER TABLE Decision ADD IF NOT EXISTS request STRING',
+  'ALTER TABLE Decision ADD IF NOT EXISTS requestedAt STRING',
+  'ALTER TABLE Decision ADD IF NOT EXISTS decision STRING',
+  'ALTER TABLE Decision ADD IF NOT EXISTS resolvedBy STRING',
+  'ALTER TABLE Decision ADD IF NOT EXISTS actor STRING',
+  'ALTER TABLE Decision ADD IF NOT EXISTS resolvedAt STRING',
+  `MATCH (a:Approval) MERGE (d:Decision {id: a.id})
+    SET d.runId = a.runId, d.kind = a.kind, d.callerId = '', d.request = a.request, d.requestedAt = a.requestedAt,
+        d.decision = a.decision, d.resolvedBy = a.resolvedBy, d.actor = a.actor, d.resolvedAt = a.resolvedAt`,
+  'MATCH (r:Run)-[:HAS_APPROVAL]->(a:Approval) MATCH (d:Decision {id: a.id}) MERGE (r)-[:DECIDED]->(d)',
+  'DROP TABLE HAS_APPROVAL',
+  'DROP TABLE Approval',
+];
+
+/**
+ * One transaction, the version comment included: a crash or an error anywhere leaves version 4 as
+ * it was, and the next open runs this again.
+ */
+async function mergeTables(session: KuzuSession): Promise<void> {
+  await session.ddl('BEGIN TRANSACTION');
+  try {
+    for (const statement of MERGE_TABLES) await session.ddl(statement);
+    await writeVersion(session, 5);
+    await session.ddl('COMMIT');
+  } catch (err) {
+    await session.ddl('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The last version kept in the Meta table; later ones are a table's comment (versionTable). */
 const LAST_META_VERSION = 3;
+/** The table whose comment holds a version after LAST_META_VERSION: version 5 dropped Source. */
+const versionTable = (version: number) => (version >= 5 ? 'Specialist' : 'Source');
 const VERSION_COMMENT = /^parley schema (\d+)$/;
 
 async function dropFullTextIndexes(session: KuzuSession): Promise<void> {
@@ -66,8 +176,9 @@ async function dropMetaTable(session: KuzuSession): Promise<void> {
 }
 
 /**
- * The applied version: Meta's row while there is one (versions 1-3), else Source's comment, else 0 (new;
- * an empty Meta is what a version 1-3 Parley left when it stopped while creating the schema).
+ * The applied version: Meta's row while there is one (versions 1-3), else Specialist's comment (5 on),
+ * else Source's (4), else 0 (new; an empty Meta is what a version 1-3 Parley left when it stopped
+ * while creating the schema).
  */
 async function readVersion(session: KuzuSession): Promise<number> {
   const tables = new Map(
@@ -80,13 +191,14 @@ async function readVersion(session: KuzuSession): Promise<number> {
     const rows = await session.run("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v");
     if (rows[0]) return Number(rows[0].v);
   }
-  const comment = VERSION_COMMENT.exec(tables.get('Source') ?? '');
+  const comment =
+    VERSION_COMMENT.exec(tables.get('Specialist') ?? '') ?? VERSION_COMMENT.exec(tables.get('Source') ?? '');
   return comment ? Number(comment[1]) : 0;
 }
 
 async function writeVersion(session: KuzuSession, version: number): Promise<void> {
   if (version > LAST_META_VERSION) {
-    await session.ddl(`COMMENT ON TABLE Source IS 'parley schema ${version}'`);
+    await session.ddl(`COMMENT ON TABLE ${versionTable(version)} IS 'parley schema ${version}'`);
     return;
   }
   await session.ddl('CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))');
@@ -115,15 +227,18 @@ export async function migrate(session: KuzuSession, target = SCHEMA_VERSION): Pr
 }
 
 /**
- * A new database gets every version's DDL in one write transaction, and the version at once: one
- * commit instead of one per table (a cold start on a fresh data dir: docs/performance.md). The
- * function steps are skipped: they transform what an older database holds, and a new one holds nothing.
+ * A new database gets its DDL in one write transaction, and the version at once: one commit
+ * instead of one per table (a cold start on a fresh data dir: docs/performance.md). The current
+ * version is CURRENT; an older one (tests build them) is its versions' DDL replayed, the function
+ * steps skipped: they transform what an older database holds, and a new one holds nothing.
  */
 async function createFresh(session: KuzuSession, version: number): Promise<void> {
   await session.ddl('BEGIN TRANSACTION');
   try {
-    for (let v = 1; v <= version; v++)
-      for (const step of MIGRATIONS[v] ?? []) if (typeof step === 'string') await session.ddl(step);
+    if (version === SCHEMA_VERSION) for (const statement of CURRENT) await session.ddl(statement);
+    else
+      for (let v = 1; v <= version; v++)
+        for (const step of MIGRATIONS[v] ?? []) if (typeof step === 'string') await session.ddl(step);
     if (version > LAST_META_VERSION) await session.ddl('DROP TABLE IF EXISTS Meta');
     await writeVersion(session, version);
     await session.ddl('COMMIT');

@@ -10,10 +10,13 @@ import { CYPHER, type DialectQueries, type QuerySet } from '../cypher/queries.ts
 /** The statements Neo4j spells its own way; the rest are CYPHER. */
 const DIALECT = {
   linkSpecialistSource:
-    'MATCH (s:Specialist {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (s)-[:INGESTED_FROM]->(src)',
-  linkSpecialistTools: 'MATCH (s:Specialist {id: $id}) MATCH (t:Tool) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)',
-  linkToolUsers: `MATCH (s:Specialist) WHERE s.tools CONTAINS $quoted MATCH (t:Tool {id: $id}) MERGE (s)-[:USES]->(t)`,
-  linkToolSource: 'MATCH (t:Tool {id: $id}) MATCH (src:Source {id: $sourceId}) MERGE (t)-[:INGESTED_FROM]->(src)',
+    "MATCH (s:Specialist {id: $id}) MATCH (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (s)-[:INGESTED_FROM]->(src)",
+  linkSpecialistTools:
+    "MATCH (s:Specialist {id: $id}) MATCH (t:Specialist {kind: 'tool'}) WHERE t.id IN $tools MERGE (s)-[:USES]->(t)",
+  linkToolUsers: `MATCH (s:Specialist) WHERE s.tools CONTAINS $quoted
+    MATCH (t:Specialist {id: $id, kind: 'tool'}) MERGE (s)-[:USES]->(t)`,
+  linkToolSource:
+    "MATCH (t:Specialist {id: $id, kind: 'tool'}) MATCH (src:Specialist {id: $sourceId, kind: 'source'}) MERGE (t)-[:INGESTED_FROM]->(src)",
   upsertProficiencies: `UNWIND $rows AS p
     MERGE (x:Proficiency {id: p.id})
     SET x.subject = p.subject, x.kind = p.kind, x.runs = p.runs, x.successes = p.successes,
@@ -21,12 +24,12 @@ const DIALECT = {
         x.costRuns = p.costRuns`,
   /** Final statistics of each team a batch of runs taught (one row per team). */
   upsertTeams: `UNWIND $teams AS x
-    MERGE (t:TeamConfig {id: x.id})
-    SET t.callerId = x.callerId, t.pattern = x.pattern, t.specialists = x.specialists, t.plan = x.plan, t.uses = x.uses,
+    MERGE (t:Proficiency {id: x.id})
+    SET t.kind = 'team', t.callerId = x.callerId, t.pattern = x.pattern, t.specialists = x.specialists, t.plan = x.plan, t.uses = x.uses,
         t.successes = x.successes, t.avgScore = x.avgScore`,
   /** The runs that taught a team (fresh runs: the link cannot exist yet). */
   linkRunTeams: `UNWIND $links AS l
-    MATCH (r:Run {id: l.runId}) MATCH (t:TeamConfig {id: l.teamId})
+    MATCH (r:Run {id: l.runId}) MATCH (t:Proficiency {id: l.teamId, kind: 'team'})
     CREATE (r)-[:REUSED]->(t)`,
   /** Runs recorded for the first time (a MERGE … SET over a list costs Kuzu ~2.5× this CREATE). */
   createRuns: `UNWIND $runs AS x
@@ -51,9 +54,9 @@ const DIALECT = {
     MATCH (sp:Specialist {id: x.specialist})
     CREATE (st)-[:BY]->(sp)`,
   linkStepTools: `UNWIND $calls AS c
-    MATCH (st:Step {id: c.stepId}) MATCH (t:Tool {id: c.tool})
+    MATCH (st:Step {id: c.stepId}) MATCH (t:Specialist {id: c.tool, kind: 'tool'})
     MERGE (st)-[e:CALLED]->(t) SET e.status = c.status`,
-  linkRunApprovals: 'MATCH (r:Run {id: $runId}) MATCH (a:Approval {runId: $runId}) MERGE (r)-[:HAS_APPROVAL]->(a)',
+  /** A run's council decisions and approvals (Decision nodes of every kind). */
   linkRunDecisions: 'MATCH (r:Run {id: $runId}) MATCH (d:Decision {runId: $runId}) MERGE (r)-[:DECIDED]->(d)',
 } as const satisfies DialectQueries;
 
@@ -61,27 +64,37 @@ export const Q: QuerySet = { ...CYPHER, ...DIALECT };
 
 /** Schema statements run at open; all idempotent. */
 export const SCHEMA = [
-  ...[
-    'Meta:key',
-    'Source:id',
-    'Specialist:id',
-    'Tool:id',
-    'Run:id',
-    'Step:id',
-    'TeamConfig:id',
-    'Proficiency:id',
-    'Approval:id',
-    'Decision:id',
-  ].map((pair) => {
+  ...['Meta:key', 'Specialist:id', 'Run:id', 'Step:id', 'Proficiency:id', 'Decision:id'].map((pair) => {
     const [label, key] = pair.split(':');
     return `CREATE CONSTRAINT ${label!.toLowerCase()}_${key} IF NOT EXISTS FOR (n:${label}) REQUIRE n.${key} IS UNIQUE`;
   }),
   'CREATE INDEX step_run IF NOT EXISTS FOR (n:Step) ON (n.runId)',
-  'CREATE INDEX approval_run IF NOT EXISTS FOR (n:Approval) ON (n.runId)',
+  'CREATE INDEX decision_run IF NOT EXISTS FOR (n:Decision) ON (n.runId)',
   'CREATE INDEX run_started IF NOT EXISTS FOR (n:Run) ON (n.startedAt)',
+  // Schema version 1's: its Source, Tool, TeamConfig and Approval labels are now kinds (MIGRATE_TO_2).
+  'DROP CONSTRAINT source_id IF EXISTS',
+  'DROP CONSTRAINT tool_id IF EXISTS',
+  'DROP CONSTRAINT teamconfig_id IF EXISTS',
+  'DROP CONSTRAINT approval_id IF EXISTS',
+  'DROP INDEX approval_run IF EXISTS',
   // Full-text indexes of old versions: search runs in memory (knowledge/view.ts), so they only cost writes.
   'DROP INDEX specialist_text IF EXISTS',
   'DROP INDEX run_text IF EXISTS',
+] as const;
+
+/**
+ * Schema version 2, as Kuzu's version 5 (kuzu/schema.ts; docs/knowledge.md, Schema): a Tool becomes
+ * a Specialist of kind 'tool', a Source one of kind 'source' (its own kind moves to sourceKind), a TeamConfig a Proficiency of kind 'team', an Approval a Decision of
+ * its own kind (a version 1 Decision is the council's). Relabelled in place, so every relationship
+ * stays; each statement matches only what is still to do, and all run in one write transaction.
+ */
+export const MIGRATE_TO_2 = [
+  "MATCH (d:Decision) WHERE d.kind IS NULL SET d.kind = 'council'",
+  'MATCH (a:Approval) SET a:Decision REMOVE a:Approval',
+  'MATCH (r:Run)-[h:HAS_APPROVAL]->(d:Decision) MERGE (r)-[:DECIDED]->(d) DELETE h',
+  "MATCH (t:TeamConfig) SET t:Proficiency, t.kind = 'team' REMOVE t:TeamConfig",
+  "MATCH (t:Tool) SET t:Specialist, t.kind = 'tool' REMOVE t:Tool",
+  "MATCH (s:Source) SET s:Specialist, s.sourceKind = s.kind, s.kind = 'source' REMOVE s:Source",
 ] as const;
 
 export const READ_SCHEMA_VERSION = "MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v";

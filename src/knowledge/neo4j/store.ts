@@ -9,9 +9,9 @@ import { DEFAULT_REGISTRY_OPTIONS, type RegistryOptions } from '../registry.ts';
 import { CypherStore } from '../cypher-store.ts';
 import type { CypherExecutor, Params, Row, RunStatement } from '../cypher/executor.ts';
 import { SchemaVersionError, StoreUnavailableError } from '../errors.ts';
-import { Q, READ_SCHEMA_VERSION, SCHEMA, WRITE_SCHEMA_VERSION } from './queries.ts';
+import { MIGRATE_TO_2, Q, READ_SCHEMA_VERSION, SCHEMA, WRITE_SCHEMA_VERSION } from './queries.ts';
 
-export const NEO4J_SCHEMA_VERSION = 1;
+export const NEO4J_SCHEMA_VERSION = 2;
 
 export interface Neo4jStoreOptions extends Partial<RegistryOptions> {
   uri: string;
@@ -76,8 +76,12 @@ async function migrate(driver: Driver, database: string, exec: CypherExecutor): 
   } finally {
     await session.close();
   }
+  // The data steps and the version in one transaction: a crash leaves version 1, and this runs again.
   if (current < NEO4J_SCHEMA_VERSION)
-    await exec.write((run) => run(WRITE_SCHEMA_VERSION, { v: String(NEO4J_SCHEMA_VERSION) }));
+    await exec.write(async (run) => {
+      if (current === 1) for (const statement of MIGRATE_TO_2) await run(statement);
+      await run(WRITE_SCHEMA_VERSION, { v: String(NEO4J_SCHEMA_VERSION) });
+    });
 }
 
 function neo4jExecutor(driver: Driver, database: string): CypherExecutor {

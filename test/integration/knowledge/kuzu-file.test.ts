@@ -131,16 +131,16 @@ describe('Kuzu store on a file', () => {
     open.length = 0;
 
     const raw = await KuzuSession.open(path);
-    // Version 4 keeps the version in the Source table's comment and drops the Meta table.
-    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Source' OR name = 'Meta' RETURN name, comment")).toEqual([
-      { name: 'Source', comment: `parley schema ${SCHEMA_VERSION}` },
-    ]);
+    // Version 4 kept the version in the Source table's comment and dropped Meta; 5 merged Source into Specialist.
+    expect(
+      await raw.query("CALL SHOW_TABLES() WHERE name IN ['Source', 'Specialist', 'Meta'] RETURN name, comment"),
+    ).toEqual([{ name: 'Specialist', comment: `parley schema ${SCHEMA_VERSION}` }]);
     expect(await raw.query('CALL SHOW_INDEXES() RETURN index_name AS i')).toEqual([]);
     await raw.close();
-    expect(SCHEMA_VERSION).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
   });
 
-  it('migrates a version 3 database (the version in a Meta table) to 4 without losing what it holds', async () => {
+  it('migrates a version 3 database (the version in a Meta table) to the current one without losing what it holds', async () => {
     const path = tempDb();
     const old = await KuzuSession.open(path);
     await migrate(old, 3);
@@ -158,8 +158,146 @@ describe('Kuzu store on a file', () => {
     const raw = await KuzuSession.open(path);
     const tables = await raw.query('CALL SHOW_TABLES() RETURN name, comment');
     expect(tables.map((t) => t.name)).not.toContain('Meta');
-    expect(tables.find((t) => t.name === 'Source')?.comment).toBe('parley schema 4');
+    expect(tables.find((t) => t.name === 'Specialist')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
     await raw.close();
+  });
+
+  it('migrates a version 4 database (nine node tables) to five: sources, tools, teams and approvals keep their rows and links', async () => {
+    const path = tempDb();
+    const old = await KuzuSession.open(path);
+    await migrate(old, 4);
+    await writeVersion4Records(old);
+    await old.close();
+
+    const store = await openKuzuStore({ path });
+    open.push(store);
+    expect((await store.listSpecialists()).map((s) => s.id)).toEqual(['files']);
+    expect(await store.listTools()).toEqual([
+      {
+        id: 'fs/read',
+        server: 'fs',
+        name: 'read',
+        description: 'Reads a file.',
+        inputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true },
+        available: true,
+        sourceId: 'mcp:fs',
+      },
+    ]);
+    expect(await store.getSpecialist('fs/read')).toBeUndefined();
+    expect(await store.getSpecialist('mcp:fs')).toBeUndefined();
+    expect(await store.getSource('mcp:fs')).toEqual({
+      id: 'mcp:fs',
+      kind: 'mcp',
+      location: 'fs',
+      contentHash: 'h',
+      ingestedAt: '2026-01-01T00:00:00.000Z',
+      status: 'ok',
+    });
+    expect(await store.findTeamConfig('design a postgres schema for invoices', { callerId: 'tester' })).toMatchObject({
+      id: 'team:old',
+      callerId: 'tester',
+      uses: 5,
+      successes: 4,
+      avgScore: 0.8,
+      specialists: ['files'],
+    });
+    expect(await store.listApprovals('run-old')).toEqual([
+      {
+        id: 'a-old',
+        runId: 'run-old',
+        kind: 'tool',
+        request: { tool: 'fs/read' },
+        requestedAt: '2026-01-01T00:00:01.000Z',
+        decision: { approved: true },
+        resolvedBy: 'human',
+        actor: 'key-1',
+        resolvedAt: '2026-01-01T00:00:02.000Z',
+      },
+    ]);
+    expect(await store.listDecisions(10, { callerId: 'tester' })).toEqual([
+      {
+        id: 'd-old',
+        runId: 'run-old',
+        callerId: 'tester',
+        question: 'Ship?',
+        verdict: {},
+        decidedAt: '2026-01-01T00:00:03.000Z',
+      },
+    ]);
+    expect(await store.getDecision('a-old')).toBeUndefined();
+    expect((await store.getRun('run-old'))?.steps.map((s) => s.id)).toEqual(['s1']);
+    expect((await store.getProficiency('files', 'specialist'))?.runs).toBe(3);
+    await store.close();
+    open.length = 0;
+
+    const raw = await KuzuSession.open(path);
+    const nodeTables = await raw.query("CALL SHOW_TABLES() WHERE type = 'NODE' RETURN name ORDER BY name");
+    expect(nodeTables.map((t) => t.name)).toEqual(['Decision', 'Proficiency', 'Run', 'Specialist', 'Step']);
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
+      { comment: `parley schema ${SCHEMA_VERSION}` },
+    ]);
+    // Every relationship now ends at the merged table.
+    expect(
+      await raw.query(
+        `MATCH (s:Specialist {id: 'files'})-[:USES]->(t:Specialist {kind: 'tool'})-[:INGESTED_FROM]->(src:Specialist {kind: 'source'})
+         MATCH (s)-[:INGESTED_FROM]->(src)
+         MATCH (:Step {id: 'run-old/s1'})-[c:CALLED]->(t)
+         RETURN t.id AS tool, src.id AS source, c.status AS status`,
+      ),
+    ).toEqual([{ tool: 'fs/read', source: 'mcp:fs', status: 'ok' }]);
+    expect(
+      await raw.query("MATCH (:Run {id: 'run-old'})-[:REUSED]->(t:Proficiency {kind: 'team'}) RETURN t.id AS id"),
+    ).toEqual([{ id: 'team:old' }]);
+    expect(
+      await raw.query(
+        "MATCH (:Run {id: 'run-old'})-[:DECIDED]->(d:Decision) RETURN d.id AS id, d.kind AS kind ORDER BY id",
+      ),
+    ).toEqual([
+      { id: 'a-old', kind: 'tool' },
+      { id: 'd-old', kind: 'council' },
+    ]);
+    await raw.close();
+  });
+
+  it('leaves a version 4 database as it was when its migration fails half-way, and migrates it on the next open', async () => {
+    const path = tempDb();
+    const old = await KuzuSession.open(path);
+    await migrate(old, 4);
+    await writeVersion4Records(old);
+    // The last statement of the migration fails: everything before it (new columns, copied rows,
+    // moved relationships, dropped tables) must go with it.
+    const ddl = old.ddl.bind(old);
+    old.ddl = async (statement) => {
+      if (statement === 'DROP TABLE Approval') throw new Error('simulated crash');
+      return ddl(statement);
+    };
+    await expect(migrate(old)).rejects.toThrow('simulated crash');
+    old.ddl = ddl;
+    expect(await old.query("CALL SHOW_TABLES() WHERE name = 'Source' RETURN comment")).toEqual([
+      { comment: 'parley schema 4' },
+    ]);
+    const tables = await old.query("CALL SHOW_TABLES() WHERE type = 'NODE' RETURN name ORDER BY name");
+    expect(tables.map((t) => t.name)).toEqual([
+      'Approval',
+      'Decision',
+      'Proficiency',
+      'Run',
+      'Source',
+      'Specialist',
+      'Step',
+      'TeamConfig',
+      'Tool',
+    ]);
+    expect(await old.query('MATCH (s:Specialist) RETURN s.id AS id')).toEqual([{ id: 'files' }]);
+    expect(await old.query('MATCH (:Specialist)-[:USES]->(t:Tool) RETURN t.id AS id')).toEqual([{ id: 'fs/read' }]);
+    await old.close();
+
+    const store = await openKuzuStore({ path });
+    open.push(store);
+    expect((await store.listTools()).map((t) => t.id)).toEqual(['fs/read']);
+    expect((await store.listApprovals('run-old')).map((a) => a.id)).toEqual(['a-old']);
+    expect((await store.listDecisions(10)).map((d) => d.id)).toEqual(['d-old']);
   });
 
   it('creates the schema on a database where a version 1-3 Parley stopped after creating an empty Meta table', async () => {
@@ -173,7 +311,7 @@ describe('Kuzu store on a file', () => {
     const raw = await KuzuSession.open(path);
     const tables = await raw.query('CALL SHOW_TABLES() RETURN name, comment');
     expect(tables.map((t) => t.name)).not.toContain('Meta');
-    expect(tables.find((t) => t.name === 'Source')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
+    expect(tables.find((t) => t.name === 'Specialist')?.comment).toBe(`parley schema ${SCHEMA_VERSION}`);
     await raw.close();
   });
 
@@ -181,11 +319,45 @@ describe('Kuzu store on a file', () => {
     const path = tempDb();
     await (await openKuzuStore({ path })).close();
     const raw = await KuzuSession.open(path);
-    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Source' RETURN comment")).toEqual([
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
       { comment: `parley schema ${SCHEMA_VERSION}` },
     ]);
-    await raw.query("COMMENT ON TABLE Source IS 'parley schema 99'");
+    await raw.query("COMMENT ON TABLE Specialist IS 'parley schema 99'");
     await raw.close();
     await expect(openKuzuStore({ path })).rejects.toThrow(/schema version 99, newer than this Parley understands/);
   });
 });
+
+/** What a version 4 Parley wrote: one of every node table, linked as it linked them. */
+async function writeVersion4Records(session: KuzuSession): Promise<void> {
+  for (const statement of [
+    "CREATE (:Source {id: 'mcp:fs', kind: 'mcp', location: 'fs', contentHash: 'h', ingestedAt: '2026-01-01T00:00:00.000Z', status: 'ok'})",
+    `CREATE (:Specialist {id: 'files', name: 'files', description: 'Reads files.', kind: 'mcp', domains: '[]', prompt: '',
+      endpoint: 'fs', modelRole: 'specialist', tools: '["fs/read"]', sourceId: 'mcp:fs', available: true, searchText: 'files'})`,
+    `CREATE (:Tool {id: 'fs/read', server: 'fs', name: 'read', description: 'Reads a file.', inputSchema: '{"type":"object"}',
+      annotations: '{"readOnlyHint":true}', available: true, sourceId: 'mcp:fs'})`,
+    "MATCH (s:Specialist {id: 'files'}), (src:Source {id: 'mcp:fs'}) CREATE (s)-[:INGESTED_FROM]->(src)",
+    "MATCH (t:Tool {id: 'fs/read'}), (src:Source {id: 'mcp:fs'}) CREATE (t)-[:INGESTED_FROM]->(src)",
+    "MATCH (s:Specialist {id: 'files'}), (t:Tool {id: 'fs/read'}) CREATE (s)-[:USES]->(t)",
+    `CREATE (:Run {id: 'run-old', threadId: 't', query: 'Design a Postgres schema for invoices', protocol: 'test', callerId: 'tester',
+      startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1.0, status: 'completed', answer: 'done', tokens: 1.0, costUsd: 0.0,
+      score: 0.8, teamConfigId: 'team:old', searchText: 'design postgres schema invoices'})`,
+    `MATCH (r:Run {id: 'run-old'}) CREATE (r)-[:HAS_STEP]->(:Step {id: 'run-old/s1', runId: 'run-old', stepId: 's1', idx: 0,
+      specialist: 'files', objective: 'read', status: 'succeeded', output: 'ok', durationMs: 1.0, tokens: 1.0, costUsd: 0.0,
+      toolCalls: '[{"tool":"fs/read","status":"ok"}]'})`,
+    "MATCH (st:Step {id: 'run-old/s1'}), (s:Specialist {id: 'files'}) CREATE (st)-[:BY]->(s)",
+    "MATCH (st:Step {id: 'run-old/s1'}), (t:Tool {id: 'fs/read'}) CREATE (st)-[:CALLED {status: 'ok'}]->(t)",
+    `CREATE (:TeamConfig {id: 'team:old', callerId: 'tester', pattern: 'design invoic postgr schema', specialists: '["files"]',
+      plan: '{"rationale":"","steps":[]}', uses: 5, successes: 4, avgScore: 0.8})`,
+    "MATCH (r:Run {id: 'run-old'}), (t:TeamConfig {id: 'team:old'}) CREATE (r)-[:REUSED]->(t)",
+    `CREATE (:Proficiency {id: 'specialist:files', subject: 'files', kind: 'specialist', runs: 3, successes: 3, meanScore: 0.8,
+      meanLatencyMs: 10.0, meanCostUsd: 0.0, costRuns: 3})`,
+    `CREATE (:Approval {id: 'a-old', runId: 'run-old', kind: 'tool', request: '{"tool":"fs/read"}', requestedAt: '2026-01-01T00:00:01.000Z',
+      decision: '{"approved":true}', resolvedBy: 'human', actor: 'key-1', resolvedAt: '2026-01-01T00:00:02.000Z'})`,
+    "MATCH (r:Run {id: 'run-old'}), (a:Approval {id: 'a-old'}) CREATE (r)-[:HAS_APPROVAL]->(a)",
+    `CREATE (:Decision {id: 'd-old', runId: 'run-old', callerId: 'tester', question: 'Ship?', verdict: '{}',
+      decidedAt: '2026-01-01T00:00:03.000Z'})`,
+    "MATCH (r:Run {id: 'run-old'}), (d:Decision {id: 'd-old'}) CREATE (r)-[:DECIDED]->(d)",
+  ])
+    await session.query(statement);
+}

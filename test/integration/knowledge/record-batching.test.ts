@@ -159,12 +159,12 @@ describe('recordRun under concurrency (group commit, Kuzu in memory)', () => {
       uses.set(key, (uses.get(key) ?? 0) + 1);
     }
     const teamRows = await session.query(
-      'MATCH (t:TeamConfig) RETURN t.pattern AS pattern, t.specialists AS specialists, t.uses AS uses',
+      "MATCH (t:Proficiency {kind: 'team'}) RETURN t.pattern AS pattern, t.specialists AS specialists, t.uses AS uses",
     );
     expect(
       new Map(teamRows.map((row) => [`${String(row.pattern)}|${String(row.specialists)}`, Number(row.uses)])),
     ).toEqual(uses);
-    const links = await session.query('MATCH (:Run)-[:REUSED]->(t:TeamConfig) RETURN count(*) AS n');
+    const links = await session.query("MATCH (:Run)-[:REUSED]->(t:Proficiency {kind: 'team'}) RETURN count(*) AS n");
     expect(Number(links[0]!.n)).toBe(runs.length);
   });
 

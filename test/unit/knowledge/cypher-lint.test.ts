@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lintCypherQuery, testData } from '@neo4j-cypher/language-support';
-import { Q, READ_SCHEMA_VERSION, SCHEMA, WRITE_SCHEMA_VERSION } from '../../../src/knowledge/neo4j/queries.ts';
+import {
+  MIGRATE_TO_2,
+  Q,
+  READ_SCHEMA_VERSION,
+  SCHEMA,
+  WRITE_SCHEMA_VERSION,
+} from '../../../src/knowledge/neo4j/queries.ts';
 import { QUERY_NAMES } from '../../../src/knowledge/cypher/queries.ts';
 
 const statements: [string, string][] = [
@@ -13,6 +19,7 @@ const statements: [string, string][] = [
   ['READ_SCHEMA_VERSION', READ_SCHEMA_VERSION],
   ['WRITE_SCHEMA_VERSION', WRITE_SCHEMA_VERSION],
   ...SCHEMA.map((s, i): [string, string] => [`SCHEMA[${i}]`, s]),
+  ...MIGRATE_TO_2.map((s, i): [string, string] => [`MIGRATE_TO_2[${i}]`, s]),
 ];
 
 // Neo4j's built-in procedures and functions, as shipped with the linter (db.index.fulltext.* etc.).
