@@ -129,12 +129,24 @@ export class RunMemoryIndex {
   }
 }
 
-/** The entry as the window keeps it: its answer cut to MEMORY_ANSWER_CHARS, with the whole length beside it. */
+/**
+ * The entry as the window keeps it: its answer cut to MEMORY_ANSWER_CHARS, with the whole length beside it.
+ * Always a literal of exactly these fields: not the caller's object (a RunRecord passed as a MemoryEntry
+ * would keep its steps), and not `{ ...run, answer, answerChars }`: V8 gave every spread copy a hidden class
+ * of its own (~260 bytes each, one per run in the window; `bench/heap-diff.ts`), a literal shares one.
+ */
 function cutAnswer(run: MemoryEntry): MemoryEntry {
-  if (run.answer.length <= MEMORY_ANSWER_CHARS) return run;
-  // A copy, not a slice: V8's slice of a long string keeps the whole string alive.
-  const answer = Buffer.from(run.answer.slice(0, MEMORY_ANSWER_CHARS), 'utf8').toString('utf8');
-  return { ...run, answer, answerChars: run.answer.length };
+  const whole = run.answer.length <= MEMORY_ANSWER_CHARS;
+  return {
+    id: run.id,
+    callerId: run.callerId,
+    query: run.query,
+    // A copy, not a slice: V8's slice of a long string keeps the whole string alive.
+    answer: whole ? run.answer : Buffer.from(run.answer.slice(0, MEMORY_ANSWER_CHARS), 'utf8').toString('utf8'),
+    answerChars: whole ? run.answerChars : run.answer.length,
+    score: run.score,
+    startedAt: run.startedAt,
+  };
 }
 
 function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {

@@ -18,18 +18,21 @@ export function terms(text: string): string[] {
   return tokenize(text).map(stem);
 }
 
-/** The documents holding one term: parallel arrays of slot and term frequency, grown by doubling. */
+/**
+ * The documents holding one term: parallel arrays of slot and term frequency, grown by doubling. Its
+ * document frequency (the live documents among them) is counted when a query asks for the term.
+ */
 interface Posting {
-  term: string;
   slots: Int32Array;
   tfs: Int32Array;
   /** Entries used (some may be removed documents, skipped until the next compaction). */
   n: number;
-  /** Live documents holding the term: its document frequency. */
-  live: number;
 }
 
-/** Removed documents tolerated (as dead entries) before the arrays are compacted. */
+/**
+ * Removed documents tolerated (as dead entries) before the arrays are compacted: at least this many, and a
+ * quarter of the live ones, so a compaction (one pass over every posting) comes once per that many removals.
+ */
 const COMPACT_AFTER = 1024;
 
 /**
@@ -37,14 +40,18 @@ const COMPACT_AFTER = 1024;
  * sharing a term with it; documents can be added, replaced and removed one at a time. Postings are
  * typed arrays (8 bytes per document and distinct term) because the run window holds thousands of
  * documents of hundreds of terms; a removed document's entries are skipped, then dropped by a
- * compaction once there are more removed documents than live ones.
+ * compaction once there are more than COMPACT_AFTER removed documents and a quarter as many as live ones.
+ * A document keeps no list of its terms (that list was ~380 bytes a run in the run window, more than the
+ * document's postings): removing one only marks its slot, a query counts each of its terms' live documents
+ * as it reads them, and a term left only in removed documents goes at the next compaction. With the window
+ * full, the removed documents waiting for it are at most a quarter of the window (they were up to as many
+ * as the live ones: twice the postings).
  */
 export class Bm25Index<T> {
   readonly #slotOf = new Map<string, number>();
-  /** Per slot (in insertion order): the item (undefined once removed), length, postings. */
+  /** Per slot (in insertion order): the item (undefined once removed) and its length in terms. */
   #items: (T | undefined)[] = [];
   #lengths: number[] = [];
-  #termsOf: (Posting[] | undefined)[] = [];
   readonly #postings = new Map<string, Posting>();
   #totalLength = 0;
   #dead = 0;
@@ -54,6 +61,11 @@ export class Bm25Index<T> {
     return this.#slotOf.size;
   }
 
+  /** Distinct terms held, including those left only in removed documents until the next compaction. */
+  get terms(): number {
+    return this.#postings.size;
+  }
+
   /** Adds the document, or replaces the one with the same key. */
   set(key: string, text: string, item: T): void {
     this.delete(key);
@@ -61,10 +73,9 @@ export class Bm25Index<T> {
     const tf = new Map<string, number>();
     for (const w of words) tf.set(w, (tf.get(w) ?? 0) + 1);
     const slot = this.#items.length;
-    const held: Posting[] = [];
     for (const [w, n] of tf) {
       let p = this.#postings.get(w);
-      if (!p) this.#postings.set(w, (p = { term: w, slots: new Int32Array(4), tfs: new Int32Array(4), n: 0, live: 0 }));
+      if (!p) this.#postings.set(w, (p = { slots: new Int32Array(4), tfs: new Int32Array(4), n: 0 }));
       if (p.n === p.slots.length) {
         const slots = new Int32Array(p.n * 2);
         slots.set(p.slots);
@@ -75,12 +86,9 @@ export class Bm25Index<T> {
       }
       p.slots[p.n] = slot;
       p.tfs[p.n++] = n;
-      p.live++;
-      held.push(p);
     }
     this.#items.push(item);
     this.#lengths.push(words.length);
-    this.#termsOf.push(held);
     this.#slotOf.set(key, slot);
     this.#totalLength += words.length;
   }
@@ -88,12 +96,10 @@ export class Bm25Index<T> {
   delete(key: string): boolean {
     const slot = this.#slotOf.get(key);
     if (slot === undefined) return false;
-    for (const p of this.#termsOf[slot]!) if (--p.live === 0) this.#postings.delete(p.term);
     this.#items[slot] = undefined;
-    this.#termsOf[slot] = undefined;
     this.#totalLength -= this.#lengths[slot]!;
     this.#slotOf.delete(key);
-    if (++this.#dead > COMPACT_AFTER && this.#dead > this.#slotOf.size) this.#compact();
+    if (++this.#dead > COMPACT_AFTER && this.#dead * 4 > this.#slotOf.size) this.#compact();
     return true;
   }
 
@@ -112,7 +118,10 @@ export class Bm25Index<T> {
     // Terms in query order, so each document's sum adds up in the same order every time.
     for (const t of queryTerms) {
       const p = this.#postings.get(t)!;
-      const idf = Math.log(1 + (n - p.live + 0.5) / (p.live + 0.5));
+      let live = 0;
+      for (let i = 0; i < p.n; i++) if (this.#items[p.slots[i]!] !== undefined) live++;
+      if (live === 0) continue;
+      const idf = Math.log(1 + (n - live + 0.5) / (live + 0.5));
       for (let i = 0; i < p.n; i++) {
         const slot = p.slots[i]!;
         if (this.#items[slot] === undefined) continue;
@@ -129,20 +138,18 @@ export class Bm25Index<T> {
     return hits;
   }
 
-  /** Drops removed documents: renumbers the live ones (keeping their order) and their postings. */
+  /** Drops removed documents: renumbers the live ones (keeping their order) and their postings; a term left in none goes. */
   #compact(): void {
     const remap = new Int32Array(this.#items.length).fill(-1);
     const items: T[] = [];
     const lengths: number[] = [];
-    const termsOf: Posting[][] = [];
     for (let slot = 0; slot < this.#items.length; slot++) {
       if (this.#items[slot] === undefined) continue;
       remap[slot] = items.length;
       items.push(this.#items[slot]!);
       lengths.push(this.#lengths[slot]!);
-      termsOf.push(this.#termsOf[slot]!);
     }
-    for (const p of this.#postings.values()) {
+    for (const [term, p] of this.#postings) {
       let kept = 0;
       for (let i = 0; i < p.n; i++) {
         const slot = remap[p.slots[i]!]!;
@@ -151,11 +158,11 @@ export class Bm25Index<T> {
         p.tfs[kept++] = p.tfs[i]!;
       }
       p.n = kept;
+      if (kept === 0) this.#postings.delete(term);
     }
     for (const [key, slot] of this.#slotOf) this.#slotOf.set(key, remap[slot]!);
     this.#items = items;
     this.#lengths = lengths;
-    this.#termsOf = termsOf;
     this.#dead = 0;
   }
 }

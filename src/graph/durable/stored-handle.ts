@@ -4,12 +4,12 @@
  * run costs the heap a few hundred bytes however long its log (issue 32: finished runs live in the
  * store, not in memory). Used for runs finished here, before a restart, or on another replica.
  */
-import type { ApprovalPort } from '../../hitl/types.ts';
+import type { ApprovalDecision, ApprovalPort, ApprovalRequest, ResolveAnswer } from '../../hitl/types.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import { ADMITTED, type Admission } from '../spending/admission.ts';
 import type { RunHandle, RunResult } from '../run-engine.ts';
 import type { GraphEvent, RunEnding } from '../events.ts';
-import { runApprovals } from '../run-approvals.ts';
+import { pendingRunApprovals, resolveRunApproval } from '../run-approvals.ts';
 
 const PAGE = 500;
 
@@ -26,19 +26,24 @@ export function storedRunHandle(ids: StoredRunIds, store: RunStore, approvals: A
 class StoredRunHandle implements RunHandle {
   readonly fromStore = true as const;
 
+  // Methods, not closures from runApprovals: up to PARLEY_RUN_RETENTION_MAX of these live at once, and
+  // two closures with their context were most of what one cost (bench/heap-diff.ts, docs/performance.md).
   constructor(
     readonly id: string,
     readonly threadId: string,
     readonly callerId: string,
     private readonly store: RunStore,
-    approvals: ApprovalPort,
-  ) {
-    // A late answer to one of its approvals reads already_resolved, as through POST /api/approve.
-    ({ pendingApprovals: this.pendingApprovals, resolve: this.resolve } = runApprovals(approvals, id, callerId));
+    private readonly approvals: ApprovalPort,
+  ) {}
+
+  pendingApprovals(): ApprovalRequest[] {
+    return pendingRunApprovals(this.approvals, this.id, this.callerId);
   }
 
-  readonly pendingApprovals: RunHandle['pendingApprovals'];
-  readonly resolve: RunHandle['resolve'];
+  /** A late answer to one of its approvals reads already_resolved, as through POST /api/approve. */
+  resolve(requestId: string, decision: ApprovalDecision, actor: string): Promise<ResolveAnswer> {
+    return resolveRunApproval(this.approvals, this.id, this.callerId, requestId, decision, actor);
+  }
 
   get admission(): Promise<Admission> {
     return Promise.resolve(ADMITTED);

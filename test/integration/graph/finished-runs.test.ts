@@ -16,6 +16,7 @@ import { FinishedRuns, logBytes } from '../../../src/graph/retention/finished-ru
 import { RunEventLog } from '../../../src/graph/run-event-log.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { openKv } from '../../../src/store/kv.ts';
+import { settledHeap } from '../../support/fuzz/harness.ts';
 import { openLmdbRunStore } from '../../../src/store/runs/lmdb/lmdb-run-store.ts';
 import type { RunStore, StoredRun } from '../../../src/store/runs/run-store.ts';
 
@@ -124,6 +125,29 @@ describe('finished runs with a run store', () => {
     finished.add(other.handle, other.log); // 'kept' goes, and the store forgets it
     await vi.waitFor(async () => expect(await store.runs.get('kept')).toBeUndefined());
     expect(await store.events.read('kept')).toEqual([]);
+  });
+
+  it('cost the heap a few hundred bytes each once served from the store, up to the count cap', async () => {
+    const store = openStore();
+    const max = 3000;
+    const finished = new FinishedRuns({ ...limits, max }, { now: Date.now, logger: silentLogger, store, approvals });
+    cleanups.push(() => finished.close());
+    const ids = (i: number) => ({ id: `run-${i}`, threadId: `thread-${i}`, callerId: 'c1' });
+    for (let i = 0; i < 100; i++) finished.addStored(ids(-1 - i), Date.now());
+    const before = await settledHeap();
+    for (let i = 0; i < max - 100; i++) finished.addStored(ids(i), Date.now());
+    const perRun = ((await settledHeap()) - before) / (max - 100);
+    expect(finished.size).toBe(max);
+    // Its two ids (~60 bytes), the handle, the retention entry and the map's slots: ~230 bytes measured.
+    // Two closures per handle for its approvals, with their context, were ~200 bytes more.
+    expect(perRun).toBeLessThan(330);
+    // Still answering its approvals, through the broker, scoped to its run.
+    const handle = finished.get('run-7')!;
+    expect(handle.pendingApprovals()).toEqual([]);
+    expect(await handle.resolve('nope', { kind: 'tool', decisions: {} }, 'tester')).toMatchObject({
+      ok: false,
+      code: 'not_found',
+    });
   });
 });
 

@@ -38,4 +38,18 @@ describe('Bm25Index', () => {
     }
     expect(fresh.search('postgres').length).toBeGreaterThan(0);
   });
+
+  it('lets go of the terms of removed documents: a window of 1,000 over 30,000 documents of unique words', () => {
+    const window = new Bm25Index<number>();
+    for (let i = 0; i < 30_000; i++) {
+      window.set(`d${i}`, `shared words serial${i} code${i}x`, i);
+      if (i >= 1000) window.delete(`d${i - 1000}`);
+    }
+    expect(window.size).toBe(1000);
+    // 1,000 live documents of two unique terms each, the two shared ones, and at most a quarter of the
+    // window's worth of removed documents waiting for the next compaction (COMPACT_AFTER at least).
+    expect(window.terms).toBeLessThanOrEqual(2 + 2 * 1000 + 2 * 1025);
+    expect(window.search('serial29999').map((h) => h.item)).toEqual([29_999]);
+    expect(window.search('serial5')).toEqual([]);
+  });
 });
