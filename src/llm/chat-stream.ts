@@ -10,6 +10,7 @@ import type { Span } from '@opentelemetry/api';
 import { markFailed, startSpan, tracingOff } from '../telemetry.ts';
 import { toModelError } from './errors.ts';
 import { startAttempt, type Attempt } from './attempt.ts';
+import { sseChunks } from './sse-chunks.ts';
 import type { Capabilities } from './capabilities.ts';
 import { reasoningOf, setUsageAttributes, type CallKit, type Target } from './call-kit.ts';
 import type { ModelCallOptions, StreamChunk } from './types.ts';
@@ -87,13 +88,16 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
     this.#sent = params;
     const attempt = (this.#attempt = startAttempt(this.#opts.signal, t.settings.timeoutMs));
     try {
-      const chunks = await t.sdk.chat.completions.create(params, {
-        signal: attempt.signal,
-        headers: kit.headersOf(this.#opts),
-        timeout: t.settings.timeoutMs,
-        maxRetries: 0,
-      });
-      this.#chunks = chunks[Symbol.asyncIterator]();
+      // The SDK sends the request and throws its errors; the body's chunks are read by sse-chunks.ts.
+      const response = await t.sdk.chat.completions
+        .create(params, {
+          signal: attempt.signal,
+          headers: kit.headersOf(this.#opts),
+          timeout: t.settings.timeoutMs,
+          maxRetries: 0,
+        })
+        .asResponse();
+      this.#chunks = sseChunks<ChatCompletionChunk>(response);
     } catch (err) {
       return this.#failed(err);
     }
@@ -103,7 +107,7 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
   #chunk(r: IteratorResult<ChatCompletionChunk>): IteratorResult<StreamChunk> | Promise<IteratorResult<StreamChunk>> {
     const attempt = this.#attempt!;
     if (r.done) {
-      // The SDK ends a stream quietly when its signal aborts: say why it ended.
+      // The chunks end quietly when the attempt's signal aborts (as the SDK's do): say why it ended.
       if (attempt.aborted || attempt.timedOut) return this.#failed(new Error('stream interrupted'));
       const usage = this.#kit.usageOf(this.#rawUsage, this.#model, this.#t!.model);
       if (this.#span) setUsageAttributes(this.#span, usage, this.#retry + 1);
