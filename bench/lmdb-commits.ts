@@ -11,12 +11,11 @@
  * frequent first; `--trace` prints every commit in order. Also runs/s and CPU per run (process.cpuUsage),
  * which PARLEY_BENCH_RUN_STORE=off gives without the stores. A debugging aid: nothing of it ships.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { createBenchEngine } from './contenders/parley-engine.ts';
 import { startModelServer } from './lib/model-server.ts';
 import { workloadQuery } from './lib/workload.ts';
+import { startMainProfile } from './lib/main-profile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -128,12 +127,7 @@ try {
   await closedLoop('warm', Number(values.warmup));
   await bench.engine.recorded();
   global.gc?.();
-  const session = values.profile ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
+  const stopProfile = await startMainProfile(values.profile);
   counting = true;
   const txn0 = lastTxnId();
   const cpu0 = process.cpuUsage();
@@ -141,11 +135,7 @@ try {
   await closedLoop('run', RUNS);
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  if (session) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(values.profile!, JSON.stringify(profile));
-    session.disconnect();
-  }
+  await stopProfile();
   // The execution-memory records wait up to 2 s; their "remembered" notes are commits of these runs too.
   await bench.engine.recorded();
   await new Promise((r) => setTimeout(r, 100));

@@ -13,12 +13,12 @@
  * scenario): the CPU a run costs when runs overlap, e.g. execution-memory records sharing a write.
  * Linux only (/proc).
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { readFileSync, readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONTENDER_NAMES, NEEDS_POSTGRES, loadContender, type ContenderName } from './contenders/index.ts';
 import { POSTGRES_MISSING, postgresBinDir } from '../test/support/postgres.ts';
 import { startModelServer } from './lib/model-server.ts';
+import { startMainProfile } from './lib/main-profile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -84,12 +84,7 @@ try {
     await floor?.run(`fwarm-${i}`, FAN_OUT);
   }
   global.gc?.();
-  const session = values.profile ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
+  const stopProfile = await startMainProfile(values.profile);
   const before = threadCpu();
   const server0 = instance.serverCpuMs?.();
   const cpu0 = process.cpuUsage();
@@ -111,11 +106,7 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const after = threadCpu();
   const serverMs = server0 === undefined ? undefined : instance.serverCpuMs!() - server0;
-  if (session) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(values.profile!, JSON.stringify(profile));
-    session.disconnect();
-  }
+  await stopProfile();
   const byName = new Map<string, number>();
   for (const [tid, { name, ms }] of after) {
     const spent = ms - (before.get(tid)?.ms ?? 0);
