@@ -101,7 +101,10 @@ export class ApprovalRelay {
   sync(pending: ApprovalRequest[]): void {
     const stillPending = new Set(pending.map((r) => r.id));
     this.remote.clear();
-    for (const request of pending) if (!this.#host.holds(request.id)) this.remote.set(request.id, request);
+    // The list was read before this call: a request settled since (its message came meanwhile) is not back.
+    for (const request of pending)
+      if (!this.#host.holds(request.id) && this.#host.settledOwner(request.id) === undefined)
+        this.remote.set(request.id, request);
     for (const [id, token] of this.#host.committed()) {
       if (stillPending.has(id)) continue;
       void this.#durable?.decided(id).then(

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { createLocalCluster } from '../../../src/cluster/local.ts';
 import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
 import type { ApprovalRecord } from '../../../src/knowledge/store.ts';
 import type { ApprovalRequestInput } from '../../../src/hitl/types.ts';
@@ -304,5 +305,24 @@ describe("ApprovalBroker: requests belong to their run's caller", () => {
     });
     expect(await broker.resolve(request.id, accept, bob.id, bob)).toMatchObject({ ok: false, code: 'not_found' });
     await broker.close();
+  });
+});
+
+describe('ApprovalBroker between replicas (one in-process cluster, shared)', () => {
+  it('a sweep that read the store before an answer does not list the answered request again', async () => {
+    const cluster = { ...createLocalCluster(), shared: true };
+    const a = makeBroker({ cluster }).broker;
+    const b = makeBroker({ cluster }).broker;
+    const { request } = a.request(toolRequest());
+    // B's sweep reads the shared store's pending requests: A's is listed on B.
+    b.syncRemote([structuredClone(request)]);
+    expect(b.listPending().map((r) => r.id)).toEqual([request.id]);
+    const staleRead = [structuredClone(request)]; // the next sweep's read, made before the answer
+    const answer = { kind: 'tool' as const, decisions: { 'call-1': { type: 'accept' as const } } };
+    expect(await a.resolve(request.id, answer, 'tester')).toMatchObject({ ok: true });
+    await vi.waitFor(() => expect(b.listPending()).toEqual([]));
+    b.syncRemote(staleRead);
+    expect(b.listPending()).toEqual([]);
+    await Promise.all([a.close(), b.close()]);
   });
 });
