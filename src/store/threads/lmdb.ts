@@ -45,8 +45,9 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
     turnCount,
     title,
   });
-  const callerMetas = (callerId: string) =>
-    [...threads.getRange({ start: [callerId], end: callerEnd(callerId) })].map((e) => e.value);
+  /** Every key of one caller, in any of the three databases. */
+  const callerRange = (callerId: string) => ({ start: [callerId], end: callerEnd(callerId) });
+  const callerMetas = (callerId: string) => [...threads.getRange(callerRange(callerId))].map((e) => e.value);
 
   const lastUseKey = (callerId: string, meta: Meta) => [callerId, meta.updatedAt, meta.threadId];
 
@@ -63,7 +64,7 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
 
   /** A caller's last-use keys, rebuilt from its summaries (inside a write transaction). */
   const rebuildLastUse = (callerId: string) => {
-    for (const key of [...lastUse.getKeys({ start: [callerId], end: callerEnd(callerId) })]) void lastUse.remove(key);
+    for (const key of [...lastUse.getKeys(callerRange(callerId))]) void lastUse.remove(key);
     for (const meta of callerMetas(callerId)) void lastUse.put(lastUseKey(callerId, meta), null);
   };
 
@@ -73,12 +74,11 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
    * those dropped.
    */
   const enforceCap = (callerId: string, keep: string, count: number) => {
-    const range = () => ({ start: [callerId], end: callerEnd(callerId) });
-    if (lastUse.getKeysCount(range()) !== count) rebuildLastUse(callerId);
+    if (lastUse.getKeysCount(callerRange(callerId)) !== count) rebuildLastUse(callerId);
     let excess = count - retention.maxThreadsPerCaller;
     const dropped: Meta[] = [];
     const missed: KvKey[] = [];
-    for (const key of lastUse.getKeys(range())) {
+    for (const key of lastUse.getKeys(callerRange(callerId))) {
       if (excess <= 0) break;
       const [, updatedAt, threadId] = key as [string, number, string];
       if (threadId === keep) continue;
@@ -127,7 +127,7 @@ export function createLmdbThreadStore(kv: Kv, retention: ThreadRetention, now: (
         // The per-caller cap: the least recently updated threads go first. Counted first (no values read):
         // a caller below the cap, the usual case, costs no read of its threads' summaries per new thread.
         if (!existing) {
-          const count = threads.getKeysCount({ start: [callerId], end: callerEnd(callerId) });
+          const count = threads.getKeysCount(callerRange(callerId));
           if (count > retention.maxThreadsPerCaller) enforceCap(callerId, threadId, count);
         }
       });
