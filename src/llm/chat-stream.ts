@@ -10,7 +10,7 @@ import type { Span } from '@opentelemetry/api';
 import { markFailed, startSpan, tracingOff } from '../telemetry.ts';
 import { toModelError } from './errors.ts';
 import { startAttempt, type Attempt } from './attempt.ts';
-import { sseChunks } from './sse-chunks.ts';
+import { sseChunks, type SseChunks } from './sse-chunks.ts';
 import type { Capabilities } from './capabilities.ts';
 import { reasoningOf, setUsageAttributes, type CallKit, type Target } from './call-kit.ts';
 import type { ModelCallOptions, StreamChunk } from './types.ts';
@@ -29,7 +29,7 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
   #span: Span | undefined;
   #retry = 0;
   #attempt: Attempt | undefined;
-  #chunks: AsyncIterator<ChatCompletionChunk> | undefined;
+  #chunks: SseChunks<ChatCompletionChunk> | undefined;
   #text = '';
   #finishReason: string | null = null;
   #model = '';
@@ -116,12 +116,16 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
       return { value: { type: 'done', text: this.#text, finishReason: this.#finishReason, usage }, done: false };
     }
     attempt.touch();
-    const chunk = r.value;
-    if (chunk.model) this.#model = chunk.model;
-    if (chunk.usage) this.#rawUsage = chunk.usage;
-    const choice = chunk.choices[0];
-    if (choice?.finish_reason) this.#finishReason = choice.finish_reason;
-    const delta = choice?.delta?.content;
+    const choice = this.#take(r.value);
+    let delta = choice?.delta?.content;
+    if (delta) {
+      // The rest of a burst already read (chunks that came in one network read) joins this delta: one
+      // StreamChunk, one answer.delta event, one promise instead of one each. A model streaming slowly
+      // sends one chunk per read and nothing changes; a burst (a fast provider, a busy event loop) costs
+      // ~1/n. Reasoning stays apart, in order.
+      for (let more = this.#chunks!.nextReady(withoutReasoning); more; more = this.#chunks!.nextReady(withoutReasoning))
+        delta += this.#take(more)?.delta?.content ?? '';
+    }
     if (!delta) {
       const reasoning = choice?.delta ? reasoningOf(choice.delta) : undefined;
       if (reasoning) {
@@ -133,6 +137,15 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
     this.#text += delta;
     this.#yielded = true;
     return { value: { type: 'delta', text: delta }, done: false };
+  }
+
+  /** Keeps what a chunk says besides its text (model, usage, finish reason); its first choice. */
+  #take(chunk: ChatCompletionChunk): OpenAI.Chat.Completions.ChatCompletionChunk.Choice | undefined {
+    if (chunk.model) this.#model = chunk.model;
+    if (chunk.usage) this.#rawUsage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (choice?.finish_reason) this.#finishReason = choice.finish_reason;
+    return choice;
   }
 
   /** An attempt failed: retried while nothing was yielded and the policy allows, else thrown. */
@@ -166,4 +179,10 @@ export class ChatStream implements AsyncIterator<StreamChunk> {
     this.#attempt?.done();
     this.#span?.end();
   }
+}
+
+/** A chunk that can join a delta before it: anything but reasoning (streamed to the caller on its own). */
+function withoutReasoning(chunk: ChatCompletionChunk): boolean {
+  const delta = chunk.choices[0]?.delta;
+  return !delta || !reasoningOf(delta);
 }

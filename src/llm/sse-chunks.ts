@@ -12,11 +12,11 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { APIError } from 'openai';
 
-export function sseChunks<T>(response: Response): AsyncIterator<T> {
+export function sseChunks<T>(response: Response): SseChunks<T> {
   return new SseChunks<T>(response);
 }
 
-class SseChunks<T> implements AsyncIterator<T> {
+export class SseChunks<T> implements AsyncIterator<T> {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #headers: Headers;
   readonly #decoder = new TextDecoder();
@@ -59,6 +59,16 @@ class SseChunks<T> implements AsyncIterator<T> {
         this.#parser.feed('\n\n'); // an event the body ended without its blank line
       } else this.#parser.feed(this.#decoder.decode(read.value, { stream: true }));
     }
+  }
+
+  /**
+   * The next chunk already parsed from the same network read, if `accept` takes it; no I/O, no promise.
+   * A caller merges a burst of deltas into one (chat-stream.ts) instead of a promise and an event each.
+   */
+  nextReady(accept: (chunk: T) => boolean): T | undefined {
+    const head = this.#ready[0];
+    if (head === undefined || !accept(head)) return undefined;
+    return this.#ready.shift();
   }
 
   /** The consumer left early: cancel the body (closing the request). */

@@ -82,7 +82,13 @@ describe('a streamed completion read from the wire', () => {
     };
     const { chunks, error } = await collect();
     expect(error).toBeUndefined();
-    expect(chunks.filter((c) => c.type === 'delta').map((c) => c.text)).toEqual(['Hello', ', wo', 'rld']);
+    // Deltas parsed from one network read join into one (chat-stream.ts); however the cuts fall, the text is whole.
+    expect(
+      chunks
+        .filter((c) => c.type === 'delta')
+        .map((c) => c.text)
+        .join(''),
+    ).toBe('Hello, world');
     const done = chunks.at(-1)!;
     expect(done).toMatchObject({ type: 'done', text: 'Hello, world', finishReason: 'stop' });
     if (done.type === 'done') expect(done.usage).toMatchObject({ inputTokens: 7, outputTokens: 3 });
@@ -110,9 +116,37 @@ describe('a streamed completion read from the wire', () => {
       res.end(`data: ${JSON.stringify({ error: { message: 'The model is overloaded', type: 'server_error' } })}\n\n`);
     };
     const { chunks, error } = await collect();
-    expect(chunks.map((c) => c.type)).toEqual(['delta', 'delta']);
+    expect(chunks).toEqual([{ type: 'delta', text: 'partial answer' }]);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).message).toContain('The model is overloaded');
+  });
+
+  it('joins the deltas of one network read into one, keeps reads apart, and keeps reasoning on its own', async () => {
+    const reasoning = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'provider-model',
+      choices: [{ index: 0, delta: { reasoning_content: 'thinking' }, finish_reason: null }],
+    });
+    script = async (res) => {
+      res.write(`data: ${chunk('a')}\n\ndata: ${chunk('b')}\n\ndata: ${reasoning}\n\ndata: ${chunk('c')}\n\n`);
+      await tick();
+      res.write(`data: ${chunk('d')}\n\n`);
+      await tick();
+      res.end(`data: ${chunk('e')}\n\ndata: ${chunk(null, 'stop')}\n\ndata: [DONE]\n\n`);
+    };
+    const { chunks, error } = await collect();
+    expect(error).toBeUndefined();
+    expect(chunks.map((c) => `${c.type}:${c.text}`)).toEqual([
+      'delta:ab',
+      'reasoning:thinking',
+      'delta:c',
+      'delta:d',
+      'delta:e',
+      'done:abcde',
+    ]);
+    expect(chunks.at(-1)).toMatchObject({ finishReason: 'stop' });
   });
 
   it('a stream that stalls after its first delta fails as a timeout, and the request is closed', async () => {

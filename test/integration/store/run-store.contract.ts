@@ -81,6 +81,9 @@ export function defineRunStoreContract(backend: RunStoreBackend): void {
       expect(await store.events.read('r1')).toEqual(events);
       expect((await store.events.read('r1', 10)).map((e) => e.seq)).toEqual([11, 12]);
       expect((await store.events.read('r1', 2, 3)).map((e) => e.seq)).toEqual([3, 4, 5]);
+      // From inside one append into the next, cut by the limit.
+      expect((await store.events.read('r1', 3, 4)).map((e) => e.seq)).toEqual([4, 5, 6, 7]);
+      expect(await store.events.read('r1', 0, 0)).toEqual([]);
       expect(await store.events.read('r1', 12)).toEqual([]);
       expect(await store.events.read('r2')).toEqual([{ seq: 1, type: 'run.started' }]);
       expect(await store.events.read('unknown')).toEqual([]);
