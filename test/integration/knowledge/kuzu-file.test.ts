@@ -261,19 +261,7 @@ describe('Kuzu store on a file', () => {
   });
 
   it('leaves a version 4 database as it was when its migration fails half-way', async () => {
-    const path = tempDb();
-    const old = await KuzuSession.open(path);
-    await migrate(old, 4);
-    await writeVersion4Records(old);
-    // The last statement of the migration fails: everything before it (new columns, copied rows,
-    // moved relationships, dropped tables) must go with it.
-    const ddl = old.ddl.bind(old);
-    old.ddl = async (statement) => {
-      if (statement === 'DROP TABLE Approval') throw new Error('simulated crash');
-      return ddl(statement);
-    };
-    await expect(migrate(old)).rejects.toThrow('simulated crash');
-    old.ddl = ddl;
+    const old = await failMigrationHalfWay(tempDb());
     expect(await old.query("CALL SHOW_TABLES() WHERE name = 'Source' RETURN comment")).toEqual([
       { comment: 'parley schema 4' },
     ]);
@@ -301,17 +289,7 @@ describe('Kuzu store on a file', () => {
   // migration runs on a copy of the file (a failure then leaves the untouched original).
   it.skip('migrates a version 4 database on the open after its migration failed half-way', async () => {
     const path = tempDb();
-    const old = await KuzuSession.open(path);
-    await migrate(old, 4);
-    await writeVersion4Records(old);
-    const ddl = old.ddl.bind(old);
-    old.ddl = async (statement) => {
-      if (statement === 'DROP TABLE Approval') throw new Error('simulated crash');
-      return ddl(statement);
-    };
-    await expect(migrate(old)).rejects.toThrow('simulated crash');
-    old.ddl = ddl;
-    await old.close();
+    await (await failMigrationHalfWay(path)).close();
     const { stdout } = await exec(process.execPath, [
       '--import',
       'tsx',
@@ -348,6 +326,25 @@ describe('Kuzu store on a file', () => {
     await expect(openKuzuStore({ path })).rejects.toThrow(/schema version 99, newer than this Parley understands/);
   });
 });
+
+/**
+ * A version 4 database at `path` holding one of everything, whose migration to 5 failed at its last
+ * statement: everything before it (new columns, copied rows, moved relationships, dropped tables) must go
+ * with it. The session stays open.
+ */
+async function failMigrationHalfWay(path: string): Promise<KuzuSession> {
+  const old = await KuzuSession.open(path);
+  await migrate(old, 4);
+  await writeVersion4Records(old);
+  const ddl = old.ddl.bind(old);
+  old.ddl = async (statement) => {
+    if (statement === 'DROP TABLE Approval') throw new Error('simulated crash');
+    return ddl(statement);
+  };
+  await expect(migrate(old)).rejects.toThrow('simulated crash');
+  old.ddl = ddl;
+  return old;
+}
 
 /** What a version 4 Parley wrote: one of every node table, linked as it linked them. */
 async function writeVersion4Records(session: KuzuSession): Promise<void> {
