@@ -226,6 +226,12 @@ export async function migrate(session: KuzuSession, target = SCHEMA_VERSION): Pr
   });
 }
 
+/** An existing database at an older version (not a new one, not a newer one): openMigrated migrates a copy. */
+export async function needsMigration(session: KuzuSession): Promise<boolean> {
+  const current = await session.exclusive(() => readVersion(session));
+  return current > 0 && current < SCHEMA_VERSION;
+}
+
 /**
  * A new database gets its DDL in one write transaction, and the version at once: one commit
  * instead of one per table (a cold start on a fresh data dir: docs/performance.md). The current

@@ -7,8 +7,9 @@ import type { KnowledgeStore } from '../store.ts';
 import { DEFAULT_REGISTRY_OPTIONS, type RegistryOptions } from '../registry.ts';
 import { CypherStore } from '../cypher-store.ts';
 import type { CypherExecutor, Row } from '../cypher/executor.ts';
-import { KuzuSession, type Params } from './session.ts';
-import { migrate } from './schema.ts';
+import type { KuzuSession} from './session.ts';
+import { type Params } from './session.ts';
+import { openMigrated } from './migrate-on-copy.ts';
 import { bindParams } from './params.ts';
 import { Q } from './queries.ts';
 
@@ -35,17 +36,12 @@ export interface KuzuStoreOptions extends Partial<RegistryOptions> {
 }
 
 export async function openKuzuStore(options: KuzuStoreOptions): Promise<KnowledgeStore & Checkpointing> {
-  const session = await KuzuSession.open(options.path, {
+  // An older file is migrated on a copy that replaces it once migrated (migrate-on-copy.ts).
+  const session = await openMigrated(options.path, {
     bufferPoolBytes: options.bufferPoolBytes,
     checkpointThresholdBytes: options.checkpointThresholdBytes,
     checkpointEveryWrites: options.checkpointEveryWrites,
   });
-  try {
-    await migrate(session);
-  } catch (err) {
-    await session.close();
-    throw err;
-  }
   const registry: RegistryOptions = {
     teamMatchThreshold: options.teamMatchThreshold ?? DEFAULT_REGISTRY_OPTIONS.teamMatchThreshold,
     teamMinSuccessRate: options.teamMinSuccessRate ?? DEFAULT_REGISTRY_OPTIONS.teamMinSuccessRate,

@@ -1,13 +1,14 @@
 /** Kuzu on a file: data survives a restart, and a second process on the same file is refused clearly. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import { KuzuSession } from '../../../src/knowledge/kuzu/session.ts';
 import { SCHEMA_VERSION, migrate } from '../../../src/knowledge/kuzu/schema.ts';
+import { openMigrated } from '../../../src/knowledge/kuzu/migrate-on-copy.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 import { ROSTER, run, step } from '../../support/records.ts';
 
@@ -282,14 +283,18 @@ describe('Kuzu store on a file', () => {
     await old.close();
   });
 
-  // Known bug, not fixed: after that rolled-back migration the pinned Kuzu sometimes (about one close in
-  // four under load) leaves a file on which every later open segfaults, so "migrates it on the next open"
-  // cannot be promised yet (docs/knowledge.md "Schema", issue 32's closing note). The check is kept here,
-  // in a child process so a crash fails this test instead of killing the worker, and skipped until the
-  // migration runs on a copy of the file (a failure then leaves the untouched original).
-  it.skip('migrates a version 4 database on the open after its migration failed half-way', async () => {
+  it('an open whose migration fails leaves the file as it was, and the next open migrates it', async () => {
+    // Migrated in place, the rollback above leaves a file the pinned Kuzu sometimes cannot reopen (a segfault
+    // on every later open, about one time in three under load): the store migrates a copy instead.
     const path = tempDb();
-    await (await failMigrationHalfWay(path)).close();
+    const old = await KuzuSession.open(path);
+    await migrate(old, 4);
+    await writeVersion4Records(old);
+    await old.close();
+    for (let attempt = 0; attempt < 3; attempt++)
+      await expect(openMigrated(path, {}, migrateFailingAtTheEnd)).rejects.toThrow('simulated crash');
+    expect(readdirSync(dirname(path))).toEqual(['knowledge.kuzu']);
+    // In a child process: were the file left unopenable, the crash fails this test, not the worker.
     const { stdout } = await exec(process.execPath, [
       '--import',
       'tsx',
@@ -297,6 +302,11 @@ describe('Kuzu store on a file', () => {
       path,
     ]);
     expect(JSON.parse(stdout.trim())).toEqual({ tools: ['fs/read'], approvals: ['a-old'], decisions: ['d-old'] });
+    const raw = await KuzuSession.open(path);
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
+      { comment: `parley schema ${SCHEMA_VERSION}` },
+    ]);
+    await raw.close();
   });
 
   it('creates the schema on a database where a version 1-3 Parley stopped after creating an empty Meta table', async () => {
@@ -336,14 +346,22 @@ async function failMigrationHalfWay(path: string): Promise<KuzuSession> {
   const old = await KuzuSession.open(path);
   await migrate(old, 4);
   await writeVersion4Records(old);
-  const ddl = old.ddl.bind(old);
-  old.ddl = async (statement) => {
+  await expect(migrateFailingAtTheEnd(old)).rejects.toThrow('simulated crash');
+  return old;
+}
+
+/** Migrates to the current version, failing at the v4 → 5 migration's last statement. */
+async function migrateFailingAtTheEnd(session: KuzuSession): Promise<void> {
+  const ddl = session.ddl.bind(session);
+  session.ddl = async (statement) => {
     if (statement === 'DROP TABLE Approval') throw new Error('simulated crash');
     return ddl(statement);
   };
-  await expect(migrate(old)).rejects.toThrow('simulated crash');
-  old.ddl = ddl;
-  return old;
+  try {
+    await migrate(session);
+  } finally {
+    session.ddl = ddl;
+  }
 }
 
 /** What a version 4 Parley wrote: one of every node table, linked as it linked them. */
