@@ -165,10 +165,7 @@ describe('Kuzu store on a file', () => {
 
   it('migrates a version 4 database (nine node tables) to five: sources, tools, teams and approvals keep their rows and links', async () => {
     const path = tempDb();
-    const old = await KuzuSession.open(path);
-    await migrate(old, 4);
-    await writeVersion4Records(old);
-    await old.close();
+    await (await version4Database(path)).close();
 
     const store = await openKuzuStore({ path });
     open.push(store);
@@ -287,10 +284,7 @@ describe('Kuzu store on a file', () => {
     // Migrated in place, the rollback above leaves a file the pinned Kuzu sometimes cannot reopen (a segfault
     // on every later open, about one time in three under load): the store migrates a copy instead.
     const path = tempDb();
-    const old = await KuzuSession.open(path);
-    await migrate(old, 4);
-    await writeVersion4Records(old);
-    await old.close();
+    await (await version4Database(path)).close();
     for (let attempt = 0; attempt < 3; attempt++)
       await expect(openMigrated(path, {}, migrateFailingAtTheEnd)).rejects.toThrow('simulated crash');
     expect(readdirSync(dirname(path))).toEqual(['knowledge.kuzu']);
@@ -343,9 +337,7 @@ describe('Kuzu store on a file', () => {
  * with it. The session stays open.
  */
 async function failMigrationHalfWay(path: string): Promise<KuzuSession> {
-  const old = await KuzuSession.open(path);
-  await migrate(old, 4);
-  await writeVersion4Records(old);
+  const old = await version4Database(path);
   await expect(migrateFailingAtTheEnd(old)).rejects.toThrow('simulated crash');
   return old;
 }
@@ -362,6 +354,14 @@ async function migrateFailingAtTheEnd(session: KuzuSession): Promise<void> {
   } finally {
     session.ddl = ddl;
   }
+}
+
+/** A version 4 database at `path` holding what writeVersion4Records writes; the session stays open. */
+async function version4Database(path: string): Promise<KuzuSession> {
+  const session = await KuzuSession.open(path);
+  await migrate(session, 4);
+  await writeVersion4Records(session);
+  return session;
 }
 
 /** What a version 4 Parley wrote: one of every node table, linked as it linked them. */
