@@ -3,7 +3,8 @@
  * a finished run's checkpoints on its timeline; "Fork from here" with an edited plan (a refused plan's
  * message shown in the form, then a good one) lands on the new run, which runs only the edited steps —
  * checked in the scripted model's request log, as the time-travel API tests do; the compare view of the
- * fork and its parent marks what differs; the eval page shows the scorecard of a real `parley eval`.
+ * fork and its parent marks what differs; the eval page shows the scorecard of a real `parley eval`, and
+ * of a real `parley eval --versus direct` (the graph against one direct call, per case and overall).
  * Screenshots go to docs/images/console-*.png (docs/console.md shows them).
  */
 import { spawn } from 'node:child_process';
@@ -229,5 +230,72 @@ describe.skipIf(!CHROMIUM)('time travel and evals in the console', () => {
     await bob.goto(`${server.url}/#/evals/${id}`);
     await bob.getByText(`No scorecard with id "${id}".`).waitFor();
     await bob.close();
+  }, 120_000);
+
+  it('shows `parley eval --versus direct`: win / tie / loss per case and overall, each side’s calls and tokens', async () => {
+    const suite = join(scratch, 'versus-suite.yaml');
+    writeFileSync(
+      suite,
+      [
+        'name: versus-demo',
+        'cases:',
+        '  - id: greeting',
+        '    query: Hello there',
+        '  - id: planned-runbook',
+        '    query: Write the runbook for restoring our database from a backup [[steps:2]]',
+        '    mode: orchestrate',
+        '  - id: deadlocked-team',
+        '    query: Plan the team offsite agenda [[deadlock]]',
+        '    mode: dynamic',
+        '    checks: [{ status: failed }]',
+      ].join('\n'),
+    );
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
+    );
+    const args = [BIN, 'eval', suite, '--versus', 'direct', '--out', join(scratch, 'versus.json')];
+    const child = spawn(process.execPath, args, {
+      env: {
+        ...env,
+        PARLEY_HOME: NO_HOME,
+        PARLEY_DATA_DIR: server.dataDir,
+        PARLEY_API_KEYS: `${KEY_A},${KEY_B}`,
+        PARLEY_API_KEY: KEY_A,
+      },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, stderr).toBe(0);
+    const id = /scorecard (ev-\S+) kept for the console/.exec(stderr)?.[1];
+    expect(id, stderr).toBeDefined();
+
+    const page = await openSignedIn(KEY_A, '#/evals');
+    const row = page.locator(`tr[data-scorecard="${id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('0W 2T 1L (67% won or tied)');
+    await row.getByRole('link').click();
+    const versus = page.getByRole('region', { name: 'Versus direct' });
+    await versus.waitFor();
+    expect(await versus.textContent()).toContain('0 wins · 2 ties · 1 loss · won or tied 2/3 (67%)');
+    expect(await versus.locator('tr[data-versus-case]').count()).toBe(3);
+    expect(await versus.locator('tr[data-versus-case="greeting"]').getAttribute('data-result')).toBe('tie');
+    expect(await versus.locator('tr[data-versus-case="deadlocked-team"]').getAttribute('data-result')).toBe('loss');
+    const lost = versus.locator('tr[data-versus-case="deadlocked-team"] td');
+    expect(await lost.allTextContents()).toEqual([
+      'deadlocked-team',
+      'loss',
+      'direct',
+      'direct',
+      expect.any(String),
+      expect.any(String),
+      '1',
+      expect.any(String),
+    ]);
+    expect(await versus.locator('.failures').textContent()).toContain(
+      'deadlocked-team: the direct call won: Answer B covers more',
+    );
+    await docsScreenshot(page, 'scorecard-versus');
+    await page.close();
   }, 120_000);
 });
