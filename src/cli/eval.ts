@@ -228,7 +228,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     const tolerance = parsed.tolerancePct ?? baselines.DEFAULT_TOLERANCE_PCT;
     const found = baselines.regressions(baseline, card, tolerance);
     process.stdout.write('\n' + baselines.formatRegressions(parsed.baseline, tolerance, found) + '\n');
-    return found.length === 0 ? 0 : 1;
+    return found.length === 0 && complete ? 0 : 1;
   } finally {
     process.off('SIGINT', interrupted);
     for (const c of configurations) rmSync(c.dataDir, { recursive: true, force: true });
