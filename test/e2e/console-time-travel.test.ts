@@ -7,24 +7,22 @@
  * of a real `parley eval --versus direct` (the graph against one direct call, per case and overall).
  * Screenshots go to docs/images/console-*.png (docs/console.md shows them).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphEventOf } from '../../src/graph/events.ts';
 import { chromiumPath, docsScreenshot, launchChromium } from '../support/browser.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build.ts';
 import { NO_HOME } from '../support/home.ts';
+import { runParley } from '../support/parley-cli.ts';
 import { ofType } from '../support/run-events.ts';
 import { EMPTY_MCP_CONFIG, startShippedParley, type ShippedParley } from '../support/server.ts';
 import { followToEnd, listCheckpoints, runToEnd } from '../support/time-travel.ts';
 
 const KEY_A = 'tt-console-alice';
 const KEY_B = 'tt-console-bob';
-const BIN = fileURLToPath(new URL('../../bin/parley.js', import.meta.url));
 const CHROMIUM = chromiumPath();
 if (!CHROMIUM) console.log('console browser tests skipped: no Chromium (apt-get install chromium; CI installs it)');
 
@@ -169,45 +167,40 @@ describe.skipIf(!CHROMIUM)('time travel and evals in the console', () => {
     await bob.close();
   });
 
-  it('shows the scorecard a real `parley eval` kept, to the key that ran it only', async () => {
-    const suite = join(scratch, 'console-suite.yaml');
-    writeFileSync(
-      suite,
-      [
-        'name: console-demo',
-        'cases:',
-        '  - id: explains-b-tree',
-        '    query: Explain what a B-tree is',
-        '    mode: direct',
-        '    checks: [{ contains: B-tree }, { calls: 1 }]',
-        '  - id: planned-notes',
-        '    query: Draft the release notes [[steps:2]]',
-        '    mode: orchestrate',
-        '    checks: [{ score: 0.7 }]',
-        '  - id: broken-on-purpose',
-        '    query: Explain what a B-tree is',
-        '    mode: direct',
-        '    checks: [{ contains: no-such-text-anywhere }]',
-      ].join('\n'),
-    );
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
-    );
-    const child = spawn(process.execPath, [BIN, 'eval', suite, '--out', join(scratch, 'card.json')], {
-      env: {
-        ...env,
-        PARLEY_HOME: NO_HOME,
-        PARLEY_DATA_DIR: server.dataDir,
-        PARLEY_API_KEYS: `${KEY_A},${KEY_B}`,
-        PARLEY_API_KEY: KEY_A,
-      },
+  /** `parley eval` of a suite written from `lines`, as KEY_A, on the server's data dir: its exit code and the scorecard id it kept. */
+  async function evalAsAlice(name: string, lines: string[], flags: string[] = []) {
+    const suite = join(scratch, `${name}.yaml`);
+    writeFileSync(suite, lines.join('\n'));
+    const p = runParley(['eval', suite, ...flags, '--out', join(scratch, `${name}.json`)], {
+      PARLEY_HOME: NO_HOME,
+      PARLEY_DATA_DIR: server.dataDir,
+      PARLEY_API_KEYS: `${KEY_A},${KEY_B}`,
+      PARLEY_API_KEY: KEY_A,
     });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await p.exit;
+    const id = /scorecard (ev-\S+) kept for the console/.exec(p.err())?.[1];
+    expect(id, p.err()).toBeDefined();
+    return { code, id: id!, stderr: p.err() };
+  }
+
+  it('shows the scorecard a real `parley eval` kept, to the key that ran it only', async () => {
+    const { code, id, stderr } = await evalAsAlice('console-suite', [
+      'name: console-demo',
+      'cases:',
+      '  - id: explains-b-tree',
+      '    query: Explain what a B-tree is',
+      '    mode: direct',
+      '    checks: [{ contains: B-tree }, { calls: 1 }]',
+      '  - id: planned-notes',
+      '    query: Draft the release notes [[steps:2]]',
+      '    mode: orchestrate',
+      '    checks: [{ score: 0.7 }]',
+      '  - id: broken-on-purpose',
+      '    query: Explain what a B-tree is',
+      '    mode: direct',
+      '    checks: [{ contains: no-such-text-anywhere }]',
+    ]);
     expect(code, stderr).toBe(1);
-    const id = /scorecard (ev-\S+) kept for the console/.exec(stderr)?.[1];
-    expect(id, stderr).toBeDefined();
 
     const page = await openSignedIn(KEY_A, '#/evals');
     const row = page.locator(`tr[data-scorecard="${id}"]`);
@@ -233,9 +226,8 @@ describe.skipIf(!CHROMIUM)('time travel and evals in the console', () => {
   }, 120_000);
 
   it('shows `parley eval --versus direct`: win / tie / loss per case and overall, each side’s calls and tokens', async () => {
-    const suite = join(scratch, 'versus-suite.yaml');
-    writeFileSync(
-      suite,
+    const { code, id, stderr } = await evalAsAlice(
+      'versus-suite',
       [
         'name: versus-demo',
         'cases:',
@@ -248,27 +240,10 @@ describe.skipIf(!CHROMIUM)('time travel and evals in the console', () => {
         '    query: Plan the team offsite agenda [[deadlock]]',
         '    mode: dynamic',
         '    checks: [{ status: failed }]',
-      ].join('\n'),
+      ],
+      ['--versus', 'direct'],
     );
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
-    );
-    const args = [BIN, 'eval', suite, '--versus', 'direct', '--out', join(scratch, 'versus.json')];
-    const child = spawn(process.execPath, args, {
-      env: {
-        ...env,
-        PARLEY_HOME: NO_HOME,
-        PARLEY_DATA_DIR: server.dataDir,
-        PARLEY_API_KEYS: `${KEY_A},${KEY_B}`,
-        PARLEY_API_KEY: KEY_A,
-      },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code, stderr).toBe(0);
-    const id = /scorecard (ev-\S+) kept for the console/.exec(stderr)?.[1];
-    expect(id, stderr).toBeDefined();
 
     const page = await openSignedIn(KEY_A, '#/evals');
     const row = page.locator(`tr[data-scorecard="${id}"]`);

@@ -7,6 +7,7 @@
 import type { CaseOutcome } from './run-suite.ts';
 import { pct, spendLine, table, type Scorecard, type Spend } from './scorecard.ts';
 import type { CallsUsage, Preference, VersusResult } from './versus.ts';
+import type { VersusOverall } from '../../store/scorecards/files.ts';
 
 export interface SideMeans {
   meanCalls: number;
@@ -35,15 +36,8 @@ export interface VersusCaseScore {
 export interface VersusSummary {
   against: 'direct';
   cases: VersusCaseScore[];
-  overall: {
-    compared: number;
-    wins: number;
-    ties: number;
-    losses: number;
-    errors: number;
-    wonOrTied: number;
-    /** (wins + ties) / compared; 0 when nothing was compared. */
-    wonOrTiedRate: number;
+  /** The counts (as the kept summary lists them) and what each side spent. */
+  overall: VersusOverall & {
     /** The graph runs' own spend, the direct calls', and the pairwise judge's. */
     spend: { graph: Spend; direct: Spend; judge: Spend };
   };

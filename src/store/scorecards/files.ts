@@ -35,14 +35,16 @@ export interface Scorecard {
   }[];
 }
 
-/** The overall line of a versus scorecard, as the list shows it. */
+/** The overall counts of a versus scorecard (graph/eval/versus-card.ts adds the spend), as the list shows them. */
 export interface VersusOverall {
+  /** Comparisons made; `errors` more could not be made (a direct or judge call failed). */
   compared: number;
   wins: number;
   ties: number;
   losses: number;
   errors: number;
   wonOrTied: number;
+  /** (wins + ties) / compared; 0 when nothing was compared. */
   wonOrTiedRate: number;
 }
 

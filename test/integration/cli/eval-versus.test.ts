@@ -5,20 +5,17 @@
  * table, the JSON and the request log must all say so. A second suite shows a loss (a run that ends without
  * an answer) and a comparison that cannot be made (every call fails), which exits 1.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel, type ScriptedRequestLog } from '../../../src/scripted-model/index.ts';
 import type { CaseOutcome } from '../../../src/graph/eval/run-suite.ts';
 import type { VersusScorecard } from '../../../src/graph/eval/versus-card.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { NO_HOME } from '../../support/home.ts';
+import { ROOT, runParley } from '../../support/parley-cli.ts';
 
-const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'parley-eval-versus-'));
 let scripted: ScriptedModel;
 
@@ -32,28 +29,15 @@ afterAll(async () => {
 });
 
 function parley(args: string[], extra: Record<string, string> = {}) {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
-  );
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: {
-      ...env,
-      PARLEY_HOME: NO_HOME,
-      PARLEY_DATA_DIR: join(dir, 'data'),
-      // "Your model": an OpenAI-compatible endpoint, here the scripted model of this test.
-      PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`,
-      PARLEY_MODEL_API_KEY: 'test',
-      PARLEY_MODEL: 'scripted',
-      ...extra,
-    },
-    cwd: ROOT,
+  return runParley(args, {
+    PARLEY_HOME: NO_HOME,
+    PARLEY_DATA_DIR: join(dir, 'data'),
+    // "Your model": an OpenAI-compatible endpoint, here the scripted model of this test.
+    PARLEY_MODEL_BASE_URL: `${scripted.url}/v1`,
+    PARLEY_MODEL_API_KEY: 'test',
+    PARLEY_MODEL: 'scripted',
+    ...extra,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { exit, out: () => stdout, err: () => stderr };
 }
 
 type Message = { role: string; content: string };
