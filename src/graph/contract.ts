@@ -8,7 +8,7 @@
 import type { KnowledgeStore } from '../knowledge/store.ts';
 
 // The run engine and a run's handle (implemented by Engine in engine.ts).
-export type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run-engine.ts';
+export type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run/engine-port.ts';
 
 // Events: what a run emits, one type per GraphEvent.
 export type {
@@ -21,10 +21,10 @@ export type {
   RunStatus,
   StepStatus,
   UsageTotals,
-} from './events.ts';
+} from './run/events.ts';
 // The run request, its caller and who may see what.
-export { canSee, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run-request.ts';
-export type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from './run-request.ts';
+export { canSee, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run/request.ts';
+export type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from './run/request.ts';
 // Per-request model choice (`model` / `models` in a request body).
 export {
   ModelNameSchema,
@@ -32,8 +32,8 @@ export {
   resolveModelChoice,
   RoleModelsSchema,
   unknownRoleMessage,
-} from './request-models.ts';
-export type { RequestModels } from './request-models.ts';
+} from './run/request-models.ts';
+export type { RequestModels } from './run/request-models.ts';
 export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
 export type { GraphPlan } from './planning/graph-plan.ts';

@@ -9,37 +9,37 @@
  *   - replicas/ leases, follows and takes over runs across replicas (replicas/join.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { GraphEvent, GraphEventOf, NodeName, RunEnding } from './events.ts';
-import { canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run-engine.ts';
+import type { GraphEvent, GraphEventOf, NodeName, RunEnding } from './run/events.ts';
+import { canSee, ownerIdOf, type Caller, type RunRequest } from './run/request.ts';
+import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run/engine-port.ts';
 import { ADMITTED, admissionGate } from './spending/admission.ts';
-import type { EngineDeps } from './engine-deps.ts';
-import { createEngineContext } from './engine-context.ts';
-import { RunEventLog } from './run-event-log.ts';
+import type { EngineDeps } from './run/engine-deps.ts';
+import { createEngineContext } from './run/engine-context.ts';
+import { RunEventLog } from './run/event-log.ts';
 import { BudgetExceededError } from './spending/usage.ts';
 import { admitDirectCall, type DirectCall, type DirectCallRequest } from './spending/direct-call.ts';
-import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
-import { failedRunHandle, invalidRequest, outcomeOf } from './run-outcome.ts';
+import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './run/state.ts';
+import { failedRunHandle, invalidRequest, outcomeOf } from './run/outcome.ts';
 import { NODES, type NodeFn } from './nodes/index.ts';
-import { FIRST_NODE, isEdge } from './edges.ts';
-import { applyUpdate } from './run-update.ts';
+import { FIRST_NODE, isEdge } from './run/edges.ts';
+import { applyUpdate } from './run/update.ts';
 import { loadHistory, saveTurn } from './threads/thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import { persistEvents } from './durable/persist-events.ts';
 import { MemoryWrites, recordEnd } from './durable/record-end.ts';
-import { runRecordOf } from './run-record.ts';
+import { runRecordOf } from './run/record.ts';
 import type { RunRecord } from '../knowledge/store.ts';
 import { recoverRuns, resumeStoredRun, type Recovered, type RecoveringEngine } from './durable/recover.ts';
 import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
 import { followingMoves } from './replicas/moved-run.ts';
 import { seedRun } from './timetravel/seed.ts';
-import { runApprovals } from './run-approvals.ts';
+import { runApprovals } from './run/approvals.ts';
 import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
-import { RunSuspendedError } from './run-suspended.ts';
-import { CANCEL_CONFIRM_MS, cancelAndSettle } from './cancel-run.ts';
+import { RunSuspendedError } from './run/suspended.ts';
+import { CANCEL_CONFIRM_MS, cancelAndSettle } from './run/cancel.ts';
 
-export { createEngineContext } from './engine-context.ts';
+export { createEngineContext } from './run/engine-context.ts';
 
 /** Longer than any id Parley or a client gives a run (UUIDs; protocol ids are far shorter). */
 const MAX_STORED_ID_CHARS = 256;
@@ -49,7 +49,7 @@ export class RunCancelledError extends Error {
   override name = 'RunCancelledError';
 }
 
-export { RunSuspendedError } from './run-suspended.ts';
+export { RunSuspendedError } from './run/suspended.ts';
 
 /** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
 const RUN_FINISHED = new RunCancelledError('run finished');

@@ -7,7 +7,7 @@
  * no placeholder reached a model and `npm run prompts:render` can write them out for reviewers.
  * No vitest here: the render script uses it too.
  */
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import { judge } from '../../src/graph/eval/judge.ts';
 import { todayNote } from '../../src/graph/prompting/today.ts';
 import type { ScriptedRequestLog } from '../../src/scripted-model/server.ts';

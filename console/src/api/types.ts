@@ -10,7 +10,7 @@ export type {
   CouncilVerdict,
   RunStatus,
   StepStatus,
-} from '../../../src/graph/events.ts';
+} from '../../../src/graph/run/events.ts';
 export type { GraphPlan, PlanStep } from '../../../src/knowledge/records.ts';
 export type { ApprovalRequest, PendingToolCall, ToolPreview } from '../../../src/hitl/types.ts';
 export type {
@@ -23,7 +23,7 @@ export type {
   ToolRecord,
 } from '../../../src/knowledge/store.ts';
 export type { McpServerStatus } from '../../../src/tools/mcp-host.ts';
-export type { RunMode } from '../../../src/graph/run-request.ts';
+export type { RunMode } from '../../../src/graph/run/request.ts';
 import type { ModelRole } from '../../../src/llm/types.ts';
 
 /** The modes the chat offers (RUN_MODES in src/graph/run-request.ts). */

@@ -14,7 +14,7 @@
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
-import type { GraphEvent } from '../events.ts';
+import type { GraphEvent } from '../run/events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { RunRecord } from '../../knowledge/store.ts';
 

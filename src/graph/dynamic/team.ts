@@ -6,8 +6,8 @@
  */
 import { MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
 import type { ScheduleGrowth, StepClock, StepOutcome } from '../scheduler.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
-import type { AgentRole } from '../events.ts';
+import { emit, type EngineContext, type RunState } from '../run/state.ts';
+import type { AgentRole } from '../run/events.ts';
 import { findDeadlock, type AgentWait } from './deadlock.ts';
 import { appendKey, emptyTeamMemory, writeKey } from './team-memory.ts';
 import { pickSpecialist } from './pick-specialist.ts';

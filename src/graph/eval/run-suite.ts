@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalPort } from '../../hitl/types.ts';
 import type { ModelClient } from '../../llm/types.ts';
-import type { GraphEvent, UsageTotals } from '../events.ts';
-import type { RunEngine, RunResult } from '../run-engine.ts';
-import { LOCAL_CALLER, type Caller } from '../run-request.ts';
+import type { GraphEvent, UsageTotals } from '../run/events.ts';
+import type { RunEngine, RunResult } from '../run/engine-port.ts';
+import { LOCAL_CALLER, type Caller } from '../run/request.ts';
 import { runCheck, type CheckResult } from './checks.ts';
 import { judge } from './judge.ts';
 import { todayNote } from '../prompting/today.ts';

@@ -7,8 +7,8 @@
 import { block, stepsBlock } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import { VerificationSchema } from '../prompting/schemas.ts';
-import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
-import type { Decision, Next } from '../edges.ts';
+import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../run/state.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
 import type { StepOutcome } from '../scheduler.ts';
 import { historyNote } from '../threads/thread-history.ts';

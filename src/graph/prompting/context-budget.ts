@@ -14,8 +14,8 @@ import type { ModelRole } from '../../llm/types.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spending/call-budget.ts';
 import { referencedSteps, substituteResults, type PlanStep } from '../planning/graph-plan.ts';
 import { markedCut } from './prompts.ts';
-import type { StepOutcome } from '../step-outcome.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
+import type { EngineContext, RunState } from '../run/state.ts';
 import { BudgetExceededError, estimateTokens } from '../spending/usage.ts';
 
 import type { ContextPiece, FittedPiece } from './context-piece.ts';

@@ -12,8 +12,8 @@
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { RunHandle } from '../run-engine.ts';
-import type { RunEventLog } from '../run-event-log.ts';
+import type { RunHandle } from '../run/engine-port.ts';
+import type { RunEventLog } from '../run/event-log.ts';
 import { storedRunHandle, type StoredRunIds } from '../durable/stored-handle.ts';
 
 export interface RetentionLimits {

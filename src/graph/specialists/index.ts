@@ -8,7 +8,7 @@ import { MANAGER_RECORD } from '../dynamic/manager.ts';
 import { agentHooks } from '../dynamic/agent-tools.ts';
 import { teamOf } from '../dynamic/team.ts';
 import type { StepRun } from '../scheduler.ts';
-import type { StepLineage } from '../events.ts';
+import type { StepLineage } from '../run/events.ts';
 import { BudgetExceededError, emptyUsage } from '../spending/usage.ts';
 import { runCouncil } from '../run-council.ts';
 import { runPromptSpecialist, type SpecialistInput } from './prompt.ts';

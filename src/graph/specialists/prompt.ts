@@ -1,7 +1,7 @@
 /** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
 import { memoryNote } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
-import type { EngineContext } from '../state.ts';
+import type { EngineContext } from '../run/state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepRun } from '../scheduler.ts';

@@ -6,7 +6,7 @@
  * its tools come from (the workspace folder of the filesystem server, for one).
  */
 import type { PlanStep } from '../planning/graph-plan.ts';
-import type { RunState } from '../state.ts';
+import type { RunState } from '../run/state.ts';
 import type { ToolAnnotations } from '../../hitl/types.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { ModelUsage } from '../../llm/types.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, planCall, UnpricedModelError } from './call-budget.ts';
-import type { EngineContext } from '../state.ts';
+import type { EngineContext } from '../run/state.ts';
 import { BudgetExceededError, estimateTokens } from './usage.ts';
 
 export interface DirectCallRequest {

@@ -3,8 +3,8 @@
  * reservation, and settled from the real usage afterwards. Plain data plus small functions;
  * the per-caller ledger is a class because it owns state across runs.
  */
-import type { Budget } from '../run-request.ts';
-import type { UsageTotals } from '../events.ts';
+import type { Budget } from '../run/request.ts';
+import type { UsageTotals } from '../run/events.ts';
 import type { ModelUsage } from '../../llm/types.ts';
 import { BudgetExceededError } from './budget-error.ts';
 import type { CallerLedger } from './ledger.ts';

@@ -14,7 +14,7 @@
  * Tokens are estimated at 4 characters each, like a call's reservation (usage.ts estimateTokens).
  */
 import type { Thread, ThreadTurn } from '../../store/threads/types.ts';
-import type { PriorMessage } from '../run-request.ts';
+import type { PriorMessage } from '../run/request.ts';
 import { estimateTokens } from '../spending/usage.ts';
 
 export interface HistoryBudget {

@@ -5,7 +5,7 @@
  * describes up to one of those events, and its id names that event's seq (`cp-<seq>`): stable for as
  * long as the run's events are kept, on every backend, with nothing more to store.
  */
-import type { GraphEvent, GraphEventOf, RouteStage, UsageTotals } from '../events.ts';
+import type { GraphEvent, GraphEventOf, RouteStage, UsageTotals } from '../run/events.ts';
 import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
 import type { StepOutcome } from '../scheduler.ts';
 

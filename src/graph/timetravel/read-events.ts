@@ -4,8 +4,8 @@
  * committed (run-event-log.ts), so this may wait for a commit, never for the run. A handle without
  * lastSeq (a run followed from another replica's store) is read until the next event is not at hand.
  */
-import type { RunHandle } from '../run-engine.ts';
-import type { GraphEvent } from '../events.ts';
+import type { RunHandle } from '../run/engine-port.ts';
+import type { GraphEvent } from '../run/events.ts';
 
 export async function eventsSoFar(handle: RunHandle): Promise<GraphEvent[]> {
   const until = handle.lastSeq?.();

@@ -8,7 +8,7 @@ import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
 import { keptKey } from '../planning/plan-with-model.ts';
-import type { KeptStep, RunState } from '../state.ts';
+import type { KeptStep, RunState } from '../run/state.ts';
 
 export interface ResumeFrom {
   plan: GraphPlan;

@@ -4,7 +4,7 @@
  * run's request answers like an unknown id.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runApprovals } from '../../../src/graph/run-approvals.ts';
+import { runApprovals } from '../../../src/graph/run/approvals.ts';
 import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
 import type { ApprovalRequestInput } from '../../../src/hitl/types.ts';
 

@@ -1,9 +1,9 @@
 /** What an adapter hands the engine: protocol-agnostic, plain data. */
-import type { ModelRole } from '../llm/types.ts';
-import { LOCAL_CALLER, type Caller } from '../identity/caller.ts';
+import type { ModelRole } from '../../llm/types.ts';
+import { LOCAL_CALLER, type Caller } from '../../identity/caller.ts';
 
 /** Caller identity lives in identity/ (every layer scopes by it); re-exported for the engine's users. */
-export { LOCAL_CALLER, canSee, ownerFilter, type Caller } from '../identity/caller.ts';
+export { LOCAL_CALLER, canSee, ownerFilter, type Caller } from '../../identity/caller.ts';
 
 export const RUN_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic', 'hybrid'] as const;
 export type RunMode = (typeof RUN_MODES)[number];

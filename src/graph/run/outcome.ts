@@ -2,16 +2,16 @@
  * How a run ends when its nodes did not say: a request the engine refuses before any node runs, a run id
  * already taken, and the outcome an exception or an abort (cancel, budget, a deadlocked team) stands for.
  */
-import type { ApprovalPort } from '../hitl/types.ts';
-import { runApprovals } from './run-approvals.ts';
-import { ADMITTED } from './spending/admission.ts';
-import type { RunHandle, RunResult } from './run-engine.ts';
-import type { RunEventLog } from './run-event-log.ts';
-import { RUN_MODES, ownerIdOf, type RunRequest } from './run-request.ts';
+import type { ApprovalPort } from '../../hitl/types.ts';
+import { runApprovals } from './approvals.ts';
+import { ADMITTED } from '../spending/admission.ts';
+import type { RunHandle, RunResult } from './engine-port.ts';
+import type { RunEventLog } from './event-log.ts';
+import { RUN_MODES, ownerIdOf, type RunRequest } from './request.ts';
 import type { RunOutcome, RunState } from './state.ts';
-import { BudgetExceededError } from './spending/usage.ts';
-import { DeadlockError } from './dynamic/team.ts';
-import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
+import { DeadlockError } from '../dynamic/team.ts';
+import { MAX_THREAD_ID_CHARS } from '../../store/threads/types.ts';
 
 export function invalidRequest(request: RunRequest): string | undefined {
   if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))

@@ -2,10 +2,10 @@
  * GraphEvent: THE contract every adapter consumes. docs/events.md documents each type with an example.
  * Every event carries runId, a per-run strictly increasing seq (starting at 1) and an ISO timestamp.
  */
-import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from '../knowledge/records.ts';
-import type { ApprovalOutcome, ApprovalRequest } from '../hitl/types.ts';
-import type { RunMode } from './run-request.ts';
-import type { ModelRole } from '../llm/types.ts';
+import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from '../../knowledge/records.ts';
+import type { ApprovalOutcome, ApprovalRequest } from '../../hitl/types.ts';
+import type { RunMode } from './request.ts';
+import type { ModelRole } from '../../llm/types.ts';
 
 export const NODE_NAMES = [
   'usage_guard',
@@ -23,7 +23,7 @@ export const NODE_NAMES = [
 export type NodeName = (typeof NODE_NAMES)[number];
 
 /** Run and step outcomes and the council's verdict are stored records (knowledge/records.ts); events carry them. */
-export type { CouncilVerdict, RunStatus, StepStatus } from '../knowledge/records.ts';
+export type { CouncilVerdict, RunStatus, StepStatus } from '../../knowledge/records.ts';
 export type RouteStage =
   'preset_plan' | 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council' | 'dynamic' | 'hybrid';
 

@@ -4,7 +4,7 @@
  * is a message that replica acts on. This waits (at most `waitMs`) for the run's own ending, which is
  * the truth on every replica: ended `cancelled` after the cancel took hold, or ended otherwise first.
  */
-import type { CancelAnswer, RunHandle } from './run-engine.ts';
+import type { CancelAnswer, RunHandle } from './engine-port.ts';
 
 /** How long a cancel waits for the run to end: a cancelled run ends at its next await, a replica's within one message. */
 export const CANCEL_CONFIRM_MS = 10_000;

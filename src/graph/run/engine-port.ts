@@ -3,13 +3,13 @@
  * runs; a RunHandle is one run as its caller sees it. Adapters import it through contract.ts; the engine's
  * own files import it here, so that nothing contract.ts re-exports imports contract.ts back.
  */
-import type { Admission } from './spending/admission.ts';
-import type { DirectCall, DirectCallRequest } from './spending/direct-call.ts';
+import type { Admission } from '../spending/admission.ts';
+import type { DirectCall, DirectCallRequest } from '../spending/direct-call.ts';
 import type { GraphEvent, RunEnding, RunStatus } from './events.ts';
-import type { Caller, RunRequest } from './run-request.ts';
-import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
-import type { ToolHost } from '../tools/types.ts';
-import type { ResumeFrom } from './timetravel/seed.ts';
+import type { Caller, RunRequest } from './request.ts';
+import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../../hitl/types.ts';
+import type { ToolHost } from '../../tools/types.ts';
+import type { ResumeFrom } from '../timetravel/seed.ts';
 
 export interface RunResult extends RunEnding {
   runId: string;

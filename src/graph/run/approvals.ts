@@ -3,8 +3,8 @@
  * answers through the run it serves, never through a second port. Backed by the one ApprovalPort, so
  * the first answer on any channel (POST /api/approve, ACP, AG-UI, A2A, MCP) wins.
  */
-import type { ApprovalDecision, ApprovalPort, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
-import type { RunHandle } from './run-engine.ts';
+import type { ApprovalDecision, ApprovalPort, ApprovalRequest, ResolveAnswer } from '../../hitl/types.ts';
+import type { RunHandle } from './engine-port.ts';
 
 export type RunApprovals = Pick<RunHandle, 'pendingApprovals' | 'resolve'>;
 
