@@ -47,7 +47,7 @@ export type { DirectCall, DirectCallRequest } from './spending/direct-call.ts';
 export { createPassthrough, passthroughUsage, type Passthrough } from '../llm/passthrough.ts';
 
 // A session's own tools (the editor's project through the client, or the project folder; the client's MCP servers).
-export { createSessionTools, type SessionTools, type SessionToolsSpec } from './session-tools.ts';
+export { createSessionTools, type SessionTools, type SessionToolsSpec } from '../tools/session-tools.ts';
 export type { ProjectClient, CommandRun } from '../tools/project/client.ts';
 export type { ToolHost } from '../tools/types.ts';
 export type { McpServerSpec } from '../tools/server-spec.ts';

@@ -7,7 +7,7 @@ import type { Checkpoint } from '../../store/runs/run-store.ts';
 import type { GraphEvent, GraphEventOf } from '../run/events.ts';
 import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
 import { keptKey } from '../planning/plan-with-model.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 import type { KeptStep } from '../run/state.ts';
 
 export const INTERRUPTED = 'interrupted by a restart of Parley';

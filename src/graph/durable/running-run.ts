@@ -9,7 +9,7 @@ import type { Checkpoint, RunStore, StoredApproval, StoredRun } from '../../stor
 import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { RunRequest } from '../run/request.ts';
 import { stepRecordsOf } from '../run/record.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 
 export interface RunningRunSummary {
   id: string;

@@ -5,7 +5,7 @@
  * every running agent waits on something that can never come (deadlock.ts).
  */
 import { MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
-import type { ScheduleGrowth, StepClock, StepOutcome } from '../scheduler.ts';
+import type { ScheduleGrowth, StepClock, StepOutcome } from '../planning/scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../run/state.ts';
 import type { AgentRole } from '../run/events.ts';
 import { findDeadlock, type AgentWait } from './deadlock.ts';

@@ -1,5 +1,5 @@
 /** council (mode "council" or the router's council route): the verdict is the run's answer. */
-import { runCouncil, verdictSections } from '../run-council.ts';
+import { runCouncil, verdictSections } from '../specialists/council.ts';
 import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
 import { emptyUsage } from '../spending/usage.ts';
 import type { Decision, Next } from '../run/edges.ts';

@@ -6,7 +6,7 @@
  * (replan-on-failure.ts) rather than running the rest and waiting for the verifier.
  */
 import { isSuspended } from '../run/suspended.ts';
-import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../scheduler.ts';
+import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../planning/scheduler.ts';
 import type { GraphEventBody } from '../run/events.ts';
 import type { PlanStep } from '../planning/graph-plan.ts';
 import { emit, type EngineContext, type NodeRun } from '../run/state.ts';

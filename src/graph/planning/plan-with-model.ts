@@ -19,7 +19,7 @@ import type { PlanCause } from '../run/events.ts';
 import { historyNote } from '../threads/thread-history.ts';
 import { userContent } from '../prompting/user-content.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import { isReadOnly } from '../specialists/step-tools.ts';
+import { isReadOnly } from './step-tools.ts';
 
 const COUNCIL_ENTRY = {
   id: COUNCIL_SPECIALIST,

@@ -14,7 +14,7 @@ import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import type { RunHandle } from '../run/engine-port.ts';
 import type { RunEventLog } from '../run/event-log.ts';
-import { storedRunHandle, type StoredRunIds } from '../durable/stored-handle.ts';
+import { storedRunHandle, type StoredRunIds } from './stored-handle.ts';
 
 export interface RetentionLimits {
   retentionMs: number;

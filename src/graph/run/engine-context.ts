@@ -5,7 +5,7 @@
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
 import { CallerLedger } from '../spending/ledger.ts';
 import { ledgerPath, ledgerWriter, readLedgerFile } from '../spending/ledger-file.ts';
-import { SpecialistDirectory } from '../specialist-directory.ts';
+import { SpecialistDirectory } from '../../knowledge/specialist-directory.ts';
 import type { EngineContext } from './state.ts';
 import { contextWindowOf } from '../../llm/context-windows.ts';
 import { silentLogger } from '../../log.ts';

@@ -3,7 +3,7 @@
  * (no clock, no store), so the engine only decides when to write it.
  */
 import type { GraphPlan } from '../planning/graph-plan.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 import type { RunOutcome, RunState } from './state.ts';
 import { totalTokens, type UsageMeter } from '../spending/usage.ts';
 import type { RunRecord, StepRecord } from '../../knowledge/store.ts';

@@ -11,7 +11,7 @@ import type {
 } from './events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './request.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 import type { RunEventLog } from './event-log.ts';
 import type { Admission } from '../spending/admission.ts';
 import { UsageMeter, effectiveBudget } from '../spending/usage.ts';
@@ -22,7 +22,7 @@ import type { ModelRole } from '../../llm/types.ts';
 import type { ModelClient } from '../../llm/types.ts';
 import type { ToolHost } from '../../tools/types.ts';
 import type { DecisionRecord, MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
-import type { SpecialistDirectory, SpecialistMap } from '../specialist-directory.ts';
+import type { SpecialistDirectory, SpecialistMap } from '../../knowledge/specialist-directory.ts';
 import { EMPTY_HISTORY, type ConversationHistory } from '../threads/thread-history.ts';
 
 /** An earlier decision found for a question of this run (learning/earlier-decision.ts), and how close it is. */

@@ -7,10 +7,10 @@ import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../planning/graph-plan.t
 import { MANAGER_RECORD } from '../dynamic/manager.ts';
 import { agentHooks } from '../dynamic/agent-tools.ts';
 import { teamOf } from '../dynamic/team.ts';
-import type { StepRun } from '../scheduler.ts';
+import type { StepRun } from '../planning/scheduler.ts';
 import type { StepLineage } from '../run/events.ts';
 import { BudgetExceededError, emptyUsage } from '../spending/usage.ts';
-import { runCouncil } from '../run-council.ts';
+import { runCouncil } from './council.ts';
 import { runPromptSpecialist, type SpecialistInput } from './prompt.ts';
 import { runMcpSpecialist } from './mcp.ts';
 import { runA2aSpecialist } from './a2a.ts';

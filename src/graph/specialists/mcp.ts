@@ -5,10 +5,10 @@
  * the project tools, never Parley's own workspace.
  */
 import type { ToolDescriptor } from '../../tools/types.ts';
-import type { StepRun } from '../scheduler.ts';
+import type { StepRun } from '../planning/scheduler.ts';
 import { resolveTools, runSpecialistLoop, type SpecialistInput } from './prompt.ts';
 import { withSessionTools } from './session-bindings.ts';
-import { toolsForStep } from './step-tools.ts';
+import { toolsForStep } from '../planning/step-tools.ts';
 
 const PROJECT_NOTE =
   "\nFile tools work in the user's project folder: relative paths resolve against it; a path outside it needs the user's approval.";

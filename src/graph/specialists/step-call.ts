@@ -4,7 +4,7 @@
  * which index.ts dispatches to, read them without importing it back.
  */
 import type { PlanStep } from '../planning/graph-plan.ts';
-import type { StepClock } from '../scheduler.ts';
+import type { StepClock } from '../planning/scheduler.ts';
 import type { StepLineage } from '../run/events.ts';
 import type { EngineContext, RunState } from '../run/state.ts';
 import type { emptyUsage } from '../spending/usage.ts';

@@ -9,7 +9,7 @@ import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
 import type { ToolDescriptor, ToolInspection } from '../../tools/types.ts';
 import type { StepLineage, UsageTotals } from '../run/events.ts';
-import type { StepClock } from '../scheduler.ts';
+import type { StepClock } from '../planning/scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../run/state.ts';
 import { addUsage } from '../spending/usage.ts';
 import type { UserContent } from '../prompting/user-content.ts';

@@ -7,7 +7,7 @@
  */
 import type { GraphEvent, GraphEventOf, RouteStage, UsageTotals } from '../run/events.ts';
 import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 
 export type CheckpointKind = 'routed' | 'planned' | 'step' | 'verified' | 'before_synthesis';
 

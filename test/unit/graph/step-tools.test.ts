@@ -5,7 +5,7 @@ import {
   toolServersNote,
   toolsForStep,
   withListAllowed,
-} from '../../../src/graph/specialists/step-tools.ts';
+} from '../../../src/graph/planning/step-tools.ts';
 import type { PlanStep } from '../../../src/graph/planning/graph-plan.ts';
 import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
 import type { ToolDescriptor } from '../../../src/tools/types.ts';
