@@ -8,7 +8,7 @@
  * No vitest here: the render script uses it too.
  */
 import type { GraphEvent } from '../../src/graph/run/events.ts';
-import { judge } from '../../src/graph/eval/judge.ts';
+import { judge } from '../../src/eval/judge.ts';
 import { todayNote } from '../../src/graph/prompting/today.ts';
 import type { ScriptedRequestLog } from '../../src/scripted-model/server.ts';
 import { postJson, readSse } from './protocols/sse-read.ts';

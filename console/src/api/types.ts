@@ -31,7 +31,7 @@ export const CHAT_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic'
 export type { CheckpointEntry } from '../../../src/graph/timetravel/checkpoint-list.ts';
 export type { RunCheckpoint, CheckpointStep } from '../../../src/graph/timetravel/checkpoints.ts';
 export type { RunSummary as ComparedRun, Difference } from '../../../src/graph/timetravel/compare.ts';
-export type { Scorecard, CaseScore } from '../../../src/graph/eval/scorecard.ts';
+export type { Scorecard, CaseScore } from '../../../src/eval/scorecard.ts';
 export type { ScorecardSummary } from '../../../src/store/scorecards/files.ts';
 
 /**

@@ -5,8 +5,8 @@
  * (createParley), the built-in scripted model, its request log read for what each model call was sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../../src/graph/eval/run-suite.ts';
-import { parseSuite } from '../../../src/graph/eval/suite.ts';
+import { runSuite } from '../../../src/eval/run-suite.ts';
+import { parseSuite } from '../../../src/eval/suite.ts';
 import { join } from 'node:path';
 import { EMPTY_MCP_CONFIG, startShippedParley, type ShippedParley } from '../../support/server.ts';
 

@@ -4,14 +4,14 @@
  * `repeat` times; tool calls that need a human are answered by the suite's approval policy.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecision, ApprovalPort } from '../../hitl/types.ts';
-import type { ModelClient } from '../../llm/types.ts';
-import type { GraphEvent, UsageTotals } from '../run/events.ts';
-import type { RunEngine, RunResult } from '../run/engine-port.ts';
-import { LOCAL_CALLER, type Caller } from '../run/request.ts';
+import type { ApprovalDecision, ApprovalPort } from '../hitl/types.ts';
+import type { ModelClient } from '../llm/types.ts';
+import type { GraphEvent, UsageTotals } from '../graph/run/events.ts';
+import type { RunEngine, RunResult } from '../graph/run/engine-port.ts';
+import { LOCAL_CALLER, type Caller } from '../graph/run/request.ts';
 import { runCheck, type CheckResult } from './checks.ts';
 import { judge } from './judge.ts';
-import { todayNote } from '../prompting/today.ts';
+import { todayNote } from '../graph/prompting/today.ts';
 import type { EvalCase, Suite } from './suite.ts';
 
 export interface EvalDeps {
