@@ -6,12 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalPort } from '../hitl/types.ts';
 import type { ModelClient } from '../llm/types.ts';
-import type { GraphEvent, UsageTotals } from '../graph/run/events.ts';
-import type { RunEngine, RunResult } from '../graph/run/engine-port.ts';
-import { LOCAL_CALLER, type Caller } from '../graph/run/request.ts';
+import {
+  LOCAL_CALLER,
+  todayNote,
+  type Caller,
+  type GraphEvent,
+  type RunEngine,
+  type RunResult,
+  type UsageTotals,
+} from '../graph/contract.ts';
 import { runCheck, type CheckResult } from './checks.ts';
 import { judge } from './judge.ts';
-import { todayNote } from '../graph/prompting/today.ts';
 import type { EvalCase, Suite } from './suite.ts';
 
 export interface EvalDeps {

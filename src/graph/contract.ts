@@ -38,6 +38,9 @@ export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
 export type { GraphPlan } from './planning/graph-plan.ts';
 export { CouncilVerdictSchema } from './prompting/schemas.ts';
+// Prompt pieces a client's own model call shares with the engine's (the eval judge, src/eval/).
+export { block } from './prompting/prompts.ts';
+export { todayNote } from './prompting/today.ts';
 // Time travel: checkpoints, fork, replay, compare (docs/time-travel.md); built by the composition root.
 export type { TimeTravel } from './timetravel/index.ts';
 // Admission: whether the usage guard let a run through (RunHandle.admission).

@@ -1,12 +1,18 @@
 /**
  * Engine: runs many isolated runs concurrently. Each run is a RunState moved through the L0 nodes
  * by one loop (with a watchdog on transitions), and an event log any number of consumers can read.
- * This file is the run lifecycle: start, the loop, cancel, suspend, the end. Around it:
- *   - retention/finished-runs.ts keeps finished runs replayable (PARLEY_RUN_RETENTION_MS / _MAX / _MB);
- *     with a run store a finished run is served from the store and leaves the heap at once;
- *   - durable/ writes every run to the run store as it goes (EngineDeps.runStore, docs/durability.md)
- *     and recover() picks up, at start, what the last process left (durable/recover.ts);
- *   - replicas/ leases, follows and takes over runs across replicas (replicas/join.ts).
+ * This file is the run lifecycle: start, the loop, cancel, suspend, the end.
+ *
+ * graph/ in layers, top to bottom (a room imports only rooms below it: test/unit/boundaries.test.ts):
+ *   engine.ts contract.ts > durable/ > replicas/ > retention/ > timetravel/ > nodes/ > specialists/
+ *   > dynamic/ > learning/ > planning/ > prompting/ > threads/ > run/ > spending/
+ * contract.ts is the door of the adapters and of evaluation (src/eval/). What keeps a run beyond this
+ * process: durable/ (the run store, restart recovery), replicas/ (runs across replicas), retention/
+ * (finished runs kept replayable), timetravel/ (checkpoints, fork, replay). What a run does: nodes/ (L0),
+ * specialists/ (L1, the council among them), dynamic/ (teams), learning/ (reuse), planning/ (the plan
+ * and the scheduler that runs its steps), prompting/ (what a model is sent), threads/ (the conversation).
+ * What a run is: run/ (its request, state, events, edges, log, outcome, the engine's ports and context),
+ * and beneath it spending/ (budgets, usage, the caller ledger). docs/architecture.md says more of each.
  */
 import { randomUUID } from 'node:crypto';
 import type { GraphEvent, GraphEventOf, NodeName, RunEnding } from './run/events.ts';

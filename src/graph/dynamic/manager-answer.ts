@@ -8,8 +8,7 @@
 import type { AnswerSource } from '../run/events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { StepOutcome } from '../run/step-outcome.ts';
-import type { Verification } from '../run/state.ts';
-import { PASS_SCORE } from '../nodes/verifier.ts';
+import { PASS_SCORE, type Verification } from '../run/state.ts';
 
 /**
  * The plan's root manager: its one planned step (every other step was spawned), when that step is a

@@ -14,7 +14,7 @@ import { runStep } from '../specialists/index.ts';
 import { failuresToReplan } from '../planning/replan-on-failure.ts';
 import type { Decision, Next } from '../run/edges.ts';
 import { Team, teamFor, teamOf } from '../dynamic/team.ts';
-import { inlineResults } from '../prompting/context-budget.ts';
+import { inlineResults } from '../planning/inline-results.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
 
 export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'dispatcher'>>> {

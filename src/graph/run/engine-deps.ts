@@ -6,7 +6,7 @@ import type { ModelClient, ModelRole } from '../../llm/types.ts';
 import type { PriceCatalog } from '../../llm/prices.ts';
 import type { Logger } from '../../log.ts';
 import type { PeerAgentHost, ToolHost } from '../../tools/types.ts';
-import type { GraphPlan } from '../planning/graph-plan.ts';
+import type { GraphPlan } from '../../knowledge/records.ts';
 import type { RunRequest } from './request.ts';
 import type { ThreadStore } from '../../store/threads/types.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';

@@ -9,7 +9,21 @@ import type { GraphEvent, RunEnding, RunStatus } from './events.ts';
 import type { Caller, RunRequest } from './request.ts';
 import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../../hitl/types.ts';
 import type { ToolHost } from '../../tools/types.ts';
-import type { ResumeFrom } from '../timetravel/seed.ts';
+import type { GraphPlan } from '../../knowledge/records.ts';
+import type { KeptStep } from './state.ts';
+
+/** Where a new run starts from (RunOptions.resumeFrom): a checkpoint's state, seeded by timetravel/seed.ts. */
+export interface ResumeFrom {
+  plan: GraphPlan;
+  /** The plan's round at the checkpoint (a re-plan after it counts on from there). */
+  round: number;
+  /** The finished steps carried, with their (possibly edited) outcomes. */
+  kept: KeptStep[];
+  /** What route.decided says (e.g. `forked from run … at checkpoint cp-12`). */
+  reason: string;
+  /** The parent's passing verification, when every step of the plan is carried unedited: not asked again. */
+  verification?: { fromRunId: string; round: number; score: number; feedback: string };
+}
 
 export interface RunResult extends RunEnding {
   runId: string;

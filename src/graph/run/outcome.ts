@@ -10,8 +10,15 @@ import type { RunEventLog } from './event-log.ts';
 import { RUN_MODES, ownerIdOf, type RunRequest } from './request.ts';
 import type { RunOutcome, RunState } from './state.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
-import { DeadlockError } from '../dynamic/team.ts';
 import { MAX_THREAD_ID_CHARS } from '../../store/threads/types.ts';
+
+/**
+ * An abort reason that fails the run instead of cancelling it (a deadlocked team's, dynamic/team.ts):
+ * defined here, below the rooms that stop a run this way, so that run/ imports none of them.
+ */
+export class RunFailedError extends Error {
+  override name = 'RunFailedError';
+}
 
 export function invalidRequest(request: RunRequest): string | undefined {
   if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))
@@ -36,8 +43,8 @@ export function outcomeOf(run: RunState, err: unknown): RunOutcome {
       ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
     };
   }
-  // A deadlocked team stops the run through its signal, but nobody cancelled it: it failed.
-  if (reason instanceof DeadlockError) return { status: 'failed', error: reason.message };
+  // A deadlocked team (dynamic/team.ts) stops the run through its signal, but nobody cancelled it: it failed.
+  if (reason instanceof RunFailedError) return { status: 'failed', error: reason.message };
   if (run.abort.signal.aborted)
     return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
   return { status: 'failed', error: err instanceof Error ? err.message : String(err) };

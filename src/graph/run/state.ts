@@ -9,9 +9,9 @@ import type {
   NodeName,
   RunStatus,
 } from './events.ts';
-import type { GraphPlan } from '../planning/graph-plan.ts';
+import type { GraphPlan } from '../../knowledge/records.ts';
 import { ownerIdOf, type RunMode, type RunRequest } from './request.ts';
-import type { StepOutcome } from '../planning/scheduler.ts';
+import type { StepOutcome } from './step-outcome.ts';
 import type { RunEventLog } from './event-log.ts';
 import type { Admission } from '../spending/admission.ts';
 import { UsageMeter, effectiveBudget } from '../spending/usage.ts';
@@ -23,7 +23,7 @@ import type { ModelClient } from '../../llm/types.ts';
 import type { ToolHost } from '../../tools/types.ts';
 import type { DecisionRecord, MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
 import type { SpecialistDirectory, SpecialistMap } from '../../knowledge/specialist-directory.ts';
-import { EMPTY_HISTORY, type ConversationHistory } from '../threads/thread-history.ts';
+import { EMPTY_HISTORY, type ConversationHistory } from './conversation.ts';
 
 /** An earlier decision found for a question of this run (learning/earlier-decision.ts), and how close it is. */
 export interface FoundDecision {
@@ -43,6 +43,9 @@ export interface Verification {
   feedback: string;
   failedStepIds: string[];
 }
+
+/** The score at which a verification passes (nodes/verifier.ts; dynamic/manager-answer.ts reads it too). */
+export const PASS_SCORE = 0.7;
 
 export interface RunOutcome {
   status: RunStatus;

@@ -3,11 +3,29 @@
  * reservation, and settled from the real usage afterwards. Plain data plus small functions;
  * the per-caller ledger is a class because it owns state across runs.
  */
-import type { Budget } from '../run/request.ts';
-import type { UsageTotals } from '../run/events.ts';
 import type { ModelUsage } from '../../llm/types.ts';
 import { BudgetExceededError } from './budget-error.ts';
 import type { CallerLedger } from './ledger.ts';
+
+/** Budget limits; every field optional in overrides, which may only lower the configured defaults. */
+export interface Budget {
+  tokens: number;
+  costUsd: number;
+  modelCalls: number;
+  toolCalls: number;
+  wallTimeMs: number;
+}
+
+/** What a run has used so far (the usage event, run.finished). */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  /** null when any call used a model with no known price. */
+  costUsd: number | null;
+  modelCalls: number;
+  toolCalls: number;
+}
 
 export { BudgetExceededError };
 

@@ -7,7 +7,7 @@
  * on any protocol, gets the conversation.
  */
 import type { RunEnding } from '../run/events.ts';
-import type { StepOutcome } from '../planning/scheduler.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
 import type { EngineContext, RunState } from '../run/state.ts';
 import { buildHistory, type ConversationHistory } from './thread-history.ts';
 import type { ThreadTurn, TurnStep } from '../../store/threads/types.ts';
