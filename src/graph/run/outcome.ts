@@ -7,6 +7,7 @@ import { runApprovals } from './approvals.ts';
 import { ADMITTED } from '../spending/admission.ts';
 import type { RunHandle, RunResult } from './engine-port.ts';
 import type { RunEventLog } from './event-log.ts';
+import type { RunEnding } from './events.ts';
 import { RUN_MODES, ownerIdOf, type RunRequest } from './request.ts';
 import type { RunOutcome, RunState } from './state.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
@@ -48,6 +49,21 @@ export function outcomeOf(run: RunState, err: unknown): RunOutcome {
   if (run.abort.signal.aborted)
     return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
   return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+}
+
+/** How the run ended, as run.finished says it and its result settles with (the same fields). */
+export function endingOf(run: RunState, outcome: RunOutcome, durationMs: number): RunEnding {
+  const completed = outcome.status === 'completed';
+  return {
+    status: outcome.status,
+    ...(run.answer !== undefined && completed ? { answer: run.answer } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
+    ...(run.sources?.length && completed ? { sources: run.sources } : {}),
+    ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+    usage: { ...run.meter.totals },
+    durationMs,
+  };
 }
 
 /** A detached run that failed before it began (its id was taken): its own log, never the owner's. */

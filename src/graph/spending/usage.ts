@@ -248,3 +248,13 @@ export class ModelCallReservation {
     this.meter.endModelCall(this.tokens, this.cost);
   }
 }
+
+/** The wall-time budget: aborts the run's controller once `ms` have passed. Returns what clears the timer. */
+export function wallTimeLimit(abort: AbortController, ms: number): () => void {
+  const timer = setTimeout(
+    () => abort.abort(new BudgetExceededError(`wall time budget: the run took longer than ${ms} ms`)),
+    ms,
+  );
+  timer.unref?.();
+  return () => clearTimeout(timer);
+}
