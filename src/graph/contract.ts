@@ -1,6 +1,6 @@
 /**
  * The engine's contract with the adapters (src/protocols/): the one module of graph/ they import.
- * It re-exports the run engine and run handle (run-engine.ts, implemented by Engine in engine.ts) and
+ * It re-exports the run engine and run handle (run/engine-port.ts, implemented by Engine in engine.ts) and
  * what a request, a stream and a record are made of: events, the run request and its Caller, the
  * per-request model choice, plan and verdict types, and the read side of the knowledge store and
  * the passthrough client that the adapters are handed. Anything else in graph/ is the engine's own.

@@ -26,7 +26,7 @@ export type { McpServerStatus } from '../../../src/tools/mcp-host.ts';
 export type { RunMode } from '../../../src/graph/run/request.ts';
 import type { ModelRole } from '../../../src/llm/types.ts';
 
-/** The modes the chat offers (RUN_MODES in src/graph/run-request.ts). */
+/** The modes the chat offers (RUN_MODES in src/graph/run/request.ts). */
 export const CHAT_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic', 'hybrid'] as const;
 export type { CheckpointEntry } from '../../../src/graph/timetravel/checkpoint-list.ts';
 export type { RunCheckpoint, CheckpointStep } from '../../../src/graph/timetravel/checkpoints.ts';

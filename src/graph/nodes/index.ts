@@ -1,4 +1,4 @@
-/** The L0 nodes by name: what runs at each node of the graph whose edges are in ../edges.ts. */
+/** The L0 nodes by name: what runs at each node of the graph whose edges are in ../run/edges.ts. */
 import type { NodeName } from '../run/events.ts';
 import type { Decision, Next } from '../run/edges.ts';
 import type { EngineContext, NodeRun } from '../run/state.ts';

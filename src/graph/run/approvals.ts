@@ -30,7 +30,7 @@ export async function resolveRunApproval(
 }
 
 /**
- * Both as a live handle's closures. A handle kept long (a finished run's, durable/stored-handle.ts) calls
+ * Both as a live handle's closures. A handle kept long (a finished run's, retention/stored-handle.ts) calls
  * the two functions from its methods instead: two closures and their context per retained run add up.
  */
 export function runApprovals(approvals: ApprovalPort, runId: string, callerId: string): RunApprovals {

@@ -55,7 +55,7 @@ export interface RunHandle {
    */
   lastSeq?(): number;
   /**
-   * True on a handle served from the run store (durable/stored-handle.ts): the run has ended, and its
+   * True on a handle served from the run store (retention/stored-handle.ts): the run has ended, and its
    * result and events are store reads, which take longer than a macrotask.
    */
   readonly fromStore?: true;

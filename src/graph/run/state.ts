@@ -132,11 +132,11 @@ export interface RunState {
 }
 
 /**
- * What a node decides besides where the run goes next. The engine alone applies it (run-update.ts),
+ * What a node decides besides where the run goes next. The engine alone applies it (update.ts),
  * and so the engine alone sets a run's outcome.
  */
 export interface RunUpdate {
-  /** How the run ends: the engine sets it (engine.ts), run-update.ts never does. */
+  /** How the run ends: the engine sets it (engine.ts), update.ts never does. */
   outcome?: RunOutcome;
   answer?: string;
   verdict?: CouncilVerdict;

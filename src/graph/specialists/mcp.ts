@@ -34,7 +34,7 @@ export async function runMcpSpecialist(input: SpecialistInput): Promise<Omit<Ste
   const offered = await serverTools(input, server, own);
   const all = offered.tools;
   if (all.length === 0) return { ok: false, output: '', error: `MCP server "${server}" offers no tools right now` };
-  // A step the plan marks read-only gets the server's read-only tools only (step-tools.ts).
+  // A step the plan marks read-only gets the server's read-only tools only (planning/step-tools.ts).
   const tools = toolsForStep(input.step, all);
   if (tools.length === 0)
     return {

@@ -44,7 +44,7 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
     await resolveTools(ctx, withListAllowed(specialist.tools)),
     await sessionToolsOf(input),
   );
-  // Read-only steps get read-only tools (step-tools.ts); the note names the servers the kept tools come from.
+  // Read-only steps get read-only tools (planning/step-tools.ts); the note names the servers the kept tools come from.
   const tools = toolsForStep(input.step, offered.tools);
   const system =
     (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) +

@@ -1,5 +1,5 @@
 /**
- * A run's approvals through its handle (graph/run-approvals.ts, RunHandle.pendingApprovals/resolve):
+ * A run's approvals through its handle (graph/run/approvals.ts, RunHandle.pendingApprovals/resolve):
  * the run's own requests only, answered through the one broker, so the first answer wins and another
  * run's request answers like an unknown id.
  */
