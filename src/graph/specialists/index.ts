@@ -1,7 +1,8 @@
 /**
  * runStep: executes one plan step with its specialist (L1): `prompt` (system prompt + tool loop),
  * `mcp` (an MCP server's tools as a specialist), `a2a` (a peer agent), or the built-in `council`
- * (council.ts, which the council node calls too). Returns the output with lineage. A budget overrun aborts the whole run (it ends blocked).
+ * (council.ts, which the council node calls too). Returns the output with lineage. A budget overrun
+ * aborts the whole run (it ends blocked).
  */
 import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 import { MANAGER_RECORD } from '../dynamic/manager.ts';
