@@ -6,7 +6,7 @@
  * configuration in turn — one engine at a time, each on its own data dir, closed before the next
  * starts — and one scorecard shows both. With --baseline, the scorecard is checked against an earlier one.
  * With --versus direct, each case is also answered by one direct call of the same model and a pairwise
- * judge compares the two blind, in both orders (graph/eval/versus.ts).
+ * judge compares the two blind, in both orders (eval/versus.ts).
  * Exit 0 when every case passed every repeat (with --baseline: when nothing regressed), 1 when not,
  * 2 for a bad command, suite, configuration or baseline.
  */
@@ -14,9 +14,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import type { Suite } from '../graph/eval/suite.ts';
-import type { Scorecard } from '../graph/eval/scorecard.ts';
-import type { VersusScorecard } from '../graph/eval/versus-card.ts';
+import type { Suite } from '../eval/suite.ts';
+import type { Scorecard } from '../eval/scorecard.ts';
+import type { VersusScorecard } from '../eval/versus-card.ts';
 import { EnvFileError, readEnvFile } from './eval-env.ts';
 
 export const EVAL_USAGE =
@@ -106,9 +106,9 @@ async function runUnder(
   versus?: 'direct',
 ): Promise<Scorecard | VersusScorecard> {
   const [{ runSuite }, { scorecardOf }, { versusSummaryOf }, { createParley }] = await Promise.all([
-    import('../graph/eval/run-suite.ts'),
-    import('../graph/eval/scorecard.ts'),
-    import('../graph/eval/versus-card.ts'),
+    import('../eval/run-suite.ts'),
+    import('../eval/scorecard.ts'),
+    import('../eval/versus-card.ts'),
     import('../server.ts'),
   ]);
   const parley = await createParley(c.config, { recoverRuns: false });
@@ -152,10 +152,10 @@ export async function evalCommand(args: string[]): Promise<number> {
   const parsed = parseEvalArgs(args);
   if ('error' in parsed) return fail(parsed.error);
   const [{ loadSuite, SuiteError }, { formatScorecard }, baselines, compares] = await Promise.all([
-    import('../graph/eval/suite.ts'),
-    import('../graph/eval/scorecard.ts'),
-    import('../graph/eval/baseline.ts'),
-    import('../graph/eval/compare-cards.ts'),
+    import('../eval/suite.ts'),
+    import('../eval/scorecard.ts'),
+    import('../eval/baseline.ts'),
+    import('../eval/compare-cards.ts'),
   ]);
   // Everything that can be wrong with the command is found before anything runs.
   let suite: Suite;
@@ -219,7 +219,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     // A comparison that could not be made (a direct or judge call failed) leaves the measure incomplete: exit 1.
     let complete = true;
     if (isVersus(card)) {
-      const { formatVersus } = await import('../graph/eval/versus-card.ts');
+      const { formatVersus } = await import('../eval/versus-card.ts');
       process.stdout.write('\n' + formatVersus(card.versus, card.repeat) + '\n');
       complete = card.versus.overall.errors === 0;
     }

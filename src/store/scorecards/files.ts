@@ -17,7 +17,7 @@ export const KEEP_SCORECARDS = 50;
 export const MAX_SCORECARD_BYTES = 2 * 1024 * 1024;
 
 /**
- * What this file reads of a scorecard (graph/eval/scorecard.ts's Scorecard; store/ is a bottom layer and
+ * What this file reads of a scorecard (eval/scorecard.ts's Scorecard; store/ is a bottom layer and
  * does not import it). The rest is kept as `parley eval` wrote it.
  */
 export interface Scorecard {
@@ -27,7 +27,7 @@ export interface Scorecard {
   configuration?: string;
   overall: { runs: number; passed: number; passRate: number; passHatK: number; cases: number; casesPassedAll: number };
   failures: unknown[];
-  /** `parley eval --versus direct` (graph/eval/versus-card.ts): the graph against one direct call. */
+  /** `parley eval --versus direct` (eval/versus-card.ts): the graph against one direct call. */
   versus?: { overall: VersusOverall };
   outcomes: {
     usage: { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
@@ -35,7 +35,7 @@ export interface Scorecard {
   }[];
 }
 
-/** The overall counts of a versus scorecard (graph/eval/versus-card.ts adds the spend), as the list shows them. */
+/** The overall counts of a versus scorecard (eval/versus-card.ts adds the spend), as the list shows them. */
 export interface VersusOverall {
   /** Comparisons made; `errors` more could not be made (a direct or judge call failed). */
   compared: number;

@@ -6,7 +6,7 @@
  * only when both orders prefer it, loses only when both prefer the direct answer; anything else, the
  * orders disagreeing included, is a tie: a judge's preference for a position cancels out.
  */
-import type { ChatMessage, ModelClient, ModelUsage } from '../../llm/types.ts';
+import type { ChatMessage, ModelClient, ModelUsage } from '../llm/types.ts';
 import { judgePair, type PairInput } from './pairwise-judge.ts';
 
 /** What some model calls spent; costUsd null when a model has no price. */

@@ -7,7 +7,7 @@
 import type { CaseOutcome } from './run-suite.ts';
 import { pct, spendLine, table, type Scorecard, type Spend } from './scorecard.ts';
 import type { CallsUsage, Preference, VersusResult } from './versus.ts';
-import type { VersusOverall } from '../../store/scorecards/files.ts';
+import type { VersusOverall } from '../store/scorecards/files.ts';
 
 export interface SideMeans {
   meanCalls: number;

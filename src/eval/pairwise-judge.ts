@@ -5,8 +5,8 @@
  * next (versus.ts asks in both orders), so a judge that favours a position cannot favour a side.
  */
 import { z } from 'zod';
-import type { ModelClient, ModelUsage } from '../../llm/types.ts';
-import { block } from '../prompting/prompts.ts';
+import type { ModelClient, ModelUsage } from '../llm/types.ts';
+import { block } from '../graph/contract.ts';
 
 export const PairwiseJudgementSchema = z.object({
   comparison: z
