@@ -1,9 +1,10 @@
 /**
  * Python peers for tests (issue 45): a virtual environment with the packages pinned in
  * test/python/requirements.txt (the reference SDKs: a2a-sdk, mcp, langgraph), made once with python3's
- * own `venv` and pip and reused, in .cache/python-venv/<hash of the requirements and the Python version>.
- * Another set of pins gets another folder; a folder without its `.ready` mark (a make that died) is
- * made again. Test files that start at once on a fresh machine make it once: the first takes a lock
+ * own `venv` and pip and reused, in ~/.cache/parley/python-venv/<hash of the requirements and the Python
+ * version> (PARLEY_TEST_PYTHON_VENVS names another folder). Outside the checkout, so a CI run in a fresh
+ * clone reuses the venv an earlier run made on the same machine. Another set of pins gets another folder;
+ * a folder without its `.ready` mark (a make that died) is made again. Test files that start at once on a fresh machine make it once: the first takes a lock
  * (a folder made with mkdir), the others wait for the mark. The scripts in test/python/ run with its
  * interpreter. Where python3 is missing, `pythonMissing()` says why and the suites skip; CI has it.
  * Parley itself never needs Python.
@@ -11,6 +12,7 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,7 +20,7 @@ import { promisify } from 'node:util';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PYTHON_DIR = join(ROOT, 'test', 'python');
 const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
-const VENVS = join(ROOT, '.cache', 'python-venv');
+const VENVS = process.env.PARLEY_TEST_PYTHON_VENVS ?? join(homedir(), '.cache', 'parley', 'python-venv');
 /** pip on a fresh machine takes about a minute here (2 cores); the hooks that make the venv wait this long. */
 export const PYTHON_VENV_TIMEOUT_MS = 600_000;
 /** A lock older than this was left by a make that died. */
@@ -69,7 +71,7 @@ async function make(dir: string): Promise<void> {
 export async function pythonVenv(): Promise<PythonVenv> {
   const dir = venvDir();
   const venv = { dir, python: join(dir, 'bin', 'python') };
-  const ready = () => existsSync(join(dir, '.ready'));
+  const ready = () => existsSync(join(dir, '.ready')) && existsSync(venv.python);
   const lock = `${dir}.lock`;
   const deadline = Date.now() + PYTHON_VENV_TIMEOUT_MS;
   mkdirSync(VENVS, { recursive: true });

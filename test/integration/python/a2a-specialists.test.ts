@@ -76,7 +76,9 @@ describe.skipIf(missing)('Python A2A agents as specialists in a plan', () => {
     const [step] = ofType(events, 'step.finished');
     expect(step).toMatchObject({ specialist: 'a2a-tide-tables', status: 'succeeded', lineage: { kind: 'a2a' } });
     // The two artifact chunks, joined: the second was appended to the first.
-    expect(step!.output).toContain('Tide tables (python a2a-sdk): high water at Brest 06:12 and 18:40; low water 00:05');
+    expect(step!.output).toContain(
+      'Tide tables (python a2a-sdk): high water at Brest 06:12 and 18:40; low water 00:05',
+    );
     expect(step!.lineage!.sources).toContain(`a2a:${tides.url}`);
     // Its progress text streamed into the step.
     expect(ofType(events, 'step.delta').map((e) => e.text)).toContain('reading the tide tables');
@@ -109,7 +111,11 @@ describe.skipIf(missing)('Python A2A agents as specialists in a plan', () => {
       .filter((e) => e.stepId === peerStep.stepId)
       .map((e) => e.text);
     expect(nodes).toEqual(
-      expect.arrayContaining(['langgraph node read_area done', 'langgraph node forecast done', 'langgraph node advise done']),
+      expect.arrayContaining([
+        'langgraph node read_area done',
+        'langgraph node forecast done',
+        'langgraph node advise done',
+      ]),
     );
     // Parley's own writer ran with its prompt through the model; both outputs went to the verifier and the synthesizer.
     const writerStep = finished.find((s) => s.specialist === 'writer')!;
