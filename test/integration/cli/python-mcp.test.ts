@@ -55,11 +55,27 @@ if (missing) console.warn(missing);
 const writeQuery = (file: string, content: string) =>
   `Write ${file.split('/').pop()} [[steps:1]] [[tool:filesystem/write_file ${JSON.stringify({ path: file, content })}]]`;
 
-/** Checks what the client saw, and that the approved write happened. */
-function expectSeen(seen: McpSeen, revision: string, file: string, content: string): void {
+/**
+ * Runs mcp_client.py over `transport` in `mode` against `target`, asking for a file write in `dataDir`'s
+ * workspace; checks what it saw, and that the approved write happened.
+ */
+async function tryClient(
+  venv: PythonVenv,
+  [transport, mode, revision]: [string, string, string],
+  target: string,
+  dataDir: string,
+): Promise<void> {
+  const file = join(dataDir, 'workspace', `${transport}-${mode}.txt`);
+  const content = `from python over ${transport} (${mode})`;
+  const seen = pythonJson<McpSeen>(
+    await runPython(venv, 'mcp_client.py', [transport, mode, target, writeQuery(file, content), 'wr'], {
+      timeoutMs: 120_000,
+    }),
+  );
   expect(seen.protocolVersion).toBe(revision);
   expect(seen.tools).toEqual(expect.arrayContaining(['ask', 'council', 'list_specialists', 'get_run', 'approve']));
   // The approval reached the elicitation callback, which accepted; the run completed and the file was written.
+  expect(seen.progress[0]).toMatch(/^run \S+ started$/);
   expect(seen.elicited).toEqual([expect.stringContaining('filesystem/write_file')]);
   expect(seen.ask.isError).toBeFalsy();
   expect(seen.ask.structured.status).toBe('completed');
@@ -117,18 +133,7 @@ describe.skipIf(missing)('the Python mcp SDK client against Parley', () => {
 
     it.each(MODES)(
       '%s: tools, an approval, prompts and completion (%s)',
-      async (mode, revision) => {
-        const file = join(dataDir, 'workspace', `stdio-${mode}.txt`);
-        const seen = pythonJson<McpSeen>(
-          await runPython(
-            venv,
-            'mcp_client.py',
-            ['stdio', mode, JSON.stringify(launch), writeQuery(file, `from python over stdio (${mode})`), 'wr'],
-            { timeoutMs: 120_000 },
-          ),
-        );
-        expectSeen(seen, revision, file, `from python over stdio (${mode})`);
-      },
+      (mode, revision) => tryClient(venv, ['stdio', mode, revision], JSON.stringify(launch), dataDir),
       150_000,
     );
   });
@@ -149,19 +154,7 @@ describe.skipIf(missing)('the Python mcp SDK client against Parley', () => {
 
     it.each(MODES)(
       '%s: tools, an approval, prompts and completion (%s)',
-      async (mode, revision) => {
-        const file = join(dataDir, 'workspace', `http-${mode}.txt`);
-        const seen = pythonJson<McpSeen>(
-          await runPython(
-            venv,
-            'mcp_client.py',
-            ['http', mode, `${url}/mcp`, writeQuery(file, `from python over http (${mode})`), 'wr'],
-            { timeoutMs: 120_000 },
-          ),
-        );
-        expectSeen(seen, revision, file, `from python over http (${mode})`);
-        expect(seen.progress[0]).toMatch(/^run \S+ started$/);
-      },
+      (mode, revision) => tryClient(venv, ['http', mode, revision], `${url}/mcp`, dataDir),
       150_000,
     );
   });
