@@ -98,13 +98,16 @@ async def main(base_url: str, binding: str, approval_query: str) -> dict:
 
         # subscribe while resuming: the subscription starts with the task and follows it to the end.
         followed: list[StreamResponse] = []
+        attached = asyncio.Event()
 
         async def follow() -> None:
             async for e in streaming.subscribe(SubscribeToTaskRequest(id=task_id)):
                 followed.append(e)
+                attached.set()
 
         following = asyncio.create_task(follow())
-        await asyncio.sleep(0.3)
+        # Resume only once the subscription has its first event (the task), so it sees the rest.
+        await asyncio.wait_for(attached.wait(), 30)
         pending = approval["pending"][0]
         decisions = {c["toolCallId"]: "accept" for c in pending["toolCalls"]}
         decision = new_message(

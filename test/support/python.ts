@@ -27,6 +27,8 @@ export const PYTHON_VENV_TIMEOUT_MS = 900_000;
 const STALE_LOCK_MS = PYTHON_VENV_TIMEOUT_MS;
 
 const run = promisify(execFile);
+/** Output as it is written (a test reads it live), and no __pycache__ left in test/python/. */
+const PYTHON_ENV = { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
 
 /** `python3 --version` ("Python 3.11.7"), or undefined where there is no python3. */
 function pythonVersion(): string | undefined {
@@ -110,7 +112,7 @@ export function runPython(
 ): Promise<PythonResult> {
   return new Promise((resolve) => {
     const child = spawn(venv.python, [join(PYTHON_DIR, script), ...args], {
-      env: { ...process.env, PYTHONUNBUFFERED: '1', ...options.env },
+      env: { ...process.env, ...PYTHON_ENV, ...options.env },
       cwd: PYTHON_DIR,
     });
     let stdout = '';
@@ -155,7 +157,7 @@ export async function startPythonServer(
 ): Promise<PythonServer> {
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(venv.python, [join(PYTHON_DIR, script), String(port)], {
-    env: { ...process.env, PYTHONUNBUFFERED: '1' },
+    env: { ...process.env, ...PYTHON_ENV },
     cwd: PYTHON_DIR,
   });
   let log = '';
