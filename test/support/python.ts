@@ -164,7 +164,8 @@ export async function startPythonServer(
   child.stdout.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 30_000;
+  // Importing langgraph and uvicorn takes 10–15 s on a loaded 2-core machine.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited before serving:\n${log}`);
     const ok = await fetch(`${url}${readyPath}`).then(

@@ -31,10 +31,9 @@ describe.skipIf(missing)('Python A2A agents as specialists in a plan', () => {
   let parley: TestParley;
   beforeAll(async () => {
     const venv = await pythonVenv();
-    [tides, graph] = await Promise.all([
-      freePort().then((port) => startPythonServer(venv, 'tide_agent.py', port, CARD)),
-      freePort().then((port) => startPythonServer(venv, 'langgraph_agent.py', port, CARD)),
-    ]);
+    // One after the other: each is closed after the file even when the other fails to start.
+    tides = await startPythonServer(venv, 'tide_agent.py', await freePort(), CARD);
+    graph = await startPythonServer(venv, 'langgraph_agent.py', await freePort(), CARD);
     parley = await createTestParley({ peers: new A2aPeerHost() });
     // What start-up does with PARLEY_A2A_PEERS: the cards become `a2a` specialists beside the roster.
     const report = await ingestAll({
