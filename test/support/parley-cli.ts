@@ -1,7 +1,7 @@
 /**
- * bin/parley.js launched as a user runs it, for the CLI tests: in a clean environment (no PARLEY_* or
- * OPENAI_* setting of the machine leaks in; the test passes the ones it means), from the repository root,
- * its output collected. Callers build dist/ first (support/build.ts ensureBuilt).
+ * bin/parley.js launched as a user runs it, for the CLI tests: in a clean environment (no PARLEY_*, OPENAI_*
+ * or OTEL_* setting of the machine leaks in; the test passes the ones it means), from the repository root
+ * or the folder given, its output collected. Callers build dist/ first (support/build.ts ensureBuilt).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,11 +15,11 @@ export interface ParleyProcess {
   err(): string;
 }
 
-export function runParley(args: string[], env: Record<string, string>): ParleyProcess {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
-  );
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, cwd: ROOT });
+const LEAKS = ['PARLEY_', 'OPENAI_', 'OTEL_'];
+
+export function runParley(args: string[], env: Record<string, string>, cwd = ROOT): ParleyProcess {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKS.some((p) => k.startsWith(p))));
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, cwd });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
