@@ -409,6 +409,7 @@ export class Engine implements RunEngine {
       ...(outcome.error ? { error: outcome.error } : {}),
       ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
       ...(run.sources?.length && outcome.status === 'completed' ? { sources: run.sources } : {}),
+      ...(run.references?.length && outcome.status === 'completed' ? { references: run.references } : {}),
       ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       usage,
       durationMs,
