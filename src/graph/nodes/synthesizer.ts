@@ -85,7 +85,9 @@ export function failedStepsOf(plan: GraphPlan, results: ReadonlyMap<string, Step
 function missingParts(failed: FailedStep[], plan: GraphPlan): string {
   const objectives = new Map(plan.steps.map((s) => [s.id, s.objective]));
   const lines = failed.map((f) => {
-    const what = clip(objectives.get(f.stepId) ?? f.specialist, 200);
+    // The objective as the planner wrote it, without the {{id.result}} it quotes (a template is no plain word).
+    const objective = (objectives.get(f.stepId) ?? '').replace(/\{\{[^{}]*\}\}/g, '').replace(/[\s:;,-]+$/, '');
+    const what = clip(objective || f.specialist, 200);
     const why =
       f.status === 'skipped'
         ? 'not done, because work it depended on failed'
@@ -139,7 +141,7 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
     pieces.push(text);
     emit(run, { type: 'answer.delta', text });
   };
-  if (run.exhausted) say(`Note: this answer could not be fully checked (${run.exhausted}). It is the best result.\n\n`);
+  if (run.exhausted) say(`Note: ${run.exhausted}. This is the best result.\n\n`);
 
   // The verifier's notes on the round the answer is written from (a passing round's caveats included).
   const notes = (run.exhausted && run.best ? run.best.verification : run.verification)?.feedback.trim();
