@@ -61,6 +61,9 @@ function citeAll(lastUserText: string, text: string): string {
   return end < 0 ? `${text} ${marks}` : `${text.slice(0, end)} ${marks}${text.slice(end)}`;
 }
 
+/** What a step's answer quotes of its request: the objective without the step's id, which a report never repeats. */
+const quotedRequest = (query: string) => query.replace(/Your objective \(step [^)]*\):/, 'Your objective:');
+
 export function textAnswer(ctx: RequestContext, role: string, messages: ScriptedMessage[]): string {
   if (role === 'summarizer') return summaryAnswer(ctx.lastUserText);
   const written = role === 'synthesizer' ? ANSWER_BLOCK.exec(ctx.lastUserText)?.[1] : undefined;
@@ -69,7 +72,7 @@ export function textAnswer(ctx: RequestContext, role: string, messages: Scripted
   const toolResults = messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
   if (toolResults.length) {
     const quoted = toolResults.map((m) => `"${clip(contentText(m.content), 300)}"`).join('; ');
-    return `Based on the tool results ${quoted}, here is the answer to "${ctx.query}".`;
+    return `Based on the tool results ${quoted}, here is the answer to "${quotedRequest(ctx.query)}".`;
   }
   const steps = ctx.steps ?? [];
   if (steps.length) {
@@ -85,7 +88,7 @@ export function textAnswer(ctx: RequestContext, role: string, messages: Scripted
     );
   }
   if (role === 'specialist') {
-    const sentence = `Scripted specialist result for "${ctx.query}": the objective was analysed and the key points are listed here.`;
+    const sentence = `Scripted specialist result for "${quotedRequest(ctx.query)}": the objective was analysed and the key points are listed here.`;
     return ctx.directives.words ? answerOfWords(sentence, ctx.directives.words) : sentence;
   }
   return `Scripted answer to "${ctx.query}": this reply comes from Parley's built-in scripted model, so it repeats what was asked.`;

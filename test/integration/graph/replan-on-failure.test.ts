@@ -90,9 +90,9 @@ describe('a failed step with dependents', () => {
     expect(result.failedSteps).toBeUndefined();
     expect(result.sources?.map((s) => s.stepId)).toContain('c');
     const cOutput = first.find((e) => e.stepId === 'c')!.output!;
-    expect(cOutput).toContain('(step c): Compute the revenue totals');
+    expect(cOutput).toContain('Your objective: Compute the revenue totals');
     const synth = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'synthesizer')!;
-    expect(JSON.stringify(synth.body)).toContain('(step c): Compute the revenue totals');
+    expect(JSON.stringify(synth.body)).toContain('Your objective: Compute the revenue totals');
   });
 
   it('a failed step that nothing depends on does not re-plan: the verifier judges the round', async () => {
