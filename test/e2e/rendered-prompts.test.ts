@@ -260,7 +260,9 @@ describe('the prompts every role gets, with the shipped config', () => {
     const verify = dynamic.requests.find((q) => q.schemaName === 'verification')!;
     expect(verify.lastUserMessage).toContain('<parley:delegation>');
     for (const e of ofType(dynamic.events, 'step.spawned'))
-      expect(verify.lastUserMessage).toContain(`"${e.stepId}" (a worker, run by the ${e.specialist} specialist) was given by "manager" the task:`);
+      expect(verify.lastUserMessage).toContain(
+        `"${e.stepId}" (a worker, run by the ${e.specialist} specialist) was given by "manager" the task:`,
+      );
     expect(systemOf(verify)).toContain('the parley:delegation block says, one line per agent');
   });
 });

@@ -91,9 +91,7 @@ const ANSWER_FINISH = descriptor(
   'finish',
   "End the team's work with the answer to the user's request: the user reads your result as Parley's answer.",
   z.object({
-    result: z
-      .string()
-      .describe("The answer to the user's request, in full, written for the user"),
+    result: z.string().describe("The answer to the user's request, in full, written for the user"),
   }),
 );
 

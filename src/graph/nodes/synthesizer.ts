@@ -59,7 +59,7 @@ function editorSystem(notes: boolean, references: References | undefined): strin
     references?.list.length ? 'the citations described below' : '',
   ].filter(Boolean);
   return `You are Parley's editor. The parley:answer block holds the answer to the query in the parley:query block, already written
-from the step results in the parley:steps block${notes ? '; the parley:verifier_notes block holds a reviewer\'s notes on it' : ''}.
+from the step results in the parley:steps block${notes ? "; the parley:verifier_notes block holds a reviewer's notes on it" : ''}.
 Return the answer with only ${changes.join(', and ')}: keep its structure, wording, order and length everywhere else.
 Do not rewrite it, and do not start with a preface or end with a summary of your changes.
 ${forTheReader(references)}`;

@@ -38,7 +38,10 @@ export interface Reader {
 /** Tokens a call of `reader` may spend on its prompt: the window less the room for its answer and the margin. */
 export function promptBudget(run: RunState, ctx: EngineContext, reader: Reader): number {
   const window = ctx.contextWindow(reader.role, run.model.modelFor(reader.role, reader.model));
-  const answer = Math.min(ctx.maxOutputTokens(reader.role) ?? defaultMaxOutputTokens(reader.role), Math.floor(window / 4));
+  const answer = Math.min(
+    ctx.maxOutputTokens(reader.role) ?? defaultMaxOutputTokens(reader.role),
+    Math.floor(window / 4),
+  );
   return Math.max(0, window - answer - MARGIN_TOKENS);
 }
 

@@ -67,12 +67,7 @@ export function teamTurn(
     return [call('send_message', { to: nextSibling(team), content: d.message })];
   // It waits for its sibling's message unless one already reached it with a turn.
   const heard = messages.some((m) => m.role === 'user' && contentText(m.content).includes('[Message from'));
-  if (
-    d.message !== undefined &&
-    nextSibling(team) !== team.parent &&
-    !heard &&
-    !has('check_messages')
-  )
+  if (d.message !== undefined && nextSibling(team) !== team.parent && !heard && !has('check_messages'))
     return [call('check_messages', { wait: true })];
   const finding = clip(task, 120);
   return [

@@ -39,7 +39,11 @@ beforeAll(async () => {
   sse = await serveRoutes([
     {
       path: '/',
-      app: sseRoutes({ engine: parley.engine, approvals: parley.approvals, config: parley.config, logger: silentLogger }),
+      app: sseRoutes({
+        engine: parley.engine,
+        config: parley.config,
+        logger: silentLogger,
+      }),
     },
   ]);
 });
@@ -111,9 +115,7 @@ describe('SSE', () => {
 describe('A2A (its client SDK)', () => {
   it('metadata.citations "numbered": the answer artifact cites [1] and carries the references in its metadata', async () => {
     const events = await collect(
-      rig.client.sendMessageStream(
-        send([text(QUERY)], {}, { mode: 'orchestrate', citations: 'numbered' }),
-      ),
+      rig.client.sendMessageStream(send([text(QUERY)], {}, { mode: 'orchestrate', citations: 'numbered' })),
     );
     const answer = events
       .map((e) => (e.payload?.$case === 'artifactUpdate' ? e.payload.value.artifact : undefined))
