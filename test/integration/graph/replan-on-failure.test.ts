@@ -152,8 +152,12 @@ describe('a step that keeps failing', () => {
     ]);
     expect(result.sources?.map((s) => s.stepId)).toContain('c');
     expect(result.answer).toContain('Not done (this answer is partial):');
-    expect(result.answer).toMatch(/- s1 \([\w-]+\) failed: .*500/);
-    expect(result.answer).toContain('s2 (');
+    // In plain words: each missing part's objective and why, never its step id (issue 43).
+    const objectiveOf = (id: string) => plans[1]!.plan.steps.find((s) => s.id === id)!.objective;
+    expect(result.answer).toContain(`- ${objectiveOf('s1')}: failed (`);
+    expect(result.answer).toMatch(/: failed \(.*500/);
+    expect(result.answer).toContain('not done, because work it depended on failed');
+    expect(result.answer).not.toMatch(/- s[12] \(/);
   });
 });
 
