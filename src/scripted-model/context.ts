@@ -54,6 +54,8 @@ export interface TeamInfo {
   depth: number;
   maxDepth: number;
   parent?: string;
+  /** The agents spawned by the same spawner (from the block's "agents"), this one excluded. */
+  siblings: string[];
 }
 
 export interface RequestContext {
@@ -267,6 +269,9 @@ function parseTeam(raw: unknown): TeamInfo | undefined {
     depth: Number(t.depth) || 0,
     maxDepth: Number(t.maxDepth) || 0,
     ...(typeof t.parent === 'string' ? { parent: t.parent } : {}),
+    siblings: (Array.isArray(t.agents) ? (t.agents as Record<string, unknown>[]) : [])
+      .filter((a) => a && typeof a.id === 'string' && a.parent === t.parent && a.id !== t.parent)
+      .map((a) => a.id as string),
   };
 }
 

@@ -318,6 +318,10 @@ export class AguiTranslator {
           status: e.status,
           ...(e.answer !== undefined ? { answer: e.answer } : {}),
           ...(e.error ? { error: e.error } : {}),
+          // Provenance as data (docs/events.md): what the answer was written from, and its numbered references.
+          ...(e.sources ? { sources: e.sources } : {}),
+          ...(e.references ? { references: e.references } : {}),
+          ...(e.failedSteps ? { failedSteps: e.failedSteps } : {}),
         },
         outcome: e.status === 'completed' ? { type: 'success' } : { type: 'cancelled' },
         usage,
