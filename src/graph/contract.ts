@@ -37,7 +37,7 @@ export type { RequestModels } from './request-models.ts';
 export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
 export type { GraphPlan } from './planning/graph-plan.ts';
-export { CouncilVerdictSchema } from './prompting/schemas.ts';
+export { CouncilRecordSchema, CouncilVerdictSchema } from './prompting/schemas.ts';
 // Time travel: checkpoints, fork, replay, compare (docs/time-travel.md); built by the composition root.
 export type { TimeTravel } from './timetravel/index.ts';
 // Admission: whether the usage guard let a run through (RunHandle.admission).
