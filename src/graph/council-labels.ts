@@ -67,16 +67,19 @@ export function resolveReview(reviewer: number, review: LabelledReview, labels: 
   return { reviewer, ranking, critiques };
 }
 
-/** A resolved review in another reader's labels (the chairman's), critiques in that reader's label order. */
-export function relabelReview(review: CouncilRanking, labels: Labelling) {
+/**
+ * A resolved review as the chairman reads it: one delimited block per reviewer, in the chairman's labels
+ * (its ranking, then its critique of each answer in the chairman's label order).
+ */
+export function reviewBlock(review: CouncilRanking, labels: Labelling): string {
   const labelOf = new Map(Object.entries(labels).map(([label, advisor]) => [advisor, label]));
-  return {
-    reviewer: review.reviewer,
-    ranking: review.ranking.map((a) => labelOf.get(a)!),
-    critiques: Object.fromEntries(
-      Object.entries(labels)
-        .filter(([, advisor]) => advisor in review.critiques)
-        .map(([label, advisor]) => [label, review.critiques[advisor]!]),
-    ),
-  };
+  const critiques = Object.entries(labels)
+    .filter(([, advisor]) => advisor in review.critiques)
+    .map(([label, advisor]) => `${label}: ${review.critiques[advisor]}`);
+  return [
+    `<parley:review reviewer="${review.reviewer}">`,
+    `Ranking, best first: ${review.ranking.map((a) => labelOf.get(a)!).join(', ')}`,
+    ...critiques,
+    '</parley:review>',
+  ].join('\n');
 }

@@ -13,7 +13,7 @@ import {
   CHAIRMAN_ROTATION,
   candidateBlocks,
   labelling,
-  relabelReview,
+  reviewBlock,
   resolveReview,
   reviewerRotation,
 } from './council-labels.ts';
@@ -52,8 +52,8 @@ export const ADVISORS = [
 
 const ADVISOR_TASK = `You are one of five advisors on a council, each given a different angle (contrarian, first principles,
 expansionist, outsider, executor); take yours, and keep your recommendation honest. Three reviewers then rank the five answers
-and a chairman turns them into the advice the person reads. Answer the question in the parley:query block in about 150 to 350
-words: your recommendation, your reasons, and what would change your mind. Where the question leaves out facts you need, say what you assume.`;
+and a chairman turns them into the advice the person reads. Answer the question in the parley:query block
+in about 150 to 350 words: your recommendation, your reasons, and what would change your mind. Where the question leaves out facts you need, say what you assume.`;
 
 /** Said only when the caller's earlier decision on a close question is given (learning/earlier-decision.ts). */
 const EARLIER_NOTE = ` The parley:earlier_decision block is the caller's decision on a similar earlier question: build on it or say why this differs.`;
@@ -83,16 +83,16 @@ Answer with, in this order:
 
 /** Every verdict field explained; the fields are data, the person reads only "answer". */
 const CHAIRMAN_SYSTEM = `You are the council chairman. Five advisors answered the question in the parley:query block: each answer is in
-its own parley:candidate block, under a label A to E. Three reviewers assessed and ranked them: the parley:reviews block
-gives each reviewer's ranking (labels, best first) and its critique of each answer, under the same labels as the
-candidate blocks. Each advisor wrote from an assigned angle (the contrarian, first principles, the expansionist, an
+its own parley:candidate block, under a label A to E. Three reviewers assessed and ranked them: each parley:review block
+is one reviewer's ranking (labels, best first) and its critique of each answer, under the same labels as the candidate
+blocks. Each advisor wrote from an assigned angle (the contrarian, first principles, the expansionist, an
 outsider, the executor), so a difference of emphasis between them is not by itself a disagreement. The reviewers are the
 same model as the advisors: their agreement is not independent evidence.
 Compare first, then decide, then write the answer. Fields, in this order:
 - "comparison": the answers compared before you decide: where they agree, where they really differ (facts, assumptions,
   the option each favours), and whose reasoning holds up and why. Your working: labels may appear here, and only here.
-- "recommendation": what to do, in a few sentences, with the main reason. When the question asks to compare options, give
-  the comparison here too (the main differences that matter for the choice).
+- "recommendation": what to do, in a few sentences, with the main reason. When the question asks to choose between
+  options, say here how they differ in what matters for the choice.
 - "keyInsights": the most useful points made, one per item.
 - "blindSpots": what the advisors missed or assumed, and risks none of them weighed; [] if none.
 - "consensus": what the advisors agree on.
@@ -103,7 +103,8 @@ Compare first, then decide, then write the answer. Fields, in this order:
 - "confidenceReason": one sentence on why the confidence is that high and not higher (the fact it hinges on, the split).
 These fields are the council's record, kept as data; the person who asked does not read them. Outside "comparison" never
 mention the labels, reviewer numbers or rankings ("answer C", "reviewer 2", "ranked first"): state the ideas themselves.
-- "answer": what the person reads: your advice, written for them, in the language of their question. Give the
+Last, the one field the person reads:
+- "answer": your advice, written for them, in the language of their question. Give the
   recommendation and why; the options weighed and when each would be the better choice; the risks; the next step; what
   would change the decision. Write it as advice to the person, in plain prose (short paragraphs, a short list where it
   helps), not as a report on the council: no "the advisors", "the council", "consensus" or "dissent", no labels, reviewer
@@ -198,7 +199,7 @@ export async function runCouncil(
     }),
   );
 
-  const reviewsBlock = block('reviews', JSON.stringify(reviews.map((r) => relabelReview(r, chairmanLabels))));
+  const reviewBlocks = reviews.map((r) => reviewBlock(r, chairmanLabels)).join('\n\n');
   const chair = await run.model.structured({
     role: 'council_chairman',
     schemaName: 'council_verdict',
@@ -207,7 +208,7 @@ export async function runCouncil(
       { role: 'system', content: CHAIRMAN_SYSTEM + (earlier ? `\n${EARLIER_NOTE.trim()}` : '') + today },
       {
         role: 'user',
-        content: `${query}${context}\n\n${candidateBlocks(chairmanLabels, answers)}\n\n${reviewsBlock}`,
+        content: `${query}${context}\n\n${candidateBlocks(chairmanLabels, answers)}\n\n${reviewBlocks}`,
       },
     ],
     signal,

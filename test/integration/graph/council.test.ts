@@ -79,10 +79,12 @@ describe('council', () => {
       expect(text).toBe(textOf.get(chairLabels[label]!));
     const verdict = verdictStage.verdict!;
     const labelOf = (advisor: string) => Object.entries(chairLabels).find(([, a]) => a === advisor)![0];
-    const sentReviews = JSON.parse(/<parley:reviews>([\s\S]*?)<\/parley:reviews>/.exec(chairman.lastUserMessage)![1]!);
-    expect(sentReviews.map((r: { ranking: string[] }) => r.ranking)).toEqual(
-      verdict.rankings!.map((r) => r.ranking.map(labelOf)),
-    );
+    // One delimited block per reviewer, its ranking and critiques in the chairman's labels.
+    const sentRankings = [
+      ...chairman.lastUserMessage.matchAll(/<parley:review reviewer="(\d)">\nRanking, best first: ([A-E, ]+)\n/g),
+    ].map((m) => m[2]!.split(', '));
+    expect(sentRankings).toEqual(verdict.rankings!.map((r) => r.ranking.map(labelOf)));
+    expect(chairman.lastUserMessage).not.toMatch(/<parley:reviews>|\\"/);
     const fields = fieldsOf(chairman.body);
     expect(fields[0]).toBe('comparison');
     expect(fields.at(-1)).toBe('answer');
