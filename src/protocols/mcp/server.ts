@@ -277,7 +277,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       description:
         "Put a decision to Parley's council: five advisors with different thinking styles answer, three reviewers rank them anonymously, " +
         'a chairman compares them and decides. Returns the advice as text, and the verdict as structured content (recommendation, ' +
-        'insights, blind spots, consensus, dissent, confidence and its reason, each reviewer\'s ranking of the advisors).',
+        "insights, blind spots, consensus, dissent, confidence and its reason, each reviewer's ranking of the advisors).",
       inputSchema: z.object({
         question: z
           .string()

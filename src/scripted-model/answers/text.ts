@@ -58,7 +58,10 @@ export function textAnswer(ctx: RequestContext, role: string, messages: Scripted
  * in its system prompt), so the five answers differ in text and length as real advisors' do, without the advisor's name.
  */
 function advisorAnswer(ctx: RequestContext, messages: ScriptedMessage[]): string {
-  const system = messages.filter((m) => m.role === 'system').map((m) => contentText(m.content)).join(' ');
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => contentText(m.content))
+    .join(' ');
   const angle = /You are the [^.]+\.\s*([^.]+\.)/.exec(system)?.[1] ?? '';
   return `On "${ctx.query}": ${angle ? `my angle was to ${angle.charAt(0).toLowerCase()}${angle.slice(1)}` : 'my view.'} So weigh it before you commit.`;
 }
