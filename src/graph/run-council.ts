@@ -222,7 +222,8 @@ export async function runCouncil(
   emit(run, {
     type: 'council.stage',
     stage: 'verdict',
-    detail: `confidence ${verdict.confidence.toFixed(2)}: ${verdict.confidenceReason}`,
+    // Progress a person may see (an ACP thought, the CLI): how sure in words, with the reason; the number is in the verdict.
+    detail: `the chairman is ${confidenceInWords(verdict.confidence)}: ${verdict.confidenceReason}`,
     labels: [chairmanLabels],
     verdict,
   });

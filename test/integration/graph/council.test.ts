@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestParley } from '../../support/engine.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { CouncilRecordSchema } from '../../../src/graph/prompting/schemas.ts';
-import { ADVISORS } from '../../../src/graph/run-council.ts';
+import { ADVISORS, confidenceInWords } from '../../../src/graph/run-council.ts';
 import { expectAdvice, expectVerdictData } from '../../support/council-answer.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
@@ -93,7 +93,9 @@ describe('council', () => {
     // The verdict is data (with its confidence, its reason and each reviewer's ranking by advisor id) ...
     expect(CouncilRecordSchema.parse(verdict)).toEqual(verdict);
     expectVerdictData(verdict);
-    expect(verdictStage.detail).toContain(`confidence ${verdict.confidence.toFixed(2)}`);
+    expect(verdictStage.detail).toBe(
+      `the chairman is ${confidenceInWords(verdict.confidence)}: ${verdict.confidenceReason}`,
+    );
     for (const r of verdict.rankings!) expect([...r.ranking].sort()).toEqual([...textOf.keys()].sort());
     // ... and the answer is the chairman's advice: streamed by paragraph, no record sections, no labels or mapping.
     expect(result.answer).toBe(verdict.answer);
