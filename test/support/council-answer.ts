@@ -3,7 +3,7 @@
  * verdict (consensus, dissent, confidence, rankings) stays data, on the events and protocol data parts.
  */
 import { expect } from 'vitest';
-import type { CouncilVerdict } from '../../src/graph/events.ts';
+import type { CouncilVerdict } from '../../src/graph/run/events.ts';
 
 /** Sections of the verdict record that must not reach the person as lines of the answer. */
 const RECORD_LINE = /^\s*(?:[-*#>]\s*)*\**(Consensus|Dissent|Blind spots|Confidence)\**\s*:/im;

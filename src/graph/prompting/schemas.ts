@@ -39,7 +39,7 @@ export const CouncilReviewSchema = z.object({
 /**
  * schemaName `council_verdict`: the chairman's comparison first (so it compares before it decides),
  * then the decision fields (data: events, the Decision record, protocol data parts), then the answer
- * the person reads. CHAIRMAN_SYSTEM in run-council.ts explains every field.
+ * the person reads (CouncilVerdict in knowledge/records.ts). CHAIRMAN_SYSTEM in specialists/council.ts explains every field.
  */
 export const CouncilVerdictSchema = z.object({
   comparison: z

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestParley } from '../../support/engine.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { CouncilRecordSchema } from '../../../src/graph/prompting/schemas.ts';
-import { ADVISORS, confidenceInWords } from '../../../src/graph/run-council.ts';
+import { ADVISORS, confidenceInWords } from '../../../src/graph/specialists/council.ts';
 import { expectAdvice, expectVerdictData } from '../../support/council-answer.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';

@@ -20,7 +20,7 @@ import {
   type A2ARig,
 } from '../../../support/protocols/a2a-helpers.ts';
 import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
-import type { CouncilVerdict } from '../../../../src/graph/events.ts';
+import type { CouncilVerdict } from '../../../../src/graph/run/events.ts';
 
 let rig: A2ARig;
 beforeAll(async () => {

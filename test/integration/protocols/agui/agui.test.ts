@@ -16,7 +16,7 @@ import { AGUI_MEDIA_TYPE } from '@ag-ui/encoder';
 import { lastValueFrom, toArray } from 'rxjs';
 import { ASK_QUERY, NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
 import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
-import type { CouncilVerdict } from '../../../../src/graph/events.ts';
+import type { CouncilVerdict } from '../../../../src/graph/run/events.ts';
 
 let rig: Rig;
 beforeAll(async () => {
