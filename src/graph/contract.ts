@@ -40,7 +40,7 @@ export type { RequestModels } from './run/request-models.ts';
 export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
 export type { GraphPlan } from './planning/graph-plan.ts';
-export { CouncilVerdictSchema } from './prompting/schemas.ts';
+export { CouncilRecordSchema, CouncilVerdictSchema } from './prompting/schemas.ts';
 // Prompt pieces a client's own model call shares with the engine's (the eval judge, src/eval/).
 export { block } from './prompting/prompts.ts';
 export { todayNote } from './prompting/today.ts';

@@ -158,6 +158,18 @@ function parseSteps(raw: unknown): StepReport[] | undefined {
     }));
 }
 
+const CANDIDATE = /<parley:candidate label="([^"]*)">([\s\S]*?)<\/parley:candidate>/g;
+
+/** The council's <parley:candidate label="X"> blocks, from the last message that has any, in the order shown. */
+function candidates(texts: string[]): Record<string, string> | undefined {
+  let found: Record<string, string> | undefined;
+  for (const text of texts) {
+    const blocks = [...text.matchAll(CANDIDATE)];
+    if (blocks.length) found = Object.fromEntries(blocks.map((m) => [m[1]!, m[2]!.trim()]));
+  }
+  return found;
+}
+
 function parseAnswers(raw: unknown): Record<string, string> | undefined {
   if (Array.isArray(raw)) {
     return Object.fromEntries(
@@ -247,7 +259,7 @@ export function readContext(messages: ScriptedMessage[]): RequestContext {
     specialists: parseSpecialists(parseJson(block(texts, 'specialists'))),
     steps: parseSteps(parseJson(block(texts, 'steps'))),
     round,
-    answers: parseAnswers(parseJson(block(texts, 'answers'))),
+    answers: candidates(texts) ?? parseAnswers(parseJson(block(texts, 'answers'))),
     directives: parseDirectives(directiveTexts, lastUserText, queryBlock),
     team: parseTeam(parseJson(block(texts, 'team'))),
     mode: block(texts, 'mode'),

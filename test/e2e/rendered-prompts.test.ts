@@ -16,6 +16,7 @@ import {
   type PromptTour,
 } from '../support/prompt-tour.ts';
 import { todayNote } from '../../src/graph/prompting/today.ts';
+import { CouncilVerdictSchema } from '../../src/graph/prompting/schemas.ts';
 import { ofType } from '../support/run-events.ts';
 import { DENIED_BY_HUMAN, DENIED_TAIL } from '../../src/graph/specialists/tool-loop.ts';
 
@@ -177,24 +178,38 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(systemOf(route)).toMatch(/"Raft or Paxos [^"]*which should we pick\?"/);
   });
 
-  it('the council: advisors know the council and their length, reviewers rank every label once, the chairman knows the verdict is the answer', () => {
+  it('the council: advisors know the council and their length; reviewers read one block per answer under their own labels and assess before ranking; the chairman compares first and writes advice; every field explained', () => {
     const council = run('council').requests;
-    const advisors = council.filter((q) => promptKind(q) === 'council_advisor').map(systemOf);
+    // Read as the model does, line breaks as spaces.
+    const flat = (q: (typeof council)[number]) => systemOf(q).replace(/\s+/g, ' ');
+    const advisors = council.filter((q) => promptKind(q) === 'council_advisor').map(flat);
     expect(advisors).toHaveLength(5);
     for (const a of advisors) {
       expect(a).toContain('one of five advisors');
-      expect(a).toContain('a chairman writes the verdict the user reads');
+      expect(a).toContain('a chairman turns them into the advice the person reads');
       expect(a).toContain('about 150 to 350 words');
       expect(a).not.toMatch(/nobody listed|a different field|by whom|the obvious answer/);
     }
-    const reviewer = systemOf(council.find((q) => promptKind(q) === 'council_review')!);
+    const reviews = council.filter((q) => promptKind(q) === 'council_review');
+    const reviewer = flat(reviews[0]!);
     expect(reviewer).toContain('Each advisor wrote from an assigned angle');
     expect(reviewer).toContain('exactly once, best first: all five, no ties');
-    const chairman = systemOf(council.find((q) => promptKind(q) === 'council_verdict')!);
-    expect(chairman).toContain('it is the answer they read');
-    expect(chairman).toContain('their\nagreement is not independent evidence');
+    expect(reviewer).toContain('The labels and their order were assigned to you at random');
+    for (const r of reviews) expect(r.lastUserMessage.match(/<parley:candidate label="[A-E]">/g)).toHaveLength(5);
+    const chairmanRequest = council.find((q) => promptKind(q) === 'council_verdict')!;
+    const chairman = flat(chairmanRequest);
+    expect(chairman).toContain('Compare first, then decide, then write the answer');
+    expect(chairman).toContain('their agreement is not independent evidence');
     expect(chairman).toContain('how sure you are that the recommendation is right given what is known');
-    expect(chairman).toContain('When the question asks to compare options, give\n  the comparison');
+    expect(chairman).toContain('never as a number');
+    expect(chairman).toContain('in the language of their question');
+    expect(chairmanRequest.lastUserMessage.match(/<parley:review reviewer="[1-3]">/g)).toHaveLength(3);
+    // Every field either role answers is explained in its prompt, by its quoted name.
+    for (const [request, fields] of [
+      [reviews[0]!, ['assessments', 'label', 'critique', 'ranking']],
+      [chairmanRequest, Object.keys(CouncilVerdictSchema.shape)],
+    ] as const)
+      for (const field of fields) expect(systemOf(request)).toContain(`"${field}"`);
   });
 
   it("an evaluation suite's judge reads the query, the run's whole answer and the rubric, each field explained", () => {

@@ -217,8 +217,12 @@ export type GraphEventBody =
       type: 'council.stage';
       stage: 'advisors' | 'reviews' | 'verdict';
       detail: string;
-      /** stage "reviews": the order of the labels each reviewer was shown, one list per reviewer. */
-      orders?: string[][];
+      /**
+       * Who is behind each label, in the order the reader was shown the answers (label → advisor id):
+       * stage "reviews": one per reviewer, each its own; stage "verdict": the chairman's. Never in an answer.
+       */
+      labels?: Record<string, string>[];
+      /** stage "verdict": the decision with its confidence and the reviewers' rankings (by advisor id). */
       verdict?: CouncilVerdict;
     }
   | { type: 'answer.delta'; text: string }

@@ -206,7 +206,12 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
         failedStepIds: event.failedStepIds,
       });
     case 'council.stage': {
-      const out = progress({ event: event.type, stage: event.stage, detail: event.detail });
+      const out = progress({
+        event: event.type,
+        stage: event.stage,
+        detail: event.detail,
+        ...(event.labels ? { labels: event.labels } : {}),
+      });
       if (event.verdict) {
         out.push(
           AgentEvent.artifactUpdate({

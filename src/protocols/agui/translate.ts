@@ -185,6 +185,7 @@ export class AguiTranslator {
         custom(CUSTOM_EVENTS.council, {
           stage: e.stage,
           detail: e.detail,
+          ...(e.labels ? { labels: e.labels } : {}),
           ...(e.verdict ? { verdict: e.verdict } : {}),
         });
         break;

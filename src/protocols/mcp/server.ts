@@ -11,7 +11,7 @@
 import {
   type Caller,
   canSee,
-  CouncilVerdictSchema,
+  CouncilRecordSchema,
   type KnowledgeReads,
   LOCAL_CALLER,
   MODEL_ROLES,
@@ -125,7 +125,7 @@ const approveOutput = z.object({
     .describe('The call that waits for the run to go on.'),
 });
 
-const verdictOutput = CouncilVerdictSchema.extend({ runId: z.string() });
+const verdictOutput = CouncilRecordSchema.extend({ runId: z.string() });
 
 const json = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
@@ -296,7 +296,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       title: 'Convene the council',
       description:
         "Put a decision to Parley's council: five advisors with different thinking styles answer, three reviewers rank them anonymously, " +
-        'a chairman writes the verdict. Returns the verdict as structured content (recommendation, insights, blind spots, confidence).',
+        'a chairman compares them and decides. Returns the advice as text, and the verdict as structured content (recommendation, ' +
+        "insights, blind spots, consensus, dissent, confidence and its reason, each reviewer's ranking of the advisors).",
       inputSchema: z.object({
         question: z
           .string()
@@ -317,12 +318,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         return toolError(`Council run ${result.runId} ${result.status}: ${result.error ?? 'no verdict was reached'}`);
       const structured = { runId: result.runId, ...verdict };
       return {
-        content: [
-          {
-            type: 'text',
-            text: `${verdict.recommendation}\n\nNext step: ${verdict.nextStep} (confidence ${verdict.confidence})`,
-          },
-        ],
+        content: [{ type: 'text', text: result.answer ?? verdict.answer ?? verdict.recommendation }],
         structuredContent: structured,
       };
     },

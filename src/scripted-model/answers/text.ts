@@ -91,5 +91,19 @@ export function textAnswer(ctx: RequestContext, role: string, messages: Scripted
     const sentence = `Scripted specialist result for "${quotedRequest(ctx.query)}": the objective was analysed and the key points are listed here.`;
     return ctx.directives.words ? answerOfWords(sentence, ctx.directives.words) : sentence;
   }
+  if (role === 'council_advisor') return advisorAnswer(ctx, messages);
   return `Scripted answer to "${ctx.query}": this reply comes from Parley's built-in scripted model, so it repeats what was asked.`;
+}
+
+/**
+ * A council advisor's answer: the question, then its angle in its own words (the sentence after "You are the …"
+ * in its system prompt), so the five answers differ in text and length as real advisors' do, without the advisor's name.
+ */
+function advisorAnswer(ctx: RequestContext, messages: ScriptedMessage[]): string {
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => contentText(m.content))
+    .join(' ');
+  const angle = /You are the [^.]+\.\s*([^.]+\.)/.exec(system)?.[1] ?? '';
+  return `On "${ctx.query}": ${angle ? `my angle was to ${angle.charAt(0).toLowerCase()}${angle.slice(1)}` : 'my view.'} So weigh it before you commit.`;
 }
