@@ -131,9 +131,9 @@ export class KnowledgeView {
 
   // ── Execution memory ────────────────────────────────────────────────────
 
-  /** The k runs of the window most relevant to the query (relevance: score / best score). */
-  searchMemory(query: string, k: number, scope: CallerScope = {}): MemoryHit[] {
-    return this.#memory.search(query, k, scope.callerId);
+  /** The k runs of the window that match the query best, at least minRelevance relevant (run-memory.ts). */
+  searchMemory(query: string, k: number, scope: CallerScope = {}, minRelevance = 0): MemoryHit[] {
+    return this.#memory.search(query, k, scope.callerId, minRelevance);
   }
 
   /** Write-through of a recorded run. */

@@ -1,5 +1,5 @@
 /** direct_answer: the fast path. One streamed model call answers the query; no plan, no specialists. */
-import { memoryNote } from '../prompting/prompts.ts';
+import { withHistoryThenMemory } from '../prompting/memory-note.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
@@ -7,14 +7,14 @@ import type { Decision, Next } from '../edges.ts';
 import { userContent } from '../prompting/user-content.ts';
 
 export async function directAnswer(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'direct_answer'>>> {
-  const messages = [
-    {
-      role: 'system',
-      content: `You are Parley, a helpful assistant. Answer the question directly, as long as it needs and no longer: complete code when code is asked for, a full comparison when a comparison is asked for, no padding, no preamble and no repeating the question.${memoryNote(run.memory)}${todayNoteOf(ctx)}`,
-    },
-    ...run.history.messages.map((m) => ({ role: m.role, content: m.content })),
+  const messages: ChatMessage[] = [
+    ...withHistoryThenMemory(
+      `You are Parley, a helpful assistant. Answer the question directly, as long as it needs and no longer: complete code when code is asked for, a full comparison when a comparison is asked for, no padding, no preamble and no repeating the question.${todayNoteOf(ctx)}`,
+      run.history,
+      run.memory,
+    ),
     { role: 'user', content: userContent(run, ctx, 'default', run.request.query) },
-  ] as ChatMessage[];
+  ];
   const pieces: string[] = []; // joined once: see synthesizer.ts
   for await (const chunk of run.model.stream({ role: 'default', messages, signal: run.abort.signal })) {
     if (chunk.type === 'delta' && chunk.text) {

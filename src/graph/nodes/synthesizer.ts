@@ -7,7 +7,8 @@
  * A dynamic team whose manager already answered, every agent succeeded and the verifier passed with
  * nothing to mention is answered with the manager's result, without a model call (dynamic/manager-answer.ts).
  */
-import { block, memoryNote, stepsBlock } from '../prompting/prompts.ts';
+import { block, stepsBlock } from '../prompting/prompts.ts';
+import { memoryNote, withHistoryThenMemory } from '../prompting/memory-note.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type NodeRun } from '../state.ts';
 import type { FailedStep } from '../events.ts';
@@ -107,15 +108,17 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
     synthSystem(
       used.map((o) => o.stepId),
       !!notes,
-    ) +
-    memoryNote(run.memory) +
-    todayNoteOf(ctx);
-  const history = run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
-  const rest = [system, run.request.query, notes ?? '', ...run.history.messages.map((m) => m.content)];
+    ) + todayNoteOf(ctx);
+  const rest = [
+    system,
+    memoryNote(run.memory),
+    run.request.query,
+    notes ?? '',
+    ...run.history.messages.map((m) => m.content),
+  ];
   const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);
   const messages: ChatMessage[] = [
-    { role: 'system', content: system },
-    ...history,
+    ...withHistoryThenMemory(system, run.history, run.memory),
     {
       role: 'user',
       content: userContent(

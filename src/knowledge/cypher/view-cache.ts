@@ -144,6 +144,7 @@ function memoryEntryFromRow(r: Row): MemoryEntry {
     query: str(r.query),
     answer: str(r.answer),
     score: optNum(r.score),
+    status: str(r.status) as MemoryEntry['status'],
     startedAt: str(r.startedAt),
   };
 }
