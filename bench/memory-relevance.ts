@@ -27,6 +27,13 @@ for (const t of [...steps].sort((a, b) => a - b)) {
   );
 }
 
+// The measure before issue 43: BM25 score ÷ the best hit's, so with one earlier run in memory any pair
+// sharing a word (of the requests alone here; the answers shared more) had relevance 1 and was let in.
+const sharing = unrelated.filter((p) => p.shared.length > 0).length;
+console.log(
+  `\nbefore (score / best score, the earlier run alone in memory): ${pct(sharing, unrelated.length)} unrelated let in`,
+);
+
 console.log(`\nper kind at ${MEMORY_MIN_RELEVANCE}:`);
 console.log(`${'kind'.padEnd(28)} | pairs | wrong | mean relevance`);
 for (const kind of [...new Set(scored.map((p) => p.kind))]) {

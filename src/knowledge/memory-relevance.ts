@@ -11,41 +11,13 @@
  * that share only such words stay apart. Calibrated on bench/memory-relevance/pairs.json
  * (`npm run bench:memory-relevance`; docs/learning.md, "Execution memory: relevance before recall").
  */
-import { stem, tokenize } from './words.ts';
+import { searchTerm, tokenize, topicWeight } from './words.ts';
 
 /**
  * Below this, an earlier run never enters a prompt (calibrated: docs/learning.md). Held by the memory
  * node's search, which is where every prompt's memory comes from.
  */
 export const MEMORY_MIN_RELEVANCE = 0.45;
-
-/**
- * A word's term: its stem (words.ts) without a final silent e, so "rebalance" meets "rebalancing" and
- * "write" meets "writing" (the shared stemmer keeps them apart, and team patterns depend on it as it is).
- */
-function termOf(word: string): string {
-  const s = stem(word);
-  return s.length > 3 && s.endsWith('e') ? s.slice(0, -1) : s;
-}
-
-/** Weight of a common word, against 1 for a topical one. */
-const COMMON_WEIGHT = 0.25;
-
-const COMMON = new Set(
-  // Task verbs and nouns of every topic.
-  (
-    'write create make build add give show tell explain describe list summarize summary compare comparison ' +
-    'short brief simple quick new good best better use using help need want get find file files document ' +
-    'text example examples way ways step steps thing things idea ideas about some any all more most other ' +
-    'one two three each every also just like only very well now today work look set up put keep ' +
-    // Function words of the languages the stop list (English) does not cover.
-    'der die das und ist ein eine einen einem ich wie was für mit nicht zu den dem des auf im bitte ' +
-    'le la les et est un une des du pour avec pas que qui dans sur en au aux ce cette ' +
-    'el los las y es una por con para del lo en al se como'
-  )
-    .split(' ')
-    .map(termOf),
-);
 
 /** A request as the measure sees it: each stem's weight, and the first word the stem came from. */
 export interface RequestTerms {
@@ -56,20 +28,14 @@ export interface RequestTerms {
   words: Map<string, string>;
 }
 
-/** A term's weight in the measure. */
-export const termWeight = (term: string) => (COMMON.has(term) ? COMMON_WEIGHT : 1);
-
-/** A request's terms, as the measure and the memory window's request index (run-memory.ts) see them. */
-export const relevanceTerms = (text: string): string[] => tokenize(text).map(termOf);
-
 export function requestTerms(text: string): RequestTerms {
   const weights = new Map<string, number>();
   const words = new Map<string, string>();
   let norm2 = 0;
   for (const word of tokenize(text)) {
-    const s = termOf(word);
+    const s = searchTerm(word);
     if (weights.has(s)) continue;
-    const w = termWeight(s);
+    const w = topicWeight(s);
     weights.set(s, w);
     words.set(s, word);
     norm2 += w * w;

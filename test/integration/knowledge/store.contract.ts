@@ -146,6 +146,47 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       expect(await store.retrieveSpecialists('zzzz qqqq', 7)).toEqual([]);
     });
 
+    it('ranks for what the task needs: a task that writes a file puts the server whose tools write files first', async () => {
+      const files = 'mcp:files';
+      await store.upsertTools([
+        tool('files', 'write_file', {
+          description: 'Create a new file or overwrite an existing one.',
+          annotations: { destructiveHint: true },
+          sourceId: files,
+        }),
+        tool('files', 'read_file', { description: 'Read a file.', sourceId: files }),
+        tool('notes', 'add_note', {
+          description: 'Add a note to the shared notes.',
+          annotations: { destructiveHint: false },
+          sourceId: 'mcp:notes',
+        }),
+      ]);
+      await store.upsertSpecialists([
+        ...ROSTER.map((s) => (s.id === 'writer' ? { ...s, tools: ['files/write_file'] } : s)),
+        specialist('files', 'Reads and writes files in the workspace.', {
+          kind: 'mcp',
+          endpoint: 'files',
+          tools: ['files/read_file', 'files/write_file'],
+          sourceId: files,
+        }),
+        specialist('notes', 'Keeps release notes, meeting notes and team notes.', {
+          kind: 'mcp',
+          endpoint: 'notes',
+          tools: ['notes/add_note'],
+          sourceId: 'mcp:notes',
+        }),
+      ]);
+      const ids = async (q: string) => (await store.retrieveSpecialists(q, 7)).map((c) => c.specialist.id);
+      // By text alone the notes server and the writer come first; the task needs a file written.
+      expect((await ids('Write the release notes and save them to notes.md')).slice(0, 2)).toEqual(['files', 'writer']);
+      expect((await ids('Write the release notes'))[0]).not.toBe('files');
+      // A server that can write files is a candidate even when it shares no word with the task.
+      expect(await ids('Put the postgres migration plan in plan.md')).toContain('files');
+      // Once its write tool is gone, it no longer fits.
+      await store.markGone(files, ['files'], ['files/read_file']);
+      expect((await ids('Write the release notes and save them to notes.md'))[0]).not.toBe('files');
+    });
+
     it('prefers the specialist with the better record when relevance ties', async () => {
       const text = 'Analyses quarterly revenue spreadsheets and forecasts.';
       await store.upsertSpecialists([specialist('alpha-analyst', text), specialist('beta-analyst', text)]);
