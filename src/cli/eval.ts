@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import type { Suite } from '../graph/eval/suite.ts';
-import type { Scorecard } from '../graph/eval/scorecard.ts';
+import type { Suite } from '../eval/suite.ts';
+import type { Scorecard } from '../eval/scorecard.ts';
 import { EnvFileError, readEnvFile } from './eval-env.ts';
 
 export const EVAL_USAGE =
@@ -90,8 +90,8 @@ function configure(label: string, vars: Record<string, string>): Configuration {
 /** The suite under one configuration: an engine started for it, closed when the suite is done. */
 async function runUnder(c: Configuration, suite: Suite, repeat: number, tag: string): Promise<Scorecard> {
   const [{ runSuite }, { scorecardOf }, { createParley }] = await Promise.all([
-    import('../graph/eval/run-suite.ts'),
-    import('../graph/eval/scorecard.ts'),
+    import('../eval/run-suite.ts'),
+    import('../eval/scorecard.ts'),
     import('../server.ts'),
   ]);
   const parley = await createParley(c.config, { recoverRuns: false });
@@ -129,10 +129,10 @@ export async function evalCommand(args: string[]): Promise<number> {
   const parsed = parseEvalArgs(args);
   if ('error' in parsed) return fail(parsed.error);
   const [{ loadSuite, SuiteError }, { formatScorecard }, baselines, compares] = await Promise.all([
-    import('../graph/eval/suite.ts'),
-    import('../graph/eval/scorecard.ts'),
-    import('../graph/eval/baseline.ts'),
-    import('../graph/eval/compare-cards.ts'),
+    import('../eval/suite.ts'),
+    import('../eval/scorecard.ts'),
+    import('../eval/baseline.ts'),
+    import('../eval/compare-cards.ts'),
   ]);
   // Everything that can be wrong with the command is found before anything runs.
   let suite: Suite;

@@ -52,7 +52,7 @@ type Command = (typeof COMMANDS)[number];
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
 async function run(parley: Parley, question: string): Promise<number> {
   const [{ LOCAL_CALLER }, { createTerminalRenderer }] = await Promise.all([
-    import('../graph/run-request.ts'),
+    import('../graph/run/request.ts'),
     import('./render-terminal.ts'),
   ]);
   const handle = parley.engine.start({ query: question, protocol: 'cli', caller: LOCAL_CALLER });
@@ -81,7 +81,7 @@ async function ingest(parley: Parley): Promise<number> {
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
 async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Config): Promise<number> {
   const { engine, store, logger } = parley;
-  const { LOCAL_CALLER } = await import('../graph/run-request.ts');
+  const { LOCAL_CALLER } = await import('../graph/run/request.ts');
   if (protocol === 'acp') {
     const { serveAcpStdio, modelChoices } = await import('../protocols/acp/index.ts');
     const connection = serveAcpStdio({

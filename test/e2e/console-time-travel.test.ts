@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphEventOf } from '../../src/graph/events.ts';
+import type { GraphEventOf } from '../../src/graph/run/events.ts';
 import { chromiumPath, docsScreenshot, launchChromium } from '../support/browser.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build.ts';
 import { NO_HOME } from '../support/home.ts';

@@ -3,12 +3,12 @@
  * memory servers, specialists/, the built-in scripted model) runs one request per route over POST
  * /stream: a direct answer, a read-only plan, a plan that writes a file with an approval (accepted),
  * a council and a dynamic team; then an evaluation suite's judge grades one run's answer against a rubric
- * (src/graph/eval/judge.ts, the call `parley eval` makes for a `judge` check). It returns every model request Parley sent, so a test can check that
+ * (src/eval/judge.ts, the call `parley eval` makes for a `judge` check). It returns every model request Parley sent, so a test can check that
  * no placeholder reached a model and `npm run prompts:render` can write them out for reviewers.
  * No vitest here: the render script uses it too.
  */
-import type { GraphEvent } from '../../src/graph/events.ts';
-import { judge } from '../../src/graph/eval/judge.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
+import { judge } from '../../src/eval/judge.ts';
 import { todayNote } from '../../src/graph/prompting/today.ts';
 import type { ScriptedRequestLog } from '../../src/scripted-model/server.ts';
 import { postJson, readSse } from './protocols/sse-read.ts';

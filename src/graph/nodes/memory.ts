@@ -5,8 +5,8 @@
  * MEMORY_MIN_RELEVANCE relevant (an absolute measure, calibrated: docs/learning.md) are pulled: no
  * memory is better than unrelated memory. Every prompt's memory comes from here (run.memory).
  */
-import type { EngineContext, NodeRun, RunState } from '../state.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { EngineContext, NodeRun, RunState } from '../run/state.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
 import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';
 import { MEMORY_MIN_RELEVANCE } from '../../knowledge/memory-relevance.ts';

@@ -17,7 +17,7 @@ export const KEEP_SCORECARDS = 50;
 export const MAX_SCORECARD_BYTES = 2 * 1024 * 1024;
 
 /**
- * What this file reads of a scorecard (graph/eval/scorecard.ts's Scorecard; store/ is a bottom layer and
+ * What this file reads of a scorecard (eval/scorecard.ts's Scorecard; store/ is a bottom layer and
  * does not import it). The rest is kept as `parley eval` wrote it.
  */
 export interface Scorecard {

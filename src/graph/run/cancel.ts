@@ -4,7 +4,15 @@
  * is a message that replica acts on. This waits (at most `waitMs`) for the run's own ending, which is
  * the truth on every replica: ended `cancelled` after the cancel took hold, or ended otherwise first.
  */
-import type { CancelAnswer, RunHandle } from './run-engine.ts';
+import type { CancelAnswer, RunHandle } from './engine-port.ts';
+
+/** Why a run was cancelled (engine.cancel or shutdown); its message becomes run.finished.error. */
+export class RunCancelledError extends Error {
+  override name = 'RunCancelledError';
+}
+
+/** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
+export const RUN_FINISHED = new RunCancelledError('run finished');
 
 /** How long a cancel waits for the run to end: a cancelled run ends at its next await, a replica's within one message. */
 export const CANCEL_CONFIRM_MS = 10_000;

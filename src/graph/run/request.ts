@@ -1,9 +1,12 @@
 /** What an adapter hands the engine: protocol-agnostic, plain data. */
-import type { ModelRole } from '../llm/types.ts';
-import { LOCAL_CALLER, type Caller } from '../identity/caller.ts';
+import type { ModelRole } from '../../llm/types.ts';
+import { LOCAL_CALLER, type Caller } from '../../identity/caller.ts';
+import type { Budget } from '../spending/usage.ts';
 
 /** Caller identity lives in identity/ (every layer scopes by it); re-exported for the engine's users. */
-export { LOCAL_CALLER, canSee, ownerFilter, type Caller } from '../identity/caller.ts';
+export { LOCAL_CALLER, canSee, ownerFilter, type Caller } from '../../identity/caller.ts';
+// A run's budget is spending/'s idea; the request names it.
+export type { Budget } from '../spending/usage.ts';
 
 export const RUN_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic', 'hybrid'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -13,15 +16,6 @@ export type ContentPart = { type: 'text'; text: string } | { type: 'image'; url:
 export interface PriorMessage {
   role: 'user' | 'assistant' | 'system';
   content: string;
-}
-
-/** Budget limits; every field optional in overrides, which may only lower the configured defaults. */
-export interface Budget {
-  tokens: number;
-  costUsd: number;
-  modelCalls: number;
-  toolCalls: number;
-  wallTimeMs: number;
 }
 
 /** The caller a run belongs to: the request's, or the one local caller when it names none. */

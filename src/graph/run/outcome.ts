@@ -2,16 +2,24 @@
  * How a run ends when its nodes did not say: a request the engine refuses before any node runs, a run id
  * already taken, and the outcome an exception or an abort (cancel, budget, a deadlocked team) stands for.
  */
-import type { ApprovalPort } from '../hitl/types.ts';
-import { runApprovals } from './run-approvals.ts';
-import { ADMITTED } from './spending/admission.ts';
-import type { RunHandle, RunResult } from './run-engine.ts';
-import type { RunEventLog } from './run-event-log.ts';
-import { RUN_MODES, ownerIdOf, type RunRequest } from './run-request.ts';
+import type { ApprovalPort } from '../../hitl/types.ts';
+import { runApprovals } from './approvals.ts';
+import { ADMITTED } from '../spending/admission.ts';
+import type { RunHandle, RunResult } from './engine-port.ts';
+import type { RunEventLog } from './event-log.ts';
+import type { RunEnding } from './events.ts';
+import { RUN_MODES, ownerIdOf, type RunRequest } from './request.ts';
 import type { RunOutcome, RunState } from './state.ts';
-import { BudgetExceededError } from './spending/usage.ts';
-import { DeadlockError } from './dynamic/team.ts';
-import { MAX_THREAD_ID_CHARS } from '../store/threads/types.ts';
+import { BudgetExceededError } from '../spending/usage.ts';
+import { MAX_THREAD_ID_CHARS } from '../../store/threads/types.ts';
+
+/**
+ * An abort reason that fails the run instead of cancelling it (a deadlocked team's, dynamic/team.ts):
+ * defined here, below the rooms that stop a run this way, so that run/ imports none of them.
+ */
+export class RunFailedError extends Error {
+  override name = 'RunFailedError';
+}
 
 export function invalidRequest(request: RunRequest): string | undefined {
   if (typeof request.query !== 'string' || (request.query.trim() === '' && !request.parts?.length))
@@ -36,11 +44,26 @@ export function outcomeOf(run: RunState, err: unknown): RunOutcome {
       ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
     };
   }
-  // A deadlocked team stops the run through its signal, but nobody cancelled it: it failed.
-  if (reason instanceof DeadlockError) return { status: 'failed', error: reason.message };
+  // A deadlocked team (dynamic/team.ts) stops the run through its signal, but nobody cancelled it: it failed.
+  if (reason instanceof RunFailedError) return { status: 'failed', error: reason.message };
   if (run.abort.signal.aborted)
     return { status: 'cancelled', error: reason instanceof Error ? reason.message : 'cancelled' };
   return { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+}
+
+/** How the run ended, as run.finished says it and its result settles with (the same fields). */
+export function endingOf(run: RunState, outcome: RunOutcome, durationMs: number): RunEnding {
+  const completed = outcome.status === 'completed';
+  return {
+    status: outcome.status,
+    ...(run.answer !== undefined && completed ? { answer: run.answer } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
+    ...(run.sources?.length && completed ? { sources: run.sources } : {}),
+    ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+    usage: { ...run.meter.totals },
+    durationMs,
+  };
 }
 
 /** A detached run that failed before it began (its id was taken): its own log, never the owner's. */

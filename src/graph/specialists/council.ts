@@ -4,14 +4,14 @@
  * into a typed CouncilVerdict, stored as a Decision. Used by the council node and as a plan step.
  */
 import { randomUUID } from 'node:crypto';
-import type { CouncilVerdict, UsageTotals } from './events.ts';
-import { block } from './prompting/prompts.ts';
-import { todayNoteOf } from './prompting/today.ts';
-import { CouncilReviewSchema, CouncilVerdictSchema } from './prompting/schemas.ts';
-import { emit, type EngineContext, type RunState } from './state.ts';
-import { addUsage } from './spending/usage.ts';
-import { earlierDecision, earlierDecisionBlock } from './learning/earlier-decision.ts';
-import type { ModelUsage } from '../llm/types.ts';
+import type { CouncilVerdict, UsageTotals } from '../run/events.ts';
+import { block } from '../prompting/prompts.ts';
+import { todayNoteOf } from '../prompting/today.ts';
+import { CouncilReviewSchema, CouncilVerdictSchema } from '../prompting/schemas.ts';
+import { emit, type EngineContext, type RunState } from '../run/state.ts';
+import { addUsage } from '../spending/usage.ts';
+import { earlierDecision, earlierDecisionBlock } from '../learning/earlier-decision.ts';
+import type { ModelUsage } from '../../llm/types.ts';
 
 export const ADVISORS = [
   {

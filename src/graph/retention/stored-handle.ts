@@ -7,9 +7,9 @@
 import type { ApprovalDecision, ApprovalPort, ApprovalRequest, ResolveAnswer } from '../../hitl/types.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import { ADMITTED, type Admission } from '../spending/admission.ts';
-import type { RunHandle, RunResult } from '../run-engine.ts';
-import type { GraphEvent, RunEnding } from '../events.ts';
-import { pendingRunApprovals, resolveRunApproval } from '../run-approvals.ts';
+import type { RunHandle, RunResult } from '../run/engine-port.ts';
+import type { GraphEvent, RunEnding } from '../run/events.ts';
+import { pendingRunApprovals, resolveRunApproval } from '../run/approvals.ts';
 
 const PAGE = 500;
 

@@ -2,11 +2,11 @@
  * What a finished run leaves in execution memory: its RunRecord, built from the run's state alone
  * (no clock, no store), so the engine only decides when to write it.
  */
-import type { GraphPlan } from './planning/graph-plan.ts';
-import type { StepOutcome } from './scheduler.ts';
+import type { GraphPlan } from '../../knowledge/records.ts';
+import type { StepOutcome } from './step-outcome.ts';
 import type { RunOutcome, RunState } from './state.ts';
-import { totalTokens, type UsageMeter } from './spending/usage.ts';
-import type { RunRecord, StepRecord } from '../knowledge/store.ts';
+import { totalTokens, type UsageMeter } from '../spending/usage.ts';
+import type { RunRecord, StepRecord } from '../../knowledge/store.ts';
 
 /** The parts of a run the record is made of (a RunState has them all). */
 export type FinishedRun = Pick<

@@ -3,8 +3,8 @@
  * (PARLEY_MODEL_JUDGE, else the default model) grades a run's answer against the case's rubric.
  */
 import { z } from 'zod';
-import type { ModelClient, ModelUsage } from '../../llm/types.ts';
-import { block } from '../prompting/prompts.ts';
+import type { ModelClient, ModelUsage } from '../llm/types.ts';
+import { block } from '../graph/contract.ts';
 
 export const JudgementSchema = z.object({
   score: z.number().min(0).max(1).describe('How well the answer meets the rubric, from 0 (not at all) to 1 (fully)'),

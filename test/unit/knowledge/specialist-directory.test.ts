@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import type { KnowledgeStore, SpecialistRecord } from '../../../src/knowledge/store.ts';
-import { SpecialistDirectory } from '../../../src/graph/specialist-directory.ts';
+import { SpecialistDirectory } from '../../../src/knowledge/specialist-directory.ts';
 
 const spec = (id: string): SpecialistRecord => ({
   id,

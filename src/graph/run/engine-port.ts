@@ -3,13 +3,27 @@
  * runs; a RunHandle is one run as its caller sees it. Adapters import it through contract.ts; the engine's
  * own files import it here, so that nothing contract.ts re-exports imports contract.ts back.
  */
-import type { Admission } from './spending/admission.ts';
-import type { DirectCall, DirectCallRequest } from './spending/direct-call.ts';
+import type { Admission } from '../spending/admission.ts';
+import type { DirectCall, DirectCallRequest } from '../spending/direct-call.ts';
 import type { GraphEvent, RunEnding, RunStatus } from './events.ts';
-import type { Caller, RunRequest } from './run-request.ts';
-import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
-import type { ToolHost } from '../tools/types.ts';
-import type { ResumeFrom } from './timetravel/seed.ts';
+import type { Caller, RunRequest } from './request.ts';
+import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../../hitl/types.ts';
+import type { ToolHost } from '../../tools/types.ts';
+import type { GraphPlan } from '../../knowledge/records.ts';
+import type { KeptStep } from './state.ts';
+
+/** Where a new run starts from (RunOptions.resumeFrom): a checkpoint's state, seeded by timetravel/seed.ts. */
+export interface ResumeFrom {
+  plan: GraphPlan;
+  /** The plan's round at the checkpoint (a re-plan after it counts on from there). */
+  round: number;
+  /** The finished steps carried, with their (possibly edited) outcomes. */
+  kept: KeptStep[];
+  /** What route.decided says (e.g. `forked from run … at checkpoint cp-12`). */
+  reason: string;
+  /** The parent's passing verification, when every step of the plan is carried unedited: not asked again. */
+  verification?: { fromRunId: string; round: number; score: number; feedback: string };
+}
 
 export interface RunResult extends RunEnding {
   runId: string;
@@ -41,7 +55,7 @@ export interface RunHandle {
    */
   lastSeq?(): number;
   /**
-   * True on a handle served from the run store (durable/stored-handle.ts): the run has ended, and its
+   * True on a handle served from the run store (retention/stored-handle.ts): the run has ended, and its
    * result and events are store reads, which take longer than a macrotask.
    */
   readonly fromStore?: true;

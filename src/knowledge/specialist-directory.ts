@@ -3,7 +3,7 @@
  * shared by every run that starts meanwhile (one query instead of one per run, and one copy of the
  * records in memory instead of one per run). A registry change is seen within ttlMs.
  */
-import type { KnowledgeStore, SpecialistRecord } from '../knowledge/store.ts';
+import type { KnowledgeStore, SpecialistRecord } from './store.ts';
 
 export type SpecialistMap = ReadonlyMap<string, SpecialistRecord>;
 

@@ -6,12 +6,12 @@
  */
 import type { Config } from '../config.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import type { ProjectClient } from '../tools/project/client.ts';
-import { createProjectTools, PROJECT_SERVER } from '../tools/project/host.ts';
-import { localProjectClient } from '../tools/project/local-client.ts';
-import { McpToolHost } from '../tools/mcp-host.ts';
-import type { McpServerSpec } from '../tools/server-spec.ts';
-import type { ToolHost } from '../tools/types.ts';
+import type { ProjectClient } from './project/client.ts';
+import { createProjectTools, PROJECT_SERVER } from './project/host.ts';
+import { localProjectClient } from './project/local-client.ts';
+import { McpToolHost } from './mcp-host.ts';
+import type { McpServerSpec } from './server-spec.ts';
+import type { ToolHost } from './types.ts';
 
 export interface SessionToolsSpec {
   /** The session's project folder (absolute): relative paths resolve here, nothing outside it without approval. */

@@ -9,21 +9,21 @@ import type {
   NodeName,
   RunStatus,
 } from './events.ts';
-import type { GraphPlan } from './planning/graph-plan.ts';
-import { ownerIdOf, type RunMode, type RunRequest } from './run-request.ts';
-import type { StepOutcome } from './scheduler.ts';
-import type { RunEventLog } from './run-event-log.ts';
-import type { Admission } from './spending/admission.ts';
-import { UsageMeter, effectiveBudget } from './spending/usage.ts';
-import type { CallerLedger, LedgerSnapshot } from './spending/ledger.ts';
-import { meterModel } from './spending/metered-model.ts';
+import type { GraphPlan } from '../../knowledge/records.ts';
+import { ownerIdOf, type RunMode, type RunRequest } from './request.ts';
+import type { StepOutcome } from './step-outcome.ts';
+import type { RunEventLog } from './event-log.ts';
+import type { Admission } from '../spending/admission.ts';
+import { UsageMeter, effectiveBudget } from '../spending/usage.ts';
+import type { CallerLedger, LedgerSnapshot } from '../spending/ledger.ts';
+import { meterModel } from '../spending/metered-model.ts';
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
-import type { ModelRole } from '../llm/types.ts';
-import type { ModelClient } from '../llm/types.ts';
-import type { ToolHost } from '../tools/types.ts';
-import type { DecisionRecord, MemoryHit, SpecialistCandidate } from '../knowledge/store.ts';
-import type { SpecialistDirectory, SpecialistMap } from './specialist-directory.ts';
-import { EMPTY_HISTORY, type ConversationHistory } from './threads/thread-history.ts';
+import type { ModelRole } from '../../llm/types.ts';
+import type { ModelClient } from '../../llm/types.ts';
+import type { ToolHost } from '../../tools/types.ts';
+import type { DecisionRecord, MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
+import type { SpecialistDirectory, SpecialistMap } from '../../knowledge/specialist-directory.ts';
+import { EMPTY_HISTORY, type ConversationHistory } from './conversation.ts';
 
 /** An earlier decision found for a question of this run (learning/earlier-decision.ts), and how close it is. */
 export interface FoundDecision {
@@ -43,6 +43,9 @@ export interface Verification {
   feedback: string;
   failedStepIds: string[];
 }
+
+/** The score at which a verification passes (nodes/verifier.ts; dynamic/manager-answer.ts reads it too). */
+export const PASS_SCORE = 0.7;
 
 export interface RunOutcome {
   status: RunStatus;
@@ -129,11 +132,11 @@ export interface RunState {
 }
 
 /**
- * What a node decides besides where the run goes next. The engine alone applies it (run-update.ts),
+ * What a node decides besides where the run goes next. The engine alone applies it (update.ts),
  * and so the engine alone sets a run's outcome.
  */
 export interface RunUpdate {
-  /** How the run ends: the engine sets it (engine.ts), run-update.ts never does. */
+  /** How the run ends: the engine sets it (engine.ts), update.ts never does. */
   outcome?: RunOutcome;
   answer?: string;
   verdict?: CouncilVerdict;

@@ -1,16 +1,16 @@
 /** EngineDeps: everything the engine needs, as ports. src/core.ts builds them (for the HTTP server and the stdio commands alike). */
-import type { Config } from '../config.ts';
-import type { ApprovalPort } from '../hitl/types.ts';
-import type { KnowledgeStore } from '../knowledge/store.ts';
-import type { ModelClient, ModelRole } from '../llm/types.ts';
-import type { PriceCatalog } from '../llm/prices.ts';
-import type { Logger } from '../log.ts';
-import type { PeerAgentHost, ToolHost } from '../tools/types.ts';
-import type { GraphPlan } from './planning/graph-plan.ts';
-import type { RunRequest } from './run-request.ts';
-import type { ThreadStore } from '../store/threads/types.ts';
-import type { RunStore } from '../store/runs/run-store.ts';
-import type { Cluster } from '../cluster/types.ts';
+import type { Config } from '../../config.ts';
+import type { ApprovalPort } from '../../hitl/types.ts';
+import type { KnowledgeStore } from '../../knowledge/store.ts';
+import type { ModelClient, ModelRole } from '../../llm/types.ts';
+import type { PriceCatalog } from '../../llm/prices.ts';
+import type { Logger } from '../../log.ts';
+import type { PeerAgentHost, ToolHost } from '../../tools/types.ts';
+import type { GraphPlan } from '../../knowledge/records.ts';
+import type { RunRequest } from './request.ts';
+import type { ThreadStore } from '../../store/threads/types.ts';
+import type { RunStore } from '../../store/runs/run-store.ts';
+import type { Cluster } from '../../cluster/types.ts';
 
 /** The slices of Config the engine reads. Pass the whole Config or just these. */
 export type EngineConfig = Pick<Config, 'engine' | 'budget' | 'knowledge' | 'store' | 'cluster' | 'approvals'>;

@@ -7,14 +7,14 @@
  * elicitation): the time a human takes is bounded by the approval timeout, not the step's.
  */
 import { setMaxListeners } from 'node:events';
-import { PausableDeadline } from '../tools/deadline.ts';
-import type { PlanStep } from './planning/graph-plan.ts';
-import { substituteResults } from './planning/graph-plan.ts';
-import type { StepLineage } from './events.ts';
-import type { StepOutcome } from './step-outcome.ts';
+import { PausableDeadline } from '../../tools/deadline.ts';
+import type { PlanStep } from './graph-plan.ts';
+import { substituteResults } from './graph-plan.ts';
+import type { StepLineage } from '../run/events.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
 
 /** Re-exported: most readers of an outcome also run the scheduler; prompts import step-outcome.ts itself. */
-export type { StepOutcome } from './step-outcome.ts';
+export type { StepOutcome } from '../run/step-outcome.ts';
 
 /** What a step runner returns on success; throwing (or an ok:false) fails the step. */
 export interface StepRun {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { RUN_MODES } from '../run-request.ts';
+import { RUN_MODES } from '../graph/contract.ts';
 
 const atMost = z.number().nonnegative();
 

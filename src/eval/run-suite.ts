@@ -4,14 +4,19 @@
  * `repeat` times; tool calls that need a human are answered by the suite's approval policy.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecision, ApprovalPort } from '../../hitl/types.ts';
-import type { ModelClient } from '../../llm/types.ts';
-import type { GraphEvent, UsageTotals } from '../events.ts';
-import type { RunEngine, RunResult } from '../run-engine.ts';
-import { LOCAL_CALLER, type Caller } from '../run-request.ts';
+import type { ApprovalDecision, ApprovalPort } from '../hitl/types.ts';
+import type { ModelClient } from '../llm/types.ts';
+import {
+  LOCAL_CALLER,
+  todayNote,
+  type Caller,
+  type GraphEvent,
+  type RunEngine,
+  type RunResult,
+  type UsageTotals,
+} from '../graph/contract.ts';
 import { runCheck, type CheckResult } from './checks.ts';
 import { judge } from './judge.ts';
-import { todayNote } from '../prompting/today.ts';
 import type { EvalCase, Suite } from './suite.ts';
 
 export interface EvalDeps {

@@ -5,8 +5,8 @@
  * spawned agents), gets every bound tool. Also what a tool-loop specialist is told about the servers
  * its tools come from (the workspace folder of the filesystem server, for one).
  */
-import type { PlanStep } from '../planning/graph-plan.ts';
-import type { RunState } from '../state.ts';
+import type { PlanStep } from './graph-plan.ts';
+import type { RunState } from '../run/state.ts';
 import type { ToolAnnotations } from '../../hitl/types.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
 

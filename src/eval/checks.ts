@@ -5,8 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { GraphEvent, GraphEventOf } from '../events.ts';
-import type { RunResult } from '../run-engine.ts';
+import type { GraphEvent, GraphEventOf, RunResult } from '../graph/contract.ts';
 import type { Check } from './suite.ts';
 
 export interface CheckResult {

@@ -3,8 +3,8 @@
  * answers through the run it serves, never through a second port. Backed by the one ApprovalPort, so
  * the first answer on any channel (POST /api/approve, ACP, AG-UI, A2A, MCP) wins.
  */
-import type { ApprovalDecision, ApprovalPort, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
-import type { RunHandle } from './run-engine.ts';
+import type { ApprovalDecision, ApprovalPort, ApprovalRequest, ResolveAnswer } from '../../hitl/types.ts';
+import type { RunHandle } from './engine-port.ts';
 
 export type RunApprovals = Pick<RunHandle, 'pendingApprovals' | 'resolve'>;
 
@@ -30,7 +30,7 @@ export async function resolveRunApproval(
 }
 
 /**
- * Both as a live handle's closures. A handle kept long (a finished run's, durable/stored-handle.ts) calls
+ * Both as a live handle's closures. A handle kept long (a finished run's, retention/stored-handle.ts) calls
  * the two functions from its methods instead: two closures and their context per retained run add up.
  */
 export function runApprovals(approvals: ApprovalPort, runId: string, callerId: string): RunApprovals {

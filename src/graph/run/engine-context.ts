@@ -3,13 +3,13 @@
  * (the caller ledger restored from the data dir, the specialist directory).
  */
 import type { EngineDeps, SpanRunner } from './engine-deps.ts';
-import { CallerLedger } from './spending/ledger.ts';
-import { ledgerPath, ledgerWriter, readLedgerFile } from './spending/ledger-file.ts';
-import { SpecialistDirectory } from './specialist-directory.ts';
+import { CallerLedger } from '../spending/ledger.ts';
+import { ledgerPath, ledgerWriter, readLedgerFile } from '../spending/ledger-file.ts';
+import { SpecialistDirectory } from '../../knowledge/specialist-directory.ts';
 import type { EngineContext } from './state.ts';
-import { contextWindowOf } from '../llm/context-windows.ts';
-import { silentLogger } from '../log.ts';
-import { tracingOff, withSpan } from '../telemetry.ts';
+import { contextWindowOf } from '../../llm/context-windows.ts';
+import { silentLogger } from '../../log.ts';
+import { tracingOff, withSpan } from '../../telemetry.ts';
 
 /**
  * Default spans through src/telemetry.ts. With telemetry off, fn runs bare: a no-op span still

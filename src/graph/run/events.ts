@@ -2,10 +2,11 @@
  * GraphEvent: THE contract every adapter consumes. docs/events.md documents each type with an example.
  * Every event carries runId, a per-run strictly increasing seq (starting at 1) and an ISO timestamp.
  */
-import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from '../knowledge/records.ts';
-import type { ApprovalOutcome, ApprovalRequest } from '../hitl/types.ts';
-import type { RunMode } from './run-request.ts';
-import type { ModelRole } from '../llm/types.ts';
+import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from '../../knowledge/records.ts';
+import type { ApprovalOutcome, ApprovalRequest } from '../../hitl/types.ts';
+import type { RunMode } from './request.ts';
+import type { ModelRole } from '../../llm/types.ts';
+import type { UsageTotals } from '../spending/usage.ts';
 
 export const NODE_NAMES = [
   'usage_guard',
@@ -23,7 +24,9 @@ export const NODE_NAMES = [
 export type NodeName = (typeof NODE_NAMES)[number];
 
 /** Run and step outcomes and the council's verdict are stored records (knowledge/records.ts); events carry them. */
-export type { CouncilVerdict, RunStatus, StepStatus } from '../knowledge/records.ts';
+export type { CouncilVerdict, RunStatus, StepStatus } from '../../knowledge/records.ts';
+// A run's usage as the usage event and run.finished report it (spending/usage.ts counts it).
+export type { UsageTotals } from '../spending/usage.ts';
 export type RouteStage =
   'preset_plan' | 'team_config' | 'self_model' | 'llm_plan' | 'direct' | 'council' | 'dynamic' | 'hybrid';
 
@@ -52,16 +55,6 @@ export interface EarlierDecision {
   similarity: number;
   /** How this question's shape differs (mood, negation, word order), when it does. */
   difference?: string;
-}
-
-export interface UsageTotals {
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  /** null when any call used a model with no known price. */
-  costUsd: number | null;
-  modelCalls: number;
-  toolCalls: number;
 }
 
 /** Where a step's result came from: enough to audit and to learn from. */

@@ -6,7 +6,7 @@
  * before each call (call-budget.ts), like any other call.
  */
 import { z } from 'zod';
-import { MODEL_ROLES, type ModelRole } from '../llm/types.ts';
+import { MODEL_ROLES, type ModelRole } from '../../llm/types.ts';
 
 export type RequestModels = Partial<Record<ModelRole, string>>;
 
