@@ -15,6 +15,13 @@ const caller = () => ({ id: `memory-${randomUUID()}` });
 /** Every model request of a run, as the text sent. */
 const requestsOf = (runId: string) => callsOf(p.scripted.requests, runId).map((c) => JSON.stringify(c.body));
 
+/** Runs a planned query to completion; its model requests, as sent. */
+async function planned(query: string, who: { id: string }) {
+  const { result } = await p.run({ query, mode: 'orchestrate', caller: who });
+  expect(result.status).toBe('completed');
+  return requestsOf(result.runId);
+}
+
 /** Runs a planned query to completion and waits until execution memory has it. */
 async function remembered(query: string, who: { id: string }) {
   const { result } = await p.run({ query, mode: 'orchestrate', caller: who });
@@ -35,13 +42,7 @@ describe('execution memory is held to an absolute relevance', () => {
     expect(earlierAnswer.length).toBeGreaterThan(20);
 
     // Shares "billing backend" with it (and, before the threshold, got it as the best hit: relevance 1.0).
-    const unrelated = await p.run({
-      query: 'Write the release notes for the billing backend deploy',
-      mode: 'orchestrate',
-      caller: who,
-    });
-    expect(unrelated.result.status).toBe('completed');
-    const unrelatedRequests = requestsOf(unrelated.result.runId);
+    const unrelatedRequests = await planned('Write the release notes for the billing backend deploy', who);
     expect(unrelatedRequests.length, 'route, plan, steps, verifier, synthesizer').toBeGreaterThanOrEqual(4);
     for (const body of unrelatedRequests) {
       expect(body).not.toContain(earlier.runId);
@@ -50,13 +51,7 @@ describe('execution memory is held to an absolute relevance', () => {
       expect(body).not.toContain('Earlier runs of this user');
     }
 
-    const related = await p.run({
-      query: 'Which Python HTTP client library should our billing backend use?',
-      mode: 'orchestrate',
-      caller: who,
-    });
-    expect(related.result.status).toBe('completed');
-    const relatedRequests = requestsOf(related.result.runId);
+    const relatedRequests = await planned('Which Python HTTP client library should our billing backend use?', who);
     const withMemory = relatedRequests.filter((body) => body.includes(earlierQuery));
     // The specialists and the synthesizer get it; the planner and the verifier take no memory.
     expect(withMemory.length).toBeGreaterThanOrEqual(2);
