@@ -36,11 +36,11 @@ export interface MemoryEntry {
   startedAt: string;
 }
 
-/** What the window keeps of a run: the entry, and its request's terms for the relevance measure. */
-interface WindowEntry extends MemoryEntry {
-  /** The request's terms for the relevance measure (memory-relevance.ts). */
-  terms: CompactTerms;
-}
+/**
+ * What the window keeps of a run: the entry, and its request's terms for the relevance measure
+ * (memory-relevance.ts), as fields of the entry itself (no object of their own: ~30 bytes a run less).
+ */
+type WindowEntry = MemoryEntry & CompactTerms;
 
 /** How much of an answer the window keeps: what a prompt shows of an earlier run's answer (prompts.ts memoryNote). */
 export const MEMORY_ANSWER_CHARS = 400;
@@ -109,7 +109,7 @@ export class RunMemoryIndex {
       hits = [];
       for (const item of this.order) {
         if (!mine(item)) continue;
-        const score = compactRelevance(compact, item.terms);
+        const score = compactRelevance(compact, item);
         if (score >= minRelevance) hits.push({ item, score });
       }
     } else hits = this.index.search(query).filter((h) => mine(h.item));
@@ -157,7 +157,7 @@ export class RunMemoryIndex {
  */
 function cutAnswer(run: MemoryEntry): WindowEntry {
   const whole = run.answer.length <= MEMORY_ANSWER_CHARS;
-  const request = requestTerms(run.query);
+  const { hashes, norm16 } = compactTerms(requestTerms(run.query));
   return {
     id: run.id,
     callerId: run.callerId,
@@ -168,7 +168,8 @@ function cutAnswer(run: MemoryEntry): WindowEntry {
     score: run.score,
     status: run.status,
     startedAt: run.startedAt,
-    terms: compactTerms(request),
+    hashes,
+    norm16,
   };
 }
 
