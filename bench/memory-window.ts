@@ -4,10 +4,12 @@
  * Records `runs` runs (15-word queries, 300-word answers drawn from a 20,000-word vocabulary, common words
  * far more often than rare ones), so the last runs - window push earlier ones out, then prints the heap and
  * the typed-array memory the window holds after a full GC, the time a record takes, and the time a search
- * (k = 3, one caller) takes over the full window. Deterministic: the same runs every time.
+ * (k = 3, one caller) takes over the full window, plain and held to MEMORY_MIN_RELEVANCE (what the memory
+ * node asks: every hit's request is compared with the query). Deterministic: the same runs every time.
  */
 import { parseArgs } from 'node:util';
 import { RunMemoryIndex } from '../src/knowledge/run-memory.ts';
+import { MEMORY_MIN_RELEVANCE } from '../src/knowledge/memory-relevance.ts';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '8000' }, window: { type: 'string', default: '5000' } },
@@ -42,6 +44,9 @@ for (const q of queries.slice(0, 30)) window.search(q, 3, 'c1');
 const t1 = performance.now();
 for (const q of queries) window.search(q, 3, 'c1');
 const searchMs = (performance.now() - t1) / queries.length;
+const t2 = performance.now();
+for (const q of queries) window.search(q, 3, 'c1', MEMORY_MIN_RELEVANCE);
+const heldMs = (performance.now() - t2) / queries.length;
 // Array buffers' memory is given back by a sweep after the GC: settle twice before reading it.
 for (let i = 0; i < 2; i++) {
   gc();
@@ -52,5 +57,5 @@ const after = process.memoryUsage();
 const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
 console.log(
   `${window.size} runs in the window after ${RUNS}: heap ${mb(after.heapUsed - before.heapUsed)}, typed arrays ` +
-    `${mb(after.arrayBuffers - before.arrayBuffers)}; record ${recordMs.toFixed(3)} ms, search ${searchMs.toFixed(3)} ms`,
+    `${mb(after.arrayBuffers - before.arrayBuffers)}; record ${recordMs.toFixed(3)} ms, search ${searchMs.toFixed(3)} ms, held to the threshold ${heldMs.toFixed(3)} ms`,
 );

@@ -15,6 +15,7 @@ import type {
   DecisionRecord,
   KnowledgeStore,
   MemoryHit,
+  MemorySearchOptions,
   Proficiency,
   RunRecord,
   RunSummary,
@@ -245,7 +246,7 @@ export class CypherStore implements KnowledgeStore {
     query: string,
     k: number,
     scope: CallerScope = {},
-    options: { answerChars?: number } = {},
+    options: MemorySearchOptions = {},
   ): Promise<MemoryHit[]> {
     if (k <= 0) return [];
     const view = await this.#cache.view();
@@ -259,7 +260,7 @@ export class CypherStore implements KnowledgeStore {
       view.recordRun(memoryEntryOf(run));
       windowed.add(run);
     }
-    const hits = view.searchMemory(query, k, scope);
+    const hits = view.searchMemory(query, k, scope, options.minRelevance);
     const limit = options.answerChars ?? Infinity;
     const wholeChars = (h: MemoryHit) => h.answerChars ?? h.answer.length;
     const short = hits.filter((h) => h.answer.length < Math.min(limit, wholeChars(h)));

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { sameTask } from './query-shape.ts';
 import { jaccard, queryPattern, tokenize } from './words.ts';
+import { withFit } from './capabilities.ts';
 import type {
   Proficiency,
   RunRecord,
@@ -81,19 +82,24 @@ export function combineScore(relevance: number, proficiency: Proficiency | undef
 
 /**
  * Ranks full-text hits: relevance is the backend's text score divided by the best hit's score
- * (0..1), then combined with proficiency. Unavailable specialists are left out.
+ * (0..1), then combined with proficiency. Unavailable specialists are left out. With `fitOf` (the task
+ * needs a capability, capabilities.ts), relevance is the text relevance blended with each specialist's
+ * fit, and a specialist that fits is a candidate even when it shares no word with the query.
  */
 export function rankCandidates(
   hits: { specialist: SpecialistRecord; textScore: number }[],
   proficiencies: Map<string, Proficiency>,
   k: number,
+  fitOf?: (specialist: SpecialistRecord) => number,
 ): SpecialistCandidate[] {
-  const usable = hits.filter((h) => h.specialist.available && h.textScore > 0);
+  const fits = new Map(fitOf ? hits.map((h) => [h.specialist, fitOf(h.specialist)] as const) : []);
+  const usable = hits.filter((h) => h.specialist.available && (h.textScore > 0 || (fits.get(h.specialist) ?? 0) > 0));
   const max = Math.max(0, ...usable.map((h) => h.textScore));
-  if (max === 0) return [];
+  if (usable.length === 0) return [];
   return usable
     .map((h) => {
-      const relevance = h.textScore / max;
+      const text = max > 0 ? h.textScore / max : 0;
+      const relevance = fitOf ? withFit(text, fits.get(h.specialist)!) : text;
       const proficiency = proficiencies.get(h.specialist.id);
       return { specialist: h.specialist, relevance, proficiency, score: combineScore(relevance, proficiency) };
     })

@@ -4,8 +4,16 @@
  * database round trip. Older runs fall out of the window and are no longer searched (the database
  * keeps them, and its full-text index on Run, for now).
  */
-import type { MemoryHit } from './store.ts';
+import type { MemoryHit, RunRecord } from './store.ts';
 import { Bm25Index } from './text-index.ts';
+import {
+  compactRelevance,
+  compactTerms,
+  requestRelevance,
+  requestTerms,
+  weightedTerms,
+  type CompactTerms,
+} from './memory-relevance.ts';
 
 /** What the window keeps of a run. */
 export interface MemoryEntry {
@@ -23,8 +31,16 @@ export interface MemoryEntry {
   answerChars?: number;
   /** The run's verifier score. */
   score: number | null;
+  /** How the run ended (absent for entries read from an older view). */
+  status?: RunRecord['status'];
   startedAt: string;
 }
+
+/**
+ * What the window keeps of a run: the entry, and its request's terms for the relevance measure
+ * (memory-relevance.ts), as fields of the entry itself (no object of their own: ~30 bytes a run less).
+ */
+type WindowEntry = MemoryEntry & CompactTerms;
 
 /** How much of an answer the window keeps: what a prompt shows of an earlier run's answer (prompts.ts memoryNote). */
 export const MEMORY_ANSWER_CHARS = 400;
@@ -39,10 +55,10 @@ const before = (a: MemoryEntry, b: MemoryEntry) =>
   a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.id < b.id);
 
 export class RunMemoryIndex {
-  private readonly index = new Bm25Index<MemoryEntry>();
-  private readonly entries = new Map<string, MemoryEntry>();
+  private readonly index = new Bm25Index<WindowEntry>();
+  private readonly entries = new Map<string, WindowEntry>();
   /** The window, oldest first. */
-  private readonly order: MemoryEntry[] = [];
+  private readonly order: WindowEntry[] = [];
 
   constructor(
     private readonly limit: number,
@@ -76,36 +92,40 @@ export class RunMemoryIndex {
   }
 
   /**
-   * The k best runs for the query, best first (ties: the more recent first), with relevance as
-   * the score divided by the best hit's, as the database's memory search reported it. With a
-   * callerId, only that caller's runs are candidates (the ranking is among them alone).
+   * The k runs that match the query best, best first (ties: the more recent first), each with its
+   * absolute relevance (memory-relevance.ts: how close its request is to this one, whatever else the
+   * window holds). Without minRelevance, "best" is BM25 over their query and answer (a search); with it,
+   * only runs at least that relevant are candidates and the most relevant come first (what a prompt's
+   * memory is held to). With a callerId, only that caller's runs are candidates.
    */
-  search(query: string, k: number, callerId?: string): MemoryHit[] {
+  search(query: string, k: number, callerId?: string, minRelevance = 0): MemoryHit[] {
     if (k <= 0) return [];
-    const all = this.index.search(query);
-    const hits = callerId === undefined ? all : all.filter((h) => h.item.callerId === callerId);
-    const better = (a: (typeof hits)[number], b: (typeof hits)[number]) =>
-      a.score > b.score || (a.score === b.score && before(b.item, a.item));
-    // Top k by selection when k is small (a few hits) and the hits may be thousands.
-    let top: typeof hits = [];
-    if (k >= hits.length) top = hits.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
-    else
-      for (const hit of hits) {
-        if (top.length === k && !better(hit, top[k - 1]!)) continue;
-        let i = Math.min(top.length, k - 1);
-        if (top.length === k) top.pop();
-        while (i > 0 && better(hit, top[i - 1]!)) i--;
-        top.splice(i, 0, hit);
+    const mine = (run: MemoryEntry) => callerId === undefined || run.callerId === callerId;
+    const asked = requestTerms(query);
+    let hits: { item: WindowEntry; score: number }[];
+    if (minRelevance > 0) {
+      // Every run of the window, by its kept terms: no tokenizing per run, and no second index to hold.
+      const compact = weightedTerms(asked);
+      hits = [];
+      for (const item of this.order) {
+        if (!mine(item)) continue;
+        const score = compactRelevance(compact, item);
+        if (score >= minRelevance) hits.push({ item, score });
       }
-    const max = top[0]?.score ?? 0;
-    return top.map(({ item, score }) => ({
-      runId: item.id,
-      query: item.query,
-      answer: item.answer,
-      ...(item.answerChars !== undefined ? { answerChars: item.answerChars } : {}),
-      score: item.score,
-      relevance: max > 0 ? score / max : 0,
-    }));
+    } else hits = this.index.search(query).filter((h) => mine(h.item));
+    return bestOf(hits, k).map(({ item }) => {
+      const { relevance, shared } = requestRelevance(asked, requestTerms(item.query));
+      return {
+        runId: item.id,
+        query: item.query,
+        answer: item.answer,
+        ...(item.answerChars !== undefined ? { answerChars: item.answerChars } : {}),
+        score: item.score,
+        ...(item.status !== undefined ? { status: item.status } : {}),
+        relevance,
+        sharedTerms: shared,
+      };
+    });
   }
 
   private remove(entry: MemoryEntry): void {
@@ -135,8 +155,9 @@ export class RunMemoryIndex {
  * would keep its steps), and not `{ ...run, answer, answerChars }`: V8 gave every spread copy a hidden class
  * of its own (~260 bytes each, one per run in the window; `bench/heap-diff.ts`), a literal shares one.
  */
-function cutAnswer(run: MemoryEntry): MemoryEntry {
+function cutAnswer(run: MemoryEntry): WindowEntry {
   const whole = run.answer.length <= MEMORY_ANSWER_CHARS;
+  const { hashes, norm16 } = compactTerms(requestTerms(run.query));
   return {
     id: run.id,
     callerId: run.callerId,
@@ -145,8 +166,27 @@ function cutAnswer(run: MemoryEntry): MemoryEntry {
     answer: whole ? run.answer : Buffer.from(run.answer.slice(0, MEMORY_ANSWER_CHARS), 'utf8').toString('utf8'),
     answerChars: whole ? run.answerChars : run.answer.length,
     score: run.score,
+    status: run.status,
     startedAt: run.startedAt,
+    hashes,
+    norm16,
   };
+}
+
+/** The k best hits by score, best first (ties: the more recent run first); by selection when k is small. */
+function bestOf<H extends { item: WindowEntry; score: number }>(hits: H[], k: number): H[] {
+  const better = (a: H, b: H) => a.score > b.score || (a.score === b.score && before(b.item, a.item));
+  if (k >= hits.length) return hits.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+  // A few hits wanted among maybe thousands.
+  const top: H[] = [];
+  for (const hit of hits) {
+    if (top.length === k && !better(hit, top[k - 1]!)) continue;
+    let i = Math.min(top.length, k - 1);
+    if (top.length === k) top.pop();
+    while (i > 0 && better(hit, top[i - 1]!)) i--;
+    top.splice(i, 0, hit);
+  }
+  return top;
 }
 
 function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
@@ -156,6 +196,7 @@ function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
     a.answer === b.answer &&
     a.answerChars === b.answerChars &&
     a.score === b.score &&
+    a.status === b.status &&
     a.startedAt === b.startedAt
   );
 }

@@ -167,7 +167,22 @@ export interface MemoryHit {
   /** Set when `answer` is cut: the whole answer's length. */
   answerChars?: number;
   score: number | null;
+  /** How the earlier run ended. */
+  status?: RunStatus;
+  /**
+   * How close the earlier run's request is to this query, 0..1 on an absolute scale
+   * (knowledge/memory-relevance.ts): not relative to the other hits, so an unrelated best hit scores low.
+   */
   relevance: number;
+  /** The words the two requests share, topical ones first (why the run was found). */
+  sharedTerms: string[];
+}
+
+export interface MemorySearchOptions {
+  /** At most this many characters of each answer (the rest is counted in answerChars). */
+  answerChars?: number;
+  /** Only runs at least this relevant (MemoryHit.relevance): what a prompt's memory is held to. */
+  minRelevance?: number;
 }
 
 export interface SpecialistFilter {
@@ -212,7 +227,7 @@ export interface KnowledgeStore {
    * With `answerChars`, an answer may come cut to its first that many characters (no database read, when
    * that is at most MEMORY_ANSWER_CHARS: what a prompt shows), `answerChars` on the hit saying its length.
    */
-  searchMemory(query: string, k: number, scope?: CallerScope, options?: { answerChars?: number }): Promise<MemoryHit[]>;
+  searchMemory(query: string, k: number, scope?: CallerScope, options?: MemorySearchOptions): Promise<MemoryHit[]>;
   recordApproval(approval: ApprovalRecord): Promise<void>;
   listApprovals(runId: string): Promise<ApprovalRecord[]>;
   recordDecision(decision: DecisionRecord): Promise<void>;

@@ -7,7 +7,7 @@
  */
 import type { SpecialistRecord } from './store.ts';
 import { specialistSearchText } from './registry.ts';
-import { stem, tokenize } from './words.ts';
+import { searchTerm, tokenize, topicWeight } from './words.ts';
 
 /** Okapi BM25's usual constants. */
 const K1 = 1.2;
@@ -15,7 +15,7 @@ const B = 0.75;
 
 /** The stems of a text, as the index and queries see them. */
 export function terms(text: string): string[] {
-  return tokenize(text).map(stem);
+  return tokenize(text).map(searchTerm);
 }
 
 /**
@@ -106,8 +106,9 @@ export class Bm25Index<T> {
   /**
    * Every document sharing a term with the query, with its BM25 score (> 0) and its insertion
    * order (for stable tie-breaks), in no particular order: callers sort or select what they need.
+   * `weightOf` scales each query term's part of the score (default 1).
    */
-  search(query: string): { item: T; score: number; order: number }[] {
+  search(query: string, weightOf?: (term: string) => number): { item: T; score: number; order: number }[] {
     const queryTerms = [...new Set(terms(query))].filter((t) => this.#postings.has(t));
     if (queryTerms.length === 0) return [];
     const n = this.#slotOf.size;
@@ -121,7 +122,7 @@ export class Bm25Index<T> {
       let live = 0;
       for (let i = 0; i < p.n; i++) if (this.#items[p.slots[i]!] !== undefined) live++;
       if (live === 0) continue;
-      const idf = Math.log(1 + (n - live + 0.5) / (live + 0.5));
+      const idf = Math.log(1 + (n - live + 0.5) / (live + 0.5)) * (weightOf?.(t) ?? 1);
       for (let i = 0; i < p.n; i++) {
         const slot = p.slots[i]!;
         if (this.#items[slot] === undefined) continue;
@@ -175,11 +176,15 @@ export class SpecialistTextIndex {
     for (const s of specialists) this.#index.set(s.id, specialistSearchText(s), s);
   }
 
-  /** Every specialist sharing a term with the query, with its BM25 score (> 0). */
+  /**
+   * Every specialist sharing a term with the query, with its BM25 score (> 0). A word of every topic
+   * ("write", "new", "file") counts a quarter (words.ts topicWeight): the tool servers' descriptions are
+   * full of them, and they put the memory server first for "write an onboarding checklist".
+   */
   search(query: string): { specialist: SpecialistRecord; textScore: number }[] {
     // In registry order, as ranking has always seen them (ties keep that order).
     return this.#index
-      .search(query)
+      .search(query, topicWeight)
       .sort((a, b) => a.order - b.order)
       .map((h) => ({ specialist: h.item, textScore: h.score }));
   }

@@ -18,6 +18,7 @@ import type {
   SpecialistFilter,
   SpecialistRecord,
   TeamConfig,
+  ToolRecord,
 } from './store.ts';
 import {
   matchesFilter,
@@ -28,6 +29,7 @@ import {
   type TeamStats,
 } from './registry.ts';
 import { queryPattern } from './words.ts';
+import { asksToWriteFile, fileWriteFit, writesFiles } from './capabilities.ts';
 import { SpecialistTextIndex } from './text-index.ts';
 import { MEMORY_WINDOW, RunMemoryIndex, type MemoryEntry } from './run-memory.ts';
 
@@ -39,6 +41,8 @@ export interface ViewSnapshot {
   teams: TeamStats[];
   /** The most recent runs (at most the view's memory window), for searchMemory. */
   runs?: MemoryEntry[];
+  /** The registry's tools, for what the specialists bound to them can do (capabilities.ts). */
+  tools?: ToolRecord[];
 }
 
 export interface KnowledgeViewOptions {
@@ -68,6 +72,8 @@ function copySpecialist(s: SpecialistRecord): SpecialistRecord {
 
 export class KnowledgeView {
   readonly #specialists = new Map<string, SpecialistRecord>();
+  /** The available tools that write files: id → the source that listed it. */
+  readonly #fileWriters = new Map<string, string | undefined>();
   #sorted?: SpecialistRecord[];
   #index?: SpecialistTextIndex;
   readonly #proficiencies = new Map<string, ProficiencyTotals>();
@@ -78,6 +84,7 @@ export class KnowledgeView {
   constructor(snapshot: ViewSnapshot, options: KnowledgeViewOptions = { memoryWindow: MEMORY_WINDOW }) {
     this.#memory = new RunMemoryIndex(options.memoryWindow);
     this.#replaceSpecialists(snapshot.specialists);
+    this.upsertTools(snapshot.tools ?? []);
     this.merge(snapshot, { specialists: false, runs: true });
   }
 
@@ -105,8 +112,19 @@ export class KnowledgeView {
     this.#registryChanged();
   }
 
-  /** Write-through of markGone: the same rule as the backends' markSpecialistsGone statement. */
-  markGone(sourceId: string, keep: string[]): void {
+  /** Write-through of upserted tools. */
+  upsertTools(tools: ToolRecord[]): void {
+    for (const t of tools) {
+      if (writesFiles(t)) this.#fileWriters.set(t.id, t.sourceId);
+      else this.#fileWriters.delete(t.id);
+    }
+  }
+
+  /** Write-through of markGone: the same rule as the backends' markSpecialistsGone and markToolsGone statements. */
+  markGone(sourceId: string, keep: string[], keepTools: string[] = []): void {
+    const keptTools = new Set(keepTools);
+    for (const [id, source] of this.#fileWriters)
+      if (source === sourceId && !keptTools.has(id)) this.#fileWriters.delete(id);
     const kept = new Set(keep);
     for (const [id, s] of this.#specialists) {
       if (s.sourceId === sourceId && !kept.has(id) && s.available) {
@@ -116,24 +134,34 @@ export class KnowledgeView {
     this.#registryChanged();
   }
 
-  /** Top-k candidates: BM25 relevance (normalised to the best hit) combined with proficiency. */
+  /**
+   * Top-k candidates: BM25 relevance (normalised to the best hit) combined with proficiency; for a task
+   * that asks to write a file, blended with each specialist's fit to it (capabilities.ts), every
+   * specialist that can write files being a candidate.
+   */
   rank(query: string, k: number): SpecialistCandidate[] {
     this.#index ??= new SpecialistTextIndex(this.#specialists.values());
     const hits = this.#index.search(query);
+    const fitOf = asksToWriteFile(query) ? (s: SpecialistRecord) => fileWriteFit(s, this.#fileWriters) : undefined;
+    if (fitOf) {
+      const found = new Set(hits.map((h) => h.specialist.id));
+      for (const s of this.#specialists.values())
+        if (!found.has(s.id) && fitOf(s) > 0) hits.push({ specialist: s, textScore: 0 });
+    }
     if (hits.length === 0) return [];
     const profs = new Map<string, Proficiency>();
     for (const h of hits) {
       const p = this.#proficiencies.get(`specialist:${h.specialist.id}`);
       if (p) profs.set(h.specialist.id, publicProficiency(p));
     }
-    return rankCandidates(hits, profs, k);
+    return rankCandidates(hits, profs, k, fitOf);
   }
 
   // ── Execution memory ────────────────────────────────────────────────────
 
-  /** The k runs of the window most relevant to the query (relevance: score / best score). */
-  searchMemory(query: string, k: number, scope: CallerScope = {}): MemoryHit[] {
-    return this.#memory.search(query, k, scope.callerId);
+  /** The k runs of the window that match the query best, at least minRelevance relevant (run-memory.ts). */
+  searchMemory(query: string, k: number, scope: CallerScope = {}, minRelevance = 0): MemoryHit[] {
+    return this.#memory.search(query, k, scope.callerId, minRelevance);
   }
 
   /** Write-through of a recorded run. */
@@ -208,7 +236,11 @@ export class KnowledgeView {
    * only runs the view lacks are added, so a stale read cannot undo our re-recorded run).
    */
   merge(snapshot: ViewSnapshot, options: { specialists: boolean; runs?: boolean }): void {
-    if (options.specialists) this.#replaceSpecialists(snapshot.specialists);
+    if (options.specialists) {
+      this.#replaceSpecialists(snapshot.specialists);
+      this.#fileWriters.clear();
+      this.upsertTools(snapshot.tools ?? []);
+    }
     for (const run of snapshot.runs ?? [])
       if (options.runs !== false || !this.#memory.has(run.id)) this.#memory.record(run);
     for (const { id, totals } of snapshot.proficiencies) this.applyProficiency(id, totals);

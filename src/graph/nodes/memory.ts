@@ -1,12 +1,15 @@
 /**
  * memory: on the dispatcher's first entry, pulls relevant earlier runs of the same caller into the
  * run's context (another caller's queries and answers never reach this run's prompts), leaving out the
- * runs of the run's own thread, which its history already carries.
+ * runs of the run's own thread, which its history already carries. Only runs at least
+ * MEMORY_MIN_RELEVANCE relevant (an absolute measure, calibrated: docs/learning.md) are pulled: no
+ * memory is better than unrelated memory. Every prompt's memory comes from here (run.memory).
  */
 import type { EngineContext, NodeRun, RunState } from '../run/state.ts';
 import type { Decision, Next } from '../run/edges.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
 import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';
+import { MEMORY_MIN_RELEVANCE } from '../../knowledge/memory-relevance.ts';
 
 const MEMORY_HITS = 3;
 
@@ -24,7 +27,12 @@ export async function memory(run: NodeRun, ctx: EngineContext): Promise<Decision
 export function prefetchMemory(run: RunState, ctx: EngineContext): Promise<MemoryHit[]> {
   run.memoryPrefetch ??= ctx.store
     // What a prompt shows of an answer is all the run needs: no database read for the rest.
-    .searchMemory(run.request.query, MEMORY_HITS, { callerId: run.callerId }, { answerChars: MEMORY_ANSWER_CHARS })
+    .searchMemory(
+      run.request.query,
+      MEMORY_HITS,
+      { callerId: run.callerId },
+      { answerChars: MEMORY_ANSWER_CHARS, minRelevance: MEMORY_MIN_RELEVANCE },
+    )
     .catch((err: unknown) => {
       // Memory is a help, not a requirement: a store failure must not fail the run.
       ctx.logger.warn('memory search failed', { runId: run.id, error: (err as Error).message });

@@ -8,7 +8,8 @@
  * A dynamic team whose manager already answered keeps that answer: as it stands when the verifier passed
  * with nothing to mention (dynamic/manager-answer.ts), else edited only where the verifier's notes say.
  */
-import { block, memoryNote, stepsBlock } from '../prompting/prompts.ts';
+import { block, stepsBlock } from '../prompting/prompts.ts';
+import { memoryNote, withHistoryThenMemory } from '../prompting/memory-note.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
 import type { FailedStep } from '../run/events.ts';
@@ -163,11 +164,15 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
   }
 
   const system =
-    (written !== undefined ? editorSystem(!!notes, references) : synthSystem(!!notes, references)) +
-    memoryNote(run.memory) +
-    todayNoteOf(ctx);
-  const history = run.history.messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
-  const rest = [system, run.request.query, notes ?? '', written ?? '', ...run.history.messages.map((m) => m.content)];
+    (written !== undefined ? editorSystem(!!notes, references) : synthSystem(!!notes, references)) + todayNoteOf(ctx);
+  const rest = [
+    system,
+    memoryNote(run.memory),
+    run.request.query,
+    notes ?? '',
+    written ?? '',
+    ...run.history.messages.map((m) => m.content),
+  ];
   const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);
   const blocks = [
     block('query', run.request.query),
@@ -177,8 +182,7 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
     notes ? block('verifier_notes', notes) : '',
   ];
   const messages: ChatMessage[] = [
-    { role: 'system', content: system },
-    ...history,
+    ...withHistoryThenMemory(system, run.history, run.memory),
     { role: 'user', content: userContent(run, ctx, 'synthesizer', blocks.filter(Boolean).join('\n\n')) },
   ];
   for await (const chunk of run.model.stream({ role: 'synthesizer', messages, signal: run.abort.signal })) {

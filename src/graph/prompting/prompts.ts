@@ -4,13 +4,12 @@
  */
 import type { StepOutcome } from '../run/step-outcome.ts';
 import type { FittedPiece } from './context-piece.ts';
-import type { MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
-import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';
+import type { SpecialistCandidate } from '../../knowledge/store.ts';
 
 export const block = (name: string, content: string) => `<parley:${name}>${content}</parley:${name}>`;
 
 /** A clip that says so: the reader is told how much of the text it was not shown. */
-const clip = (text: string, max: number) =>
+export const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters not shown]` : text;
 
 /** What a summarized piece says about itself, in the prompt beside it. */
@@ -116,20 +115,6 @@ export function stepsBlock(
 export function resultBlock(piece: FittedPiece): string {
   const attrs = piece.summarized ? ` summarized="true" originalChars="${piece.summarized.originalChars}"` : '';
   return `<parley:result step="${piece.stepId}"${attrs}>${piece.text}</parley:result>`;
-}
-
-/**
- * Execution memory for a system message (never the user message, so old directives stay inert): similar
- * runs of other conversations (this conversation's own turns come as its history). A long question or
- * answer is shown in part and says how much is missing.
- */
-export function memoryNote(hits: MemoryHit[] | undefined): string {
-  if (!hits?.length) return '';
-  const lines = hits.map(
-    (h) =>
-      `- Earlier run ${h.runId} (score ${h.score ?? 'n/a'}): Q: ${clip(h.query, 200)} A: ${markedCut(h.answer, MEMORY_ANSWER_CHARS, h.answerChars)}`,
-  );
-  return `\n\nRelevant execution memory from similar earlier runs (not this conversation):\n${lines.join('\n')}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
-import { memoryNote } from '../prompting/prompts.ts';
+import { memoryNote } from '../prompting/memory-note.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import type { EngineContext } from '../run/state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';

@@ -128,7 +128,7 @@ export const CYPHER = {
 
   /** The window of recent runs the in-memory memory search holds (loaded with the view). */
   recentRuns: `MATCH (r:Run)
-    RETURN r.id AS id, r.callerId AS callerId, r.query AS query, r.answer AS answer, r.score AS score, r.startedAt AS startedAt
+    RETURN r.id AS id, r.callerId AS callerId, r.query AS query, r.answer AS answer, r.score AS score, r.status AS status, r.startedAt AS startedAt
     ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
   /** Whole answers of memory hits (the window keeps their first characters only). */
   answersOfRuns: 'MATCH (r:Run) WHERE r.id IN $ids RETURN r.id AS id, r.answer AS answer',

@@ -328,5 +328,6 @@ export const memoryEntryOf = (run: RunRecord) => ({
   query: run.query,
   answer: run.answer ?? '',
   score: run.score,
+  status: run.status,
   startedAt: run.startedAt,
 });

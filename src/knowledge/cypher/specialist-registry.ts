@@ -62,8 +62,9 @@ export async function upsertSpecialists(
   );
 }
 
-export async function upsertTools({ exec, Q }: RegistryDb, tools: ToolRecord[]): Promise<void> {
+export async function upsertTools({ exec, Q, cache }: RegistryDb, tools: ToolRecord[]): Promise<void> {
   if (tools.length === 0) return;
+  cache.registryWriteStarts();
   await exec.write(async (q) => {
     for (const t of tools) {
       await q(Q.upsertTool, {
@@ -80,6 +81,8 @@ export async function upsertTools({ exec, Q }: RegistryDb, tools: ToolRecord[]):
       await q(Q.linkToolUsers, { id: t.id, quoted: JSON.stringify(t.id) });
     }
   });
+  // What the view ranks by: which tools write files (knowledge/capabilities.ts).
+  await cache.writeThrough((view) => view.upsertTools(tools));
 }
 
 export async function markGone(
@@ -93,7 +96,7 @@ export async function markGone(
     await q(Q.markSpecialistsGone, { sourceId, keep: keepSpecialistIds });
     await q(Q.markToolsGone, { sourceId, keep: keepToolIds });
   });
-  await cache.writeThrough((view) => view.markGone(sourceId, keepSpecialistIds));
+  await cache.writeThrough((view) => view.markGone(sourceId, keepSpecialistIds, keepToolIds));
 }
 
 export async function listSpecialists({ cache }: RegistryDb, filter?: SpecialistFilter): Promise<SpecialistRecord[]> {

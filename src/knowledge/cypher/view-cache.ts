@@ -6,7 +6,7 @@
  */
 import { KnowledgeView, type ViewSnapshot } from '../view.ts';
 import { MEMORY_WINDOW, type MemoryEntry } from '../run-memory.ts';
-import { num, optNum, proficiencyFromNode, specialistFromNode, str } from '../rows.ts';
+import { num, optNum, proficiencyFromNode, specialistFromNode, str, toolFromNode } from '../rows.ts';
 import { nodeOf, type CypherExecutor, type Row } from './executor.ts';
 import type { QuerySet } from './queries.ts';
 
@@ -132,7 +132,8 @@ export class ViewCache {
       }));
       const runs =
         this.#memoryWindow === 0 ? [] : (await q(Q.recentRuns, { limit: this.#memoryWindow })).map(memoryEntryFromRow);
-      return { specialists, proficiencies, teams, runs };
+      const tools = (await q(Q.listTools)).map((r) => toolFromNode(nodeOf(r, 't')));
+      return { specialists, proficiencies, teams, runs, tools };
     });
   }
 }
@@ -144,6 +145,7 @@ function memoryEntryFromRow(r: Row): MemoryEntry {
     query: str(r.query),
     answer: str(r.answer),
     score: optNum(r.score),
+    status: str(r.status) as MemoryEntry['status'],
     startedAt: str(r.startedAt),
   };
 }

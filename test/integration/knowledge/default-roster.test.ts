@@ -56,6 +56,18 @@ describe('the shipped roster and MCP servers', () => {
       expect(await top('Review the login code for security vulnerabilities')).toBe('security');
       expect(await top('Write pytest tests for the python data script')).toBe('python-programmer');
       expect(await top('Update the README documentation')).toBe('writer');
+
+      // A task that writes a file: the filesystem server first, ahead of the memory server (issue 43 §4).
+      const ranked = async (q: string) => (await store.retrieveSpecialists(q, 7)).map((c) => c.specialist.id);
+      for (const q of [
+        'Write an onboarding checklist for new engineers and save it to onboarding.md',
+        'Create a file notes.txt with a summary of the meeting',
+        'Save the team design to a file called team.md',
+      ]) {
+        const ids = await ranked(q);
+        // By text alone it was first, fifth and fifth (below the memory server for the last two).
+        expect(ids[0], q).toBe('filesystem');
+      }
     } finally {
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
+import { MEMORY_MIN_RELEVANCE } from '../../../src/knowledge/memory-relevance.ts';
 import { ROSTER, run, specialist, step, tool } from '../../support/records.ts';
 
 /** What a contract test may ask of the store it opens. */
@@ -143,6 +144,47 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       const ops = await store.retrieveSpecialists('deploy it to Kubernetes with a CI pipeline', 7);
       expect(ops[0]?.specialist.id).toBe('devops');
       expect(await store.retrieveSpecialists('zzzz qqqq', 7)).toEqual([]);
+    });
+
+    it('ranks for what the task needs: a task that writes a file puts the server whose tools write files first', async () => {
+      const files = 'mcp:files';
+      await store.upsertTools([
+        tool('files', 'write_file', {
+          description: 'Create a new file or overwrite an existing one.',
+          annotations: { destructiveHint: true },
+          sourceId: files,
+        }),
+        tool('files', 'read_file', { description: 'Read a file.', sourceId: files }),
+        tool('notes', 'add_note', {
+          description: 'Add a note to the shared notes.',
+          annotations: { destructiveHint: false },
+          sourceId: 'mcp:notes',
+        }),
+      ]);
+      await store.upsertSpecialists([
+        ...ROSTER.map((s) => (s.id === 'writer' ? { ...s, tools: ['files/write_file'] } : s)),
+        specialist('files', 'Reads and writes files in the workspace.', {
+          kind: 'mcp',
+          endpoint: 'files',
+          tools: ['files/read_file', 'files/write_file'],
+          sourceId: files,
+        }),
+        specialist('notes', 'Keeps release notes, meeting notes and team notes.', {
+          kind: 'mcp',
+          endpoint: 'notes',
+          tools: ['notes/add_note'],
+          sourceId: 'mcp:notes',
+        }),
+      ]);
+      const ids = async (q: string) => (await store.retrieveSpecialists(q, 7)).map((c) => c.specialist.id);
+      // By text alone the notes server and the writer come first; the task needs a file written.
+      expect((await ids('Write the release notes and save them to notes.md')).slice(0, 2)).toEqual(['files', 'writer']);
+      expect((await ids('Write the release notes'))[0]).not.toBe('files');
+      // A server that can write files is a candidate even when it shares no word with the task.
+      expect(await ids('Put the postgres migration plan in plan.md')).toContain('files');
+      // Once its write tool is gone, it no longer fits.
+      await store.markGone(files, ['files'], ['files/read_file']);
+      expect((await ids('Write the release notes and save them to notes.md'))[0]).not.toBe('files');
     });
 
     it('prefers the specialist with the better record when relevance ties', async () => {
@@ -291,8 +333,37 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       const hits = await store.searchMemory('postgres password rotation', 5);
       expect(hits[0]?.query).toBe('How do I rotate the Postgres password?');
       expect(hits[0]?.answer).toBe('Use ALTER ROLE ... PASSWORD');
-      expect(hits[0]?.relevance).toBe(1);
+      // Absolute: two of the three topical words of each request shared ("rotation" is not "rotate").
+      expect(hits[0]?.relevance).toBeCloseTo(2 / 3, 6);
+      expect(hits[0]?.sharedTerms).toEqual(['postgres', 'password']);
       expect(hits.map((h) => h.query)).not.toContain('Write a haiku about autumn');
+    });
+
+    it('holds memory to an absolute relevance: an unrelated best hit scores low, and minRelevance leaves it out', async () => {
+      // The answer shares words with the unrelated request below: the search finds the run by them,
+      // but relevance compares the requests.
+      const earlier = run('Compare the best Python HTTP client libraries', [], {
+        answer: 'httpx for most teams; requests for a simple design; aiohttp for servers',
+        plan: undefined,
+      });
+      await store.recordRun(earlier);
+      const unrelated = 'Design a team structure for the platform group';
+      const [found] = await store.searchMemory(unrelated, 5);
+      expect(found?.runId, 'the text search still finds it').toBe(earlier.id);
+      expect(found!.relevance).toBe(0);
+      expect(found!.sharedTerms).toEqual([]);
+      expect(await store.searchMemory(unrelated, 5, {}, { minRelevance: MEMORY_MIN_RELEVANCE })).toEqual([]);
+
+      const related = 'Which Python HTTP client library should I pick?';
+      const kept = await store.searchMemory(related, 5, {}, { minRelevance: MEMORY_MIN_RELEVANCE });
+      expect(kept.map((h) => h.runId)).toEqual([earlier.id]);
+      expect(kept[0]!.relevance).toBeGreaterThanOrEqual(MEMORY_MIN_RELEVANCE);
+      expect(kept[0]!.sharedTerms).toEqual(['python', 'http', 'client', 'library']);
+      expect(kept[0]!.status).toBe('completed');
+      // The same request scores 1 whatever else the window holds.
+      await store.recordRun(run('Write a haiku about autumn', [], { plan: undefined }));
+      const [same] = await store.searchMemory(earlier.query, 5, {}, { minRelevance: MEMORY_MIN_RELEVANCE });
+      expect(same).toMatchObject({ runId: earlier.id, relevance: 1 });
     });
 
     it('finds a run by the whole of a long answer, whole by default and cut to answerChars when asked', async () => {
@@ -322,7 +393,9 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
           query: first.query,
           answer: 'Run terraform plan, then import the bucket',
           score: 0.7,
-          relevance: 1,
+          status: 'completed',
+          relevance: expect.closeTo(2 / Math.sqrt(12), 6),
+          sharedTerms: ['terraform', 'drift'],
         },
       ]);
       // A run without an answer or score is still found by its query.
@@ -334,7 +407,15 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       });
       await store.recordRun(failed);
       expect(await store.searchMemory('kafka certificates', 5)).toEqual([
-        { runId: failed.id, query: failed.query, answer: '', score: null, relevance: 1 },
+        {
+          runId: failed.id,
+          query: failed.query,
+          answer: '',
+          score: null,
+          status: 'failed',
+          relevance: expect.closeTo(2 / Math.sqrt(6), 6),
+          sharedTerms: ['kafka', 'certificates'],
+        },
       ]);
       // Recorded again (same id): found by its new answer, no longer by the old one, and once only.
       await store.recordRun({ ...first, answer: 'Rebuilt the staging VPC', score: 0.9 });
@@ -356,7 +437,7 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
       for (const r of [runs[2]!, runs[3]!, runs[4]!, runs[0]!, runs[1]!]) await store.recordRun(r);
       const hits = await store.searchMemory('postgres vacuum settings', 10);
       expect(hits.map((h) => h.runId).sort()).toEqual([runs[2]!.id, runs[3]!.id, runs[4]!.id].sort());
-      expect(hits[0]?.relevance).toBe(1);
+      expect(hits[0]?.relevance).toBeGreaterThan(0.7);
       // Older runs are still stored; only the search is bounded.
       expect((await store.listRuns({ limit: 10 })).length).toBe(5);
     });

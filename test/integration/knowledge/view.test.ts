@@ -99,6 +99,24 @@ describe('in-memory view of the knowledge store', () => {
     await expect.poll(ids).toEqual([recorded[3]!.id, recorded[4]!.id, newest.id].sort());
   });
 
+  it('answers memory the same from the database as written through: status, absolute relevance, shared terms', async () => {
+    const a = open(5_000);
+    await a.recordRun(
+      run('Rotate the billing Postgres password', [], { status: 'failed', score: 0.3, plan: undefined }),
+    );
+    const b = open(5_000); // loads its window from the database (the statement Neo4j runs too)
+    const search = (s: CypherStore) =>
+      s.searchMemory('How do I rotate the Postgres password for billing?', 5, {}, { minRelevance: 0.45 });
+    const written = await search(a);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      status: 'failed',
+      score: 0.3,
+      sharedTerms: ['rotate', 'postgres', 'password', 'billing'],
+    });
+    expect(await search(b)).toEqual(written);
+  });
+
   it('keeps the newer of two copies of a counter (commits and refreshes may arrive in any order)', () => {
     const view = new KnowledgeView({
       specialists: ROSTER,

@@ -33,12 +33,12 @@ describe('execution memory leaves out the runs of the thread itself', () => {
     const specialist = callsOf(parley.scripted.requests, second.result.runId).find((r) => r.role === 'specialist')!;
     const system = systemOf(specialist.body);
     const history = system.indexOf('The conversation so far');
-    const memory = system.indexOf('Relevant execution memory');
+    const memory = system.indexOf('Earlier runs of this user on similar requests');
     expect(history).toBeGreaterThan(-1);
     expect(memory, 'similar runs follow the thread').toBeGreaterThan(history);
     expect(system.slice(history, memory)).toContain('FIRSTTURN');
-    expect(system.slice(memory)).toContain(`Earlier run ${other.result.runId}`);
-    expect(system.slice(memory)).not.toContain(first.result.runId);
+    expect(system.slice(memory)).toContain(`Request: ${QUERY('OTHERCONV')}`);
+    expect(system.slice(memory)).not.toContain('FIRSTTURN');
   });
 });
 
