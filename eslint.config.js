@@ -44,6 +44,11 @@ export default tseslint.config(
     'adapters reach the engine only through graph/contract.ts, never knowledge/, llm/ or tools/',
   ),
   ...boundary(
+    'src/eval/**',
+    ['**/graph/**', '!**/graph/contract.ts'],
+    'evaluation is a client of the engine: eval/ reaches graph/ only through graph/contract.ts',
+  ),
+  ...boundary(
     'src/store/**',
     nodesBut('store', 'identity', 'log.ts', 'config-error.ts'),
     'the run store is a bottom layer: store/ imports only identity/, log.ts and config-error.ts',

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../src/config.ts';
 import { Engine } from '../src/graph/engine.ts';
-import type { GraphEvent } from '../src/graph/events.ts';
+import type { GraphEvent } from '../src/graph/run/events.ts';
 import { ApprovalBroker } from '../src/hitl/approvals.ts';
 import { ingestAll } from '../src/knowledge/ingest/ingest.ts';
 import { openKuzuStore } from '../src/knowledge/kuzu/store.ts';

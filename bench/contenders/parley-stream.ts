@@ -6,7 +6,7 @@
 import { serve } from '@hono/node-server';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import type { AddressInfo } from 'node:net';
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import { createHttpApp } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/log.ts';
 import { sseRoutes } from '../../src/protocols/sse/index.ts';

@@ -3,7 +3,7 @@
  * ([[route:plan]] [[steps:N]]) in mode "orchestrate", read the way every adapter reads a run
  * (its GraphEvent stream, then the result).
  */
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import type { RunHandle } from '../../src/graph/contract.ts';
 import type { Contender } from '../lib/contender.ts';
 import { now } from '../lib/clock.ts';

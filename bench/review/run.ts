@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import {
   ANSWER_FORMAT,
   DEFAULT_RELAY_TIMEOUT_MS,

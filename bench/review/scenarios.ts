@@ -1,5 +1,5 @@
 /** The runs a prompt review drives (docs/prompt-reviews/README.md): one or more turns each, sent to POST /stream. */
-import type { RunMode } from '../../src/graph/run-request.ts';
+import type { RunMode } from '../../src/graph/run/request.ts';
 
 export interface Turn {
   query: string;

@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import { readAnswer } from '../../src/relay-model/answer-file.ts';
 import type { CompletionRequest } from '../../src/scripted-model/answer.ts';
 import { outputTokensOf, promptTokensOf } from '../../src/scripted-model/completion-reply.ts';

@@ -48,9 +48,9 @@ npmrc=$(npm config get userconfig 2>/dev/null || true)
 [ -f "$npmrc" ] && secrets+=(--secret "id=npmrc,src=$npmrc")
 cafile=$(npm config get cafile 2>/dev/null || true)
 [ -f "$cafile" ] && secrets+=(--secret "id=cacert,src=$cafile")
-build localhost/parley:latest localhost/node:20-bookworm-slim \
+build localhost/parley:latest localhost/node:24-bookworm-slim \
   "Containerfile package.json package-lock.json tsconfig.json mcp_config.json prices.json bin src console specialists deploy/prune-runtime.mjs deploy/entrypoint.sh deploy/probe.mjs" \
-  --build-arg BASE=localhost/node:20-bookworm-slim "${secrets[@]}" .
+  --build-arg BASE=localhost/node:24-bookworm-slim "${secrets[@]}" .
 for image in postgres redis balancer; do
   build "localhost/parley-$image:latest" localhost/debian:bookworm "deploy/images/$image" --build-arg BASE=localhost/debian:bookworm "deploy/images/$image"
 done

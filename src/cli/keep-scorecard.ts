@@ -6,7 +6,7 @@
  * to that key's caller: the console signed in with that key shows it.
  */
 import type { Config } from '../config.ts';
-import type { Scorecard } from '../graph/eval/scorecard.ts';
+import type { Scorecard } from '../eval/scorecard.ts';
 import { callerIdOf } from '../http/auth.ts';
 import { LOCAL_CALLER } from '../identity/caller.ts';
 import { keepScorecard } from '../store/scorecards/files.ts';

@@ -26,7 +26,8 @@ Usage:
   parley run "<question>"     Run one question through the graph, showing progress, the answer, usage and cost
   parley fork RUN [--from CP] Start a new run from a checkpoint of RUN (default: its last), shown like run
   parley eval SUITE.yaml      Run an evaluation suite; options --repeat K (pass^k), --out FILE (the JSON scorecard),
-                              --compare ENV_A ENV_B (two configurations), --baseline FILE [--tolerance PCT]
+                              --compare ENV_A ENV_B (two configurations), --baseline FILE [--tolerance PCT],
+                              --versus direct (the graph against one direct call of the same model, judged blind)
   parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
   parley status [--json]      Whether the Parley service of the data dir runs: pid, port, uptime, clients
@@ -52,7 +53,7 @@ type Command = (typeof COMMANDS)[number];
 /** Runs one question through the engine: answer deltas to stdout, progress lines to stderr. Ctrl-C cancels. */
 async function run(parley: Parley, question: string): Promise<number> {
   const [{ LOCAL_CALLER }, { createTerminalRenderer }] = await Promise.all([
-    import('../graph/run-request.ts'),
+    import('../graph/run/request.ts'),
     import('./render-terminal.ts'),
   ]);
   const handle = parley.engine.start({ query: question, protocol: 'cli', caller: LOCAL_CALLER });
@@ -81,7 +82,7 @@ async function ingest(parley: Parley): Promise<number> {
 /** ACP or MCP on this process's stdin/stdout; ends when the client closes stdin. */
 async function serveStdio(parley: Parley, protocol: 'acp' | 'mcp', config: Config): Promise<number> {
   const { engine, store, logger } = parley;
-  const { LOCAL_CALLER } = await import('../graph/run-request.ts');
+  const { LOCAL_CALLER } = await import('../graph/run/request.ts');
   if (protocol === 'acp') {
     const { serveAcpStdio, modelChoices } = await import('../protocols/acp/index.ts');
     const connection = serveAcpStdio({

@@ -3,7 +3,7 @@
  * and tool progress, approvals, verification, the streamed answer, and usage and cost at the end.
  * Progress goes to `progress` (stderr in the CLI), the answer to `answer` (stdout).
  */
-import type { GraphEvent, UsageTotals } from '../graph/events.ts';
+import type { GraphEvent, UsageTotals } from '../graph/run/events.ts';
 
 export interface TerminalOutput {
   progress(line: string): void;

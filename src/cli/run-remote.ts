@@ -5,7 +5,7 @@
  * engine's own GraphEvents, rendered exactly as an in-process run renders them. Ctrl-C cancels the run.
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { GraphEvent } from '../graph/events.ts';
+import type { GraphEvent } from '../graph/run/events.ts';
 import { createTerminalRenderer } from './render-terminal.ts';
 import type { ServiceConnection } from './service-client.ts';
 

@@ -1,66 +1,45 @@
 /**
  * Engine: runs many isolated runs concurrently. Each run is a RunState moved through the L0 nodes
  * by one loop (with a watchdog on transitions), and an event log any number of consumers can read.
- * This file is the run lifecycle: start, the loop, cancel, suspend, the end. Around it:
- *   - retention/finished-runs.ts keeps finished runs replayable (PARLEY_RUN_RETENTION_MS / _MAX / _MB);
- *     with a run store a finished run is served from the store and leaves the heap at once;
- *   - durable/ writes every run to the run store as it goes (EngineDeps.runStore, docs/durability.md)
- *     and recover() picks up, at start, what the last process left (durable/recover.ts);
- *   - replicas/ leases, follows and takes over runs across replicas (replicas/join.ts).
+ * This file is the run lifecycle: start, the loop, cancel, suspend, the end.
+ *
+ * graph/ in layers, top to bottom (a room imports only rooms below it: test/unit/boundaries.test.ts):
+ *   engine.ts contract.ts > durable/ > replicas/ > retention/ > timetravel/ > nodes/ > specialists/
+ *   > dynamic/ > learning/ > planning/ > prompting/ > threads/ > run/ > spending/
+ * From the top: the engine and its door (contract.ts, for the adapters and src/eval/); what keeps a run
+ * beyond this process (run store, replicas, retention, time travel); what a run does (L0 nodes, L1
+ * specialists, teams, reuse, the plan and its scheduler, prompts, the conversation); what a run is
+ * (run/: request, state, events, edges, log, outcome, the engine's ports) and what it spends.
  */
 import { randomUUID } from 'node:crypto';
-import type { GraphEvent, GraphEventOf, NodeName, RunEnding } from './events.ts';
-import { canSee, ownerIdOf, type Caller, type RunRequest } from './run-request.ts';
-import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run-engine.ts';
+import type { GraphEvent, GraphEventOf, NodeName } from './run/events.ts';
+import { canSee, ownerIdOf, type Caller, type RunRequest } from './run/request.ts';
+import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run/engine-port.ts';
 import { ADMITTED, admissionGate } from './spending/admission.ts';
-import type { EngineDeps } from './engine-deps.ts';
-import { createEngineContext } from './engine-context.ts';
-import { RunEventLog } from './run-event-log.ts';
-import { BudgetExceededError } from './spending/usage.ts';
+import type { EngineDeps } from './run/engine-deps.ts';
+import { createEngineContext } from './run/engine-context.ts';
+import { RunEventLog } from './run/event-log.ts';
+import { wallTimeLimit } from './spending/usage.ts';
 import { admitDirectCall, type DirectCall, type DirectCallRequest } from './spending/direct-call.ts';
-import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './state.ts';
-import { failedRunHandle, invalidRequest, outcomeOf } from './run-outcome.ts';
+import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './run/state.ts';
+import { endingOf, failedRunHandle, invalidRequest, outcomeOf } from './run/outcome.ts';
 import { NODES, type NodeFn } from './nodes/index.ts';
-import { FIRST_NODE, isEdge } from './edges.ts';
-import { applyUpdate } from './run-update.ts';
+import { FIRST_NODE, isEdge } from './run/edges.ts';
+import { applyUpdate } from './run/update.ts';
 import { loadHistory, saveTurn } from './threads/thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
-import { persistEvents } from './durable/persist-events.ts';
+import { runPersister, type Made } from './durable/persist-events.ts';
 import { MemoryWrites, recordEnd } from './durable/record-end.ts';
-import { runRecordOf } from './run-record.ts';
-import type { RunRecord } from '../knowledge/store.ts';
+import { runRecordOf } from './run/record.ts';
 import { recoverRuns, resumeStoredRun, type Recovered, type RecoveringEngine } from './durable/recover.ts';
 import { FinishedRuns } from './retention/finished-runs.ts';
 import { joinReplicas, type Replicas } from './replicas/join.ts';
 import { followingMoves } from './replicas/moved-run.ts';
 import { seedRun } from './timetravel/seed.ts';
-import { runApprovals } from './run-approvals.ts';
+import { runApprovals } from './run/approvals.ts';
 import type { ApprovalDecision, ApprovalRequest, ResolveAnswer } from '../hitl/types.ts';
-import { RunSuspendedError } from './run-suspended.ts';
-import { CANCEL_CONFIRM_MS, cancelAndSettle } from './cancel-run.ts';
-
-export { createEngineContext } from './engine-context.ts';
-
-/** Longer than any id Parley or a client gives a run (UUIDs; protocol ids are far shorter). */
-const MAX_STORED_ID_CHARS = 256;
-
-/** Why a run was cancelled (engine.cancel or shutdown); its message becomes run.finished.error. */
-export class RunCancelledError extends Error {
-  override name = 'RunCancelledError';
-}
-
-export { RunSuspendedError } from './run-suspended.ts';
-
-/** The abort reason that stops whatever a finished run left behind: one instance, no stack trace per run. */
-const RUN_FINISHED = new RunCancelledError('run finished');
-
-/** What a run's persister reads that the run makes later: the run itself, and its memory record at its end. */
-interface Made {
-  run?: RunState;
-  memory?: RunRecord;
-  /** The write of the run's turn in its thread, handed to its persister with run.finished. */
-  turn?: () => Promise<void>;
-}
+import { endSuspended, RunSuspendedError } from './run/suspended.ts';
+import { CANCEL_CONFIRM_MS, cancelAndSettle, RUN_FINISHED, RunCancelledError } from './run/cancel.ts';
 
 /** A run in progress: its state, the handle its clients hold, and when it ends here. */
 interface Running {
@@ -150,20 +129,7 @@ export class Engine implements RunEngine {
     // The persister reads the run's plan, and its memory record at the end; the run is made after its log.
     const made: Made = {};
     const store = ctx.runStore;
-    // A new run's record goes with its first events, its thread turn with run.finished (one commit each).
-    const persisted = store
-      ? persistEvents(
-          store,
-          {
-            record,
-            fresh: restored.length === 0,
-            plan: () => made.run?.plan,
-            memory: () => made.memory,
-            turn: () => made.turn,
-          },
-          ctx.logger,
-        )
-      : undefined;
+    const persisted = runPersister(store, record, restored.length === 0, made, ctx.logger);
     // Replicas: followers on other processes are told when the stored log grows.
     const persist = persisted && this.#replicas ? this.#replicas.runs.signalEvents(id, persisted) : persisted;
     const log = new RunEventLog(id, {
@@ -253,14 +219,7 @@ export class Engine implements RunEngine {
 
   async find(runId: string, caller?: Caller): Promise<RunHandle | undefined> {
     const held = this.get(runId, caller);
-    const store = this.#ctx.runStore;
-    // An id no run can have is unknown without asking the store (LMDB refuses keys past ~2 KB: a 500).
-    if (held || !store || runId.length > MAX_STORED_ID_CHARS) return held;
-    const stored = await store.runs.get(runId);
-    const retainedUntil = (stored?.updatedAt ?? 0) + this.#ctx.config.engine.runRetentionMs;
-    if (!stored?.ending || stored.status === 'running' || retainedUntil <= this.#ctx.now()) return undefined;
-    this.#finished.addStored(stored, stored.updatedAt);
-    return this.get(runId, caller);
+    return held ?? ((await this.#finished.fromStore(runId)) ? this.get(runId, caller) : undefined);
   }
 
   get(runId: string, caller?: Caller): RunHandle | undefined {
@@ -360,14 +319,7 @@ export class Engine implements RunEngine {
         ...(run.request.forkedFrom ? { forkedFrom: run.request.forkedFrom } : {}),
         ...(run.request.replayOf ? { replayOf: run.request.replayOf } : {}),
       });
-    const wall = setTimeout(
-      () =>
-        run.abort.abort(
-          new BudgetExceededError(`wall time budget: the run took longer than ${run.meter.budget.wallTimeMs} ms`),
-        ),
-      run.meter.budget.wallTimeMs,
-    );
-    wall.unref?.();
+    const clearWallTime = wallTimeLimit(run.abort, run.meter.budget.wallTimeMs);
     try {
       const invalid = invalidRequest(run.request);
       // A run that cannot resume after a restart comes with its outcome: it only ends.
@@ -384,9 +336,9 @@ export class Engine implements RunEngine {
     } catch (err) {
       run.outcome = outcomeOf(run, err);
     } finally {
-      clearTimeout(wall);
+      clearWallTime();
     }
-    if (run.abort.signal.reason instanceof RunSuspendedError) return this.#endSuspended(run);
+    if (run.abort.signal.reason instanceof RunSuspendedError) return endSuspended(run);
     if (run.abort.signal.aborted && (!run.outcome || run.outcome.status === 'completed'))
       run.outcome = outcomeOf(run, run.abort.signal.reason);
     const outcome: RunOutcome =
@@ -401,19 +353,7 @@ export class Engine implements RunEngine {
     this.#cancelApprovals(run.id);
 
     const durationMs = ctx.now() - run.startedAt;
-    const usage = { ...run.meter.totals };
-    // The same fields end the event stream and settle the result.
-    const ending: RunEnding = {
-      status: outcome.status,
-      ...(run.answer !== undefined && outcome.status === 'completed' ? { answer: run.answer } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
-      ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
-      ...(run.sources?.length && outcome.status === 'completed' ? { sources: run.sources } : {}),
-      ...(run.references?.length && outcome.status === 'completed' ? { references: run.references } : {}),
-      ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
-      usage,
-      durationMs,
-    };
+    const ending = endingOf(run, outcome, durationMs);
     // The answer goes out first; execution memory is written after the result (durable/record-end.ts): the
     // run store holds the record with the run's end until the knowledge store has it.
     // The turn is in its thread before run.finished goes out: a client that saw the end can ask again at once.
@@ -504,13 +444,5 @@ export class Engine implements RunEngine {
     } catch (err) {
       this.#ctx.logger.warn('cancelling pending approvals failed', { runId, error: (err as Error).message });
     }
-  }
-
-  /** A run stopped at shutdown while it waited on a human: nothing is emitted or recorded; the store keeps it unfinished. */
-  #endSuspended(run: RunState): RunResult {
-    run.log.end();
-    const error = (run.abort.signal.reason as Error).message;
-    const usage = { ...run.meter.totals };
-    return { runId: run.id, threadId: run.threadId, status: 'cancelled', error, usage, durationMs: 0 };
   }
 }

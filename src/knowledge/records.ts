@@ -1,7 +1,7 @@
 /**
  * The run-shaped records the knowledge store keeps (plans, step and run outcomes, council verdicts):
  * part of the store's port, so knowledge/ owns them and graph/ imports them from here. graph/plan.ts
- * checks its zod schema against GraphPlan; graph/events.ts re-exports the statuses and the verdict.
+ * checks its zod schema against GraphPlan; graph/run/events.ts re-exports the statuses and the verdict.
  */
 
 /** One step of a GraphPlan: a specialist, its objective, and the steps whose results it needs. */

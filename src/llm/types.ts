@@ -17,7 +17,7 @@ export const MODEL_ROLES = [
   'council_reviewer',
   'council_chairman',
   'summarizer',
-  /** Grades an answer against a rubric: evaluation suites' LLM-as-judge checks (graph/eval/, docs/evals.md). */
+  /** Grades an answer against a rubric: evaluation suites' LLM-as-judge checks (src/eval/, docs/evals.md). */
   'judge',
 ] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];

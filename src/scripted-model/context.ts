@@ -75,6 +75,10 @@ export interface RequestContext {
   /** A judge's request (evaluation suites): the <parley:rubric> and the <parley:answer> it grades. */
   rubric?: string;
   answer?: string;
+  /** A pairwise judge's request (`parley eval --versus direct`): the two answers and the author's criteria, if any. */
+  answerA?: string;
+  answerB?: string;
+  criteria?: string;
 }
 
 /** Text of a message's content, whether a string or an array of content parts. */
@@ -249,6 +253,9 @@ export function readContext(messages: ScriptedMessage[]): RequestContext {
     mode: block(texts, 'mode'),
     rubric: block(texts, 'rubric'),
     answer: block(texts, 'answer'),
+    answerA: block(texts, 'answer_a'),
+    answerB: block(texts, 'answer_b'),
+    criteria: block(texts, 'criteria'),
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import type { ApprovalRequest } from '../../src/hitl/types.ts';
 import { freePort } from '../support/free-port.ts';
 import { postJson, readSse } from '../support/protocols/sse-read.ts';

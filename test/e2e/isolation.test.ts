@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { methods } from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
-import type { GraphEvent, GraphEventOf } from '../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf } from '../../src/graph/run/events.ts';
 import { callerIdOf } from '../../src/http/auth.ts';
 import type { Parley } from '../../src/server.ts';
 import { startShippedParley, writeFileQuery, type ShippedParley } from '../support/server.ts';

@@ -49,6 +49,7 @@ describe('the prompts every role gets, with the shipped config', () => {
       'team_manager',
       'team_worker',
       'judgement',
+      'pairwise_judgement',
     ])
       expect(kinds, kind).toContain(kind);
   });
@@ -264,5 +265,33 @@ describe('the prompts every role gets, with the shipped config', () => {
         `"${e.stepId}" (a worker, run by the ${e.specialist} specialist) was given by "manager" the task:`,
       );
     expect(systemOf(verify)).toContain('the parley:delegation block says, one line per agent');
+  });
+
+  it('the pairwise judge of --versus direct reads both answers in both orders, blind, each field explained', () => {
+    const graded = run('eval-judge');
+    const pairs = graded.requests.filter((q) => q.schemaName === 'pairwise_judgement');
+    expect(pairs).toHaveLength(2);
+    const answer = ofType(graded.events, 'run.finished')[0]!.answer!;
+    // The graph's answer as A, then as B; the other answer is the bare call's.
+    expect(pairs[0]!.lastUserMessage).toContain(`<parley:answer_a>${answer}</parley:answer_a>`);
+    expect(pairs[1]!.lastUserMessage).toContain(`<parley:answer_b>${answer}</parley:answer_b>`);
+    for (const q of pairs) {
+      expect(q.role).toBe('judge');
+      expect(q.lastUserMessage).toContain(`<parley:query>${graded.scenario.request.query}</parley:query>`);
+      expect(q.lastUserMessage).toContain(`<parley:criteria>${graded.scenario.judge}</parley:criteria>`);
+      expect(q.lastUserMessage).not.toContain('parley:earlier_turns');
+      const system = systemOf(q);
+      expect(system).not.toMatch(/[Gg]raph|[Oo]rchestrat|[Dd]irect call|Parley|[Ss]pecialist/);
+      for (const said of [
+        'the parley:earlier_turns block, only when the question was a follow-up',
+        'the parley:criteria block, only when the author of the evaluation wrote some',
+        'An empty block means\n  that assistant gave no answer',
+        'their order is arbitrary: do not favour an\nanswer for its position or its length',
+        '"comparison": first, compare the two answers',
+        '"winner": "A" or "B"',
+        '"reason": one or two sentences',
+      ])
+        expect(system).toContain(said);
+    }
   });
 });

@@ -6,10 +6,10 @@
  */
 import { loadConfig, type Config } from '../../src/config.ts';
 import { Engine } from '../../src/graph/engine.ts';
-import type { EngineDeps } from '../../src/graph/engine-deps.ts';
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { EngineDeps } from '../../src/graph/run/engine-deps.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import type { GraphPlan } from '../../src/graph/planning/graph-plan.ts';
-import type { RunRequest } from '../../src/graph/run-request.ts';
+import type { RunRequest } from '../../src/graph/run/request.ts';
 import type { RunResult } from '../../src/graph/contract.ts';
 import { ApprovalBroker } from '../../src/hitl/approvals.ts';
 import type { KnowledgeStore, SpecialistRecord } from '../../src/knowledge/store.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import pgModule from 'pg';
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import type { ApprovalRequest } from '../../src/hitl/types.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from './build.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from './postgres.ts';

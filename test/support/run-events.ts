@@ -1,5 +1,5 @@
 /** Small readers over a run's events and the scripted model's request log, for the engine tests. */
-import type { GraphEvent, GraphEventOf, GraphEventType } from '../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf, GraphEventType } from '../../src/graph/run/events.ts';
 
 export function ofType<T extends GraphEventType>(events: GraphEvent[], type: T): GraphEventOf<T>[] {
   return events.filter((e): e is GraphEventOf<T> => e.type === type);

@@ -1,5 +1,5 @@
 /** Helpers for the time-travel tests (docs/time-travel.md): run over POST /stream, list checkpoints, fork, follow. */
-import type { GraphEvent } from '../../src/graph/events.ts';
+import type { GraphEvent } from '../../src/graph/run/events.ts';
 import type { CheckpointEntry } from '../../src/graph/timetravel/checkpoint-list.ts';
 import type { RunCheckpoint } from '../../src/graph/timetravel/checkpoints.ts';
 import type { Parley } from '../../src/server.ts';

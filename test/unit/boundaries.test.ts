@@ -4,7 +4,8 @@
  * imports alike), checked against the allowed arrows of docs/architecture.md, and for cycles between
  * folders and between files. A node is a folder
  * under src/ (graph, knowledge, …) or a root file (config.ts, server.ts, …). A failure names the
- * importing file and the import as written.
+ * importing file and the import as written. Inside graph/, its rooms (folders and root files) stand in
+ * the one layer order written in the header of src/graph/engine.ts, and every import runs down it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -88,7 +89,37 @@ const RULES: Rule[] = [
     forbids: (target) =>
       (target.startsWith('graph/') && target !== 'graph/contract.ts') || under('knowledge', 'llm', 'tools')(target),
   },
+  {
+    name: 'evaluation is a client of the engine: eval/ reaches graph/ only through graph/contract.ts',
+    from: 'eval',
+    forbids: (target) => target.startsWith('graph/') && target !== 'graph/contract.ts',
+  },
 ];
+
+/**
+ * graph/'s layers, top to bottom, as the header of src/graph/engine.ts writes them: the lines after
+ * "graph/ in layers, top to bottom", rooms separated by '>' (a layer of two rooms names both).
+ */
+function graphLayers(): string[][] {
+  const lines = readFileSync(join(SRC, 'graph/engine.ts'), 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.includes('graph/ in layers, top to bottom'));
+  const order: string[] = [];
+  for (const line of lines.slice(at + 1)) {
+    const text = /^ \* {3}(\S.*)$/.exec(line)?.[1];
+    if (!text) break;
+    order.push(text);
+  }
+  return order
+    .join(' ')
+    .split('>')
+    .map((layer) => layer.trim().split(/\s+/));
+}
+
+/** A room of graph/: its folder (`run/`) or its root file (`engine.ts`). */
+const graphRoom = (path: string): string => {
+  const [, first, rest] = path.split('/');
+  return rest === undefined ? first! : `${first}/`;
+};
 
 /**
  * Groups of nodes that reach each other through imports (Tarjan's strongly connected components):
@@ -153,6 +184,29 @@ describe('folder boundaries of src/', () => {
       expect(violations, rule.name).toEqual([]);
     });
   }
+
+  it("graph/'s rooms import only the layers below theirs (the order in src/graph/engine.ts's header)", () => {
+    const layers = graphLayers();
+    const rankOf = new Map(layers.flatMap((layer, rank) => layer.map((room) => [room, rank] as const)));
+    // Every room of graph/ stands in the order, once; a room the order names exists.
+    const rooms = [
+      ...new Set(
+        FILES.map(toSrcPath)
+          .filter((p) => nodeOf(p) === 'graph')
+          .map(graphRoom),
+      ),
+    ].sort();
+    expect(layers.length, 'layers read from the header').toBeGreaterThan(5);
+    expect([...rankOf.keys()].sort(), "graph/'s rooms as the header names them").toEqual(rooms);
+    expect(rankOf.size, 'a room named twice').toBe(layers.flat().length);
+    const inside = IMPORTS.filter((i) => nodeOf(i.file) === 'graph' && nodeOf(i.target) === 'graph');
+    expect(inside.length).toBeGreaterThan(300);
+    const upward = inside
+      .filter((i) => graphRoom(i.file) !== graphRoom(i.target))
+      .filter((i) => rankOf.get(graphRoom(i.file))! >= rankOf.get(graphRoom(i.target))!)
+      .map((i) => `${show(i)}: ${graphRoom(i.file)} does not stand above ${graphRoom(i.target)}`);
+    expect(upward, 'imports that run back up graph/').toEqual([]);
+  });
 
   it('no two folders (or root files) import each other, directly or around a loop', () => {
     const edges = new Map<string, Set<string>>();

@@ -10,7 +10,7 @@ export type {
   CouncilVerdict,
   RunStatus,
   StepStatus,
-} from '../../../src/graph/events.ts';
+} from '../../../src/graph/run/events.ts';
 export type { GraphPlan, PlanStep } from '../../../src/knowledge/records.ts';
 export type { ApprovalRequest, PendingToolCall, ToolPreview } from '../../../src/hitl/types.ts';
 export type {
@@ -23,15 +23,16 @@ export type {
   ToolRecord,
 } from '../../../src/knowledge/store.ts';
 export type { McpServerStatus } from '../../../src/tools/mcp-host.ts';
-export type { RunMode } from '../../../src/graph/run-request.ts';
+export type { RunMode } from '../../../src/graph/run/request.ts';
 import type { ModelRole } from '../../../src/llm/types.ts';
 
-/** The modes the chat offers (RUN_MODES in src/graph/run-request.ts). */
+/** The modes the chat offers (RUN_MODES in src/graph/run/request.ts). */
 export const CHAT_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic', 'hybrid'] as const;
 export type { CheckpointEntry } from '../../../src/graph/timetravel/checkpoint-list.ts';
 export type { RunCheckpoint, CheckpointStep } from '../../../src/graph/timetravel/checkpoints.ts';
 export type { RunSummary as ComparedRun, Difference } from '../../../src/graph/timetravel/compare.ts';
-export type { Scorecard, CaseScore } from '../../../src/graph/eval/scorecard.ts';
+export type { Scorecard, CaseScore } from '../../../src/eval/scorecard.ts';
+export type { VersusSummary, VersusCaseScore } from '../../../src/eval/versus-card.ts';
 export type { ScorecardSummary } from '../../../src/store/scorecards/files.ts';
 
 /**

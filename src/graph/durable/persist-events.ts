@@ -14,9 +14,10 @@
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
-import type { GraphEvent } from '../events.ts';
+import type { GraphEvent } from '../run/events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { RunRecord } from '../../knowledge/store.ts';
+import type { RunState } from '../run/state.ts';
 
 export interface PersistedRun {
   record: StoredRun;
@@ -38,6 +39,36 @@ export interface PersistedRun {
    * Settles, never fails (a failure is logged by the writer).
    */
   turn?(): (() => Promise<void>) | undefined;
+}
+
+/** What a run's persister reads that the run makes later: the run itself, and its memory record and turn at its end. */
+export interface Made {
+  run?: RunState;
+  memory?: RunRecord;
+  /** The write of the run's turn in its thread, handed to its persister with run.finished. */
+  turn?: () => Promise<void>;
+}
+
+/**
+ * The persister of a run the engine launches, none without a run store: a new run's record goes with
+ * its first events, its thread turn with run.finished (one commit each).
+ */
+export function runPersister(
+  store: RunStore | undefined,
+  record: StoredRun,
+  fresh: boolean,
+  made: Made,
+  logger: Logger,
+): ((event: GraphEvent) => Promise<unknown>) | undefined {
+  if (!store) return undefined;
+  const run: PersistedRun = {
+    record,
+    fresh,
+    plan: () => made.run?.plan,
+    memory: () => made.memory,
+    turn: () => made.turn,
+  };
+  return persistEvents(store, run, logger);
 }
 
 export function persistEvents(

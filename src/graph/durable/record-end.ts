@@ -13,7 +13,7 @@
  * MAX_PENDING_MEMORY_WRITES a run waits for its own write, as every run did before.
  */
 import type { RunRecord } from '../../knowledge/store.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { EngineContext, RunState } from '../run/state.ts';
 
 /**
  * How long a record may wait for others to share its write transaction. 2 s rather than 500 ms: runs one at

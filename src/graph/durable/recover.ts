@@ -9,10 +9,10 @@
 import type { ApprovalOutcome, ApprovalRequest } from '../../hitl/types.ts';
 import type { RunRecord } from '../../knowledge/store.ts';
 import type { StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
-import type { GraphEvent, GraphEventOf } from '../events.ts';
+import type { GraphEvent, GraphEventOf } from '../run/events.ts';
 import type { FinishedRuns } from '../retention/finished-runs.ts';
 import type { ReplicaRuns } from '../replicas/replica-runs.ts';
-import { emit, type EngineContext, type RunOutcome, type RunState } from '../state.ts';
+import { emit, type EngineContext, type RunOutcome, type RunState } from '../run/state.ts';
 import { INTERRUPTED, resumptionOf, unfinishedToolCalls } from './resume-plan.ts';
 
 /** What recovery asks of the engine. */

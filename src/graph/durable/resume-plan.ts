@@ -4,11 +4,11 @@
  * were in flight included, run again; or, when that is not possible, it ends failed and says why.
  */
 import type { Checkpoint } from '../../store/runs/run-store.ts';
-import type { GraphEvent, GraphEventOf } from '../events.ts';
+import type { GraphEvent, GraphEventOf } from '../run/events.ts';
 import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
 import { keptKey } from '../planning/plan-with-model.ts';
-import type { StepOutcome } from '../scheduler.ts';
-import type { KeptStep } from '../state.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
+import type { KeptStep } from '../run/state.ts';
 
 export const INTERRUPTED = 'interrupted by a restart of Parley';
 

@@ -7,9 +7,9 @@
  */
 import type { Checkpoint, RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
-import type { RunRequest } from '../run-request.ts';
-import { stepRecordsOf } from '../run-record.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { RunRequest } from '../run/request.ts';
+import { stepRecordsOf } from '../run/record.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 
 export interface RunningRunSummary {
   id: string;

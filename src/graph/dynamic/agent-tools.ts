@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import type { ToolDescriptor } from '../../tools/types.ts';
-import type { StepClock } from '../scheduler.ts';
+import type { StepClock } from '../planning/scheduler.ts';
 import { specialistsBlock, block, type ToolKinds } from '../prompting/prompts.ts';
-import type { RunState } from '../state.ts';
+import type { RunState } from '../run/state.ts';
 import type { Team } from './team.ts';
 import { rootManagerOf } from './manager-answer.ts';
 

@@ -5,7 +5,7 @@
  * an id to read it.
  */
 import type { GraphPlan } from '../planning/graph-plan.ts';
-import type { StepOutcome } from '../step-outcome.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
 import { rootManagerOf } from './manager-answer.ts';
 
 const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);

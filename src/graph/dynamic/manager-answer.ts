@@ -5,11 +5,10 @@
  * passed with nothing for the answer to mention, that result is the answer as it stands: the
  * synthesizer would only write it again, one more call with every agent's output as its input.
  */
-import type { AnswerSource } from '../events.ts';
+import type { AnswerSource } from '../run/events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
-import type { StepOutcome } from '../step-outcome.ts';
-import type { Verification } from '../state.ts';
-import { PASS_SCORE } from '../nodes/verifier.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
+import { PASS_SCORE, type Verification } from '../run/state.ts';
 
 /**
  * The plan's root manager: its one planned step (every other step was spawned), when that step is a

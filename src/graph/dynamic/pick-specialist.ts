@@ -1,6 +1,6 @@
 /** The specialist a spawned worker gets when its spawner names none: the available one sharing the most words with its task. */
 import type { SpecialistRecord } from '../../knowledge/store.ts';
-import type { RunState } from '../state.ts';
+import type { RunState } from '../run/state.ts';
 
 const wordsOf = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
 

@@ -5,16 +5,17 @@
  * every running agent waits on something that can never come (deadlock.ts).
  */
 import { MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
-import type { ScheduleGrowth, StepClock, StepOutcome } from '../scheduler.ts';
-import { emit, type EngineContext, type RunState } from '../state.ts';
-import type { AgentRole } from '../events.ts';
+import type { ScheduleGrowth, StepClock, StepOutcome } from '../planning/scheduler.ts';
+import { emit, type EngineContext, type RunState } from '../run/state.ts';
+import type { AgentRole } from '../run/events.ts';
+import { RunFailedError } from '../run/outcome.ts';
 import { findDeadlock, type AgentWait } from './deadlock.ts';
 import { appendKey, emptyTeamMemory, writeKey } from './team-memory.ts';
 import { pickSpecialist } from './pick-specialist.ts';
 import { fitPieces } from '../prompting/context-budget.ts';
 import { summarizedNote } from '../prompting/prompts.ts';
 
-export class DeadlockError extends Error {
+export class DeadlockError extends RunFailedError {
   override name = 'DeadlockError';
 }
 

@@ -9,14 +9,14 @@ import { jaccard, queryPattern } from '../../knowledge/words.ts';
 import { queryShape, shapeDifference } from '../../knowledge/query-shape.ts';
 import type { DecisionRecord } from '../../knowledge/store.ts';
 import { block } from '../prompting/prompts.ts';
-import type { EngineContext, FoundDecision, RunState } from '../state.ts';
+import type { EngineContext, FoundDecision, RunState } from '../run/state.ts';
 
 /** Lower than team reuse's 0.8: context may be looser than reusing a plan, but must share most words. */
 export const DECISION_MATCH_THRESHOLD = 0.5;
 /** How many of the caller's most recent decisions are compared. */
 const DECISION_WINDOW = 200;
 
-export type { FoundDecision } from '../state.ts';
+export type { FoundDecision } from '../run/state.ts';
 
 /** The closest earlier decision for `question`, looked up once per question and run. */
 export function earlierDecision(

@@ -8,7 +8,7 @@
  */
 import { jaccard, queryPattern } from '../../knowledge/words.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
-import type { TeamMatch } from '../events.ts';
+import type { TeamMatch } from '../run/events.ts';
 import { queryShape, shapeDifference } from '../../knowledge/query-shape.ts';
 
 /** Judges the closest proven team for `query`. */

@@ -4,8 +4,8 @@
  * list Parley appends after the answer. A reference names a file, a page, a remote agent or a tool —
  * never a step id; the steps that read it travel as data (AnswerReference.stepIds).
  */
-import type { AnswerReference, NamedSource } from '../events.ts';
-import type { StepOutcome } from '../step-outcome.ts';
+import type { AnswerReference, NamedSource } from '../run/events.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
 
 export interface References {
   list: AnswerReference[];

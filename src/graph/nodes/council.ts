@@ -1,8 +1,8 @@
 /** council (mode "council" or the router's council route): the verdict is the run's answer. */
-import { runCouncil, verdictSections } from '../run-council.ts';
-import { emit, type EngineContext, type NodeRun } from '../state.ts';
+import { runCouncil, verdictSections } from '../specialists/council.ts';
+import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
 import { emptyUsage } from '../spending/usage.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { Decision, Next } from '../run/edges.ts';
 
 export async function council(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'council'>>> {
   const result = await runCouncil(run, ctx, run.request.query, run.abort.signal, emptyUsage());

@@ -6,9 +6,9 @@
  */
 import { memoryNote } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
-import { emit, type EngineContext, type NodeRun } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { userContent } from '../prompting/user-content.ts';
 
 export async function directAnswer(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'direct_answer'>>> {

@@ -5,16 +5,16 @@
  * When a step failed and steps depending on it cannot run, it goes to the planner at once
  * (replan-on-failure.ts) rather than running the rest and waiting for the verifier.
  */
-import { isSuspended } from '../run-suspended.ts';
-import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../scheduler.ts';
-import type { GraphEventBody } from '../events.ts';
+import { isSuspended } from '../run/suspended.ts';
+import { scheduleSteps, type ScheduleGrowth, type StepOutcome } from '../planning/scheduler.ts';
+import type { GraphEventBody } from '../run/events.ts';
 import type { PlanStep } from '../planning/graph-plan.ts';
-import { emit, type EngineContext, type NodeRun } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
 import { runStep } from '../specialists/index.ts';
 import { failuresToReplan } from '../planning/replan-on-failure.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { Team, teamFor, teamOf } from '../dynamic/team.ts';
-import { inlineResults } from '../prompting/context-budget.ts';
+import { inlineResults } from '../planning/inline-results.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
 
 export async function dispatcher(run: NodeRun, ctx: EngineContext): Promise<Decision<Next<'dispatcher'>>> {

@@ -1,7 +1,7 @@
-/** The L0 nodes by name: what runs at each node of the graph whose edges are in ../edges.ts. */
-import type { NodeName } from '../events.ts';
-import type { Decision, Next } from '../edges.ts';
-import type { EngineContext, NodeRun } from '../state.ts';
+/** The L0 nodes by name: what runs at each node of the graph whose edges are in ../run/edges.ts. */
+import type { NodeName } from '../run/events.ts';
+import type { Decision, Next } from '../run/edges.ts';
+import type { EngineContext, NodeRun } from '../run/state.ts';
 import { usageGuard } from './usage-guard.ts';
 import { router } from './router.ts';
 import { directAnswer } from './direct-answer.ts';

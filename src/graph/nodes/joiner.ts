@@ -3,8 +3,8 @@
  * says which phase a barrier closed): waits for every step of the batch the dispatcher started, then
  * folds the outcomes (with their lineage) into the run's results and each step's attempt into run.attempts.
  */
-import type { EngineContext, NodeRun } from '../state.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { EngineContext, NodeRun } from '../run/state.ts';
+import type { Decision, Next } from '../run/edges.ts';
 
 export async function joiner(run: NodeRun, _ctx: EngineContext): Promise<Decision<Next<'research_joiner'>>> {
   const inflight = run.inflight;

@@ -3,8 +3,8 @@
  * run's context (another caller's queries and answers never reach this run's prompts), leaving out the
  * runs of the run's own thread, which its history already carries.
  */
-import type { EngineContext, NodeRun, RunState } from '../state.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { EngineContext, NodeRun, RunState } from '../run/state.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import type { MemoryHit } from '../../knowledge/store.ts';
 import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';
 

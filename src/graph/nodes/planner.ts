@@ -8,9 +8,9 @@
  */
 import { adoptPlan, keptKey, loadSpecialists, planWithModel, retrieveCandidates } from '../planning/plan-with-model.ts';
 import { finishedSteps, withFinishedSteps } from '../planning/replan-on-failure.ts';
-import type { PlanCause } from '../events.ts';
-import type { EngineContext, KeptStep, NodeRun, RunState } from '../state.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { PlanCause } from '../run/events.ts';
+import type { EngineContext, KeptStep, NodeRun, RunState } from '../run/state.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
 
 /** The planner needs only the gist of a kept result (it is reused whole): a clip that says so. */

@@ -5,9 +5,9 @@
  */
 import { validatePlan, type GraphPlan } from '../planning/graph-plan.ts';
 import { adoptPlan, knownSpecialists } from '../planning/plan-with-model.ts';
-import { emit, type EngineContext, type NodeRun } from '../state.ts';
+import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
 import { prefetchMemory } from './memory.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { Decision, Next } from '../run/edges.ts';
 
 export function runPresetPlan(
   run: NodeRun,

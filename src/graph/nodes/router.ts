@@ -9,7 +9,7 @@ import { validatePlan } from '../planning/graph-plan.ts';
 import { block } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import { RouteSchema } from '../prompting/schemas.ts';
-import { emit, type EngineContext, type NodeRun, type RunState } from '../state.ts';
+import { emit, type EngineContext, type NodeRun, type RunState } from '../run/state.ts';
 import {
   adoptPlan,
   knownSpecialists,
@@ -18,10 +18,10 @@ import {
   retrieveCandidates,
 } from '../planning/plan-with-model.ts';
 import type { TeamConfig } from '../../knowledge/store.ts';
-import type { TeamMatch } from '../events.ts';
+import type { TeamMatch } from '../run/events.ts';
 import { instantiatePlan } from '../learning/instantiate-plan.ts';
 import { judgeTeam } from '../learning/team-match.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { historyBlock } from '../threads/thread-history.ts';
 import { userContent } from '../prompting/user-content.ts';
 import { prefetchMemory } from './memory.ts';

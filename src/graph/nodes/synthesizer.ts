@@ -10,12 +10,12 @@
  */
 import { block, memoryNote, stepsBlock } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
-import { emit, type EngineContext, type NodeRun } from '../state.ts';
-import type { FailedStep } from '../events.ts';
+import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
+import type { FailedStep } from '../run/events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { userContent } from '../prompting/user-content.ts';
 import { fitStepOutputs } from '../prompting/context-budget.ts';
 import { managerAnswer, rootAnswer, sourcesOf } from '../dynamic/manager-answer.ts';

@@ -2,8 +2,8 @@
  * usage_guard: admits the run against its caller's rate limit and its caller's and thread's window budgets. Per-call budget
  * checks happen later, by reservation, in the run's metered model client (metered-model.ts).
  */
-import type { EngineContext, NodeRun } from '../state.ts';
-import type { Decision, Next } from '../edges.ts';
+import type { EngineContext, NodeRun } from '../run/state.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
 import { ADMITTED } from '../spending/admission.ts';
 

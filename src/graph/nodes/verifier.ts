@@ -7,17 +7,16 @@
 import { block, stepsBlock } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import { VerificationSchema } from '../prompting/schemas.ts';
-import { emit, type EngineContext, type NodeRun, type RunState, type Verification } from '../state.ts';
-import type { Decision, Next } from '../edges.ts';
+import { emit, PASS_SCORE, type EngineContext, type NodeRun, type RunState, type Verification } from '../run/state.ts';
+import type { Decision, Next } from '../run/edges.ts';
 import { BudgetExceededError } from '../spending/usage.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 import { historyNote } from '../threads/thread-history.ts';
 import { userContent } from '../prompting/user-content.ts';
 import { fitStepOutputs } from '../prompting/context-budget.ts';
 import { teamOf } from '../dynamic/team.ts';
 import { delegationLines } from '../dynamic/delegation.ts';
 
-export const PASS_SCORE = 0.7;
 export const RETRY_SCORE = 0.4;
 
 /** Every field of the `verification` schema and every block of the request is explained here. */

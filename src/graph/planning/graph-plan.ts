@@ -1,7 +1,7 @@
 /** GraphPlan: the DAG of specialist steps the router/planner produces. */
 import { z } from 'zod';
 import type { GraphPlan, PlanStep } from '../../knowledge/records.ts';
-import { ModelNameSchema } from '../request-models.ts';
+import { ModelNameSchema } from '../run/request-models.ts';
 import { findCycle } from './find-cycle.ts';
 import { resultBlock } from '../prompting/prompts.ts';
 import type { FittedPiece } from '../prompting/context-piece.ts';

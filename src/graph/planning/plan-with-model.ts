@@ -13,13 +13,13 @@ import {
 } from './graph-plan.ts';
 import { block, hasRecord, specialistsBlock, type ToolKinds } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
-import { emit, type EngineContext, type KeptStep, type NodeRun, type RunState, type RunUpdate } from '../state.ts';
-import type { StepOutcome } from '../step-outcome.ts';
-import type { PlanCause } from '../events.ts';
+import { emit, type EngineContext, type KeptStep, type NodeRun, type RunState, type RunUpdate } from '../run/state.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
+import type { PlanCause } from '../run/events.ts';
 import { historyNote } from '../threads/thread-history.ts';
 import { userContent } from '../prompting/user-content.ts';
 import type { ChatMessage } from '../../llm/types.ts';
-import { isReadOnly } from '../specialists/step-tools.ts';
+import { isReadOnly } from './step-tools.ts';
 
 const COUNCIL_ENTRY = {
   id: COUNCIL_SPECIALIST,

@@ -5,7 +5,7 @@
  * remaining part; the steps that finished are carried into it with their results, never run again.
  */
 import type { GraphPlan, PlanStep } from './graph-plan.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { EngineContext, RunState } from '../run/state.ts';
 
 /**
  * The current plan's failed steps that other steps depend on, when the run should re-plan now;

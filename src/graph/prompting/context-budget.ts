@@ -12,10 +12,9 @@
 import { createHash } from 'node:crypto';
 import type { ModelRole } from '../../llm/types.ts';
 import { defaultMaxOutputTokens } from '../spending/call-budget.ts';
-import { referencedSteps, substituteResults, type PlanStep } from '../planning/graph-plan.ts';
 import { markedCut } from './prompts.ts';
-import type { StepOutcome } from '../step-outcome.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
+import type { EngineContext, RunState } from '../run/state.ts';
 import { BudgetExceededError, estimateTokens } from '../spending/usage.ts';
 
 import type { ContextPiece, FittedPiece } from './context-piece.ts';
@@ -200,29 +199,4 @@ export async function fitStepOutputs(
   const pieces = outcomes.map((o) => ({ stepId: o.stepId, text: o.output ?? o.error ?? '' }));
   const fitted = await fitPieces(run, ctx, reader, rest, pieces);
   return new Map(fitted.map((p) => [p.stepId, p]));
-}
-
-/**
- * A step's objective with the results it quotes inlined (graph-plan.ts substituteResults), each fitted
- * to the budget of the model that runs the step: the specialist's role, and the step's own model.
- */
-export async function inlineResults(
-  run: RunState,
-  ctx: EngineContext,
-  step: PlanStep,
-  outputs: ReadonlyMap<string, string>,
-): Promise<string> {
-  const quoted = referencedSteps(step.objective).filter((id) => outputs.has(id));
-  if (quoted.length === 0) return substituteResults(step.objective, outputs);
-  const role = run.specialists.get(step.specialist)?.modelRole ?? 'specialist';
-  const reader: Reader = { role, ...(step.model ? { model: step.model } : {}) };
-  const rest = [step.objective, run.request.query, ...run.history.messages.map((m) => m.content)];
-  const fitted = await fitPieces(
-    run,
-    ctx,
-    reader,
-    rest,
-    quoted.map((id) => ({ stepId: id, text: outputs.get(id)! })),
-  );
-  return substituteResults(step.objective, new Map(fitted.map((p) => [p.stepId, p])));
 }

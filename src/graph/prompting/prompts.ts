@@ -2,7 +2,7 @@
  * Prompt building blocks. Context goes in <parley:…> blocks (docs/scripted-model.md): real models
  * read them as plain text, the scripted model parses them.
  */
-import type { StepOutcome } from '../step-outcome.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
 import type { FittedPiece } from './context-piece.ts';
 import type { MemoryHit, SpecialistCandidate } from '../../knowledge/store.ts';
 import { MEMORY_ANSWER_CHARS } from '../../knowledge/run-memory.ts';

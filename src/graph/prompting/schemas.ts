@@ -27,7 +27,7 @@ export const CouncilReviewSchema = z.object({
   critique: z.string().describe('Why the best answers are better and what the weaker ones miss'),
 });
 
-/** schemaName `council_verdict`: the chairman's typed verdict (CouncilVerdict in events.ts). */
+/** schemaName `council_verdict`: the chairman's typed verdict (CouncilVerdict in run/events.ts). */
 export const CouncilVerdictSchema = z.object({
   recommendation: z.string().describe('What to do and the main reason; never mention answer labels or reviewers'),
   keyInsights: z.array(z.string()).describe('The most useful points made'),

@@ -4,7 +4,7 @@
  * came, so it does not answer as if there were none.
  */
 import type { ChatMessage, ModelRole } from '../../llm/types.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { EngineContext, RunState } from '../run/state.ts';
 
 /** What a user message may carry: text, or text and image parts. */
 export type UserContent = Extract<ChatMessage, { role: 'user' }>['content'];

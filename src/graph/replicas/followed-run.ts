@@ -7,9 +7,9 @@ import type { Cluster } from '../../cluster/types.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { RunStore, StoredRun } from '../../store/runs/run-store.ts';
 import { ADMITTED } from '../spending/admission.ts';
-import type { RunHandle, RunResult } from '../run-engine.ts';
-import type { GraphEvent, RunEnding } from '../events.ts';
-import { runApprovals } from '../run-approvals.ts';
+import type { RunHandle, RunResult } from '../run/engine-port.ts';
+import type { GraphEvent, RunEnding } from '../run/events.ts';
+import { runApprovals } from '../run/approvals.ts';
 import { runEventsChannel } from './channels.ts';
 
 const PAGE = 500;

@@ -3,7 +3,7 @@
  * store, its caller ledger is shared and its runs are leased, followed and taken over through
  * ReplicaRuns, which calls back into the engine through these hooks. Without them, nothing.
  */
-import type { EngineContext } from '../state.ts';
+import type { EngineContext } from '../run/state.ts';
 import { ReplicaRuns, type ReplicaEngineHooks } from './replica-runs.ts';
 import { shareLedger } from './shared-ledger.ts';
 

@@ -5,8 +5,8 @@
  * local log stopped, each under its seq, and its result is the one the run ends with there. A run
  * stopped here for any other reason (this replica shutting down) ends its readers as before.
  */
-import type { GraphEvent } from '../events.ts';
-import type { RunHandle } from '../run-engine.ts';
+import type { GraphEvent } from '../run/events.ts';
+import type { RunHandle } from '../run/engine-port.ts';
 import type { FollowedRun } from './followed-run.ts';
 
 export function followingMoves(handle: RunHandle, moved: () => FollowedRun | undefined): RunHandle {

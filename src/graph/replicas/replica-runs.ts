@@ -14,7 +14,7 @@ import type { Cluster } from '../../cluster/types.ts';
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { ApprovalPort, ApprovalRequest } from '../../hitl/types.ts';
-import type { RunEnding } from '../events.ts';
+import type { RunEnding } from '../run/events.ts';
 import { cancelKey, RUNS_CHANNEL, runEventsChannel, runLeaseKey, type RunsMessage } from './channels.ts';
 import { followedRunHandle, type FollowedRun } from './followed-run.ts';
 import { RunLeases } from './run-leases.ts';

@@ -4,7 +4,7 @@
  * most, the oldest dropped first; dropping a run also forgets it in the run store.
  *
  * With a run store a finished run leaves the heap at once: once the store is seen to hold its whole
- * event log, its handle reads the store (durable/stored-handle.ts) and keeps only the run's ids. A run
+ * event log, its handle reads the store (stored-handle.ts) and keeps only the run's ids. A run
  * whose events the store could not commit (the store degraded), a run stopped as it was (suspended)
  * and every run of an engine without a store keep their event log in memory, within a byte budget
  * (PARLEY_RUN_RETENTION_MB), the oldest dropped first once it is exceeded.
@@ -12,9 +12,12 @@
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { RunHandle } from '../run-engine.ts';
-import type { RunEventLog } from '../run-event-log.ts';
-import { storedRunHandle, type StoredRunIds } from '../durable/stored-handle.ts';
+import type { RunHandle } from '../run/engine-port.ts';
+import type { RunEventLog } from '../run/event-log.ts';
+import { storedRunHandle, type StoredRunIds } from './stored-handle.ts';
+
+/** Longer than any id Parley or a client gives a run (UUIDs; protocol ids are far shorter). */
+const MAX_STORED_ID_CHARS = 256;
 
 export interface RetentionLimits {
   retentionMs: number;
@@ -97,6 +100,20 @@ export class FinishedRuns {
       expiresAt: finishedAt + this.#limits.retentionMs,
       bytes: 0,
     });
+  }
+
+  /**
+   * A run finished within retention that only the store holds (before this process started, or on
+   * another replica), made replayable here: false when there is none. An id no run can have is not
+   * looked up (LMDB refuses keys past ~2 KB: a 500).
+   */
+  async fromStore(runId: string): Promise<boolean> {
+    if (!this.#store || runId.length > MAX_STORED_ID_CHARS) return false;
+    const stored = await this.#store.runs.get(runId);
+    if (!stored?.ending || stored.status === 'running') return false;
+    if (stored.updatedAt + this.#limits.retentionMs <= this.#now()) return false;
+    this.addStored(stored, stored.updatedAt);
+    return true;
   }
 
   /** Stops the sweep and lets go of every finished run (the store keeps them for the next start). */

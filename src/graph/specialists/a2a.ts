@@ -1,6 +1,6 @@
 /** `a2a` specialists: the objective goes to a remote peer agent; its progress streams as step.delta. */
-import type { StepRun } from '../scheduler.ts';
-import { emit } from '../state.ts';
+import type { StepRun } from '../planning/scheduler.ts';
+import { emit } from '../run/state.ts';
 import type { SpecialistInput } from './prompt.ts';
 import { announcingApprovals } from './tool-loop.ts';
 import { addNamed, namedSourcesOfPeer } from './named-sources.ts';

@@ -1,17 +1,18 @@
 /**
  * runStep: executes one plan step with its specialist (L1): `prompt` (system prompt + tool loop),
- * `mcp` (an MCP server's tools as a specialist), `a2a` (a peer agent), or the built-in `council`.
- * Returns the output with lineage. A budget overrun aborts the whole run (it ends blocked).
+ * `mcp` (an MCP server's tools as a specialist), `a2a` (a peer agent), or the built-in `council`
+ * (council.ts, which the council node calls too). Returns the output with lineage. A budget overrun
+ * aborts the whole run (it ends blocked).
  */
 import { toolKindsOf } from '../planning/plan-with-model.ts';
 import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 import { MANAGER_RECORD } from '../dynamic/manager.ts';
 import { agentHooks } from '../dynamic/agent-tools.ts';
 import { teamOf } from '../dynamic/team.ts';
-import type { StepRun } from '../scheduler.ts';
-import type { StepLineage } from '../events.ts';
+import type { StepRun } from '../planning/scheduler.ts';
+import type { StepLineage } from '../run/events.ts';
 import { BudgetExceededError, emptyUsage } from '../spending/usage.ts';
-import { runCouncil } from '../run-council.ts';
+import { runCouncil } from './council.ts';
 import { runPromptSpecialist, type SpecialistInput } from './prompt.ts';
 import { runMcpSpecialist } from './mcp.ts';
 import { runA2aSpecialist } from './a2a.ts';

@@ -5,10 +5,10 @@
  * the project tools, never Parley's own workspace.
  */
 import type { ToolDescriptor } from '../../tools/types.ts';
-import type { StepRun } from '../scheduler.ts';
+import type { StepRun } from '../planning/scheduler.ts';
 import { resolveTools, runSpecialistLoop, type SpecialistInput } from './prompt.ts';
 import { withSessionTools } from './session-bindings.ts';
-import { toolsForStep } from './step-tools.ts';
+import { toolsForStep } from '../planning/step-tools.ts';
 
 const PROJECT_NOTE =
   "\nFile tools work in the user's project folder: relative paths resolve against it; a path outside it needs the user's approval.";
@@ -34,7 +34,7 @@ export async function runMcpSpecialist(input: SpecialistInput): Promise<Omit<Ste
   const offered = await serverTools(input, server, own);
   const all = offered.tools;
   if (all.length === 0) return { ok: false, output: '', error: `MCP server "${server}" offers no tools right now` };
-  // A step the plan marks read-only gets the server's read-only tools only (step-tools.ts).
+  // A step the plan marks read-only gets the server's read-only tools only (planning/step-tools.ts).
   const tools = toolsForStep(input.step, all);
   if (tools.length === 0)
     return {

@@ -5,7 +5,7 @@
  * citations (nodes/answer-references.ts) — never a step id.
  */
 import { basename } from 'node:path';
-import type { NamedSource } from '../events.ts';
+import type { NamedSource } from '../run/events.ts';
 
 /** Argument names that hold a file path or a web address, as the common MCP servers name them. */
 const PATH_KEYS = ['path', 'paths', 'file', 'files', 'filename', 'source', 'destination'];

@@ -1,17 +1,17 @@
 /** `prompt` specialists: the specialist's system prompt plus an LLM tool loop over its bound tools. */
 import { memoryNote } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
-import type { EngineContext } from '../state.ts';
+import type { EngineContext } from '../run/state.ts';
 import type { SpecialistRecord } from '../../knowledge/store.ts';
 import type { ToolDescriptor } from '../../tools/types.ts';
-import type { StepRun } from '../scheduler.ts';
+import type { StepRun } from '../planning/scheduler.ts';
 import type { StepCall, StepWork } from './step-call.ts';
 import { runToolLoop } from './tool-loop.ts';
 import { stepNote } from './step-note.ts';
 import { historyNote } from '../threads/thread-history.ts';
 import { userContent } from '../prompting/user-content.ts';
 import { withSessionTools } from './session-bindings.ts';
-import { toolServersNote, toolsForStep, withListAllowed } from './step-tools.ts';
+import { toolServersNote, toolsForStep, withListAllowed } from '../planning/step-tools.ts';
 import type { AgentHooks } from '../dynamic/agent-tools.ts';
 
 /** A step and the specialist that runs it, with the record of its work (usage, tool calls, sources). */
@@ -44,7 +44,7 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
     await resolveTools(ctx, withListAllowed(specialist.tools)),
     await sessionToolsOf(input),
   );
-  // Read-only steps get read-only tools (step-tools.ts); the note names the servers the kept tools come from.
+  // Read-only steps get read-only tools (planning/step-tools.ts); the note names the servers the kept tools come from.
   const tools = toolsForStep(input.step, offered.tools);
   const system =
     (specialist.prompt || `You are ${specialist.name}: ${specialist.description}`) +

@@ -4,9 +4,9 @@
  * which index.ts dispatches to, read them without importing it back.
  */
 import type { PlanStep } from '../planning/graph-plan.ts';
-import type { StepClock } from '../scheduler.ts';
-import type { NamedSource, StepLineage } from '../events.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { StepClock } from '../planning/scheduler.ts';
+import type { NamedSource, StepLineage } from '../run/events.ts';
+import type { EngineContext, RunState } from '../run/state.ts';
 import type { emptyUsage } from '../spending/usage.ts';
 
 export interface StepWork {

@@ -6,7 +6,9 @@
  */
 import type { ModelUsage } from '../../llm/types.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS, planCall, UnpricedModelError } from './call-budget.ts';
-import type { EngineContext } from '../state.ts';
+import type { PriceCatalog } from '../../llm/prices.ts';
+import type { ModelRole } from '../../llm/types.ts';
+import type { CallerLedger } from './ledger.ts';
 import { BudgetExceededError, estimateTokens } from './usage.ts';
 
 export interface DirectCallRequest {
@@ -31,7 +33,14 @@ export type DirectCall =
     }
   | { ok: false; reason: 'budget' | 'unpriced'; error: string; retryAfterMs?: number };
 
-export function admitDirectCall(ctx: EngineContext, request: DirectCallRequest, onCharged: () => void): DirectCall {
+/** What a direct call reads of the engine's context (EngineContext has them; spending/ sits below run/). */
+export interface DirectCallContext {
+  ledger: CallerLedger;
+  prices?: Pick<PriceCatalog, 'cost'>;
+  maxOutputTokens: (role: ModelRole) => number | undefined;
+}
+
+export function admitDirectCall(ctx: DirectCallContext, request: DirectCallRequest, onCharged: () => void): DirectCall {
   const { ledger } = ctx;
   const { callerId, threadId, model } = request;
   let plan;

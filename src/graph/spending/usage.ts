@@ -3,11 +3,29 @@
  * reservation, and settled from the real usage afterwards. Plain data plus small functions;
  * the per-caller ledger is a class because it owns state across runs.
  */
-import type { Budget } from '../run-request.ts';
-import type { UsageTotals } from '../events.ts';
 import type { ModelUsage } from '../../llm/types.ts';
 import { BudgetExceededError } from './budget-error.ts';
 import type { CallerLedger } from './ledger.ts';
+
+/** Budget limits; every field optional in overrides, which may only lower the configured defaults. */
+export interface Budget {
+  tokens: number;
+  costUsd: number;
+  modelCalls: number;
+  toolCalls: number;
+  wallTimeMs: number;
+}
+
+/** What a run has used so far (the usage event, run.finished). */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  /** null when any call used a model with no known price. */
+  costUsd: number | null;
+  modelCalls: number;
+  toolCalls: number;
+}
 
 export { BudgetExceededError };
 
@@ -229,4 +247,14 @@ export class ModelCallReservation {
     this.open = false;
     this.meter.endModelCall(this.tokens, this.cost);
   }
+}
+
+/** The wall-time budget: aborts the run's controller once `ms` have passed. Returns what clears the timer. */
+export function wallTimeLimit(abort: AbortController, ms: number): () => void {
+  const timer = setTimeout(
+    () => abort.abort(new BudgetExceededError(`wall time budget: the run took longer than ${ms} ms`)),
+    ms,
+  );
+  timer.unref?.();
+  return () => clearTimeout(timer);
 }

@@ -14,8 +14,11 @@
  * Tokens are estimated at 4 characters each, like a call's reservation (usage.ts estimateTokens).
  */
 import type { Thread, ThreadTurn } from '../../store/threads/types.ts';
-import type { PriorMessage } from '../run-request.ts';
+import type { PriorMessage } from '../run/request.ts';
+import type { ConversationHistory } from '../run/conversation.ts';
 import { estimateTokens } from '../spending/usage.ts';
+
+export { EMPTY_HISTORY, type ConversationHistory } from '../run/conversation.ts';
 
 export interface HistoryBudget {
   /** Tokens the history may take in one model call. */
@@ -23,17 +26,6 @@ export interface HistoryBudget {
   /** Newest turns kept verbatim (when they fit). */
   recentTurns: number;
 }
-
-export interface ConversationHistory {
-  /** Oldest first: chat turns for the roles that answer in conversation (direct answer, synthesizer). */
-  messages: PriorMessage[];
-  /** Stored turns and sent messages left out because the budget ran out. */
-  omitted: number;
-  /** The runs of the stored thread: execution memory leaves them out (the history already carries them). */
-  runIds?: string[];
-}
-
-export const EMPTY_HISTORY: ConversationHistory = { messages: [], omitted: 0 };
 
 const SUMMARY_USER_CHARS = 200;
 const SUMMARY_ANSWER_CHARS = 300;

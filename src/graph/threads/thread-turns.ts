@@ -6,9 +6,9 @@
  * its run.started announced (the request's, else the run id), so a client that continues with that id,
  * on any protocol, gets the conversation.
  */
-import type { RunEnding } from '../events.ts';
-import type { StepOutcome } from '../scheduler.ts';
-import type { EngineContext, RunState } from '../state.ts';
+import type { RunEnding } from '../run/events.ts';
+import type { StepOutcome } from '../run/step-outcome.ts';
+import type { EngineContext, RunState } from '../run/state.ts';
 import { buildHistory, type ConversationHistory } from './thread-history.ts';
 import type { ThreadTurn, TurnStep } from '../../store/threads/types.ts';
 

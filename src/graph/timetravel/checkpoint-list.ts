@@ -3,7 +3,7 @@
  * far the run had got — no plan, no step outputs. Those grow with steps × checkpoints (832 KiB for a
  * 50-step run when every entry carried them); one checkpoint in full is GET /api/runs/:id/checkpoints/:checkpoint.
  */
-import type { RouteStage, UsageTotals } from '../events.ts';
+import type { RouteStage, UsageTotals } from '../run/events.ts';
 import type { CheckpointKind, RunCheckpoint } from './checkpoints.ts';
 
 export interface CheckpointEntry {

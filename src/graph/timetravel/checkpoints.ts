@@ -5,9 +5,9 @@
  * describes up to one of those events, and its id names that event's seq (`cp-<seq>`): stable for as
  * long as the run's events are kept, on every backend, with nothing more to store.
  */
-import type { GraphEvent, GraphEventOf, RouteStage, UsageTotals } from '../events.ts';
+import type { GraphEvent, GraphEventOf, RouteStage, UsageTotals } from '../run/events.ts';
 import type { GraphPlan, PlanStep } from '../planning/graph-plan.ts';
-import type { StepOutcome } from '../scheduler.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
 
 export type CheckpointKind = 'routed' | 'planned' | 'step' | 'verified' | 'before_synthesis';
 

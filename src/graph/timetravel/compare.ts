@@ -2,7 +2,7 @@
  * Two runs side by side (GET /api/runs/compare): plan, steps and outputs, verifier scores, model
  * calls, tokens, cost, wall time, the answer — and a list of what differs, field by field.
  */
-import type { GraphEvent, GraphEventOf, RunEnding } from '../events.ts';
+import type { GraphEvent, GraphEventOf, RunEnding } from '../run/events.ts';
 import { finishedStep, type CarriedStep, type CheckpointStep } from './checkpoints.ts';
 
 export interface RunSummary {

@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import { GraphPlanSchema, validatePlan, type GraphPlan } from '../planning/graph-plan.ts';
-import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../request-models.ts';
-import type { RunRequest } from '../run-request.ts';
-import type { StepOutcome } from '../scheduler.ts';
-import type { KeptStep } from '../state.ts';
+import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../run/request-models.ts';
+import type { RunRequest } from '../run/request.ts';
+import type { StepOutcome } from '../planning/scheduler.ts';
+import type { KeptStep } from '../run/state.ts';
 import type { CheckpointState } from './checkpoints.ts';
 import type { ResumeFrom } from './seed.ts';
 

@@ -5,10 +5,10 @@
  */
 import type { KnowledgeStore } from '../../knowledge/store.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { RunEngine, RunHandle } from '../run-engine.ts';
-import type { GraphEvent, GraphEventOf } from '../events.ts';
+import type { RunEngine, RunHandle } from '../run/engine-port.ts';
+import type { GraphEvent, GraphEventOf } from '../run/events.ts';
 import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
-import type { Caller, RunRequest } from '../run-request.ts';
+import type { Caller, RunRequest } from '../run/request.ts';
 import { entryOf, type CheckpointEntry } from './checkpoint-list.ts';
 import { checkpointState, checkpointsOf, publicView, type CarriedStep, type RunCheckpoint } from './checkpoints.ts';
 import { ForkBodySchema, issueMessage, planFork } from './fork-request.ts';

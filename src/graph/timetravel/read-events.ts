@@ -1,11 +1,11 @@
 /**
  * A run's events so far, without waiting for more: a finished run's whole log, a running (or waiting)
  * run's log up to the last event it emitted when asked. Consumers are held at an event until it is
- * committed (run-event-log.ts), so this may wait for a commit, never for the run. A handle without
+ * committed (run/event-log.ts), so this may wait for a commit, never for the run. A handle without
  * lastSeq (a run followed from another replica's store) is read until the next event is not at hand.
  */
-import type { RunHandle } from '../run-engine.ts';
-import type { GraphEvent } from '../events.ts';
+import type { RunHandle } from '../run/engine-port.ts';
+import type { GraphEvent } from '../run/events.ts';
 
 export async function eventsSoFar(handle: RunHandle): Promise<GraphEvent[]> {
   const until = handle.lastSeq?.();

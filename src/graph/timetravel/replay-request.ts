@@ -3,8 +3,8 @@
  * new run on another configuration: other models per role (or one for all), another specialist set.
  */
 import { z } from 'zod';
-import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../request-models.ts';
-import type { RunRequest } from '../run-request.ts';
+import { ModelNameSchema, resolveModelChoice, RoleModelsSchema } from '../run/request-models.ts';
+import type { RunRequest } from '../run/request.ts';
 import { repeatedRequest } from './fork-request.ts';
 
 export const ReplayBodySchema = z.strictObject({

@@ -6,21 +6,11 @@
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
-import type { GraphPlan } from '../planning/graph-plan.ts';
 import { keptKey } from '../planning/plan-with-model.ts';
-import type { KeptStep, RunState } from '../state.ts';
+import type { RunState } from '../run/state.ts';
+import type { ResumeFrom } from '../run/engine-port.ts';
 
-export interface ResumeFrom {
-  plan: GraphPlan;
-  /** The plan's round at the checkpoint (a re-plan after it counts on from there). */
-  round: number;
-  /** The finished steps carried, with their (possibly edited) outcomes. */
-  kept: KeptStep[];
-  /** What route.decided says (e.g. `forked from run … at checkpoint cp-12`). */
-  reason: string;
-  /** The parent's passing verification, when every step of the plan is carried unedited: not asked again. */
-  verification?: { fromRunId: string; round: number; score: number; feedback: string };
-}
+export type { ResumeFrom } from '../run/engine-port.ts';
 
 export function seedRun(run: RunState, seed: ResumeFrom, store: RunStore | undefined, logger: Logger): void {
   run.resumePlan = seed.plan;

@@ -26,7 +26,7 @@ export const BudgetOverrideSchema = z
 
 export const RunOptionsSchema = z.object({
   mode: z.enum(RUN_MODES).optional(),
-  /** One model for every role `models` does not name (src/graph/request-models.ts). */
+  /** One model for every role `models` does not name (src/graph/run/request-models.ts). */
   model: ModelNameSchema.optional(),
   /** Per-role model overrides, e.g. { "synthesizer": "gpt-4o" }. */
   models: RoleModelsSchema.optional(),

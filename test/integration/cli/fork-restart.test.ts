@@ -5,7 +5,7 @@
  * flight runs again — and finishes, its checkpoints still listing the carried steps.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf } from '../../../src/graph/run/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { NO_HOME } from '../../support/home.ts';
 import { postJson, readAll, readSse } from '../../support/protocols/sse-read.ts';

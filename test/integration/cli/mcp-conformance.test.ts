@@ -1,8 +1,8 @@
 /**
  * The MCP conformance suite (@modelcontextprotocol/conformance, a dev dependency) against `parley serve`
  * as users launch it, once per revision Parley serves: `--requirements 2026-07-28` (stateless, `_meta`
- * on every request) and `--requirements 2025-11-25` (initialize, sessions). The suite runs on Node 22
- * (test/support/node22.ts) as a child process and writes each scenario's checks to a folder; every
+ * on every request) and `--requirements 2025-11-25` (initialize, sessions). The suite runs on Node 24
+ * (test/support/node24.ts) as a child process and writes each scenario's checks to a folder; every
  * failing check must be one that needs the suite's own fixture server (its `test_*` tools, `test://`
  * resources, prompts and task tools, which Parley does not have), listed below with why.
  * The same command by hand: docs/protocols/mcp.md, "Conformance".
@@ -14,15 +14,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
-import { NODE22_MISSING, node22 } from '../../support/node22.ts';
+import { NODE24_MISSING, node24 } from '../../support/node24.ts';
 import { useServeProcesses } from '../../support/serve-process.ts';
 
 const SUITE = fileURLToPath(
   new URL('../../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
 );
 
-const nodeBin = node22();
-if (!nodeBin) console.log(`mcp-conformance.test.ts: ${NODE22_MISSING}`);
+const nodeBin = node24();
+if (!nodeBin) console.log(`mcp-conformance.test.ts: ${NODE24_MISSING}`);
 
 /** Scenarios that call the suite's fixture tools, resources or prompts: every check of them may fail here. */
 const FIXTURE_SCENARIOS = new Set([

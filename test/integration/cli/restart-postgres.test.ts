@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf } from '../../../src/graph/run/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { postJson, readSse } from '../../support/protocols/sse-read.ts';

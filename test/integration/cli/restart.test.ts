@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf } from '../../../src/graph/run/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { postJson, readSse } from '../../support/protocols/sse-read.ts';
 import { useServeProcesses } from '../../support/serve-process.ts';

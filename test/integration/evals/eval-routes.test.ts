@@ -5,8 +5,8 @@
  * is kept without its outcomes; unknown ids, bad limits and unknown parameters answer in the API's shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CaseOutcome } from '../../../src/graph/eval/run-suite.ts';
-import { scorecardOf } from '../../../src/graph/eval/scorecard.ts';
+import type { CaseOutcome } from '../../../src/eval/run-suite.ts';
+import { scorecardOf } from '../../../src/eval/scorecard.ts';
 import { callerIdOf } from '../../../src/http/auth.ts';
 import { KEEP_SCORECARDS, keepScorecard } from '../../../src/store/scorecards/files.ts';
 import { EMPTY_MCP_CONFIG, startShippedParley, type ShippedParley } from '../../support/server.ts';

@@ -1,12 +1,12 @@
 /**
  * A follow-up case of an evaluation suite, judged: `runSuite` runs the case's earlier turns on one thread,
  * then its query, and the judge's request carries the earlier questions in its parley:earlier_turns block
- * (src/graph/eval/judge.ts), so a rubric about "it" or "the same schema" can be graded. Real server
+ * (src/eval/judge.ts), so a rubric about "it" or "the same schema" can be graded. Real server
  * (createParley), the built-in scripted model, its request log read for what each model call was sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../../../src/graph/eval/run-suite.ts';
-import { parseSuite } from '../../../src/graph/eval/suite.ts';
+import { runSuite } from '../../../src/eval/run-suite.ts';
+import { parseSuite } from '../../../src/eval/suite.ts';
 import { join } from 'node:path';
 import { EMPTY_MCP_CONFIG, startShippedParley, type ShippedParley } from '../../support/server.ts';
 

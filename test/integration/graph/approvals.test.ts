@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestParley } from '../../support/engine.ts';
 import { useNotesParley } from '../../support/use-notes-parley.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 import type { ToolDecision } from '../../../src/hitl/types.ts';
 import { ofType } from '../../support/run-events.ts';
 

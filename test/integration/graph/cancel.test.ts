@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { ofType } from '../../support/run-events.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 
 const p = useTestParley({ latencyMs: 1500 });
 

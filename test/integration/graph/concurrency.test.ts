@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 
 const p = useTestParley({
   latencyMs: 20,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { useNotesParley } from '../../support/use-notes-parley.ts';
 import { ofType } from '../../support/run-events.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 
 const spawned = (events: GraphEvent[]) => ofType(events, 'step.spawned');
 const finishedSteps = (events: GraphEvent[]) => ofType(events, 'step.finished');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import { SlowConsumerError } from '../../../src/graph/run-event-log.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import { SlowConsumerError } from '../../../src/graph/run/event-log.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 import { ofType } from '../../support/run-events.ts';
 
 let p: TestParley | undefined;

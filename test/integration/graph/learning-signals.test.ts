@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestParley, type TestParley } from '../../support/engine.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 import type { GraphPlan } from '../../../src/graph/planning/graph-plan.ts';
 import { ofType } from '../../support/run-events.ts';
 import { provenTeam } from '../../support/records.ts';

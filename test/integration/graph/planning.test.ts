@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
-import { createEngineContext } from '../../../src/graph/engine.ts';
-import { createRunState } from '../../../src/graph/state.ts';
-import { RunEventLog } from '../../../src/graph/run-event-log.ts';
+import { createEngineContext } from '../../../src/graph/run/engine-context.ts';
+import { createRunState } from '../../../src/graph/run/state.ts';
+import { RunEventLog } from '../../../src/graph/run/event-log.ts';
 import { loadSpecialists, planWithModel } from '../../../src/graph/planning/plan-with-model.ts';
 import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestParley } from '../../support/use-test-parley.ts';
 import { GraphPlanSchema, type GraphPlan } from '../../../src/graph/planning/graph-plan.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 
 // A failed step whose dependents cannot run sends the run back to the planner at once
 // (PARLEY_REPLAN_ON_FAILURE, on by default), not to the verifier.

@@ -6,7 +6,7 @@
  * the fixture MCP server over HTTP, POST /api/approve over real HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf } from '../../../src/graph/run/events.ts';
 import { ASK_QUERY, NOTE_QUERY, startRig, type Rig } from '../../support/protocols/agui-rig.ts';
 
 const STEP_TIMEOUT_MS = 600;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
-import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf } from '../../../src/graph/run/events.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { createParley } from '../../../src/server.ts';
 import { startFixtureHttpServer, type FixtureHttpServer } from '../../fixtures/tools/http-server.ts';

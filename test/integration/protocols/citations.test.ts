@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.ts';
 import { sseRoutes } from '../../../src/protocols/sse/index.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 import { serveRoutes, type TestServer } from '../../support/http.ts';
 import { postJson, readAll } from '../../support/protocols/sse-read.ts';
 import { collect, send, startA2ARig, text, type A2ARig } from '../../support/protocols/a2a-helpers.ts';

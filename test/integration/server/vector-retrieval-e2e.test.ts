@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createCore, type Closer } from '../../../src/core.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 import { createModelClient, pointAtScriptedModel } from '../../../src/llm/index.ts';
 import { createLogger } from '../../../src/log.ts';
 import { startScriptedModel, type ScriptedModel } from '../../../src/scripted-model/index.ts';

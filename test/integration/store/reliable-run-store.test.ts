@@ -15,7 +15,7 @@ import { reliableRunStore } from '../../../src/store/runs/reliable-run-store.ts'
 import type { RunStore, StoredEvent } from '../../../src/store/runs/run-store.ts';
 import { defineRunStoreContract } from './run-store.contract.ts';
 import { persistEvents } from '../../../src/graph/durable/persist-events.ts';
-import { RunEventLog } from '../../../src/graph/run-event-log.ts';
+import { RunEventLog } from '../../../src/graph/run/event-log.ts';
 
 const silent = createLogger('silent');
 

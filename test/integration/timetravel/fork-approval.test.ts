@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphEvent, GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventOf } from '../../../src/graph/run/events.ts';
 import { postJson, readSse } from '../../support/protocols/sse-read.ts';
 import { ofType } from '../../support/run-events.ts';
 import { startShippedParley, writeFileQuery, type ShippedParley } from '../../support/server.ts';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEventOf } from '../../../src/graph/run/events.ts';
 import type { Parley } from '../../../src/server.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
 import { ofType } from '../../support/run-events.ts';

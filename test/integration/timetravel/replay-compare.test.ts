@@ -3,7 +3,7 @@
  * compare, through the real server and the scripted model's request log; scoped to the caller.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphEventOf } from '../../../src/graph/events.ts';
+import type { GraphEventOf } from '../../../src/graph/run/events.ts';
 import type { Parley } from '../../../src/server.ts';
 import { postJson } from '../../support/protocols/sse-read.ts';
 import { ofType } from '../../support/run-events.ts';

@@ -11,7 +11,7 @@
  * must hold for every request the test sends.
  */
 import fc from 'fast-check';
-import { RUN_MODES } from '../../../src/graph/run-request.ts';
+import { RUN_MODES } from '../../../src/graph/run/request.ts';
 import {
   anyJson,
   deep,

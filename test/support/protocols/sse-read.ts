@@ -1,6 +1,6 @@
 /** Reads an SSE response with eventsource-parser (the parser the MCP SDK uses), for the SSE tests. */
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 
 export interface SseMessage extends EventSourceMessage {
   json: GraphEvent;

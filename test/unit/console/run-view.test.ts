@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { applyEvent, emptyRun, foldEvents, viewFromRecord } from '../../../console/src/run/run-view.ts';
-import type { GraphEvent, GraphEventBody } from '../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventBody } from '../../../src/graph/run/events.ts';
 import type { ApprovalRequest } from '../../../src/hitl/types.ts';
 import type { RunRecord } from '../../../src/knowledge/store.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EDGES, isEdge } from '../../../src/graph/edges.ts';
+import { EDGES, isEdge } from '../../../src/graph/run/edges.ts';
 import { NODES } from '../../../src/graph/nodes/index.ts';
 
 describe('the edge table', () => {

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { addNamed, namedSourcesOfCall, namedSourcesOfPeer } from '../../../src/graph/specialists/named-sources.ts';
 import { referencesOf, referencesText } from '../../../src/graph/nodes/answer-references.ts';
-import type { StepOutcome } from '../../../src/graph/step-outcome.ts';
-import type { NamedSource } from '../../../src/graph/events.ts';
+import type { StepOutcome } from '../../../src/graph/run/step-outcome.ts';
+import type { NamedSource } from '../../../src/graph/run/events.ts';
 
 describe('named sources', () => {
   it('names the files and pages a call names, else the tool', () => {

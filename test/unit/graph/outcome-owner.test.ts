@@ -1,6 +1,6 @@
 /**
  * "Where does a run's outcome get set?" has a one-file answer: src/graph/engine.ts. Nodes return an
- * outcome in their update (run-update.ts leaves it to the engine), recovery hands it to the engine's
+ * outcome in their update (run/update.ts leaves it to the engine), recovery hands it to the engine's
  * launch, and only the engine writes `run.outcome`. This reads every src/ file with TypeScript's parser
  * and lists each assignment to `run.outcome`.
  */

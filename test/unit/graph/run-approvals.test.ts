@@ -1,10 +1,10 @@
 /**
- * A run's approvals through its handle (graph/run-approvals.ts, RunHandle.pendingApprovals/resolve):
+ * A run's approvals through its handle (graph/run/approvals.ts, RunHandle.pendingApprovals/resolve):
  * the run's own requests only, answered through the one broker, so the first answer wins and another
  * run's request answers like an unknown id.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runApprovals } from '../../../src/graph/run-approvals.ts';
+import { runApprovals } from '../../../src/graph/run/approvals.ts';
 import { ApprovalBroker } from '../../../src/hitl/approvals.ts';
 import type { ApprovalRequestInput } from '../../../src/hitl/types.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunEventLog, SlowConsumerError } from '../../../src/graph/run-event-log.ts';
-import type { GraphEvent } from '../../../src/graph/events.ts';
+import { RunEventLog, SlowConsumerError } from '../../../src/graph/run/event-log.ts';
+import type { GraphEvent } from '../../../src/graph/run/events.ts';
 
 const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
 

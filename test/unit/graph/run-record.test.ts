@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GraphPlanSchema, type GraphPlan } from '../../../src/graph/planning/graph-plan.ts';
-import { runRecordOf, type FinishedRun } from '../../../src/graph/run-record.ts';
-import type { StepOutcome } from '../../../src/graph/scheduler.ts';
-import type { StepLineage, UsageTotals } from '../../../src/graph/events.ts';
-import type { Verification } from '../../../src/graph/state.ts';
+import { runRecordOf, type FinishedRun } from '../../../src/graph/run/record.ts';
+import type { StepOutcome } from '../../../src/graph/planning/scheduler.ts';
+import type { StepLineage, UsageTotals } from '../../../src/graph/run/events.ts';
+import type { Verification } from '../../../src/graph/run/state.ts';
 
 const usage = (input: number, output: number, costUsd: number | null, modelCalls = 1): UsageTotals => ({
   inputTokens: input,

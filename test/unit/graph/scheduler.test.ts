@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleSteps, type StepRun } from '../../../src/graph/scheduler.ts';
+import { scheduleSteps, type StepRun } from '../../../src/graph/planning/scheduler.ts';
 import { GraphPlanSchema, type PlanStep } from '../../../src/graph/planning/graph-plan.ts';
 
 const steps = (raw: unknown[]): PlanStep[] => GraphPlanSchema.parse({ steps: raw }).steps;

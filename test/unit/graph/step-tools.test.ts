@@ -1,11 +1,6 @@
 /** Which tools a step is offered (PlanStep.changes) and what a specialist is told about its tools' servers. */
 import { describe, expect, it } from 'vitest';
-import {
-  isReadOnly,
-  toolServersNote,
-  toolsForStep,
-  withListAllowed,
-} from '../../../src/graph/specialists/step-tools.ts';
+import { isReadOnly, toolServersNote, toolsForStep, withListAllowed } from '../../../src/graph/planning/step-tools.ts';
 import type { PlanStep } from '../../../src/graph/planning/graph-plan.ts';
 import type { SpecialistRecord } from '../../../src/knowledge/store.ts';
 import type { ToolDescriptor } from '../../../src/tools/types.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keepForConsole, scorecardOwner } from '../../../src/cli/keep-scorecard.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { scorecardOf } from '../../../src/graph/eval/scorecard.ts';
+import { scorecardOf } from '../../../src/eval/scorecard.ts';
 import { callerIdOf } from '../../../src/http/auth.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-keep-card-'));

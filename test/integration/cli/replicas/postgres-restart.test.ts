@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import pgModule from 'pg';
-import type { GraphEvent } from '../../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../../src/graph/run/events.ts';
 import { postJson } from '../../../support/protocols/sse-read.ts';
 import { follow, replicasMissing, useReplicas } from '../../../support/replicas.ts';
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest } from '../../../../src/hitl/types.ts';
-import type { GraphEvent } from '../../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../../src/graph/run/events.ts';
 import { postJson } from '../../../support/protocols/sse-read.ts';
 import { openPool } from '../../../../src/store/postgres/pool.ts';
 import { openPostgresRunStore } from '../../../../src/store/postgres/run-store.ts';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { methods, type ClientContext, type PromptResponse, type RequestError } from '@agentclientprotocol/sdk';
 import { createAcpAgent } from '../../../../src/protocols/acp/index.ts';
-import type { GraphEvent } from '../../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../../src/graph/run/events.ts';
 import { createTestParley, type TestParley } from '../../../support/engine.ts';
 import type { FixtureHttpServer } from '../../../fixtures/tools/http-server.ts';
 import { scribePrompt, startAcpTestParley, type AcpTestParley } from '../../../fixtures/acp/test-parley.ts';

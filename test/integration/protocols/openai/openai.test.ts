@@ -1,7 +1,7 @@
 /** The OpenAI-compatible endpoint driven by the official openai SDK, against the real engine over real HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import type { GraphEvent } from '../../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../../src/graph/run/events.ts';
 import { NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
 
 let rig: Rig;

@@ -1,6 +1,6 @@
 /** The SSE stream against the real engine over real HTTP, read with fetch and eventsource-parser. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphEvent } from '../../../../src/graph/events.ts';
+import type { GraphEvent } from '../../../../src/graph/run/events.ts';
 import { NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
 import { postJson, readAll, readSse, type SseMessage } from '../../../support/protocols/sse-read.ts';
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { managerAnswer, rootManagerOf, type ManagerAnswerInput } from '../../../../src/graph/dynamic/manager-answer.ts';
 import type { GraphPlan, PlanStep } from '../../../../src/graph/planning/graph-plan.ts';
-import type { StepOutcome } from '../../../../src/graph/step-outcome.ts';
+import type { StepOutcome } from '../../../../src/graph/run/step-outcome.ts';
 
 const planned = (id: string, extra: Partial<PlanStep> = {}): PlanStep => ({
   id,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { TaskState } from '@a2a-js/sdk';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
-import type { GraphEvent, GraphEventBody, UsageTotals } from '../../../../src/graph/events.ts';
+import type { GraphEvent, GraphEventBody, UsageTotals } from '../../../../src/graph/run/events.ts';
 import type { ApprovalRequest } from '../../../../src/hitl/types.ts';
 import { projectEvent, type Projection } from '../../../../src/protocols/a2a/events.ts';
 
