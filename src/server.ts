@@ -17,7 +17,7 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { VERSION } from './version.ts';
 import { releaseYoungGeneration } from './young-generation.ts';
-import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
+import { createHttpApp, JSON_RPC_PATHS, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
 import {
   checkPricedModels,
@@ -32,6 +32,7 @@ import { createCore, type Closer, type Core } from './core.ts';
 import { authEnabled, authenticateBearer, bearerIsToken, callerOf } from './http/auth.ts';
 import { isLoopback, originPolicy } from './http/request-origin.ts';
 import { refuseUpgrade } from './http/upgrade.ts';
+import { refuseConnect } from './http/methods.ts';
 import type { CappedClient } from './protocols/acp/index.ts';
 import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
@@ -335,6 +336,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           if (!acpWs.handleUpgrade(req, socket, head))
             refuseUpgrade(socket, 404, `No WebSocket endpoint at ${req.url ?? '/'}.`);
         });
+        // CONNECT never reaches Hono either: without a listener Node drops the socket unanswered.
+        s.on('connect', (req, socket: Duplex) => refuseConnect(app, JSON_RPC_PATHS, req.url, socket));
         s.once('error', (err) =>
           reject(
             new Error(

@@ -5,7 +5,7 @@
  */
 import type { Endpoint } from './endpoints.ts';
 import { isOAuthDiscovery } from './endpoints.ts';
-import { FOREIGN_HOSTS, FOREIGN_ORIGINS, SIMPLE_CONTENT_TYPES } from './request.ts';
+import { FOREIGN_HOSTS, FOREIGN_ORIGINS, SIMPLE_CONTENT_TYPES, UNKNOWN_METHODS, UNSERVED_METHODS } from './request.ts';
 import type { Outcome } from './send.ts';
 import { encode, resolve, type FuzzRequest, type Placeholders } from './wire.ts';
 
@@ -104,6 +104,18 @@ export function violations({ endpoint, request: req, outcome: out, runsCreated, 
     if (!refused && status !== 413)
       found.push({ check: 'json-only', detail: `${req.headers['content-type']} answered ${status}` });
   }
+
+  // Issue 44 §1: a method no route serves is a 405 with Allow (404 where no route serves the path at all),
+  // with a body or without; a method name Node's parser does not know is its 400. Never read, never a 5xx.
+  if (cleanCaller && !req.frames && UNSERVED_METHODS.includes(req.method)) {
+    // The "no route" row also holds paths a route serves for other methods (/a2a/): 405 there too.
+    const expected = endpoint.id === 'no route' ? [404, 405] : [405];
+    if (!expected.includes(status)) found.push({ check: 'method-405', detail: `${req.method} answered ${status}` });
+    else if (status === 405 && (!out.allow || out.allow.split(', ').includes(req.method)))
+      found.push({ check: 'method-405', detail: `${req.method} 405 with Allow ${out.allow ?? '(none)'}` });
+  }
+  if (!req.frames && UNKNOWN_METHODS.includes(req.method) && status !== 400)
+    found.push({ check: 'method-405', detail: `unknown method ${req.method} answered ${status}` });
 
   // §2: the OAuth discovery paths answer 404, so MCP clients fall back to the bearer header.
   if (
