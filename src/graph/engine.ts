@@ -270,8 +270,14 @@ export class Engine implements RunEngine {
     return true;
   }
 
-  cancelAndWait(handle: RunHandle, reason?: string): Promise<CancelAnswer> {
-    return cancelAndSettle(handle, () => this.cancel(handle.id, reason), CANCEL_CONFIRM_MS);
+  async cancelAndWait(handle: RunHandle, reason?: string): Promise<CancelAnswer> {
+    const id = handle.id;
+    const remote = !this.#running.has(id) && !this.#finished.has(id) ? this.#replicas?.runs.remote(id) : undefined;
+    if (!remote) return cancelAndSettle(handle, () => this.cancel(id, reason), CANCEL_CONFIRM_MS);
+    // Held by another replica: the cancel is sent before anything is answered, so a send that cannot
+    // reach it (Redis down) is the caller's UnavailableError (503 + Retry-After), never a 202 that does nothing.
+    await this.#replicas!.runs.cancelRemote(id, reason);
+    return cancelAndSettle(handle, () => true, CANCEL_CONFIRM_MS);
   }
 
   async find(runId: string, caller?: Caller): Promise<RunHandle | undefined> {
