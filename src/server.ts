@@ -336,8 +336,15 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           if (!acpWs.handleUpgrade(req, socket, head))
             refuseUpgrade(socket, 404, `No WebSocket endpoint at ${req.url ?? '/'}.`);
         });
-        // CONNECT never reaches Hono either: without a listener Node drops the socket unanswered.
-        s.on('connect', (req, socket: Duplex) => refuseConnect(app, JSON_RPC_PATHS, req.url, socket));
+        // CONNECT never reaches Hono either (without a listener Node drops the socket unanswered): the
+        // same Host/Origin check and auth first, then the path's 405 or 404.
+        s.on('connect', (req, socket: Duplex) => {
+          const verdict = upgradeVerdict(req.headers.host, req.headers.origin);
+          if (!verdict.ok) return refuseUpgrade(socket, 403, verdict.message);
+          if (!bearerCaller(req.headers.authorization))
+            return refuseUpgrade(socket, 401, 'Missing or invalid API key: send Authorization: Bearer <key>.');
+          refuseConnect(app, JSON_RPC_PATHS, req.url, socket);
+        });
         s.once('error', (err) =>
           reject(
             new Error(

@@ -32,13 +32,14 @@ export function rawRequest(
           : {}),
       },
     });
-    const answer = (res: IncomingMessage, stream: NodeJS.ReadableStream) => {
-      let text = '';
+    const answer = (res: IncomingMessage, stream: NodeJS.ReadableStream, head?: Buffer) => {
+      // A CONNECT's body, as far as the parser read it with the headers, comes as `head`.
+      let text = head?.toString('utf8') ?? '';
       stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
       stream.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: text }));
     };
     r.on('response', (res) => answer(res, res));
-    r.on('connect', (res, socket) => answer(res, socket));
+    r.on('connect', (res, socket, head) => answer(res, socket, head));
     r.on('error', reject);
     r.end(body);
   });

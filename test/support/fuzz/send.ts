@@ -64,9 +64,10 @@ export function sendHttp(baseUrl: string, req: FuzzRequest, values: Placeholders
     }, HEADERS_TIMEOUT_MS);
     r.on('error', (err) => finish({ status: 'error', contentType: '', body: '', detail: err.message }));
     // A CONNECT's answer, whatever its status, comes with the socket on `connect` (its body on the socket).
-    r.on('connect', (res: IncomingMessage, socket: Duplex) => {
+    r.on('connect', (res: IncomingMessage, socket: Duplex, head: Buffer) => {
       clearTimeout(noAnswer);
-      const chunks: Buffer[] = [];
+      // What the parser read past the headers (the body, here) comes as `head`.
+      const chunks: Buffer[] = [head];
       const end = () =>
         finish({
           status: res.statusCode ?? 0,
