@@ -17,7 +17,7 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { VERSION } from './version.ts';
 import { releaseYoungGeneration } from './young-generation.ts';
-import { createHttpApp, type ReadinessCheck, type RouteGroup } from './http/app.ts';
+import { createHttpApp, JSON_RPC_PATHS, type ReadinessCheck, type RouteGroup } from './http/app.ts';
 import type { ParleyEnv } from './http/auth.ts';
 import {
   checkPricedModels,
@@ -32,6 +32,7 @@ import { createCore, type Closer, type Core } from './core.ts';
 import { authEnabled, authenticateBearer, bearerIsToken, callerOf } from './http/auth.ts';
 import { isLoopback, originPolicy } from './http/request-origin.ts';
 import { refuseUpgrade } from './http/upgrade.ts';
+import { refuseConnect } from './http/methods.ts';
 import type { CappedClient } from './protocols/acp/index.ts';
 import { runningRunsOf } from './graph/durable/running-run.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
@@ -334,6 +335,15 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
           if (!verdict.ok) return refuseUpgrade(socket, 403, verdict.message);
           if (!acpWs.handleUpgrade(req, socket, head))
             refuseUpgrade(socket, 404, `No WebSocket endpoint at ${req.url ?? '/'}.`);
+        });
+        // CONNECT never reaches Hono either (without a listener Node drops the socket unanswered): the
+        // same Host/Origin check and auth first, then the path's 405 or 404.
+        s.on('connect', (req, socket: Duplex) => {
+          const verdict = upgradeVerdict(req.headers.host, req.headers.origin);
+          if (!verdict.ok) return refuseUpgrade(socket, 403, verdict.message);
+          if (!bearerCaller(req.headers.authorization))
+            return refuseUpgrade(socket, 401, 'Missing or invalid API key: send Authorization: Bearer <key>.');
+          refuseConnect(app, JSON_RPC_PATHS, req.url, socket);
         });
         s.once('error', (err) =>
           reject(

@@ -115,7 +115,7 @@ export const ENGINE_SETTINGS = [
     schema: nonNegativeInt,
     default: '1000',
     description:
-      'How many finished runs stay replayable at most; beyond it the oldest finished run is dropped first (bounds the memory retention takes).',
+      "How many finished runs stay replayable at most; beyond it the oldest finished run of the caller holding the most is dropped first, so one caller's runs never push out another's while it holds fewer (bounds the memory retention takes). A request refused before it starts (429) is not a run and does not count.",
   },
   {
     env: 'PARLEY_RUN_RETENTION_MB',

@@ -22,7 +22,8 @@ import { RunEventLog } from './run/event-log.ts';
 import { wallTimeLimit } from './spending/usage.ts';
 import { admitDirectCall, type DirectCall, type DirectCallRequest } from './spending/direct-call.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './run/state.ts';
-import { endingOf, failedRunHandle, invalidRequest, outcomeOf } from './run/outcome.ts';
+import { endedRunHandle, endingOf, invalidRequest, outcomeOf } from './run/outcome.ts';
+import { StartAdmission, type RefusalReason } from './spending/refusals.ts';
 import { NODES, type NodeFn } from './nodes/index.ts';
 import { FIRST_NODE, isEdge } from './run/edges.ts';
 import { applyUpdate } from './run/update.ts';
@@ -58,9 +59,11 @@ export class Engine implements RunEngine {
   readonly #takeoverListeners = new Set<(runId: string) => void>();
   /** Execution-memory records written after their runs' results (durable/record-end.ts). */
   readonly #memoryWrites = new MemoryWrites();
+  readonly #admission: StartAdmission;
 
   constructor(deps: EngineDeps) {
     const ctx = (this.#ctx = createEngineContext(deps));
+    this.#admission = new StartAdmission(ctx.ledger, ctx.logger);
     const { runRetentionMs, runRetentionMax, runRetentionBytes } = ctx.config.engine;
     this.#finished = new FinishedRuns(
       { retentionMs: runRetentionMs, max: runRetentionMax, budgetBytes: runRetentionBytes },
@@ -81,6 +84,11 @@ export class Engine implements RunEngine {
     });
   }
 
+  /** Run requests refused before they started (rate limit, window budgets), by reason. */
+  get refusedStarts(): Readonly<Record<RefusalReason, number>> {
+    return this.#admission.refused;
+  }
+
   /** Runs still in progress. */
   get activeRuns(): number {
     return this.#running.size;
@@ -99,7 +107,22 @@ export class Engine implements RunEngine {
     if (this.#running.has(id) || this.#finished.has(id)) {
       // Never disturb the run that owns the id: answer with a detached, already failed run.
       const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: ctx.now });
-      return failedRunHandle(log, threadId, request, `run id "${id}" is already in use`, this.#ctx.approvals);
+      return endedRunHandle(
+        log,
+        threadId,
+        request,
+        { status: 'failed', error: `run id "${id}" is already in use` },
+        ctx.approvals,
+      );
+    }
+    // Admitted before it exists: a refusal is counted, not stored (an invalid request fails as a run instead).
+    const refused = invalidRequest(request)
+      ? undefined
+      : this.#admission.admit(ownerIdOf(request), request.threadId, request.protocol);
+    if (refused) {
+      const log = new RunEventLog(id, { buffer: ctx.config.engine.eventBuffer, now: ctx.now });
+      const { error, retryAfterMs } = refused;
+      return endedRunHandle(log, threadId, request, { status: 'blocked', error, retryAfterMs }, ctx.approvals);
     }
     const record: StoredRun = {
       id,
@@ -213,8 +236,14 @@ export class Engine implements RunEngine {
     return true;
   }
 
-  cancelAndWait(handle: RunHandle, reason?: string): Promise<CancelAnswer> {
-    return cancelAndSettle(handle, () => this.cancel(handle.id, reason), CANCEL_CONFIRM_MS);
+  async cancelAndWait(handle: RunHandle, reason?: string): Promise<CancelAnswer> {
+    const id = handle.id;
+    const remote = !this.#running.has(id) && !this.#finished.has(id) ? this.#replicas?.runs.remote(id) : undefined;
+    if (!remote) return cancelAndSettle(handle, () => this.cancel(id, reason), CANCEL_CONFIRM_MS);
+    // Held by another replica: the cancel is sent before anything is answered, so a send that cannot
+    // reach it (Redis down) is the caller's UnavailableError (503 + Retry-After), never a 202 that does nothing.
+    await this.#replicas!.runs.cancelRemote(id, reason);
+    return cancelAndSettle(handle, () => true, CANCEL_CONFIRM_MS);
   }
 
   async find(runId: string, caller?: Caller): Promise<RunHandle | undefined> {

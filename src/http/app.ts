@@ -1,7 +1,7 @@
 /**
  * The HTTP app: middleware every route gets, in this order: Host/Origin check with CORS for the listed
- * origins (before anything else), auth, body limit, the JSON body check, trace context; JSON errors and
- * 404; the built-in /health and /ready, and the route groups the composition root mounts.
+ * origins (before anything else), auth, 405 for a method the path does not serve, body limit, the JSON
+ * body check, trace context; JSON errors and 404; the built-in /health and /ready, and the route groups the composition root mounts.
  */
 import { acceptTraceContext } from './trace-context.ts';
 import { Hono } from 'hono';
@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import { apiKeyAuth, type ParleyEnv } from './auth.ts';
 import { DEFAULT_JSON_MAX_DEPTH, jsonBodies, limitBody } from './body.ts';
 import { errorHandler, notFound } from './errors.ts';
+import { refuseUnservedMethods } from './methods.ts';
 import { originGuard, type OriginPolicy } from './request-origin.ts';
 
 /** Where the JSON-RPC protocols are mounted: a refused body gets a JSON-RPC error there. */
@@ -72,6 +73,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
       localToken: options.localToken,
     }),
   );
+  // Before anything reads a body: a method the path does not serve is a 405 with Allow (TRACE with a body too).
+  app.use('*', refuseUnservedMethods(app, JSON_RPC_PATHS));
   app.use('*', limitBody(options.bodyLimitBytes));
   app.use(
     '*',

@@ -1,6 +1,6 @@
 /**
- * Refusing a WebSocket upgrade: upgrades reach the Node server's `upgrade` event, never Hono, so the
- * refusal is written on the raw socket, in the API's error shape.
+ * Refusing a WebSocket upgrade (or a CONNECT): these reach the Node server's `upgrade` and `connect`
+ * events, never Hono, so the refusal is written on the raw socket, in the API's error shape.
  */
 import type { Duplex } from 'node:stream';
 import { ERROR_CODES, errorBody } from './errors.ts';
@@ -9,13 +9,14 @@ const REASONS: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   429: 'Too Many Requests',
   503: 'Service Unavailable',
 };
 
-export function refuseUpgrade(
+export function refuseOnSocket(
   socket: Duplex,
-  status: 401 | 403 | 404 | 429 | 503,
+  status: 401 | 403 | 404 | 405 | 429 | 503,
   message: string,
   headers: Record<string, string> = {},
 ): void {
@@ -29,3 +30,5 @@ export function refuseUpgrade(
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }
+
+export const refuseUpgrade = refuseOnSocket;

@@ -16,6 +16,7 @@ import type { Parley } from '../../src/server.ts';
 import { startShippedParley, writeFileQuery, type ShippedParley } from '../support/server.ts';
 import { postJson, readAll, readSse } from '../support/protocols/sse-read.ts';
 import { recordingClient } from '../support/protocols/acp-client.ts';
+import { rawRequest, type RawAnswer } from '../support/raw-http.ts';
 
 const K1 = 'isolation-key-one';
 const K2 = 'isolation-key-two';
@@ -184,6 +185,64 @@ describe('runs, events and approvals over HTTP', () => {
     for await (const m of stream) rest.push(m.json);
     expect(finished(rest).status).toBe('cancelled');
   }, 60_000);
+});
+
+describe('every method, with a body or without, on every route that names a run or an approval', () => {
+  /** Routes with an id in them, and the bodies a request may carry (issue 44 §1: TRACE with one was a 500). */
+  const ROUTES = [
+    (id: string) => `/api/runs/${id}`,
+    (id: string) => `/api/runs/${id}/events`,
+    (id: string) => `/api/runs/${id}/checkpoints`,
+    (id: string) => `/api/runs/${id}/fork`,
+    (id: string) => `/api/runs/${id}/replay`,
+    (id: string) => `/stream/${id}`,
+    (id: string) => `/stream/${id}/cancel`,
+    (id: string) => `/api/approvals/${id}`,
+    (id: string) => `/api/threads/${id}`,
+  ];
+  const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND', 'CONNECT'];
+  const BODIES = [undefined, (id: string) => JSON.stringify({ request_id: id, runId: id, decisions: {} })];
+
+  it("k2 gets for k1's run and approval exactly what it gets for unknown ones, and changes nothing", async () => {
+    const { request, stream } = await runUntilApproval(K1, writeQuery('k1-methods.txt', 'methods'));
+    const { runId, request: approval } = request;
+    const ghost = randomUUID();
+    const differing: string[] = [];
+    for (const route of ROUTES)
+      for (const method of METHODS)
+        for (const body of BODIES)
+          for (const id of [runId, approval.id]) {
+            const sent = (x: string) =>
+              rawRequest(
+                url,
+                method,
+                route(x),
+                bearer(K2),
+                method === 'GET' || method === 'HEAD' ? undefined : body?.(x),
+              );
+            const [real, unknown] = [await sent(id), await sent(ghost)];
+            const same = (a: RawAnswer, x: string) => `${a.status} ${a.allow} ${a.body.split(x).join('<id>')}`;
+            if (same(real, id) !== same(unknown, ghost) || real.status >= 500)
+              differing.push(
+                `${method} ${route('<id>')}${body ? ' +body' : ''}: ${same(real, id)} vs ${same(unknown, ghost)}`,
+              );
+          }
+    expect(differing).toEqual([]);
+
+    // Nothing changed: the run still waits on the same approval, and k1 answers it.
+    const own = JSON.parse((await answer(`/api/approvals?runId=${runId}`, K1)).body) as { approvals: { id: string }[] };
+    expect(own.approvals.map((a) => a.id)).toEqual([approval.id]);
+    const call = approval.kind === 'tool' ? approval.toolCalls[0]! : undefined;
+    const approved = await answer('/api/approve', K1, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ request_id: approval.id, decisions: { [call!.toolCallId]: 'accept' } }),
+    });
+    expect(approved.status).toBe(200);
+    const rest: GraphEvent[] = [];
+    for await (const m of stream) rest.push(m.json);
+    expect(finished(rest).status).toBe('completed');
+  }, 120_000);
 });
 
 describe('execution memory and team reuse stay within one caller', () => {

@@ -22,10 +22,10 @@ export interface ShippedParley {
   close(): Promise<void>;
 }
 
-/** Starts it with `env` on top of a free port, the temporary data dir and a silent log; `options.now` fixes the engine's clock. */
+/** Starts it with `env` on top of a free port, the temporary data dir and a silent log (or `options.logger`); `options.now` fixes the engine's clock. */
 export async function startShippedParley(
   env: Record<string, string> = {},
-  options: Pick<ParleyOptions, 'now'> = {},
+  options: Pick<ParleyOptions, 'now' | 'logger'> = {},
 ): Promise<ShippedParley> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
   // NO_HOME: the shipped mcp_config.json, specialists and prices, whatever the developer's own home holds.

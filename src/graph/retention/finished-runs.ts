@@ -1,7 +1,9 @@
 /**
  * Finished runs still replayable (GET /api/runs/:id/events, SSE Last-Event-ID, A2A tasks/get, …), in
- * the order they finished: each for PARLEY_RUN_RETENTION_MS, the latest PARLEY_RUN_RETENTION_MAX at
- * most, the oldest dropped first; dropping a run also forgets it in the run store.
+ * the order they finished: each for PARLEY_RUN_RETENTION_MS, PARLEY_RUN_RETENTION_MAX at most. Past
+ * that bound the oldest run of the caller holding the most goes first: fair per caller, so one caller's
+ * runs never push out another's while it holds fewer (a caller keeps at least max ÷ callers holding
+ * runs). Dropping a run also forgets it in the run store.
  *
  * With a run store a finished run leaves the heap at once: once the store is seen to hold its whole
  * event log, its handle reads the store (stored-handle.ts) and keeps only the run's ids. A run
@@ -28,6 +30,7 @@ export interface RetentionLimits {
 
 interface Finished {
   handle: RunHandle;
+  callerId: string;
   expiresAt: number;
   /** What its in-memory event log is estimated to keep on the heap; 0 when it is served from the store. */
   bytes: number;
@@ -43,6 +46,8 @@ export function logBytes(log: RunEventLog): number {
 
 export class FinishedRuns {
   readonly #runs = new Map<string, Finished>();
+  /** Each caller's finished runs, oldest first. */
+  readonly #byCaller = new Map<string, Set<string>>();
   readonly #limits: RetentionLimits;
   readonly #now: () => number;
   readonly #store?: RunStore;
@@ -85,7 +90,12 @@ export class FinishedRuns {
    * once the store holds its last event; until then (or if never) it is served from memory.
    */
   add(handle: RunHandle, log: RunEventLog): void {
-    const entry: Finished = { handle, expiresAt: this.#now() + this.#limits.retentionMs, bytes: 0 };
+    const entry: Finished = {
+      handle,
+      callerId: handle.callerId,
+      expiresAt: this.#now() + this.#limits.retentionMs,
+      bytes: 0,
+    };
     this.#insert(handle.id, entry);
     const finished = log.snapshot(log.lastSeq - 1)[0]?.type === 'run.finished';
     if (this.#store && finished) void this.#moveToStore(handle, entry, log, this.#store);
@@ -97,6 +107,7 @@ export class FinishedRuns {
     if (!this.#store || this.#runs.has(ids.id)) return;
     this.#insert(ids.id, {
       handle: storedRunHandle(ids, this.#store, this.#approvals),
+      callerId: ids.callerId,
       expiresAt: finishedAt + this.#limits.retentionMs,
       bytes: 0,
     });
@@ -121,14 +132,29 @@ export class FinishedRuns {
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = undefined;
     this.#runs.clear();
+    this.#byCaller.clear();
     this.#bytes = 0;
   }
 
   #insert(id: string, entry: Finished): void {
     this.#runs.set(id, entry);
+    const own = this.#byCaller.get(entry.callerId) ?? new Set<string>();
+    this.#byCaller.set(entry.callerId, own.add(id));
     // The count cap bounds retention under load, whatever each run keeps.
-    while (this.#runs.size > this.#limits.max) this.#drop(this.#runs.keys().next().value as string);
+    while (this.#runs.size > this.#limits.max) this.#drop(this.#oldestOfLargest());
     this.#sweepLater();
+  }
+
+  /** The oldest run of the caller holding the most (of tied callers, the oldest run of all). */
+  #oldestOfLargest(): string {
+    let pick: string | undefined;
+    let size = 0;
+    for (const runs of this.#byCaller.values()) {
+      const oldest = runs.values().next().value as string;
+      const older = pick !== undefined && this.#runs.get(oldest)!.expiresAt < this.#runs.get(pick)!.expiresAt;
+      if (runs.size > size || (runs.size === size && older)) [pick, size] = [oldest, runs.size];
+    }
+    return pick!;
   }
 
   async #moveToStore(handle: RunHandle, entry: Finished, log: RunEventLog, store: RunStore): Promise<void> {
@@ -179,6 +205,9 @@ export class FinishedRuns {
     const entry = this.#runs.get(id);
     if (!entry) return;
     this.#runs.delete(id);
+    const own = this.#byCaller.get(entry.callerId);
+    own?.delete(id);
+    if (own?.size === 0) this.#byCaller.delete(entry.callerId);
     this.#bytes -= entry.bytes;
     this.#store?.forget(id).catch((err: unknown) => {
       this.#logger.error('run store: forgetting a run failed', { runId: id, error: String(err) });

@@ -8,7 +8,7 @@ import type { NodeName } from './events.ts';
 import type { RunUpdate } from './state.ts';
 
 export const EDGES = {
-  usage_guard: ['router', 'end'],
+  usage_guard: ['router'],
   router: ['direct_answer', 'council', 'dispatcher', 'end'],
   direct_answer: ['end'],
   council: ['end'],

@@ -4,7 +4,7 @@
  */
 import type { ApprovalPort } from '../../hitl/types.ts';
 import { runApprovals } from './approvals.ts';
-import { ADMITTED } from '../spending/admission.ts';
+import { ADMITTED, type Admission } from '../spending/admission.ts';
 import type { RunHandle, RunResult } from './engine-port.ts';
 import type { RunEventLog } from './event-log.ts';
 import type { RunEnding } from './events.ts';
@@ -67,12 +67,16 @@ export function endingOf(run: RunState, outcome: RunOutcome, durationMs: number)
   };
 }
 
-/** A detached run that failed before it began (its id was taken): its own log, never the owner's. */
-export function failedRunHandle(
+/**
+ * A detached run that ended before it began: its id was taken (failed), or its caller's rate limit or
+ * window budget refused it (blocked, with `admission` saying so). Its own log, never stored nor retained:
+ * a request refused before it starts is not a run.
+ */
+export function endedRunHandle(
   log: RunEventLog,
   threadId: string,
   request: RunRequest,
-  error: string,
+  ending: { status: 'failed' | 'blocked'; error: string; retryAfterMs?: number },
   approvals: ApprovalPort,
 ): RunHandle {
   const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, modelCalls: 0, toolCalls: 0 };
@@ -83,14 +87,18 @@ export function failedRunHandle(
     mode: request.mode ?? 'auto',
     protocol: request.protocol,
   });
-  log.emit({ type: 'run.finished', status: 'failed', error, usage, durationMs: 0 });
-  const result: RunResult = { runId: log.runId, threadId, status: 'failed', error, usage, durationMs: 0 };
+  log.emit({ type: 'run.finished', ...ending, usage, durationMs: 0 });
+  const result: RunResult = { runId: log.runId, threadId, ...ending, usage, durationMs: 0 };
   const callerId = ownerIdOf(request);
+  const admission: Admission =
+    ending.status === 'blocked'
+      ? { admitted: false, error: ending.error, retryAfterMs: ending.retryAfterMs ?? 0 }
+      : ADMITTED;
   return {
     id: log.runId,
     threadId,
     callerId,
-    admission: Promise.resolve(ADMITTED),
+    admission: Promise.resolve(admission),
     result: Promise.resolve(result),
     events: (afterSeq) => log.events(afterSeq),
     lastSeq: () => log.lastSeq,

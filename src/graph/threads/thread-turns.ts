@@ -15,23 +15,48 @@ import type { ThreadTurn, TurnStep } from '../../store/threads/types.ts';
 const FINDING_CHARS = 500;
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** The run's history: its caller's stored thread (when it names one) and the messages it sent. */
+/** How long a thread read that fails is retried (within the run's own deadline: its abort signal). */
+export const THREAD_READ_RETRY_MS = 20_000;
+
+/**
+ * The run's history: its caller's stored thread (when it names one) and the messages it sent. A read
+ * that fails (the store restarting) is retried with backoff for THREAD_READ_RETRY_MS or until the run is
+ * stopped; if it still fails the run fails saying why, rather than answer as if the conversation had
+ * not happened (every protocol shows a failed run's reason).
+ */
 export async function loadHistory(run: RunState, ctx: EngineContext): Promise<ConversationHistory> {
   const budget = { tokens: ctx.config.engine.threadHistoryTokens, recentTurns: ctx.config.engine.threadRecentTurns };
-  let thread;
   // A run that named no thread is the first of its own (its run id): nothing stored yet to read.
-  if (ctx.threads && run.request.threadId !== undefined) {
-    try {
-      thread = await ctx.threads.getThread(run.callerId, run.threadId);
-    } catch (err) {
-      ctx.logger.warn('reading the thread failed; the run goes on without its history', {
-        runId: run.id,
-        error: (err as Error).message,
-      });
-    }
-  }
+  const threads = ctx.threads;
+  const thread =
+    threads && run.request.threadId !== undefined
+      ? await retried(() => threads.getThread(run.callerId, run.threadId), run, ctx)
+      : undefined;
   const history = buildHistory(thread, run.request.messages, budget);
   return thread?.turns.length ? { ...history, runIds: thread.turns.map((t) => t.runId) } : history;
+}
+
+async function retried<T>(read: () => Promise<T>, run: RunState, ctx: EngineContext): Promise<T> {
+  const giveUpAt = ctx.now() + THREAD_READ_RETRY_MS;
+  for (let delay = 100, attempt = 1; ; delay = Math.min(delay * 2, 2_000), attempt++) {
+    try {
+      return await read();
+    } catch (err) {
+      const error = (err as Error).message;
+      if (run.abort.signal.aborted || ctx.now() + delay > giveUpAt) {
+        ctx.logger.error('reading the thread failed; the run fails rather than answer without it', {
+          runId: run.id,
+          attempts: attempt,
+          error,
+        });
+        throw new Error(
+          `the conversation of thread "${run.threadId}" could not be read (${error}); the run stopped rather than answer without it: retry`,
+        );
+      }
+      ctx.logger.warn('reading the thread failed; retrying', { runId: run.id, attempt, error });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 function stepsOf(run: RunState): TurnStep[] | undefined {

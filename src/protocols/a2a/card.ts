@@ -8,6 +8,7 @@ import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, InMemoryTaskStore, ServerCallContext, type AgentExecutor } from '@a2a-js/sdk/server';
 import type { KnowledgeReads } from '../../graph/contract.ts';
+import { withoutLocalDetails } from '../../http/public-text.ts';
 import { REST_PATH } from './rest.ts';
 
 export interface CardOptions {
@@ -118,14 +119,18 @@ export function buildAgentCard(options: CardOptions): AgentCard {
   };
 }
 
-/** Replaces the card's skills with the available specialists (the card object is shared with the SDK handler). */
+/**
+ * Replaces the card's skills with the available specialists (the card object is shared with the SDK
+ * handler). The card is served without auth: descriptions lose local paths and host names (a
+ * filesystem server's names the workspace folder).
+ */
 export async function refreshSkills(card: AgentCard, store: KnowledgeReads): Promise<void> {
   const specialists = await store.listSpecialists({ available: true });
   card.skills = specialists.map((s) => ({
     id: s.id,
-    name: s.name,
-    description: s.description,
-    tags: s.domains.length ? s.domains : [s.kind],
+    name: withoutLocalDetails(s.name),
+    description: withoutLocalDetails(s.description),
+    tags: (s.domains.length ? s.domains : [s.kind]).map(withoutLocalDetails),
     examples: [],
     inputModes: [],
     outputModes: [],

@@ -228,7 +228,8 @@ export function a2aEndpoint(deps: A2ADeps): A2AEndpoint {
   // httpx-based clients (the Python SDK) post to the card's URL with a trailing slash.
   app.post('/a2a', rpc);
   app.post('/a2a/', rpc);
-  app.all(
+  app.on(
+    ['GET', 'POST', 'DELETE'],
     `${REST_PATH}/*`,
     restRoute({
       handler,

@@ -181,7 +181,7 @@ export function mcpRoutes(deps: McpRoutesDeps) {
     maxSubscriptions: deps.config.protocols.mcpSessions?.total ?? DEFAULT_CLIENT_CAPS.total,
   });
 
-  app.all('/', async (c) => {
+  app.on(['GET', 'POST', 'DELETE'], '/', async (c) => {
     const id = c.req.header('mcp-session-id');
     const caller = deps.callerOf?.(c) ?? LOCAL_CALLER;
     const options = { parsedBody: c.get('parsedBody' as never) as unknown, authInfo: authInfoOf(caller) };

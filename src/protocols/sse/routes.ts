@@ -122,27 +122,42 @@ function prefersJson(accept: string | undefined): boolean {
   return json !== -1 && (sse === -1 || json < sse);
 }
 
+/** How long a JSON read of a run still going waits for a next event before it calls itself caught up. */
+const CAUGHT_UP_IDLE_MS = 250;
+/** The longest a JSON read of a run still going takes, however fast its events keep coming. */
+const JSON_READ_MAX_MS = 2_000;
+
 /**
- * The events retained so far, without waiting for more: a consumer hands out retained events from
- * already-resolved promises, so a next() still pending after the current macrotask means "caught up".
- * A run that has ended is read to its end instead: its events may come from the run store (another
- * replica ran it), whose reads take longer than a macrotask, and nothing more will come.
+ * The events so far, without waiting for the run: at once, on any replica. A run that has ended is
+ * read to its end (from the run store when another replica ran it). One still going is read up to
+ * the seq its log had when asked (the holder knows it: lastSeq), or, followed from the store on
+ * another replica, until no event comes for CAUGHT_UP_IDLE_MS; never longer than JSON_READ_MAX_MS
+ * (an event handed out only once committed, or a store read, takes longer than a macrotask).
  */
 async function retainedEvents(handle: RunHandle, afterSeq: number): Promise<GraphEvent[]> {
   const ended =
     handle.fromStore === true || (await Promise.race([handle.result.then(() => true), nextMacrotask(false)]));
+  const target = ended ? undefined : handle.lastSeq?.();
+  const deadline = Date.now() + JSON_READ_MAX_MS;
   const iterator = handle.events(afterSeq)[Symbol.asyncIterator]();
   const events: GraphEvent[] = [];
   try {
     for (;;) {
-      const next = await (ended ? iterator.next() : Promise.race([iterator.next(), nextMacrotask('idle' as const)]));
+      if (target !== undefined && (events.at(-1)?.seq ?? afterSeq) >= target) break;
+      const wait = ended ? undefined : Math.min(CAUGHT_UP_IDLE_MS, deadline - Date.now());
+      if (wait !== undefined && wait <= 0) break;
+      const next = await (wait === undefined
+        ? iterator.next()
+        : Promise.race([iterator.next(), after(wait, 'idle' as const)]));
       if (next === 'idle' || next.done) break;
       events.push(next.value);
     }
   } finally {
-    await iterator.return?.();
+    // Not awaited: a generator parked on a store read or a wake-up ends when that settles.
+    void iterator.return?.();
   }
   return events;
 }
 
+const after = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms).unref());
 const nextMacrotask = <T>(value: T) => new Promise<T>((resolve) => setImmediate(() => resolve(value)));

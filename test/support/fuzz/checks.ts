@@ -5,7 +5,7 @@
  */
 import type { Endpoint } from './endpoints.ts';
 import { isOAuthDiscovery } from './endpoints.ts';
-import { FOREIGN_HOSTS, FOREIGN_ORIGINS, SIMPLE_CONTENT_TYPES } from './request.ts';
+import { FOREIGN_HOSTS, FOREIGN_ORIGINS, SIMPLE_CONTENT_TYPES, UNKNOWN_METHODS, UNSERVED_METHODS } from './request.ts';
 import type { Outcome } from './send.ts';
 import { encode, resolve, type FuzzRequest, type Placeholders } from './wire.ts';
 
@@ -88,7 +88,14 @@ export function violations({ endpoint, request: req, outcome: out, runsCreated, 
     found.push({ check: 'host-refused', detail: `foreign Host answered ${status}` });
   if (req.frames && foreignHost(req) && status === 101)
     found.push({ check: 'host-refused', detail: 'foreign Host upgraded to a WebSocket' });
-  if (foreignOrigin(req) && !foreignHost(req) && hasValidKey(req) && status !== 403)
+  // (A method name the parser does not know never reaches the server: the parser's 400.)
+  if (
+    foreignOrigin(req) &&
+    !foreignHost(req) &&
+    hasValidKey(req) &&
+    status !== 403 &&
+    !UNKNOWN_METHODS.includes(req.method)
+  )
     found.push({ check: 'origin-refused', detail: `foreign Origin answered ${status}` });
 
   // §2: a JSON route refuses the content types a page can send without a preflight.
@@ -104,6 +111,18 @@ export function violations({ endpoint, request: req, outcome: out, runsCreated, 
     if (!refused && status !== 413)
       found.push({ check: 'json-only', detail: `${req.headers['content-type']} answered ${status}` });
   }
+
+  // Issue 44 §1: a method no route serves is a 405 with Allow (404 where no route serves the path at all),
+  // with a body or without; a method name Node's parser does not know is its 400. Never read, never a 5xx.
+  if (cleanCaller && !req.frames && UNSERVED_METHODS.includes(req.method)) {
+    // A generated id such as ".." can take the request to a path no route serves: 404 there.
+    const noRoute = status === 404 && /No route for /.test(out.body);
+    if (status !== 405 && !noRoute) found.push({ check: 'method-405', detail: `${req.method} answered ${status}` });
+    else if (status === 405 && (!out.allow || out.allow.split(', ').includes(req.method)))
+      found.push({ check: 'method-405', detail: `${req.method} 405 with Allow ${out.allow ?? '(none)'}` });
+  }
+  if (!req.frames && UNKNOWN_METHODS.includes(req.method) && status !== 400)
+    found.push({ check: 'method-405', detail: `unknown method ${req.method} answered ${status}` });
 
   // §2: the OAuth discovery paths answer 404, so MCP clients fall back to the bearer header.
   if (

@@ -3,7 +3,8 @@
  * any method and any bytes) or over a WebSocket (ws), and reads what comes back within bounds:
  * streams that stay open (an SSE listener) are read for a moment, then cut.
  */
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { encode, resolve, serialize, type FuzzRequest, type Placeholders } from './wire.ts';
@@ -16,6 +17,8 @@ export interface Outcome {
   body: string;
   /** The transport error or the WebSocket close, when there is one. */
   detail?: string;
+  /** The Allow header, when there is one (a 405 must send it). */
+  allow?: string;
   ms: number;
 }
 
@@ -60,15 +63,33 @@ export function sendHttp(baseUrl: string, req: FuzzRequest, values: Placeholders
       r.destroy();
     }, HEADERS_TIMEOUT_MS);
     r.on('error', (err) => finish({ status: 'error', contentType: '', body: '', detail: err.message }));
+    // A CONNECT's answer, whatever its status, comes with the socket on `connect` (its body on the socket).
+    r.on('connect', (res: IncomingMessage, socket: Duplex, head: Buffer) => {
+      clearTimeout(noAnswer);
+      // What the parser read past the headers (the body, here) comes as `head`.
+      const chunks: Buffer[] = [head];
+      const end = () =>
+        finish({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks).toString('utf8'),
+          ...(res.headers.allow !== undefined ? { allow: res.headers.allow } : {}),
+        });
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', end);
+      socket.on('error', end);
+      setTimeout(() => (end(), socket.destroy()), BODY_READ_MS).unref();
+    });
     r.on('response', (res) => {
       clearTimeout(noAnswer);
       const contentType = String(res.headers['content-type'] ?? '');
+      const allow = res.headers.allow !== undefined ? { allow: res.headers.allow } : {};
       const chunks: Buffer[] = [];
       let size = 0;
       const stop = () => {
         res.destroy();
         r.destroy();
-        finish({ status: res.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8') });
+        finish({ status: res.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8'), ...allow });
       };
       const cut = setTimeout(stop, contentType.includes('text/event-stream') ? STREAM_READ_MS : BODY_READ_MS);
       res.on('data', (chunk: Buffer) => {
@@ -78,7 +99,7 @@ export function sendHttp(baseUrl: string, req: FuzzRequest, values: Placeholders
       });
       res.on('end', () => {
         clearTimeout(cut);
-        finish({ status: res.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8') });
+        finish({ status: res.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8'), ...allow });
       });
       res.on('error', () => {
         clearTimeout(cut);

@@ -403,6 +403,23 @@ describe('ACP bad requests get JSON-RPC errors and change nothing', () => {
     });
   });
 
+  it('the -32602 for an unknown mode, the modes a session offers and docs/protocols/acp.md name the same set', async () => {
+    await withClient(async (ctx) => {
+      const session = await ctx.buildSession('/tmp').start();
+      const offered = session.modes!.availableModes.map((m) => m.id);
+      const refused = await errorOf(
+        ctx.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'turbo' }),
+      );
+      const named = /use (.+)$/.exec(refused.message)![1]!.split(/, | or /);
+      const docs = readFileSync(new URL('../../../../docs/protocols/acp.md', import.meta.url), 'utf8');
+      const row = docs.split('\n').find((l) => l.startsWith('| `session/set_mode` |'))!;
+      const documented = [...row.split('|')[2]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1]);
+      expect(named).toEqual(offered);
+      expect(documented).toEqual(offered);
+      expect(docs).toContain(`a select of the ${['', '', '', '', 'four', 'five', 'six'][offered.length]} modes`);
+    });
+  });
+
   it('unknown method, invalid params, unknown session, unknown mode, relative cwd, unsupported content', async () => {
     await withClient(async (ctx, rc) => {
       const runsBefore = parley.engine.retainedRuns;

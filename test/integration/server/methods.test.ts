@@ -1,0 +1,108 @@
+/**
+ * Issue 44 §1: a method a route does not serve, with a JSON body or without, is a 405 with `Allow`
+ * on every route (TRACE with a body used to be a 500 from the body check); a path no route serves is
+ * a 404; a method name Node's HTTP parser does not know is the parser's 400. Over real HTTP (node:http,
+ * which sends any method) against the whole server with API keys; nothing starts a run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../../support/raw-http.ts';
+import { startShippedParley, type ShippedParley } from '../../support/server.ts';
+
+const KEY = 'methods-key';
+let server: ShippedParley;
+
+beforeAll(async () => {
+  server = await startShippedParley({ PARLEY_API_KEYS: KEY });
+}, 60_000);
+afterAll(async () => {
+  await server?.close();
+});
+
+const send = (method: string, path: string, body?: string, auth = true) =>
+  rawRequest(server.url, method, path, auth ? { authorization: `Bearer ${KEY}` } : {}, body);
+
+/** Every route's path (ids filled in) and the methods it serves, as `Allow` must list them. */
+const ROUTES: [path: string, allow: string][] = [
+  ['/health', 'GET, HEAD, OPTIONS'],
+  ['/ready', 'GET, HEAD, OPTIONS'],
+  ['/stream', 'POST, OPTIONS'],
+  ['/stream/r1', 'GET, HEAD, OPTIONS'],
+  ['/stream/r1/cancel', 'POST, OPTIONS'],
+  ['/api/runs', 'GET, HEAD, OPTIONS'],
+  ['/api/runs/r1', 'GET, HEAD, OPTIONS'],
+  ['/api/runs/r1/events', 'GET, HEAD, OPTIONS'],
+  ['/api/runs/r1/checkpoints', 'GET, HEAD, OPTIONS'],
+  ['/api/runs/r1/fork', 'POST, OPTIONS'],
+  ['/api/evals', 'GET, HEAD, OPTIONS'],
+  ['/api/specialists', 'GET, HEAD, OPTIONS'],
+  ['/api/threads', 'GET, HEAD, OPTIONS'],
+  ['/api/threads/t1', 'GET, HEAD, DELETE, OPTIONS'],
+  ['/api/decisions', 'GET, HEAD, OPTIONS'],
+  ['/api/approve', 'POST, OPTIONS'],
+  ['/api/approvals', 'GET, HEAD, OPTIONS'],
+  ['/mcp/config', 'GET, HEAD, OPTIONS'],
+  ['/mcp/reload', 'POST, OPTIONS'],
+  ['/ag-ui', 'POST, OPTIONS'],
+  ['/v1/chat/completions', 'POST, OPTIONS'],
+  ['/v1/models', 'GET, HEAD, OPTIONS'],
+  ['/.well-known/agent-card.json', 'GET, HEAD, OPTIONS'],
+  ['/a2a', 'POST, OPTIONS'],
+  ['/a2a/rest/message:send', 'GET, HEAD, POST, DELETE, OPTIONS'],
+  ['/mcp', 'GET, POST, DELETE, OPTIONS'],
+  ['/acp', 'GET, POST, DELETE, OPTIONS'],
+];
+const JSON_RPC = new Set(['/a2a', '/mcp', '/acp']);
+/** Methods Node's parser knows that no Parley route serves; TRACE and PROPFIND with a body were the 500s. */
+const UNSERVED = ['TRACE', 'PROPFIND', 'PUT', 'PATCH', 'MKCOL', 'LOCK', 'CONNECT'];
+const BODY = JSON.stringify({ query: 'hello', jsonrpc: '2.0', id: 1, method: 'x' });
+
+describe('a method the route does not serve', () => {
+  it('is a 405 with Allow on every route, with a JSON body or without, and starts nothing', async () => {
+    const wrong: string[] = [];
+    for (const [path, allow] of ROUTES) {
+      const served = allow.split(', ');
+      for (const method of [...UNSERVED, 'GET', 'POST', 'DELETE'].filter((m) => !served.includes(m))) {
+        for (const body of [BODY, undefined]) {
+          const a = await send(method, path, body);
+          const shaped =
+            method === 'CONNECT' ||
+            (JSON_RPC.has(path)
+              ? (JSON.parse(a.body) as { error?: { code?: number } }).error?.code === -32600
+              : (JSON.parse(a.body) as { error?: { code?: string } }).error?.code === 'method_not_allowed');
+          if (a.status !== 405 || a.allow !== allow || !shaped)
+            wrong.push(`${method} ${path}${body ? ' +body' : ''}: ${a.status} Allow=${a.allow} ${a.body.slice(0, 80)}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(server.parley.engine.retainedRuns).toBe(0);
+    expect(await server.parley.store.listRuns({ limit: 10 })).toEqual([]);
+  }, 120_000);
+
+  it('OPTIONS that is not a CORS preflight answers 204 with Allow', async () => {
+    for (const [path, allow] of ROUTES) {
+      const a = await send('OPTIONS', path);
+      expect([path, a.status, a.allow]).toEqual([path, 204, allow]);
+    }
+  });
+
+  it('a path no route serves is a 404 whatever the method, its body unread', async () => {
+    for (const method of ['TRACE', 'PROPFIND', 'GET', 'POST', 'CONNECT']) {
+      const a = await send(method, '/no-such-route', BODY);
+      expect([method, a.status, a.allow]).toEqual([method, 404, undefined]);
+    }
+  });
+
+  it('asks for auth before it says which methods a route serves', async () => {
+    for (const method of ['TRACE', 'CONNECT']) {
+      const a = await send(method, '/stream', BODY, false);
+      expect([method, a.status, a.allow]).toEqual([method, 401, undefined]);
+    }
+  });
+
+  it('a method name the HTTP parser does not know is its 400, and the server goes on', async () => {
+    const a = await send('FROBNICATE', '/stream', BODY);
+    expect(a.status).toBe(400);
+    expect((await send('GET', '/health')).status).toBe(200);
+  });
+});
