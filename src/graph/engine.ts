@@ -12,7 +12,7 @@
  * (run/: request, state, events, edges, log, outcome, the engine's ports) and what it spends.
  */
 import { randomUUID } from 'node:crypto';
-import type { GraphEvent, GraphEventOf, NodeName } from './run/events.ts';
+import type { GraphEvent, GraphEventOf } from './run/events.ts';
 import { canSee, ownerIdOf, type Caller, type RunRequest } from './run/request.ts';
 import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run/engine-port.ts';
 import { ADMITTED, admissionGate } from './spending/admission.ts';
@@ -24,9 +24,7 @@ import { admitDirectCall, type DirectCall, type DirectCallRequest } from './spen
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './run/state.ts';
 import { endedRunHandle, endingOf, invalidRequest, outcomeOf } from './run/outcome.ts';
 import { StartAdmission, type RefusalReason } from './spending/refusals.ts';
-import { NODES, type NodeFn } from './nodes/index.ts';
-import { FIRST_NODE, isEdge } from './run/edges.ts';
-import { applyUpdate } from './run/update.ts';
+import { walkNodes } from './nodes/walk.ts';
 import { loadHistory, saveTurn } from './threads/thread-turns.ts';
 import type { StoredRun } from '../store/runs/run-store.ts';
 import { runPersister, type Made } from './durable/persist-events.ts';
@@ -359,7 +357,7 @@ export class Engine implements RunEngine {
           { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode },
           async () => {
             run.history = await loadHistory(run, ctx);
-            await this.#loop(run);
+            await walkNodes(run, this.#ctx);
           },
         );
     } catch (err) {
@@ -397,54 +395,6 @@ export class Engine implements RunEngine {
     await recordEnd(ctx, run, made.memory, this.#memoryWrites);
     made.memory = undefined;
     return { runId: run.id, threadId: run.threadId, ...ending };
-  }
-
-  /** The L0 loop: node → next node, racing each node against the run's abort signal. */
-  async #loop(run: RunState): Promise<void> {
-    const ctx = this.#ctx;
-    const signal = run.abort.signal;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    // Raced against each node below, which handles the rejection; this only keeps a race never run from being unhandled.
-    aborted.catch(() => undefined);
-    try {
-      let node: NodeName = FIRST_NODE;
-      for (let transitions = 1; ; transitions++) {
-        if (signal.aborted) throw signal.reason;
-        if (transitions > ctx.config.engine.maxTransitions) {
-          run.outcome = {
-            status: 'failed',
-            error: `watchdog: the run made more than ${ctx.config.engine.maxTransitions} node transitions (last node: ${node})`,
-          };
-          return;
-        }
-        run.node = node;
-        emit(run, { type: 'node.started', node });
-        const t0 = ctx.now();
-        const current: NodeName = node;
-        const { next, update } = await Promise.race([
-          ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () =>
-            (NODES[current] as NodeFn)(run, ctx),
-          ),
-          aborted,
-        ]);
-        // The types hold every node to its row of the edge table; this holds a node that casts around them.
-        if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
-        if (update) {
-          const { outcome, ...decided } = update;
-          applyUpdate(run, decided);
-          if (outcome) run.outcome = outcome;
-        }
-        emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
-        if (next === 'end' || run.outcome) return;
-        node = next;
-      }
-    } finally {
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    }
   }
 
   /**

@@ -1,0 +1,55 @@
+/**
+ * The L0 loop: node → next node, each node raced against the run's abort signal, every move checked
+ * against the edge table (../run/edges.ts) and counted by the watchdog (engine.maxTransitions).
+ */
+import type { NodeName } from '../run/events.ts';
+import { FIRST_NODE, isEdge } from '../run/edges.ts';
+import { emit, type EngineContext, type RunState } from '../run/state.ts';
+import { applyUpdate } from '../run/update.ts';
+import { NODES, type NodeFn } from './index.ts';
+
+export async function walkNodes(run: RunState, ctx: EngineContext): Promise<void> {
+  const signal = run.abort.signal;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  // Raced against each node below, which handles the rejection; this only keeps a race never run from being unhandled.
+  aborted.catch(() => undefined);
+  try {
+    let node: NodeName = FIRST_NODE;
+    for (let transitions = 1; ; transitions++) {
+      if (signal.aborted) throw signal.reason;
+      if (transitions > ctx.config.engine.maxTransitions) {
+        run.outcome = {
+          status: 'failed',
+          error: `watchdog: the run made more than ${ctx.config.engine.maxTransitions} node transitions (last node: ${node})`,
+        };
+        return;
+      }
+      run.node = node;
+      emit(run, { type: 'node.started', node });
+      const t0 = ctx.now();
+      const current: NodeName = node;
+      const { next, update } = await Promise.race([
+        ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () =>
+          (NODES[current] as NodeFn)(run, ctx),
+        ),
+        aborted,
+      ]);
+      // The types hold every node to its row of the edge table; this holds a node that casts around them.
+      if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
+      if (update) {
+        const { outcome, ...decided } = update;
+        applyUpdate(run, decided);
+        if (outcome) run.outcome = outcome;
+      }
+      emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
+      if (next === 'end' || run.outcome) return;
+      node = next;
+    }
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
