@@ -161,7 +161,7 @@ export interface StartNeo4jOptions {
   pageCacheMb?: number;
 }
 
-const START_TIMEOUT_MS = 180_000;
+const START_TIMEOUT_MS = 420_000;
 const MS_PER_TICK = 10; // USER_HZ is 100 on Linux
 
 /** Starts Neo4j on a free loopback port in a temporary folder; builds the runner first when needed. */

@@ -4,7 +4,7 @@
  * POST /mcp/reload does); A sees the change at once, process B (another store on the same database)
  * after its view's refresh interval, and neither ever sees a half-applied ingestion.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,11 +12,7 @@ import { openNeo4jStore } from '../../../src/knowledge/neo4j/store.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
 import { ingestAll, type IngestDeps } from '../../../src/knowledge/ingest/ingest.ts';
 import { run, step } from '../../support/records.ts';
-import { neo4jMissing } from '../../support/neo4j.ts';
-import { useNeo4j } from '../../support/use-neo4j.ts';
-
-const missing = neo4jMissing();
-if (missing) console.info(`Neo4j reload tests ${missing}`);
+import type { UsedNeo4j } from '../../support/use-neo4j.ts';
 
 const STDIO_FIXTURE = resolve('test/fixtures/knowledge/mcp-stdio-server.ts');
 /** B's view re-reads the database this often; A sees its own writes at once. */
@@ -44,8 +40,8 @@ function mcpConfig(tools: string): string {
   });
 }
 
-describe.skipIf(!!missing)('hot reload on one Neo4j shared by two processes', () => {
-  const db = useNeo4j();
+/** The hot-reload tests, inside a describe of neo4j.test.ts (one Neo4j per run of that file). */
+export function defineNeo4jReloadSuite(db: UsedNeo4j): void {
   let dir: string;
   let deps: IngestDeps;
   let a: KnowledgeStore;
@@ -148,6 +144,4 @@ describe.skipIf(!!missing)('hot reload on one Neo4j shared by two processes', ()
     expect((await a.getProficiency('invoice-clerk', 'specialist'))?.runs).toBe(2);
     expect((await a.searchMemory('March invoices bank payments', 5)).length).toBe(2);
   });
-});
-
-if (missing) describe('hot reload on one Neo4j shared by two processes', () => it.skip(missing, () => {}));
+}

@@ -4,14 +4,10 @@
  * two full-text indexes) to version 2 with every record and relationship kept, and the refusal of a
  * graph written by a newer Parley. The mirror of kuzu-file.test.ts's migration tests.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { NEO4J_SCHEMA_VERSION, openNeo4jStore } from '../../../src/knowledge/neo4j/store.ts';
 import { ROSTER, run, step } from '../../support/records.ts';
-import { neo4jMissing } from '../../support/neo4j.ts';
-import { useNeo4j } from '../../support/use-neo4j.ts';
-
-const missing = neo4jMissing();
-if (missing) console.info(`Neo4j schema tests ${missing}`);
+import type { UsedNeo4j } from '../../support/use-neo4j.ts';
 
 /** What a schema version 1 Parley created at open (its SCHEMA, before issue #13 dropped the full-text indexes). */
 const VERSION_1_SCHEMA = [
@@ -63,9 +59,8 @@ const VERSION_1_RECORDS = [
 const CURRENT_CONSTRAINTS = ['decision_id', 'meta_key', 'proficiency_id', 'run_id', 'specialist_id', 'step_id'];
 const CURRENT_INDEXES = ['decision_run', 'run_started', 'step_run'];
 
-describe.skipIf(!!missing)('Neo4j schema', () => {
-  const db = useNeo4j();
-
+/** The schema tests, inside a describe of neo4j.test.ts (one Neo4j per run of that file). */
+export function defineNeo4jSchemaSuite(db: UsedNeo4j): void {
   async function dropSchema(): Promise<void> {
     for (const { name } of await db.cypher('SHOW CONSTRAINTS YIELD name'))
       await db.cypher(`DROP CONSTRAINT ${String(name)} IF EXISTS`);
@@ -216,6 +211,4 @@ describe.skipIf(!!missing)('Neo4j schema', () => {
     const closed = { ...db.connection, uri: 'bolt://127.0.0.1:1' };
     await expect(openNeo4jStore(closed)).rejects.toThrow(/Cannot reach Neo4j at bolt:\/\/127\.0\.0\.1:1 .*NEO4J_URI/s);
   });
-});
-
-if (missing) describe('Neo4j schema', () => it.skip(missing, () => {}));
+}
