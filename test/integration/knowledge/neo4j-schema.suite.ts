@@ -11,10 +11,21 @@ import type { UsedNeo4j } from '../../support/use-neo4j.ts';
 
 /** What a schema version 1 Parley created at open (its SCHEMA, before issue #13 dropped the full-text indexes). */
 const VERSION_1_SCHEMA = [
-  ...['Meta', 'Source', 'Specialist', 'Tool', 'Run', 'Step', 'TeamConfig', 'Proficiency', 'Approval', 'Decision'].map(
-    (label) =>
-      `CREATE CONSTRAINT ${label.toLowerCase()}_id IF NOT EXISTS FOR (n:${label}) REQUIRE n.${label === 'Meta' ? 'key' : 'id'} IS UNIQUE`,
-  ),
+  ...[
+    'Meta:key',
+    'Source:id',
+    'Specialist:id',
+    'Tool:id',
+    'Run:id',
+    'Step:id',
+    'TeamConfig:id',
+    'Proficiency:id',
+    'Approval:id',
+    'Decision:id',
+  ].map((pair) => {
+    const [label, key] = pair.split(':') as [string, string];
+    return `CREATE CONSTRAINT ${label.toLowerCase()}_${key} IF NOT EXISTS FOR (n:${label}) REQUIRE n.${key} IS UNIQUE`;
+  }),
   'CREATE INDEX step_run IF NOT EXISTS FOR (n:Step) ON (n.runId)',
   'CREATE INDEX approval_run IF NOT EXISTS FOR (n:Approval) ON (n.runId)',
   'CREATE INDEX run_started IF NOT EXISTS FOR (n:Run) ON (n.startedAt)',

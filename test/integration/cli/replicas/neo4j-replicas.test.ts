@@ -34,10 +34,17 @@ describe.skipIf(!!missing)('replicas on one Neo4j, Postgres and Redis', () => {
       NEO4J_DATABASE: db!.connection.database,
       PARLEY_NEO4J_VIEW_REFRESH_MS: '500',
     };
-    // Both ingest the shipped roster into the same graph at start, at the same time.
     const [a, b] = await Promise.all([replica(neo4jEnv), replica(neo4jEnv)]);
-    const roster = await db!.cypher("MATCH (s:Specialist) WHERE s.kind IN ['prompt', 'mcp'] RETURN count(s) AS n");
-    expect(roster[0]!.n).toBeGreaterThan(0);
+    // Both ingest the shipped roster into the same graph at start, at the same time.
+    await vi.waitFor(
+      async () => {
+        const [row] = await db!.cypher(
+          "MATCH (s:Specialist) WHERE NOT s.kind IN ['source', 'tool'] AND s.available RETURN count(s) AS n",
+        );
+        expect(row!.n).toBeGreaterThan(0);
+      },
+      { timeout: 60_000, interval: 500 },
+    );
 
     const query = writeQuery('ledger.txt', 'from A');
     const first = await startRun(a.url, { query, mode: 'orchestrate' }, 'approval.requested');
