@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -114,27 +114,36 @@ export function ensureHarness(log: (line: string) => void = () => {}): string {
   const javaHome = neo4jJavaHome();
   if (!javaHome) throw new Error(neo4jMissing());
   const env = { ...process.env, JAVA_HOME: javaHome };
+  // Built aside (two test files may build at once), then renamed: a reader never sees half a folder.
+  const staging = `${dir}.tmp-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
   const mvn = (offline: boolean) =>
-    spawnSync('mvn', ['-B', '-q', ...(offline ? ['-o'] : []), '-f', join(SOURCES, 'pom.xml'), 'clean', 'package'], {
-      env,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    spawnSync(
+      'mvn',
+      [
+        '-B',
+        '-q',
+        ...(offline ? ['-o'] : []),
+        '-f',
+        join(SOURCES, 'pom.xml'),
+        `-Dharness.build.dir=${staging}`,
+        'package',
+      ],
+      { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
   let build = mvn(true);
   if (build.status === 0) log(`neo4j harness: built offline from ~/.m2 (Neo4j ${NEO4J_VERSION})`);
   else {
     log(`neo4j harness: not everything is in ~/.m2 yet; downloading Neo4j ${NEO4J_VERSION} from Maven Central`);
     build = mvn(false);
   }
-  if (build.status !== 0) throw new Error(`mvn package failed (${build.status}):\n${build.stdout}${build.stderr}`);
-  // Built aside, then renamed: a reader never sees half a folder.
-  const target = join(SOURCES, 'target');
-  const staging = `${dir}.tmp-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  cpSync(join(target, JAR), join(staging, JAR));
-  cpSync(join(target, 'lib'), join(staging, 'lib'), { recursive: true });
-  rmSync(target, { recursive: true, force: true });
+  if (build.status !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    throw new Error(`mvn package failed (${build.status}):\n${build.stdout}${build.stderr}`);
+  }
+  // Only the jar and lib/ are kept: classes/ and Maven's bookkeeping go.
+  for (const entry of readdirSync(staging))
+    if (entry !== JAR && entry !== 'lib') rmSync(join(staging, entry), { recursive: true, force: true });
   if (existsSync(jar)) rmSync(staging, { recursive: true, force: true });
   else renameSync(staging, dir);
   return jar;
