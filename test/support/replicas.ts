@@ -2,7 +2,7 @@
  * Replicas for the tests (issue 17): a real Postgres and a real Redis (test/support), and `parley serve`
  * processes sharing them, each with its own data dir and one shared workspace folder (the volume a real
  * deployment mounts on every replica), so a file a run writes is found whichever replica ran the call.
- * Each replica has its own embedded knowledge graph: no Neo4j here (docs/deployment.md says how to share it).
+ * Each replica has its own embedded knowledge graph unless a test passes NEO4J_* to replica() (cli/replicas/neo4j-replicas.test.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
