@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import { NO_HOME } from './test/support/home.ts';
 
+// `npm run test:timing`: per-file wall, import, tests and CPU into test-results/timing.json (docs/testing.md).
+const timing = Boolean(process.env.PARLEY_TEST_TIMING);
+
 /**
  * One run, five projects (docs/testing.md): `npm test` runs them all; `npm run test:unit` (the fast loop)
  * and `npm run test:<project>` run one. The projects inherit the settings below (`extends: true`).
@@ -11,7 +14,8 @@ export default defineConfig({
     // Never the developer's own Parley home (test/support/home.ts). Every scripted model refuses and
     // records a prompt with an unrendered placeholder; the setup file fails the test that sent it.
     env: { PARLEY_HOME: NO_HOME, PARLEY_SCRIPTED_PROMPT_CHECK: '1' },
-    setupFiles: ['test/support/prompt-check.ts'],
+    setupFiles: ['test/support/prompt-check.ts', ...(timing ? ['test/support/timing-cpu.ts'] : [])],
+    ...(timing ? { reporters: ['default', './test/support/timing-reporter.ts'] } : {}),
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores on CI: keep file parallelism modest so timing-based assertions stay honest.
