@@ -28,25 +28,36 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores on CI: keep file parallelism modest so timing-based assertions stay honest.
     maxWorkers: 2,
+    // `isolate: false` (unit, contract, integration): a project's files run one after another in the same worker
+    // process, sharing its module cache, instead of a fresh process that imports src/ and the SDKs again for each
+    // file (about 2 s of CPU a file; test/integration/graph/: 103 s -> 46 s of CPU, docs/testing.md "Where the time
+    // goes"). So such a file must leave no global state behind (environment variables, globals, fake timers,
+    // mocks, servers left open). cli, e2e and deploy keep a fresh process per file: their cost is the processes
+    // they launch, not imports.
     projects: [
       // Pure functions and single modules: no server, no child process, no network.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
       // The shared suites every backend runs (test/integration/**/*.contract.ts) on each backend: the stores on LMDB,
       // memory and a real Postgres, the cluster in process and on a real Redis, the knowledge store on Kuzu (and Neo4j).
-      { extends: true, test: { name: 'contract', include: CONTRACT } },
+      { extends: true, test: { name: 'contract', include: CONTRACT, isolate: false } },
       // Real pieces over HTTP on 127.0.0.1 (the engine, the store, the protocol adapters, the server).
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          isolate: false,
           exclude: ['test/integration/cli/**', ...CONTRACT],
         },
       },
       // Launches bin/parley.js, which runs the compiled dist/ (built first when stale: test/support/build.ts).
       {
         extends: true,
-        test: { name: 'cli', include: ['test/integration/cli/**/*.test.ts'], globalSetup: ['test/support/build-once.ts'] },
+        test: {
+          name: 'cli',
+          include: ['test/integration/cli/**/*.test.ts'],
+          globalSetup: ['test/support/build-once.ts'],
+        },
       },
       // The whole server as shipped (repo mcp_config.json and specialists) on a temporary data dir.
       {

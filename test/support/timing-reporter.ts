@@ -81,7 +81,12 @@ export default class TimingReporter implements Reporter {
     for (const row of [...this.rows].sort((a, b) => b.wallMs - a.wallMs).slice(0, 25)) out.push(line(row.file, [row]));
     out.push('');
     for (const project of [...new Set(this.rows.map((r) => r.project))])
-      out.push(line(`project ${project}`, this.rows.filter((r) => r.project === project)));
+      out.push(
+        line(
+          `project ${project}`,
+          this.rows.filter((r) => r.project === project),
+        ),
+      );
     out.push(line('all files', this.rows));
     out.push(`run: ${s(totalMs)} s wall; ${relative(process.cwd(), OUT)}`);
     console.log(out.join('\n'));

@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import type * as CypherLanguageSupport from '@neo4j-cypher/language-support';
 import {
   MIGRATE_TO_2,
   Q,
@@ -17,11 +18,11 @@ import {
 import { QUERY_NAMES } from '../../../src/knowledge/cypher/queries.ts';
 
 // The linter's CommonJS build (one 24 MB file), loaded by Node itself: its ESM build has extension-less
-// imports Node cannot resolve, so vitest transformed its ~40 MB module by module instead (30 s of CPU and
-// minutes of wall time on a loaded 2-core machine; 1 s this way). docs/testing.md, "Where the time goes".
+// imports Node cannot resolve, so vitest transformed its ~40 MB module by module instead (~18 s of CPU and
+// minutes of wall time on a loaded 2-core machine; ~2.5 s this way). docs/testing.md, "Where the time goes".
 const { lintCypherQuery, testData } = createRequire(import.meta.url)(
   '@neo4j-cypher/language-support',
-) as typeof import('@neo4j-cypher/language-support');
+) as typeof CypherLanguageSupport;
 
 const statements: [string, string][] = [
   ...Object.entries(Q),
