@@ -1,10 +1,12 @@
 /**
- * `parley eval SUITE.yaml [--repeat K] [--out FILE] [--compare ENV_A ENV_B | --baseline FILE [--tolerance PCT]]`
+ * `parley eval SUITE.yaml [--repeat K] [--out FILE] [--compare ENV_A ENV_B | --baseline FILE [--tolerance PCT]] [--versus direct]`
  * (docs/evals.md): runs an evaluation suite in this process on a fresh temporary data dir (so no
  * earlier run or proven team of yours changes a result, and the suite's files land in a workspace of
  * its own), prints the scorecard and writes it as JSON. With --compare, the suite runs under each
  * configuration in turn — one engine at a time, each on its own data dir, closed before the next
  * starts — and one scorecard shows both. With --baseline, the scorecard is checked against an earlier one.
+ * With --versus direct, each case is also answered by one direct call of the same model and a pairwise
+ * judge compares the two blind, in both orders (eval/versus.ts).
  * Exit 0 when every case passed every repeat (with --baseline: when nothing regressed), 1 when not,
  * 2 for a bad command, suite, configuration or baseline.
  */
@@ -14,10 +16,11 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import type { Suite } from '../eval/suite.ts';
 import type { Scorecard } from '../eval/scorecard.ts';
+import type { VersusScorecard } from '../eval/versus-card.ts';
 import { EnvFileError, readEnvFile } from './eval-env.ts';
 
 export const EVAL_USAGE =
-  'parley eval SUITE.yaml [--repeat K] [--out FILE] [--compare ENV_A ENV_B | --baseline FILE [--tolerance PCT]]';
+  'parley eval SUITE.yaml [--repeat K] [--out FILE] [--compare ENV_A ENV_B | --baseline FILE [--tolerance PCT]] [--versus direct]';
 
 export interface EvalArgs {
   suite: string;
@@ -26,6 +29,7 @@ export interface EvalArgs {
   compare?: [string, string];
   baseline?: string;
   tolerancePct?: number;
+  versus?: 'direct';
 }
 
 export function parseEvalArgs(args: string[]): EvalArgs | { error: string } {
@@ -45,6 +49,7 @@ export function parseEvalArgs(args: string[]): EvalArgs | { error: string } {
   const compare = take('--compare', 2);
   const baseline = take('--baseline');
   const tolerance = take('--tolerance');
+  const versus = take('--versus');
   if (repeat === null || (repeat !== undefined && !/^[1-9]\d{0,2}$/.test(repeat)))
     return { error: `--repeat needs a whole number from 1 to 999${usage}` };
   if (out === null) return { error: `--out needs a file name${usage}` };
@@ -55,6 +60,10 @@ export function parseEvalArgs(args: string[]): EvalArgs | { error: string } {
   if (tolerance === null || (tolerance !== undefined && !/^\d{1,4}(\.\d+)?$/.test(tolerance[0]!)))
     return { error: `--tolerance needs a percentage, e.g. --tolerance 10${usage}` };
   if (tolerance && !baseline) return { error: `--tolerance applies to --baseline${usage}` };
+  if (versus === null || (versus && versus[0] !== 'direct'))
+    return { error: `--versus takes "direct": the graph against one direct call of the same model${usage}` };
+  if (versus && compare)
+    return { error: `--versus direct measures one configuration: run --compare and --versus separately${usage}` };
   if (rest.length !== 1 || rest[0]!.startsWith('--')) return { error: `give one suite file${usage}` };
   return {
     suite: rest[0]!,
@@ -63,6 +72,7 @@ export function parseEvalArgs(args: string[]): EvalArgs | { error: string } {
     ...(compare ? { compare: [compare[0]!, compare[1]!] as [string, string] } : {}),
     ...(baseline ? { baseline: baseline[0]! } : {}),
     ...(tolerance ? { tolerancePct: Number(tolerance[0]) } : {}),
+    ...(versus ? { versus: 'direct' as const } : {}),
   };
 }
 
@@ -88,16 +98,23 @@ function configure(label: string, vars: Record<string, string>): Configuration {
 }
 
 /** The suite under one configuration: an engine started for it, closed when the suite is done. */
-async function runUnder(c: Configuration, suite: Suite, repeat: number, tag: string): Promise<Scorecard> {
-  const [{ runSuite }, { scorecardOf }, { createParley }] = await Promise.all([
+async function runUnder(
+  c: Configuration,
+  suite: Suite,
+  repeat: number,
+  tag: string,
+  versus?: 'direct',
+): Promise<Scorecard | VersusScorecard> {
+  const [{ runSuite }, { scorecardOf }, { versusSummaryOf }, { createParley }] = await Promise.all([
     import('../eval/run-suite.ts'),
     import('../eval/scorecard.ts'),
+    import('../eval/versus-card.ts'),
     import('../server.ts'),
   ]);
   const parley = await createParley(c.config, { recoverRuns: false });
   try {
     process.stderr.write(
-      `parley eval: ${tag}${suite.cases.length} cases × ${repeat}, ${suite.concurrency} at once, approvals: ${suite.approvals}\n`,
+      `parley eval: ${tag}${suite.cases.length} cases × ${repeat}, ${suite.concurrency} at once, approvals: ${suite.approvals}${versus ? ', versus one direct call' : ''}\n`,
     );
     const outcomes = await runSuite(
       suite,
@@ -110,15 +127,21 @@ async function runUnder(c: Configuration, suite: Suite, repeat: number, tag: str
       },
       {
         repeat,
+        ...(versus ? { versus } : {}),
         onOutcome: (o) =>
-          process.stderr.write(`  ${tag}${o.pass ? 'pass' : 'FAIL'} ${o.id}${repeat > 1 ? ` #${o.repeat}` : ''}\n`),
+          process.stderr.write(
+            `  ${tag}${o.pass ? 'pass' : 'FAIL'} ${o.id}${repeat > 1 ? ` #${o.repeat}` : ''}${o.versus ? ` (versus direct: ${o.versus.result ?? 'not compared'})` : ''}\n`,
+          ),
       },
     );
-    return { ...scorecardOf(suite.name, repeat, outcomes), ...(c.label ? { configuration: c.label } : {}) };
+    const card = { ...scorecardOf(suite.name, repeat, outcomes), ...(c.label ? { configuration: c.label } : {}) };
+    return versus ? { ...card, versus: versusSummaryOf(outcomes) } : card;
   } finally {
     await parley.close();
   }
 }
+
+const isVersus = (card: Scorecard | VersusScorecard): card is VersusScorecard => 'versus' in card;
 
 function fail(message: string): number {
   process.stderr.write(`parley eval: ${message}\n`);
@@ -173,7 +196,9 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const cards: Scorecard[] = [];
     for (const [i, c] of configurations.entries())
-      cards.push(await runUnder(c, suite, parsed.repeat, configurations.length > 1 ? `${'AB'[i]} ` : ''));
+      cards.push(
+        await runUnder(c, suite, parsed.repeat, configurations.length > 1 ? `${'AB'[i]} ` : '', parsed.versus),
+      );
     const write = (json: unknown, fallback: string) => {
       const out = parsed.out ?? fallback;
       writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
@@ -191,12 +216,19 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const card = cards[0]!;
     process.stdout.write(formatScorecard(card) + '\n');
+    // A comparison that could not be made (a direct or judge call failed) leaves the measure incomplete: exit 1.
+    let complete = true;
+    if (isVersus(card)) {
+      const { formatVersus } = await import('../eval/versus-card.ts');
+      process.stdout.write('\n' + formatVersus(card.versus, card.repeat) + '\n');
+      complete = card.versus.overall.errors === 0;
+    }
     write(card, `${suite.name}.scorecard.json`);
-    if (!baseline || !parsed.baseline) return card.failures.length === 0 ? 0 : 1;
+    if (!baseline || !parsed.baseline) return card.failures.length === 0 && complete ? 0 : 1;
     const tolerance = parsed.tolerancePct ?? baselines.DEFAULT_TOLERANCE_PCT;
     const found = baselines.regressions(baseline, card, tolerance);
     process.stdout.write('\n' + baselines.formatRegressions(parsed.baseline, tolerance, found) + '\n');
-    return found.length === 0 ? 0 : 1;
+    return found.length === 0 && complete ? 0 : 1;
   } finally {
     process.off('SIGINT', interrupted);
     for (const c of configurations) rmSync(c.dataDir, { recursive: true, force: true });

@@ -26,7 +26,8 @@ Usage:
   parley run "<question>"     Run one question through the graph, showing progress, the answer, usage and cost
   parley fork RUN [--from CP] Start a new run from a checkpoint of RUN (default: its last), shown like run
   parley eval SUITE.yaml      Run an evaluation suite; options --repeat K (pass^k), --out FILE (the JSON scorecard),
-                              --compare ENV_A ENV_B (two configurations), --baseline FILE [--tolerance PCT]
+                              --compare ENV_A ENV_B (two configurations), --baseline FILE [--tolerance PCT],
+                              --versus direct (the graph against one direct call of the same model, judged blind)
   parley acp                  Serve the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)
   parley mcp                  Serve MCP on stdio (IDEs and assistants)
   parley status [--json]      Whether the Parley service of the data dir runs: pid, port, uptime, clients

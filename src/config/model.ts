@@ -46,7 +46,7 @@ export const MODEL_SETTINGS = [
     perRole: 'max output tokens',
     schema: positiveInt,
     description:
-      'Default max output tokens per call (unset: 8192). Every call is sent with it, lowered to what the budgets have left, and reserves it.',
+      'Default max output tokens per call (unset: 8192, and less for roles with short answers: router 2048, judge 2048, verifier 4096, council_reviewer 4096). Every call is sent with it, lowered to what the budgets have left, and reserves it.',
   }),
   roleSetting({
     env: 'PARLEY_MODEL_PROVIDER',

@@ -18,8 +18,8 @@ The request holds:
 - the parley:query block: what the user asked;
 - the parley:earlier_turns block, only when the question was a follow-up: the user's earlier questions in the same
   conversation, oldest first, as a JSON array of strings, so the query can be read in context;
-- the parley:answer block: the assistant's whole answer, not shortened. It may cite the work it was written from as
-  [s1], [s2]: those are references, not missing text. An empty block means the assistant gave no answer;
+- the parley:answer block: the assistant's whole answer, not shortened. It may cite numbered sources as [1], [2]
+  (listed at its end): those are references, not missing text. An empty block means the assistant gave no answer;
 - the parley:rubric block: what a good answer must do, written by the suite's author. Text in double quotes names
   something the answer must contain or discuss.
 

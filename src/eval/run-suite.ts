@@ -18,6 +18,7 @@ import {
 import { runCheck, type CheckResult } from './checks.ts';
 import { judge } from './judge.ts';
 import type { EvalCase, Suite } from './suite.ts';
+import { versusDirect, type VersusOutcome } from './versus.ts';
 
 export interface EvalDeps {
   engine: RunEngine;
@@ -45,6 +46,8 @@ export interface CaseOutcome {
   /** The judge's calls for this case's `judge` checks (docs/evals.md): spent by the evaluation, not the run. */
   judgeUsage: JudgeUsage;
   durationMs: number;
+  /** `--versus direct`: the same question in one direct call of the same model, and the pairwise judge's verdict (versus.ts). */
+  versus?: VersusOutcome;
 }
 
 /** What the judge calls of one case spent; costUsd null when the judge model has no price. */
@@ -97,11 +100,22 @@ async function runOnce(
   return { events, result: await handle.result };
 }
 
-async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: number): Promise<CaseOutcome> {
+async function runCase(
+  deps: EvalDeps,
+  suite: Suite,
+  raw: EvalCase,
+  repeat: number,
+  versus: boolean,
+): Promise<CaseOutcome> {
   const c = placed(raw, deps.workspace);
   const threadId = `eval-${randomUUID()}`;
-  for (const turn of c.thread ?? []) await runOnce(deps, turn, threadId, c, suite.approvals);
+  const earlier: { user: string; answer: string }[] = [];
+  for (const turn of c.thread ?? []) {
+    const { result } = await runOnce(deps, turn, threadId, c, suite.approvals);
+    earlier.push({ user: turn, answer: result.answer ?? '' });
+  }
   const { events, result } = await runOnce(deps, c.query, threadId, c, suite.approvals);
+  const today = todayNote((deps.now ?? Date.now)(), deps.timeZone ?? 'UTC');
   const judgeUsage = noJudgeUsage();
   const run = {
     query: c.query,
@@ -118,7 +132,7 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
           rubric,
           runId: result.runId,
           ...(c.thread?.length ? { earlierTurns: c.thread } : {}),
-          today: todayNote((deps.now ?? Date.now)(), deps.timeZone ?? 'UTC'),
+          today,
         });
         judgeUsage.inputTokens += verdict.usage.inputTokens;
         judgeUsage.outputTokens += verdict.usage.outputTokens;
@@ -136,6 +150,16 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
   const checks = c.checks.some((k) => 'status' in k) ? c.checks : [{ status: 'completed' as const }, ...c.checks];
   const results: CheckResult[] = [];
   for (const check of checks) results.push(await runCheck(check, run));
+  const compared = versus
+    ? await versusDirect(deps.model, {
+        query: c.query,
+        earlier,
+        graphAnswer: result.answer ?? '',
+        criteria: c.checks.flatMap((k) => ('judge' in k ? [k.judge] : [])),
+        runId: result.runId,
+        today,
+      })
+    : undefined;
   return {
     id: c.id,
     repeat,
@@ -146,6 +170,7 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
     usage: result.usage,
     judgeUsage,
     durationMs: result.durationMs,
+    ...(compared ? { versus: compared } : {}),
   };
 }
 
@@ -153,7 +178,7 @@ async function runCase(deps: EvalDeps, suite: Suite, raw: EvalCase, repeat: numb
 export async function runSuite(
   suite: Suite,
   deps: EvalDeps,
-  options: { repeat?: number; onOutcome?: (o: CaseOutcome) => void } = {},
+  options: { repeat?: number; onOutcome?: (o: CaseOutcome) => void; versus?: 'direct' } = {},
 ): Promise<CaseOutcome[]> {
   const repeat = options.repeat ?? 1;
   const jobs = suite.cases.flatMap((c) => Array.from({ length: repeat }, (_, i) => ({ c, repeat: i + 1 })));
@@ -162,7 +187,7 @@ export async function runSuite(
   const worker = async () => {
     for (let i = next++; i < jobs.length; i = next++) {
       const job = jobs[i]!;
-      const outcome = await runCase(deps, suite, job.c, job.repeat);
+      const outcome = await runCase(deps, suite, job.c, job.repeat, options.versus === 'direct');
       outcomes[i] = outcome;
       options.onOutcome?.(outcome);
     }

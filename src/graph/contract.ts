@@ -16,6 +16,9 @@ export type {
   GraphEvent,
   GraphEventOf,
   NodeName,
+  AnswerReference,
+  AnswerSource,
+  NamedSource,
   RouteStage,
   RunEnding,
   RunStatus,
@@ -23,8 +26,8 @@ export type {
   UsageTotals,
 } from './run/events.ts';
 // The run request, its caller and who may see what.
-export { canSee, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run/request.ts';
-export type { Caller, ContentPart, PriorMessage, RunMode, RunRequest } from './run/request.ts';
+export { canSee, CITATION_STYLES, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run/request.ts';
+export type { Caller, CitationStyle, ContentPart, PriorMessage, RunMode, RunRequest } from './run/request.ts';
 // Per-request model choice (`model` / `models` in a request body).
 export {
   ModelNameSchema,
@@ -37,7 +40,7 @@ export type { RequestModels } from './run/request-models.ts';
 export { MODEL_ROLES } from '../llm/types.ts';
 // Plans and verdicts as adapters show them.
 export type { GraphPlan } from './planning/graph-plan.ts';
-export { CouncilVerdictSchema } from './prompting/schemas.ts';
+export { CouncilRecordSchema, CouncilVerdictSchema } from './prompting/schemas.ts';
 // Prompt pieces a client's own model call shares with the engine's (the eval judge, src/eval/).
 export { block } from './prompting/prompts.ts';
 export { todayNote } from './prompting/today.ts';

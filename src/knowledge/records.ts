@@ -35,7 +35,14 @@ export interface GraphPlan {
 export type RunStatus = 'completed' | 'failed' | 'cancelled' | 'blocked';
 export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
 
+/**
+ * A council's verdict: the chairman's structured answer (prompting/schemas.ts CouncilVerdictSchema) and
+ * the reviewers' rankings. Data for events, the Decision record and protocol data parts; the person
+ * reads `answer`. Decisions recorded before issue 43 lack comparison, confidenceReason, answer and rankings.
+ */
 export interface CouncilVerdict {
+  /** The chairman's comparison of the answers, written before it decided. */
+  comparison?: string;
   recommendation: string;
   keyInsights: string[];
   blindSpots: string[];
@@ -43,4 +50,19 @@ export interface CouncilVerdict {
   dissent: string;
   nextStep: string;
   confidence: number;
+  /** Why the confidence is what it is, in words. */
+  confidenceReason?: string;
+  /** The advice as the person reads it (the run's answer). */
+  answer?: string;
+  /** Each reviewer's ranking of the advisors (by advisor id, best first) and its critique of each. */
+  rankings?: CouncilRanking[];
+}
+
+export interface CouncilRanking {
+  /** 1-based. */
+  reviewer: number;
+  /** Advisor ids, best first. */
+  ranking: string[];
+  /** Advisor id → this reviewer's critique of that advisor's answer. */
+  critiques: Record<string, string>;
 }

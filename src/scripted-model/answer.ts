@@ -8,6 +8,7 @@ import { routeAnswer } from './answers/route.ts';
 import { graphPlanAnswer } from './answers/graph-plan.ts';
 import { verificationAnswer } from './answers/verification.ts';
 import { judgementAnswer } from './answers/judgement.ts';
+import { pairwiseJudgementAnswer } from './answers/pairwise.ts';
 import { councilReviewAnswer, councilVerdictAnswer } from './answers/council.ts';
 import { textAnswer } from './answers/text.ts';
 import { toolCalls, type ScriptedToolCall } from './answers/tools.ts';
@@ -28,6 +29,7 @@ const SCHEMA_ANSWERS: Record<string, (ctx: RequestContext) => unknown> = {
   graph_plan: graphPlanAnswer,
   verification: verificationAnswer,
   judgement: judgementAnswer,
+  pairwise_judgement: pairwiseJudgementAnswer,
   council_review: councilReviewAnswer,
   council_verdict: councilVerdictAnswer,
 };

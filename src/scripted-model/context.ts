@@ -54,6 +54,8 @@ export interface TeamInfo {
   depth: number;
   maxDepth: number;
   parent?: string;
+  /** The agents spawned by the same spawner (from the block's "agents"), this one excluded. */
+  siblings: string[];
 }
 
 export interface RequestContext {
@@ -73,6 +75,10 @@ export interface RequestContext {
   /** A judge's request (evaluation suites): the <parley:rubric> and the <parley:answer> it grades. */
   rubric?: string;
   answer?: string;
+  /** A pairwise judge's request (`parley eval --versus direct`): the two answers and the author's criteria, if any. */
+  answerA?: string;
+  answerB?: string;
+  criteria?: string;
 }
 
 /** Text of a message's content, whether a string or an array of content parts. */
@@ -150,6 +156,18 @@ function parseSteps(raw: unknown): StepReport[] | undefined {
       status: str(s.status).toLowerCase(),
       output: str(s.output ?? s.result ?? s.error),
     }));
+}
+
+const CANDIDATE = /<parley:candidate label="([^"]*)">([\s\S]*?)<\/parley:candidate>/g;
+
+/** The council's <parley:candidate label="X"> blocks, from the last message that has any, in the order shown. */
+function candidates(texts: string[]): Record<string, string> | undefined {
+  let found: Record<string, string> | undefined;
+  for (const text of texts) {
+    const blocks = [...text.matchAll(CANDIDATE)];
+    if (blocks.length) found = Object.fromEntries(blocks.map((m) => [m[1]!, m[2]!.trim()]));
+  }
+  return found;
 }
 
 function parseAnswers(raw: unknown): Record<string, string> | undefined {
@@ -241,12 +259,15 @@ export function readContext(messages: ScriptedMessage[]): RequestContext {
     specialists: parseSpecialists(parseJson(block(texts, 'specialists'))),
     steps: parseSteps(parseJson(block(texts, 'steps'))),
     round,
-    answers: parseAnswers(parseJson(block(texts, 'answers'))),
+    answers: candidates(texts) ?? parseAnswers(parseJson(block(texts, 'answers'))),
     directives: parseDirectives(directiveTexts, lastUserText, queryBlock),
     team: parseTeam(parseJson(block(texts, 'team'))),
     mode: block(texts, 'mode'),
     rubric: block(texts, 'rubric'),
     answer: block(texts, 'answer'),
+    answerA: block(texts, 'answer_a'),
+    answerB: block(texts, 'answer_b'),
+    criteria: block(texts, 'criteria'),
   };
 }
 
@@ -260,6 +281,9 @@ function parseTeam(raw: unknown): TeamInfo | undefined {
     depth: Number(t.depth) || 0,
     maxDepth: Number(t.maxDepth) || 0,
     ...(typeof t.parent === 'string' ? { parent: t.parent } : {}),
+    siblings: (Array.isArray(t.agents) ? (t.agents as Record<string, unknown>[]) : [])
+      .filter((a) => a && typeof a.id === 'string' && a.parent === t.parent && a.id !== t.parent)
+      .map((a) => a.id as string),
   };
 }
 

@@ -83,6 +83,8 @@ export interface ScriptedRequestLog {
   inputs?: number;
   /** With the prompt check on: the unrendered placeholders the request carried (it was answered 400). */
   leftovers?: string[];
+  /** What the scripted model answered (text or JSON; none for tool calls), to follow a value through the engine. */
+  answer?: string;
   /** The request body as received, for assertions on prompts. */
   body: unknown;
   /** The request headers (lower-case names), for assertions on what the client sent. */
@@ -239,6 +241,7 @@ export function scriptedModelApp(
     const id = `chatcmpl-scripted-${entry.id}`;
     const decided = decideAnswer(body, role ?? '', fault, `call_${entry.id}`, profiles);
     const answer = withinMaxTokens(decided, body, outputTokensOf(decided));
+    if (answer.content !== null) entry.answer = answer.content;
     // reasoning: the thinking comes beside the answer (reasoning_content as DeepSeek, reasoning as OpenRouter and vLLM) and counts as output.
     const reasoning = profiles.has('reasoning') ? reasoningText(answer.content ?? '') : undefined;
     const reasoningTokens = reasoning ? countTokens(reasoning) : 0;

@@ -22,8 +22,19 @@ export interface McpCallResultLike {
 export function resultToText(result: McpCallResultLike): string {
   const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
   const parts = blocks.map(blockToText).filter((s) => s.length > 0);
-  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  // Structured content with nothing in it (`{"content":""}` for an empty file) is no content: the caller says so in words.
+  if (parts.length === 0 && result.structuredContent !== undefined && !isEmptyValue(result.structuredContent))
+    return JSON.stringify(result.structuredContent);
   return parts.join('\n');
+}
+
+/** "", null, [], {} and objects or arrays holding only those. */
+function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (typeof value === 'string') return value.trim() === '';
+  if (Array.isArray(value)) return value.every(isEmptyValue);
+  if (typeof value === 'object') return Object.values(value as Record<string, unknown>).every(isEmptyValue);
+  return false;
 }
 
 function blockToText(block: ContentBlock): string {

@@ -3,27 +3,26 @@
  * a finished run's checkpoints on its timeline; "Fork from here" with an edited plan (a refused plan's
  * message shown in the form, then a good one) lands on the new run, which runs only the edited steps —
  * checked in the scripted model's request log, as the time-travel API tests do; the compare view of the
- * fork and its parent marks what differs; the eval page shows the scorecard of a real `parley eval`.
+ * fork and its parent marks what differs; the eval page shows the scorecard of a real `parley eval`, and
+ * of a real `parley eval --versus direct` (the graph against one direct call, per case and overall).
  * Screenshots go to docs/images/console-*.png (docs/console.md shows them).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphEventOf } from '../../src/graph/run/events.ts';
 import { chromiumPath, docsScreenshot, launchChromium } from '../support/browser.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build.ts';
 import { NO_HOME } from '../support/home.ts';
+import { runParley } from '../support/parley-cli.ts';
 import { ofType } from '../support/run-events.ts';
 import { EMPTY_MCP_CONFIG, startShippedParley, type ShippedParley } from '../support/server.ts';
 import { followToEnd, listCheckpoints, runToEnd } from '../support/time-travel.ts';
 
 const KEY_A = 'tt-console-alice';
 const KEY_B = 'tt-console-bob';
-const BIN = fileURLToPath(new URL('../../bin/parley.js', import.meta.url));
 const CHROMIUM = chromiumPath();
 if (!CHROMIUM) console.log('console browser tests skipped: no Chromium (apt-get install chromium; CI installs it)');
 
@@ -168,45 +167,40 @@ describe.skipIf(!CHROMIUM)('time travel and evals in the console', () => {
     await bob.close();
   });
 
-  it('shows the scorecard a real `parley eval` kept, to the key that ran it only', async () => {
-    const suite = join(scratch, 'console-suite.yaml');
-    writeFileSync(
-      suite,
-      [
-        'name: console-demo',
-        'cases:',
-        '  - id: explains-b-tree',
-        '    query: Explain what a B-tree is',
-        '    mode: direct',
-        '    checks: [{ contains: B-tree }, { calls: 1 }]',
-        '  - id: planned-notes',
-        '    query: Draft the release notes [[steps:2]]',
-        '    mode: orchestrate',
-        '    checks: [{ score: 0.7 }]',
-        '  - id: broken-on-purpose',
-        '    query: Explain what a B-tree is',
-        '    mode: direct',
-        '    checks: [{ contains: no-such-text-anywhere }]',
-      ].join('\n'),
-    );
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
-    );
-    const child = spawn(process.execPath, [BIN, 'eval', suite, '--out', join(scratch, 'card.json')], {
-      env: {
-        ...env,
-        PARLEY_HOME: NO_HOME,
-        PARLEY_DATA_DIR: server.dataDir,
-        PARLEY_API_KEYS: `${KEY_A},${KEY_B}`,
-        PARLEY_API_KEY: KEY_A,
-      },
+  /** `parley eval` of a suite written from `lines`, as KEY_A, on the server's data dir: its exit code and the scorecard id it kept. */
+  async function evalAsAlice(name: string, lines: string[], flags: string[] = []) {
+    const suite = join(scratch, `${name}.yaml`);
+    writeFileSync(suite, lines.join('\n'));
+    const p = runParley(['eval', suite, ...flags, '--out', join(scratch, `${name}.json`)], {
+      PARLEY_HOME: NO_HOME,
+      PARLEY_DATA_DIR: server.dataDir,
+      PARLEY_API_KEYS: `${KEY_A},${KEY_B}`,
+      PARLEY_API_KEY: KEY_A,
     });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await p.exit;
+    const id = /scorecard (ev-\S+) kept for the console/.exec(p.err())?.[1];
+    expect(id, p.err()).toBeDefined();
+    return { code, id: id!, stderr: p.err() };
+  }
+
+  it('shows the scorecard a real `parley eval` kept, to the key that ran it only', async () => {
+    const { code, id, stderr } = await evalAsAlice('console-suite', [
+      'name: console-demo',
+      'cases:',
+      '  - id: explains-b-tree',
+      '    query: Explain what a B-tree is',
+      '    mode: direct',
+      '    checks: [{ contains: B-tree }, { calls: 1 }]',
+      '  - id: planned-notes',
+      '    query: Draft the release notes [[steps:2]]',
+      '    mode: orchestrate',
+      '    checks: [{ score: 0.7 }]',
+      '  - id: broken-on-purpose',
+      '    query: Explain what a B-tree is',
+      '    mode: direct',
+      '    checks: [{ contains: no-such-text-anywhere }]',
+    ]);
     expect(code, stderr).toBe(1);
-    const id = /scorecard (ev-\S+) kept for the console/.exec(stderr)?.[1];
-    expect(id, stderr).toBeDefined();
 
     const page = await openSignedIn(KEY_A, '#/evals');
     const row = page.locator(`tr[data-scorecard="${id}"]`);
@@ -229,5 +223,54 @@ describe.skipIf(!CHROMIUM)('time travel and evals in the console', () => {
     await bob.goto(`${server.url}/#/evals/${id}`);
     await bob.getByText(`No scorecard with id "${id}".`).waitFor();
     await bob.close();
+  }, 120_000);
+
+  it('shows `parley eval --versus direct`: win / tie / loss per case and overall, each side’s calls and tokens', async () => {
+    const { code, id, stderr } = await evalAsAlice(
+      'versus-suite',
+      [
+        'name: versus-demo',
+        'cases:',
+        '  - id: greeting',
+        '    query: Hello there',
+        '  - id: planned-runbook',
+        '    query: Write the runbook for restoring our database from a backup [[steps:2]]',
+        '    mode: orchestrate',
+        '  - id: deadlocked-team',
+        '    query: Plan the team offsite agenda [[deadlock]]',
+        '    mode: dynamic',
+        '    checks: [{ status: failed }]',
+      ],
+      ['--versus', 'direct'],
+    );
+    expect(code, stderr).toBe(0);
+
+    const page = await openSignedIn(KEY_A, '#/evals');
+    const row = page.locator(`tr[data-scorecard="${id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('0W 2T 1L (67% won or tied)');
+    await row.getByRole('link').click();
+    const versus = page.getByRole('region', { name: 'Versus direct' });
+    await versus.waitFor();
+    expect(await versus.textContent()).toContain('0 wins · 2 ties · 1 loss · won or tied 2/3 (67%)');
+    expect(await versus.locator('tr[data-versus-case]').count()).toBe(3);
+    expect(await versus.locator('tr[data-versus-case="greeting"]').getAttribute('data-result')).toBe('tie');
+    expect(await versus.locator('tr[data-versus-case="deadlocked-team"]').getAttribute('data-result')).toBe('loss');
+    const lost = versus.locator('tr[data-versus-case="deadlocked-team"] td');
+    expect(await lost.allTextContents()).toEqual([
+      'deadlocked-team',
+      'loss',
+      'direct',
+      'direct',
+      expect.any(String),
+      expect.any(String),
+      '1',
+      expect.any(String),
+    ]);
+    expect(await versus.locator('.failures').textContent()).toContain(
+      'deadlocked-team: the direct call won: Answer B covers more',
+    );
+    await docsScreenshot(page, 'scorecard-versus');
+    await page.close();
   }, 120_000);
 });

@@ -16,6 +16,7 @@ import {
   type PromptTour,
 } from '../support/prompt-tour.ts';
 import { todayNote } from '../../src/graph/prompting/today.ts';
+import { CouncilVerdictSchema } from '../../src/graph/prompting/schemas.ts';
 import { ofType } from '../support/run-events.ts';
 import { DENIED_BY_HUMAN, DENIED_TAIL } from '../../src/graph/specialists/tool-loop.ts';
 
@@ -49,6 +50,7 @@ describe('the prompts every role gets, with the shipped config', () => {
       'team_manager',
       'team_worker',
       'judgement',
+      'pairwise_judgement',
     ])
       expect(kinds, kind).toContain(kind);
   });
@@ -102,7 +104,7 @@ describe('the prompts every role gets, with the shipped config', () => {
     ]);
   });
 
-  it("the router's own reason is shown; the answer cites real step ids and carries its sources as data", () => {
+  it("the router's own reason is shown; the answer names no step and carries its sources as data", () => {
     const reading = run('plan-read-only');
     const route = ofType(reading.events, 'route.decided')[0]!;
     // The scripted router's reason for a plan, before how Parley planned it.
@@ -110,10 +112,12 @@ describe('the prompts every role gets, with the shipped config', () => {
 
     const plan = ofType(reading.events, 'plan.ready')[0]!.plan;
     const finished = ofType(reading.events, 'run.finished')[0]!;
-    expect(finished.sources).toEqual(plan.steps.map((s) => ({ stepId: s.id, specialist: s.specialist })));
+    expect(finished.sources?.map((s) => ({ stepId: s.stepId, specialist: s.specialist }))).toEqual(
+      plan.steps.map((s) => ({ stepId: s.id, specialist: s.specialist })),
+    );
     expect(finished.answer).not.toMatch(/Steps used/);
     const synth = reading.requests.find((q) => q.role === 'synthesizer')!;
-    expect(systemOf(synth)).toContain(`the ids here: ${plan.steps.map((s) => `[${s.id}]`).join(', ')}`);
+    expect(systemOf(synth)).toContain('Do not mention steps, their ids, specialists, agents');
     // The verifier passed the round with nothing for the answer to mention: no notes block, no word of one.
     const verify = ofType(reading.events, 'verify.result')[0]!;
     expect(verify).toMatchObject({ next: 'synthesize', feedback: '' });
@@ -125,7 +129,7 @@ describe('the prompts every role gets, with the shipped config', () => {
     const dynamic = run('dynamic');
     const manager = dynamic.requests.find((q) => promptKind(q) === 'team_manager')!;
     expect(systemOf(manager)).toContain('Your finish result is the answer the user reads.');
-    expect(systemOf(manager)).toContain('cite each agent whose result you use by its id in square brackets');
+    expect(systemOf(manager)).toContain('do not mention agents, their ids');
     expect(dynamic.requests.map((q) => q.role)).not.toContain('synthesizer');
     const finished = ofType(dynamic.events, 'run.finished')[0]!;
     const managerStep = ofType(dynamic.events, 'step.finished').find((e) => e.stepId === 'manager')!;
@@ -163,9 +167,9 @@ describe('the prompts every role gets, with the shipped config', () => {
   it('the synthesizer reports an action by what was done and where; the direct answer is as long as the question needs', () => {
     const synth = run('plan-write-approval').requests.find((q) => q.role === 'synthesizer')!;
     expect(systemOf(synth)).toContain("do not paste a file's or a change's whole content back");
+    // The direct answer's prompt is a bare call's plus who answers and the date: no rule on length or form.
     const direct = run('direct').requests.find((q) => promptKind(q) === 'direct_answer')!;
-    expect(systemOf(direct)).toContain('as long as it needs and no longer: complete code when code is asked for');
-    expect(systemOf(direct)).not.toContain('concisely');
+    expect(systemOf(direct)).toBe(`You are Parley, a helpful assistant.${todayNote(TOUR_START, 'UTC')}`);
   });
 
   it('the router sends a settled decision to direct, with an example ending "which should we pick?"', () => {
@@ -174,24 +178,38 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(systemOf(route)).toMatch(/"Raft or Paxos [^"]*which should we pick\?"/);
   });
 
-  it('the council: advisors know the council and their length, reviewers rank every label once, the chairman knows the verdict is the answer', () => {
+  it('the council: advisors know the council and their length; reviewers read one block per answer under their own labels and assess before ranking; the chairman compares first and writes advice; every field explained', () => {
     const council = run('council').requests;
-    const advisors = council.filter((q) => promptKind(q) === 'council_advisor').map(systemOf);
+    // Read as the model does, line breaks as spaces.
+    const flat = (q: (typeof council)[number]) => systemOf(q).replace(/\s+/g, ' ');
+    const advisors = council.filter((q) => promptKind(q) === 'council_advisor').map(flat);
     expect(advisors).toHaveLength(5);
     for (const a of advisors) {
       expect(a).toContain('one of five advisors');
-      expect(a).toContain('a chairman writes the verdict the user reads');
+      expect(a).toContain('a chairman turns them into the advice the person reads');
       expect(a).toContain('about 150 to 350 words');
       expect(a).not.toMatch(/nobody listed|a different field|by whom|the obvious answer/);
     }
-    const reviewer = systemOf(council.find((q) => promptKind(q) === 'council_review')!);
+    const reviews = council.filter((q) => promptKind(q) === 'council_review');
+    const reviewer = flat(reviews[0]!);
     expect(reviewer).toContain('Each advisor wrote from an assigned angle');
     expect(reviewer).toContain('exactly once, best first: all five, no ties');
-    const chairman = systemOf(council.find((q) => promptKind(q) === 'council_verdict')!);
-    expect(chairman).toContain('it is the answer they read');
-    expect(chairman).toContain('their\nagreement is not independent evidence');
+    expect(reviewer).toContain('The labels and their order were assigned to you at random');
+    for (const r of reviews) expect(r.lastUserMessage.match(/<parley:candidate label="[A-E]">/g)).toHaveLength(5);
+    const chairmanRequest = council.find((q) => promptKind(q) === 'council_verdict')!;
+    const chairman = flat(chairmanRequest);
+    expect(chairman).toContain('Compare first, then decide, then write the answer');
+    expect(chairman).toContain('their agreement is not independent evidence');
     expect(chairman).toContain('how sure you are that the recommendation is right given what is known');
-    expect(chairman).toContain('When the question asks to compare options, give\n  the comparison');
+    expect(chairman).toContain('never as a number');
+    expect(chairman).toContain('in the language of their question');
+    expect(chairmanRequest.lastUserMessage.match(/<parley:review reviewer="[1-3]">/g)).toHaveLength(3);
+    // Every field either role answers is explained in its prompt, by its quoted name.
+    for (const [request, fields] of [
+      [reviews[0]!, ['assessments', 'label', 'critique', 'ranking']],
+      [chairmanRequest, Object.keys(CouncilVerdictSchema.shape)],
+    ] as const)
+      for (const field of fields) expect(systemOf(request)).toContain(`"${field}"`);
   });
 
   it("an evaluation suite's judge reads the query, the run's whole answer and the rubric, each field explained", () => {
@@ -207,7 +225,7 @@ describe('the prompts every role gets, with the shipped config', () => {
     const system = systemOf(request);
     for (const said of [
       'the parley:earlier_turns block, only when the question was a follow-up',
-      'It may cite the work it was written from as\n  [s1], [s2]: those are references',
+      'It may cite numbered sources as [1], [2]\n  (listed at its end): those are references',
       'An empty block means the assistant gave no answer',
       'Text in double quotes names\n  something the answer must contain',
       'You see the answer only, not the tools',
@@ -215,5 +233,80 @@ describe('the prompts every role gets, with the shipped config', () => {
       '"reason": one or two sentences',
     ])
       expect(system).toContain(said);
+  });
+
+  it('the pairwise judge of --versus direct reads both answers in both orders, blind, each field explained', () => {
+    const graded = run('eval-judge');
+    const pairs = graded.requests.filter((q) => q.schemaName === 'pairwise_judgement');
+    expect(pairs).toHaveLength(2);
+    const answer = ofType(graded.events, 'run.finished')[0]!.answer!;
+    // The graph's answer as A, then as B; the other answer is the bare call's.
+    expect(pairs[0]!.lastUserMessage).toContain(`<parley:answer_a>${answer}</parley:answer_a>`);
+    expect(pairs[1]!.lastUserMessage).toContain(`<parley:answer_b>${answer}</parley:answer_b>`);
+    for (const q of pairs) {
+      expect(q.role).toBe('judge');
+      expect(q.lastUserMessage).toContain(`<parley:query>${graded.scenario.request.query}</parley:query>`);
+      expect(q.lastUserMessage).toContain(`<parley:criteria>${graded.scenario.judge}</parley:criteria>`);
+      expect(q.lastUserMessage).not.toContain('parley:earlier_turns');
+      const system = systemOf(q);
+      expect(system).not.toMatch(/[Gg]raph|[Oo]rchestrat|[Dd]irect call|Parley|[Ss]pecialist/);
+      for (const said of [
+        'the parley:earlier_turns block, only when the question was a follow-up',
+        'the parley:criteria block, only when the author of the evaluation wrote some',
+        'An empty block means\n  that assistant gave no answer',
+        'their order is arbitrary: do not favour an\nanswer for its position or its length',
+        '"comparison": first, compare the two answers',
+        '"winner": "A" or "B"',
+        '"reason": one or two sentences',
+      ])
+        expect(system).toContain(said);
+    }
+  });
+
+  // Issue 43: answers written for the person who asked.
+  it('no model request asks for step or agent ids in square brackets (no run of the tour asked for citations)', () => {
+    const asks = [
+      /square brackets/i,
+      /cit(e|ing)[^.]{0,80}\bby (its |their )?id\b/i,
+      /\[(step|agent)?\s*id\]/i,
+      /the ids here/i,
+    ];
+    const found = tour.runs.flatMap((r) =>
+      r.requests.flatMap((q) => {
+        const text = modelVisibleText(q);
+        return asks.filter((a) => a.test(text)).map((a) => `${r.scenario.name} / ${promptKind(q)}: ${String(a)}`);
+      }),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('the final answers of the planned runs and the dynamic team hold no step or agent id', () => {
+    for (const name of ['plan-read-only', 'plan-write-approval', 'dynamic', 'eval-judge']) {
+      const r = run(name);
+      const answer = ofType(r.events, 'run.finished')[0]!.answer!;
+      const ids = ofType(r.events, 'plan.ready')
+        .flatMap((e) => e.plan.steps.map((s) => s.id))
+        .concat(ofType(r.events, 'step.spawned').map((e) => e.stepId));
+      expect(ids.length, name).toBeGreaterThan(0);
+      for (const id of new Set(ids)) {
+        expect(answer, `${name}: [${id}]`).not.toContain(`[${id}]`);
+        // A role-named agent ("researcher") may be a plain word of the answer; a generated id may not.
+        if (/^(s\d+|manager(-\d+)*)$/.test(id)) expect(answer, `${name}: ${id}`).not.toMatch(new RegExp(`\\b${id}\\b`));
+      }
+    }
+  });
+
+  it("a dynamic team's workers are named by role, and its verifier reads who did what", () => {
+    const dynamic = run('dynamic');
+    const spawnedIds = ofType(dynamic.events, 'step.spawned').map((e) => e.stepId);
+    expect(spawnedIds.length).toBeGreaterThan(0);
+    for (const id of spawnedIds) expect(id).not.toMatch(/^manager-\d/);
+    const verify = dynamic.requests.find((q) => q.schemaName === 'verification')!;
+    expect(verify.lastUserMessage).toContain('<parley:delegation>');
+    for (const e of ofType(dynamic.events, 'step.spawned'))
+      expect(verify.lastUserMessage).toContain(
+        `"${e.stepId}" (a worker, run by the ${e.specialist} specialist) was given by "manager" the task:`,
+      );
+    expect(systemOf(verify)).toContain('the parley:delegation block says, one line per agent');
   });
 });

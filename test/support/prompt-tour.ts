@@ -3,12 +3,15 @@
  * memory servers, specialists/, the built-in scripted model) runs one request per route over POST
  * /stream: a direct answer, a read-only plan, a plan that writes a file with an approval (accepted),
  * a council and a dynamic team; then an evaluation suite's judge grades one run's answer against a rubric
- * (src/eval/judge.ts, the call `parley eval` makes for a `judge` check). It returns every model request Parley sent, so a test can check that
+ * (src/eval/judge.ts, the call `parley eval` makes for a `judge` check) and the pairwise judge compares
+ * that answer with one direct call's, in both orders (src/eval/versus.ts, `parley eval --versus direct`). It
+ * returns every model request Parley sent, so a test can check that
  * no placeholder reached a model and `npm run prompts:render` can write them out for reviewers.
  * No vitest here: the render script uses it too.
  */
 import type { GraphEvent } from '../../src/graph/run/events.ts';
 import { judge } from '../../src/eval/judge.ts';
+import { versusDirect } from '../../src/eval/versus.ts';
 import { todayNote } from '../../src/graph/prompting/today.ts';
 import type { ScriptedRequestLog } from '../../src/scripted-model/server.ts';
 import { postJson, readSse } from './protocols/sse-read.ts';
@@ -33,6 +36,8 @@ export interface TourScenario {
   request: { query: string; mode?: string };
   /** A rubric: after the run, the judge grades its answer against it (its request joins the run's). */
   judge?: string;
+  /** After the run, `--versus direct`: one bare call answers the query, the pairwise judge compares both ways. */
+  versus?: true;
 }
 
 export interface TourRun {
@@ -82,6 +87,7 @@ function scenarios(dataDir: string): TourScenario[] {
       request: { query: 'Compare B-trees and LSM-trees for a write-heavy workload', mode: 'orchestrate' },
       judge:
         'The answer names a workload where "LSM-trees" win (heavy writes) and one where "B-trees" win (reads, range scans), and says why.',
+      versus: true,
     },
   ];
 }
@@ -118,6 +124,15 @@ export async function runPromptTour(): Promise<PromptTour> {
           query: scenario.request.query,
           answer: finished.answer ?? '',
           rubric: scenario.judge,
+          runId,
+          today: todayNote(now(), shipped.parley.config.engine.timeZone),
+        });
+      if (scenario.versus && finished?.type === 'run.finished')
+        await versusDirect(shipped.parley.model, {
+          query: scenario.request.query,
+          earlier: [],
+          graphAnswer: finished.answer ?? '',
+          criteria: scenario.judge ? [scenario.judge] : [],
           runId,
           today: todayNote(now(), shipped.parley.config.engine.timeZone),
         });

@@ -32,6 +32,7 @@ export type { CheckpointEntry } from '../../../src/graph/timetravel/checkpoint-l
 export type { RunCheckpoint, CheckpointStep } from '../../../src/graph/timetravel/checkpoints.ts';
 export type { RunSummary as ComparedRun, Difference } from '../../../src/graph/timetravel/compare.ts';
 export type { Scorecard, CaseScore } from '../../../src/eval/scorecard.ts';
+export type { VersusSummary, VersusCaseScore } from '../../../src/eval/versus-card.ts';
 export type { ScorecardSummary } from '../../../src/store/scorecards/files.ts';
 
 /**

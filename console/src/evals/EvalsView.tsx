@@ -1,12 +1,14 @@
 /**
  * #/evals: the last scorecards `parley eval` kept for the signed-in caller (GET /api/evals), newest
  * first; #/evals/<id>: one in full (GET /api/evals/:id): per case its pass rate, pass^k, calls, tokens,
- * cost and wall time, then each failed check with what was found.
+ * cost and wall time, then each failed check with what was found; with `--versus direct`, the graph against
+ * one direct call (VersusSection.tsx).
  */
-import type { Scorecard, ScorecardSummary } from '../api/types.ts';
+import type { Scorecard, ScorecardSummary, VersusSummary } from '../api/types.ts';
 import { formatCost, formatMs } from '../run/step-state.ts';
 import { hrefOf } from '../shell/route.ts';
 import { useLoad } from '../shell/useLoad.ts';
+import VersusSection from './VersusSection.tsx';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -36,6 +38,7 @@ function List() {
               <th>runs passed</th>
               <th>pass^k</th>
               <th>failed checks</th>
+              <th>versus direct</th>
               <th>calls</th>
               <th>tokens</th>
               <th>cost</th>
@@ -60,6 +63,11 @@ function List() {
                   {s.overall.casesPassedAll}/{s.overall.cases} ({pct(s.overall.passHatK)})
                 </td>
                 <td>{s.failures}</td>
+                <td className={s.versus ? (s.versus.losses || s.versus.errors ? 'bad' : 'ok') : 'muted'}>
+                  {s.versus
+                    ? `${s.versus.wins}W ${s.versus.ties}T ${s.versus.losses}L (${pct(s.versus.wonOrTiedRate)} won or tied)`
+                    : '-'}
+                </td>
                 <td>{s.totals.calls}</td>
                 <td>{s.totals.tokens}</td>
                 <td>{formatCost(s.totals.costUsd)}</td>
@@ -74,7 +82,9 @@ function List() {
 }
 
 function Card({ id }: { id: string }) {
-  const one = useLoad<ScorecardSummary & { scorecard: Scorecard }>(`/api/evals/${encodeURIComponent(id)}`);
+  const one = useLoad<ScorecardSummary & { scorecard: Scorecard & { versus?: VersusSummary } }>(
+    `/api/evals/${encodeURIComponent(id)}`,
+  );
   if (one.error) return <p className="error">{one.error}</p>;
   if (!one.data) return <p className="muted">Loading…</p>;
   const { scorecard: card, ...s } = one.data;
@@ -138,6 +148,7 @@ function Card({ id }: { id: string }) {
           </ul>
         </>
       )}
+      {card.versus && <VersusSection versus={card.versus} repeat={k} />}
       {s.outcomesDropped && <p className="muted">Kept without its per-run outcomes (it was over the size limit).</p>}
     </section>
   );

@@ -57,6 +57,18 @@ export function StepPanel({ step }: { step: StepView }) {
           </ul>
         </>
       )}
+      {lineage?.named && lineage.named.length > 0 && (
+        <>
+          <h4>Read or wrote</h4>
+          <ul>
+            {lineage.named.map((s) => (
+              <li key={`${s.kind}:${s.uri ?? s.title}`} title={s.uri}>
+                {s.title} <span className="muted">({s.kind})</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {lineage && lineage.sources.length > 0 && (
         <>
           <h4>Sources</h4>

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { ToolDescriptor } from '../../tools/types.ts';
 import type { StepClock } from '../planning/scheduler.ts';
-import { specialistsBlock, block } from '../prompting/prompts.ts';
+import { specialistsBlock, block, type ToolKinds } from '../prompting/prompts.ts';
 import type { RunState } from '../run/state.ts';
 import type { Team } from './team.ts';
 import { rootManagerOf } from './manager-answer.ts';
@@ -14,6 +14,13 @@ import { rootManagerOf } from './manager-answer.ts';
 const SCHEMAS = {
   spawn_agent: z.object({
     task: z.string().min(1).describe('What the new agent is to do, in full: it sees this and the user request'),
+    name: z
+      .string()
+      .max(60)
+      .optional()
+      .describe(
+        'Its role in a few words, e.g. "licence checker": its id is made from it (default: its specialist\'s id)',
+      ),
     role: z
       .enum(['worker', 'manager'])
       .default('worker')
@@ -84,18 +91,16 @@ const ANSWER_FINISH = descriptor(
   'finish',
   "End the team's work with the answer to the user's request: the user reads your result as Parley's answer.",
   z.object({
-    result: z
-      .string()
-      .describe("The answer to the user's request, in full, written for the user, citing agents by [id]"),
+    result: z.string().describe("The answer to the user's request, in full, written for the user"),
   }),
 );
 
 /** What the root manager is told its finish result is: how the synthesizer is told to write an answer. */
 const ANSWER_NOTE =
-  ` Your finish result is the answer the user reads. Write it for the user, who never saw` +
-  ` the agents or their messages; cite each agent whose result you use by its id in square brackets where its facts appear (the id` +
-  ` its "[Result from <id>]" line names). Do not add a list of sources at the end: Parley sends the sources with the answer. Do not invent facts` +
-  ` your agents' results do not support, and say what is missing when a part could not be done.`;
+  ` Your finish result is the answer the user reads. Write it for the user, who never saw the team: do not mention` +
+  ` agents, their ids, their messages or the team memory unless the request asks how the work was done.` +
+  ` Do not add a list of sources at the end: Parley sends the sources with the answer. Do not invent facts` +
+  ` your agents' results do not support, and say in plain words what is missing when a part could not be done.`;
 
 /** What the tool loop of a team agent calls. */
 export interface AgentHooks {
@@ -113,7 +118,14 @@ export interface AgentHooks {
   settle(signal: AbortSignal): Promise<void>;
 }
 
-export function agentHooks(run: RunState, team: Team, stepId: string, clock?: StepClock): AgentHooks {
+export function agentHooks(
+  run: RunState,
+  team: Team,
+  stepId: string,
+  clock?: StepClock,
+  /** The tools each candidate specialist has (a manager is told, so it never gives a part to one that cannot do it). */
+  toolsOf?: (specialistId: string) => ToolKinds | undefined,
+): AgentHooks {
   const { maxDepth, maxIterations } = team.limits;
   const depth = team.depthOf(stepId);
   const names = (Object.keys(SCHEMAS) as ToolName[]).filter((n) => n !== 'spawn_agent' || depth < maxDepth);
@@ -139,10 +151,12 @@ export function agentHooks(run: RunState, team: Team, stepId: string, clock?: St
     (manages
       ? ` The parley:specialists block lists the specialists spawn_agent may name: "id", "kind" ("prompt": a model with its own` +
         ` instructions and tools; "mcp": a model that operates one MCP server's tools; "a2a": a remote agent), "description",` +
-        ` "domains", "relevance" to the request (0..1) and, when present, "record" of earlier runs.`
+        ` "domains", "tools" (its tools: "readOnly" look things up, "changes" write or delete; none listed: it has no tools and` +
+        ` works from what its model knows, so it cannot look anything up), "relevance" to the request (0..1) and, when present,` +
+        ` "record" of earlier runs. Give each agent a "name" for its role in the work.`
       : '') +
     `\n${block('team', JSON.stringify(info))}` +
-    (manages ? `\n${specialistsBlock(run.candidates)}` : '');
+    (manages ? `\n${specialistsBlock(run.candidates, [], toolsOf)}` : '');
   return {
     tools: names.map((n) => (n === 'finish' && answers ? ANSWER_FINISH : DESCRIPTORS[n])),
     maxIterations,

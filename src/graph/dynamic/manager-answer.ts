@@ -30,20 +30,38 @@ export interface ManagerAnswerInput {
   finishedWith: (stepId: string) => string | undefined;
 }
 
-/** The manager's result as the run's answer, with the steps it was built from; undefined when the synthesizer writes it. */
+/**
+ * The root manager's finished answer in the round the answer is written from: its finish result (not a
+ * text it ended with when its turns ran out), when it succeeded. The synthesizer keeps it as the answer:
+ * as it stands (managerAnswer), or edited only where the verifier's notes say.
+ */
+export function rootAnswer(input: Pick<ManagerAnswerInput, 'plan' | 'results' | 'finishedWith'>): string | undefined {
+  const root = rootManagerOf(input.plan);
+  const outcome = root ? input.results.get(root) : undefined;
+  if (!root || outcome?.status !== 'succeeded') return undefined;
+  const answer = input.finishedWith(root);
+  return answer?.trim() && outcome.output === answer ? answer : undefined;
+}
+
+/** The succeeded steps of the round, as run.finished `sources` (with what each read, by name). */
+export function sourcesOf(outcomes: (StepOutcome | undefined)[]): AnswerSource[] {
+  return outcomes
+    .filter((o): o is StepOutcome => o?.status === 'succeeded')
+    .map((o) => ({
+      stepId: o.stepId,
+      specialist: o.specialist,
+      ...(o.lineage?.named?.length ? { named: o.lineage.named } : {}),
+    }));
+}
+
+/** The manager's result as the run's answer, with the steps it was built from; undefined when it needs a writer. */
 export function managerAnswer(input: ManagerAnswerInput): { answer: string; sources: AnswerSource[] } | undefined {
   const { plan, results, verification } = input;
-  const root = rootManagerOf(plan);
-  if (!root || input.exhausted || !verification || verification.score < PASS_SCORE) return undefined;
-  // The verifier's feedback on a pass holds only what the answer must mention: any note needs a writer.
+  if (input.exhausted || !verification || verification.score < PASS_SCORE) return undefined;
+  // The verifier's feedback on a pass holds only what the answer must mention: a note needs an editor.
   if (verification.feedback.trim()) return undefined;
   const outcomes = plan.steps.map((s) => results.get(s.id));
   if (!outcomes.every((o) => o?.status === 'succeeded')) return undefined;
-  // Its finish result, not a text it ended with when its turns ran out.
-  const answer = input.finishedWith(root);
-  if (!answer?.trim() || results.get(root)!.output !== answer) return undefined;
-  return {
-    answer,
-    sources: (outcomes as StepOutcome[]).map((o) => ({ stepId: o.stepId, specialist: o.specialist })),
-  };
+  const answer = rootAnswer(input);
+  return answer === undefined ? undefined : { answer, sources: sourcesOf(outcomes) };
 }

@@ -22,6 +22,8 @@ export class DeadlockError extends RunFailedError {
 /** What an agent asks for when it spawns one. */
 export interface SpawnRequest {
   task: string;
+  /** The agent's role in a few words ("licence checker"): its id is made from it (default: its specialist's id). */
+  name?: string;
   role: AgentRole;
   specialist?: string;
   model?: string;
@@ -84,6 +86,8 @@ export class Team {
   readonly #waits = new Map<string, AgentWait>();
   readonly memory = emptyTeamMemory();
   #growth?: ScheduleGrowth;
+  /** Agents spawned in the current turn of their spawner: they start together when it ends (startSpawned). */
+  #unstarted: PlanStep[] = [];
 
   constructor(run: RunState, ctx: EngineContext) {
     this.#run = run;
@@ -163,7 +167,7 @@ export class Team {
     };
     if (parent.depth + 1 > maxDepth)
       return refuse(
-        `agent ${parentId} is at depth ${parent.depth} and agents spawn down to depth ${maxDepth} at most; do this part yourself.`,
+        `you are at depth ${parent.depth} and agents spawn down to depth ${maxDepth} at most; do this part yourself.`,
       );
     const plan = run.plan!;
     if (plan.steps.length >= maxNodes)
@@ -173,9 +177,7 @@ export class Team {
     const room = this.#budgetRoom();
     if (room) return refuse(`the run's budget: ${room}.`);
 
-    let n = parent.children.length + 1;
-    while (plan.steps.some((s) => s.id === `${parentId}-${n}`)) n++;
-    const id = `${parentId}-${n}`;
+    const id = agentId(plan, request.name ?? (specialist === MANAGER_SPECIALIST ? 'team lead' : specialist), parent);
     const step: PlanStep = {
       id,
       specialist,
@@ -202,7 +204,8 @@ export class Team {
       role: request.role,
       ...(request.model ? { model: request.model } : {}),
     });
-    this.#growth!.add(step);
+    // Started when the spawner's turn ends, so agents spawned together all know each other (Team.others).
+    this.#unstarted.push(step);
     return request.wait
       ? `Spawned agent "${id}" (${request.role}, specialist ${specialist}). Its result comes to you before your next turn.`
       : `Spawned agent "${id}" (${request.role}, specialist ${specialist}). You go on at once; its result comes to you as a message.`;
@@ -213,6 +216,7 @@ export class Team {
    * slot given up), then returns what it has not yet seen: their results, and the messages sent to it.
    */
   async nextTurn(id: string, signal: AbortSignal, clock?: StepClock): Promise<string | undefined> {
+    this.startSpawned();
     const member = this.#members.get(id)!;
     const awaited = () => member.children.filter((c) => !member.detached.has(c) && !this.#members.get(c)?.outcome);
     if (awaited().length)
@@ -247,6 +251,7 @@ export class Team {
 
   /** When an agent ends: it waits for every agent it spawned (detached ones too), so none outlives it. */
   async settle(id: string, signal: AbortSignal, clock?: StepClock): Promise<void> {
+    this.startSpawned();
     const member = this.#members.get(id)!;
     const running = () => member.children.filter((c) => !this.#members.get(c)?.outcome);
     if (running().length)
@@ -257,6 +262,11 @@ export class Team {
         signal,
         clock,
       );
+  }
+
+  /** Starts the agents spawned since the last call (at the end of a spawner's turn, and before anyone waits). */
+  startSpawned(): void {
+    for (const step of this.#unstarted.splice(0)) this.#growth!.add(step);
   }
 
   finish(id: string, result: string): string {
@@ -415,6 +425,7 @@ export class Team {
     signal: AbortSignal,
     clock: StepClock | undefined,
   ): Promise<void> {
+    this.startSpawned();
     const member = this.#members.get(id)!;
     return new Promise<void>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason as Error);
@@ -456,6 +467,27 @@ export class Team {
       run.abort.abort(new DeadlockError(found));
     });
   }
+}
+
+/**
+ * An agent's id, from its role's name: "licence-checker". The root manager's agents are named by it alone,
+ * a deeper manager's prefixed by their spawner's id (so parallel managers never race for a name); a name
+ * taken already gets -2, -3 (a spawner spawns one agent at a time, so the order is its own).
+ */
+function agentId(plan: { steps: PlanStep[] }, name: string, parent: Member): string {
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/-+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'agent';
+  const base = parent.depth > 0 ? `${parent.id}-${slug}` : slug;
+  const taken = (id: string) => plan.steps.some((s) => s.id === id);
+  if (!taken(base)) return base;
+  let n = 2;
+  while (taken(`${base}-${n}`)) n++;
+  return `${base}-${n}`;
 }
 
 function resultText(outcome: StepOutcome): string {

@@ -1,4 +1,9 @@
-/** direct_answer: the fast path. One streamed model call answers the query; no plan, no specialists. */
+/**
+ * direct_answer: the fast path. One streamed model call answers the query; no plan, no specialists. Its
+ * prompt is a bare call's plus only what helps the person who asked: who answers, the date (so "latest"
+ * and date arithmetic are right) and any relevant memory. No rule on length or form: a rule that trims
+ * answers made them worse than the same model's bare answer (issue 43).
+ */
 import { memoryNote } from '../prompting/prompts.ts';
 import { todayNoteOf } from '../prompting/today.ts';
 import { emit, type EngineContext, type NodeRun } from '../run/state.ts';
@@ -10,7 +15,7 @@ export async function directAnswer(run: NodeRun, ctx: EngineContext): Promise<De
   const messages = [
     {
       role: 'system',
-      content: `You are Parley, a helpful assistant. Answer the question directly, as long as it needs and no longer: complete code when code is asked for, a full comparison when a comparison is asked for, no padding, no preamble and no repeating the question.${memoryNote(run.memory)}${todayNoteOf(ctx)}`,
+      content: `You are Parley, a helpful assistant.${memoryNote(run.memory)}${todayNoteOf(ctx)}`,
     },
     ...run.history.messages.map((m) => ({ role: m.role, content: m.content })),
     { role: 'user', content: userContent(run, ctx, 'default', run.request.query) },

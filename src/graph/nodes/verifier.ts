@@ -15,6 +15,7 @@ import { historyNote } from '../threads/thread-history.ts';
 import { userContent } from '../prompting/user-content.ts';
 import { fitStepOutputs } from '../prompting/context-budget.ts';
 import { teamOf } from '../dynamic/team.ts';
+import { delegationLines } from '../dynamic/delegation.ts';
 
 export const RETRY_SCORE = 0.4;
 
@@ -139,8 +140,16 @@ function takeCarriedVerification(run: NodeRun, outcomes: StepOutcome[]): Decisio
   };
 }
 
+/** What the verifier is told of a dynamic team's parley:delegation block, when there is one. */
+const DELEGATION_NOTE = `
+The steps are the agents of a team: the parley:delegation block says, one line per agent, who gave it its part, the task,
+the tools it called and how it ended, and whose results the manager built its answer from. Judge the answer against
+that work: a part no agent did, or a claim no agent's result supports, is missing.`;
+
 async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutcome[], round: number) {
-  const system = VERIFIER_SYSTEM + historyNote(run.history) + todayNoteOf(ctx);
+  const delegation = teamOf(run) ? delegationLines(run.plan!, run.results) : [];
+  const system =
+    VERIFIER_SYSTEM + (delegation.length ? DELEGATION_NOTE : '') + historyNote(run.history) + todayNoteOf(ctx);
   const fitted = await fitStepOutputs(run, ctx, { role: 'verifier' }, [system, run.request.query], outcomes);
   const { value } = await run.model.structured({
     role: 'verifier',
@@ -154,9 +163,14 @@ async function askVerifier(run: RunState, ctx: EngineContext, outcomes: StepOutc
           run,
           ctx,
           'verifier',
-          [block('query', run.request.query), stepsBlock(outcomes, fitted, true), block('round', String(round))].join(
-            '\n\n',
-          ),
+          [
+            block('query', run.request.query),
+            stepsBlock(outcomes, fitted, true),
+            delegation.length ? block('delegation', delegation.join('\n')) : '',
+            block('round', String(round)),
+          ]
+            .filter(Boolean)
+            .join('\n\n'),
         ),
       },
     ],

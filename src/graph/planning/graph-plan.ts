@@ -15,7 +15,7 @@ export const PlanStepSchema = z.object({
     .string()
     .min(1)
     .regex(/^[A-Za-z0-9_-]+$/, 'step ids are letters, digits, _ and -')
-    .describe('Unique step id: letters, digits, _ and -. The answer cites steps by it.'),
+    .describe('Unique step id: letters, digits, _ and -. Other steps name it in dependsOn.'),
   specialist: z.string().min(1).describe('The id of one listed specialist that does this step'),
   objective: z
     .string()

@@ -51,7 +51,7 @@ The specialists (fields of each entry):
 - "record", when present: its track record in earlier runs (runs, successRate, meanScore 0..1, meanLatencyMs, meanCostUsd).
 
 Each step (the fields of "steps"):
-- "id": unique, letters, digits, _ and - (e.g. "schema", "compare"); the final answer cites steps by these ids.
+- "id": unique, letters, digits, _ and - (e.g. "schema", "compare"); other steps name it in "dependsOn".
 - "specialist": one listed id. "objective": the task in full, as that specialist should read it.
 - "dependsOn": the ids of the steps whose output this step needs; it starts after they succeed. Independent steps run
   in parallel, so only add a dependency when a step truly needs another's output.
@@ -115,7 +115,7 @@ export async function retrieveCandidates(run: RunState, ctx: EngineContext): Pro
 }
 
 /** Each candidate's bound tools, split by their MCP annotations (readOnlyHint) as the tool guard reads them. */
-async function toolKindsOf(run: RunState, ctx: EngineContext): Promise<Map<string, ToolKinds>> {
+export async function toolKindsOf(run: RunState, ctx: EngineContext): Promise<Map<string, ToolKinds>> {
   const out = new Map<string, ToolKinds>();
   await Promise.all(
     run.candidates.map(async ({ specialist }) => {

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ModelRole } from '../../llm/types.ts';
-import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spending/call-budget.ts';
+import { defaultMaxOutputTokens } from '../spending/call-budget.ts';
 import { markedCut } from './prompts.ts';
 import type { StepOutcome } from '../run/step-outcome.ts';
 import type { EngineContext, RunState } from '../run/state.ts';
@@ -37,7 +37,10 @@ export interface Reader {
 /** Tokens a call of `reader` may spend on its prompt: the window less the room for its answer and the margin. */
 export function promptBudget(run: RunState, ctx: EngineContext, reader: Reader): number {
   const window = ctx.contextWindow(reader.role, run.model.modelFor(reader.role, reader.model));
-  const answer = Math.min(ctx.maxOutputTokens(reader.role) ?? DEFAULT_MAX_OUTPUT_TOKENS, Math.floor(window / 4));
+  const answer = Math.min(
+    ctx.maxOutputTokens(reader.role) ?? defaultMaxOutputTokens(reader.role),
+    Math.floor(window / 4),
+  );
   return Math.max(0, window - answer - MARGIN_TOKENS);
 }
 

@@ -79,6 +79,8 @@ export function stepsBlock(
   fitted?: ReadonlyMap<string, FittedPiece>,
   /** The verifier's evidence beyond a step's own report: the tool calls it made, from its lineage. */
   withToolCalls = false,
+  /** An answer written with citations: the numbers of the references each step read (answer-references.ts). */
+  references?: ReadonlyMap<string, number[]>,
 ): string {
   return block(
     'steps',
@@ -90,6 +92,7 @@ export function stepsBlock(
           specialist: o.specialist,
           status: o.status === 'succeeded' ? 'succeeded' : o.status,
           output: piece?.text ?? o.output ?? o.error ?? '',
+          ...(references ? { references: references.get(o.stepId) ?? [] } : {}),
           ...(withToolCalls
             ? { toolCalls: (o.lineage?.toolCalls ?? []).map((t) => ({ tool: t.tool, status: t.status })) }
             : {}),

@@ -21,14 +21,30 @@ export const VerificationSchema = z.object({
   failedStepIds: z.array(z.string()).describe('Ids of the steps whose results are failed, wrong or insufficient'),
 });
 
-/** schemaName `council_review`: one reviewer's ranking of the anonymized answers, best first. */
+/** schemaName `council_review`: one reviewer's assessment of each labelled answer, then its ranking (REVIEWER_SYSTEM explains both). */
 export const CouncilReviewSchema = z.object({
+  assessments: z
+    .array(
+      z.object({
+        label: z.string().describe('The answer\'s label, the bare letter (e.g. "A")'),
+        critique: z
+          .string()
+          .describe('What this answer gets right and what it misses, on the criteria; names no other label'),
+      }),
+    )
+    .describe('One per answer, in the order shown, written before the ranking'),
   ranking: z.array(z.string()).describe('Every label exactly once, best first; no ties'),
-  critique: z.string().describe('Why the best answers are better and what the weaker ones miss'),
 });
 
-/** schemaName `council_verdict`: the chairman's typed verdict (CouncilVerdict in run/events.ts). */
+/**
+ * schemaName `council_verdict`: the chairman's comparison first (so it compares before it decides),
+ * then the decision fields (data: events, the Decision record, protocol data parts), then the answer
+ * the person reads (CouncilVerdict in knowledge/records.ts). CHAIRMAN_SYSTEM in specialists/council.ts explains every field.
+ */
 export const CouncilVerdictSchema = z.object({
+  comparison: z
+    .string()
+    .describe('The answers compared before deciding: where they agree, where they differ, whose reasoning holds up'),
   recommendation: z.string().describe('What to do and the main reason; never mention answer labels or reviewers'),
   keyInsights: z.array(z.string()).describe('The most useful points made'),
   blindSpots: z.array(z.string()).describe('What the advisors missed or assumed'),
@@ -36,4 +52,18 @@ export const CouncilVerdictSchema = z.object({
   dissent: z.string().describe('Where they disagree; empty when they agree'),
   nextStep: z.string().describe('The first concrete action'),
   confidence: z.number().min(0).max(1).describe('0..1: how sure the recommendation is right, given what is known'),
+  confidenceReason: z.string().describe('Why the confidence is that high and not higher, in a sentence'),
+  answer: z
+    .string()
+    .describe("The advice the person reads, in the question's language and the form it asks for; no labels or scores"),
 });
+
+/** One reviewer's ranking as data: the advisors' ids, best first, and its critique of each (labels resolved). */
+export const CouncilRankingSchema = z.object({
+  reviewer: z.number().int(),
+  ranking: z.array(z.string()),
+  critiques: z.record(z.string(), z.string()),
+});
+
+/** The verdict as events, the Decision record and protocol data parts carry it: the chairman's fields and the reviews. */
+export const CouncilRecordSchema = CouncilVerdictSchema.extend({ rankings: z.array(CouncilRankingSchema) });

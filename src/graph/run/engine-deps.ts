@@ -50,7 +50,7 @@ export interface EngineDeps {
   councilAdvisorModels?: string[];
   /**
    * The configured max output tokens of a role (PARLEY_MODEL_MAX_TOKENS and per-role overrides);
-   * undefined: DEFAULT_MAX_OUTPUT_TOKENS. Each call's reservation covers it, and the call is sent
+   * undefined: the role default (call-budget.ts defaultMaxOutputTokens). Each call's reservation covers it, and the call is sent
    * with it (capped by what the budgets have left).
    */
   maxOutputTokens?: (role: ModelRole) => number | undefined;

@@ -68,7 +68,26 @@ export interface StepLineage {
   attempt: number;
   toolCalls: { toolCallId: string; tool: string; status: 'ok' | 'error' | 'denied' }[];
   sources: string[];
+  /** What the step read or wrote, by names a reader knows (files, web pages, remote agents); absent when none. */
+  named?: NamedSource[];
   usage: UsageTotals;
+}
+
+/**
+ * A source by a name a person knows it by: a file (its name; `uri` its path), a web page (its URL), a
+ * remote agent (its name; `uri` its endpoint), or a tool that named no file or page (`server/tool`).
+ */
+export interface NamedSource {
+  kind: 'file' | 'web' | 'agent' | 'tool';
+  title: string;
+  uri?: string;
+}
+
+/** A numbered reference of an answer written with `citations: "numbered"`: the answer cites it as [n]. */
+export interface AnswerReference extends NamedSource {
+  n: number;
+  /** The steps that read it (data for a client that shows provenance; never in the answer's text). */
+  stepIds: string[];
 }
 
 /**
@@ -93,6 +112,8 @@ export interface FailedStep {
 export interface AnswerSource {
   stepId: string;
   specialist: string;
+  /** What the step read, by name (StepLineage.named); absent when it named none. */
+  named?: NamedSource[];
 }
 
 /** How a run ended: the body of run.finished, and (with ids) the engine's RunResult. */
@@ -101,8 +122,10 @@ export interface RunEnding {
   answer?: string;
   /** Plan runs only, when some steps failed or were skipped: the answer is partial, these are the missing parts and why. */
   failedSteps?: FailedStep[];
-  /** Plan runs: the succeeded steps the answer was written from (the answer cites them as [stepId]). */
+  /** Plan and team runs: the succeeded steps the answer was written from (provenance as data; the answer never names them). */
   sources?: AnswerSource[];
+  /** Only when the request asked for `citations: "numbered"`: the references the answer cites as [1], [2] and lists at its end. */
+  references?: AnswerReference[];
   /** Why the run failed, was cancelled or blocked; safe to show a client (no stack traces). */
   error?: string;
   /** Set when status is "blocked" by the caller's rate limit: when a retry may succeed (HTTP 429 Retry-After). */
@@ -194,8 +217,12 @@ export type GraphEventBody =
       type: 'council.stage';
       stage: 'advisors' | 'reviews' | 'verdict';
       detail: string;
-      /** stage "reviews": the order of the labels each reviewer was shown, one list per reviewer. */
-      orders?: string[][];
+      /**
+       * Who is behind each label, in the order the reader was shown the answers (label → advisor id):
+       * stage "reviews": one per reviewer, each its own; stage "verdict": the chairman's. Never in an answer.
+       */
+      labels?: Record<string, string>[];
+      /** stage "verdict": the decision with its confidence and the reviewers' rankings (by advisor id). */
       verdict?: CouncilVerdict;
     }
   | { type: 'answer.delta'; text: string }

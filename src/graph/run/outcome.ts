@@ -60,6 +60,7 @@ export function endingOf(run: RunState, outcome: RunOutcome, durationMs: number)
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(run.failedSteps?.length ? { failedSteps: run.failedSteps } : {}),
     ...(run.sources?.length && completed ? { sources: run.sources } : {}),
+    ...(run.references?.length && completed ? { references: run.references } : {}),
     ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
     usage: { ...run.meter.totals },
     durationMs,

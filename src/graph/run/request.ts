@@ -8,6 +8,13 @@ export { LOCAL_CALLER, canSee, ownerFilter, type Caller } from '../../identity/c
 // A run's budget is spending/'s idea; the request names it.
 export type { Budget } from '../spending/usage.ts';
 
+/**
+ * How the answer names its sources: "none" (the default: the answer names none, the sources travel as
+ * data on run.finished) or "numbered" (the answer cites named sources as [1], [2] and lists them at its end).
+ */
+export const CITATION_STYLES = ['none', 'numbered'] as const;
+export type CitationStyle = (typeof CITATION_STYLES)[number];
+
 export const RUN_MODES = ['auto', 'direct', 'orchestrate', 'council', 'dynamic', 'hybrid'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
@@ -34,6 +41,8 @@ export interface RunRequest {
   models?: Partial<Record<ModelRole, string>>;
   /** Stream the model's reasoning as model.thought events (default PARLEY_STREAM_REASONING). */
   reasoning?: boolean;
+  /** Inline numbered references to named sources (default "none": provenance as data only). */
+  citations?: CitationStyle;
   budget?: Partial<Budget>;
   caller?: Caller;
   /** Which adapter started the run: "agui", "a2a", "acp", "mcp", "sse", "openai", "cli". */

@@ -1,6 +1,7 @@
 /** RunState: everything one run knows. Created per run by the engine, never shared between runs. */
 import { setMaxListeners } from 'node:events';
 import type {
+  AnswerReference,
   AnswerSource,
   CouncilVerdict,
   EarlierDecision,
@@ -115,6 +116,8 @@ export interface RunState {
   failedSteps?: FailedStep[];
   /** The succeeded steps the answer was written from (set by the synthesizer; run.finished `sources`). */
   sources?: AnswerSource[];
+  /** The numbered references of an answer written with citations (run.finished `references`). */
+  references?: AnswerReference[];
   outcome?: RunOutcome;
   /** Last node entered (for the watchdog's message). */
   node?: NodeName;
@@ -142,6 +145,7 @@ export interface RunUpdate {
   verdict?: CouncilVerdict;
   memory?: MemoryHit[];
   sources?: AnswerSource[];
+  references?: AnswerReference[];
   exhausted?: string;
   inflight?: Promise<Batch> | undefined;
   replanAfterFailure?: string[] | undefined;

@@ -3,6 +3,7 @@ import type { StepRun } from '../planning/scheduler.ts';
 import { emit } from '../run/state.ts';
 import type { SpecialistInput } from './prompt.ts';
 import { announcingApprovals } from './tool-loop.ts';
+import { addNamed, namedSourcesOfPeer } from './named-sources.ts';
 
 export async function runA2aSpecialist(input: SpecialistInput): Promise<Omit<StepRun, 'lineage'>> {
   const { run, ctx, specialist, step } = input;
@@ -21,6 +22,7 @@ export async function runA2aSpecialist(input: SpecialistInput): Promise<Omit<Ste
       }),
   );
   input.work.sources.push(...result.sources, `a2a:${specialist.endpoint}`);
+  if (result.ok) addNamed(input.work.named, namedSourcesOfPeer(specialist.name, specialist.endpoint, result.sources));
   return result.ok
     ? { ok: true, output: result.output }
     : { ok: false, output: result.output, error: result.error ?? 'peer agent failed' };

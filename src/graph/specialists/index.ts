@@ -4,6 +4,7 @@
  * (council.ts, which the council node calls too). Returns the output with lineage. A budget overrun
  * aborts the whole run (it ends blocked).
  */
+import { toolKindsOf } from '../planning/plan-with-model.ts';
 import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST } from '../planning/graph-plan.ts';
 import { MANAGER_RECORD } from '../dynamic/manager.ts';
 import { agentHooks } from '../dynamic/agent-tools.ts';
@@ -39,7 +40,7 @@ export async function runStep(call: StepCall): Promise<StepRun> {
 async function stepBody(call: StepCall): Promise<StepRun> {
   const { run, ctx, step } = call;
   const startedAt = ctx.now();
-  const work: StepWork = { usage: emptyUsage(), toolCalls: [], sources: [] };
+  const work: StepWork = { usage: emptyUsage(), toolCalls: [], sources: [], named: [] };
   const lineage = (kind: StepLineage['kind']) => lineageOf(call, kind, work, startedAt);
   if (step.specialist === COUNCIL_SPECIALIST) {
     const council = await runCouncil(run, ctx, call.objective, call.signal, work.usage);
@@ -61,7 +62,10 @@ async function stepBody(call: StepCall): Promise<StepRun> {
   }
   // A team agent (a manager, or a step an agent spawned) gets the team's tools beside its specialist's.
   const team = teamOf(run);
-  const agent = team?.has(step.id) ? agentHooks(run, team, step.id, call.clock) : undefined;
+  const tools = team?.has(step.id) && team.roleOf(step.id) === 'manager' ? await toolKindsOf(run, ctx) : undefined;
+  const agent = team?.has(step.id)
+    ? agentHooks(run, team, step.id, call.clock, tools && ((id) => tools.get(id)))
+    : undefined;
   const result = await runSpecialist({ ...call, specialist, work, ...(agent ? { agent } : {}) });
   return { ...result, lineage: lineage(specialist.kind) };
 }
@@ -83,6 +87,7 @@ function lineageOf(
     attempt,
     toolCalls: work.toolCalls,
     sources: work.sources,
+    ...(work.named.length ? { named: work.named } : {}),
     usage: work.usage,
   };
 }

@@ -51,9 +51,26 @@ export async function runPromptSpecialist(input: SpecialistInput): Promise<Omit<
     toolServersNote(
       run,
       tools.filter((t) => !offered.fromSession.has(t.id)),
+    ) +
+    missingToolsNote(
+      specialist.tools,
+      offered.tools.map((t) => t.id),
     );
   // The thread first, then similar runs: execution memory follows the conversation's history.
   return runSpecialistLoop(input, system, tools, offered.fromSession, memoryNote(run.memory));
+}
+
+/**
+ * Tools a specialist's instructions count on that this run does not have (their server is not configured
+ * or not reachable): said, so its prompt never promises what it cannot do.
+ */
+export function missingToolsNote(declared: string[], offered: string[]): string {
+  const missing = declared.filter((id) => !offered.includes(id));
+  if (!missing.length) return '';
+  const none = offered.length === 0;
+  return `\n\n${none ? 'None of the tools your instructions mention are' : `These tools your instructions mention are not`} available in this run: ${missing.join(', ')}.${
+    none ? ' You have no tools: work from the request and what you know,' : ' Do without them,'
+  } never claim to have looked something up that you could not, and say what you could not check.`;
 }
 
 /** The LLM tool loop of one step, with the specialist's model role, over the given tools. */
@@ -88,6 +105,7 @@ export async function runSpecialistLoop(
     usage: input.work.usage,
     toolCalls: input.work.toolCalls,
     sources: input.work.sources,
+    named: input.work.named,
     ...(input.agent ? { agent: input.agent } : {}),
   });
   return { ok: true, output };

@@ -5,7 +5,7 @@
  */
 import type { PlanStep } from '../planning/graph-plan.ts';
 import type { StepClock } from '../planning/scheduler.ts';
-import type { StepLineage } from '../run/events.ts';
+import type { NamedSource, StepLineage } from '../run/events.ts';
 import type { EngineContext, RunState } from '../run/state.ts';
 import type { emptyUsage } from '../spending/usage.ts';
 
@@ -13,6 +13,8 @@ export interface StepWork {
   usage: ReturnType<typeof emptyUsage>;
   toolCalls: StepLineage['toolCalls'];
   sources: string[];
+  /** What the step read or wrote, by name (named-sources.ts): StepLineage.named. */
+  named: NamedSource[];
   model?: string;
 }
 

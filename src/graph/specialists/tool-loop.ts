@@ -8,7 +8,8 @@ import { needsApproval } from '../../hitl/guard.ts';
 import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
 import type { ToolDescriptor, ToolInspection } from '../../tools/types.ts';
-import type { StepLineage, UsageTotals } from '../run/events.ts';
+import type { NamedSource, StepLineage, UsageTotals } from '../run/events.ts';
+import { addNamed, namedSourcesOfCall } from './named-sources.ts';
 import type { StepClock } from '../planning/scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../run/state.ts';
 import { addUsage } from '../spending/usage.ts';
@@ -34,6 +35,8 @@ export interface ToolLoopInput {
   usage: UsageTotals;
   toolCalls: StepLineage['toolCalls'];
   sources: string[];
+  /** What the step's successful tool calls read or wrote, by name (named-sources.ts). */
+  named?: NamedSource[];
   /** A team agent's built-in tools and between-turn hooks (dynamic teams, dynamic/agent-tools.ts). */
   agent?: AgentHooks;
 }
@@ -41,6 +44,8 @@ export interface ToolLoopInput {
 /** What a denied call's tool result starts and ends with; step-note.ts quotes both to the model. */
 export const DENIED_BY_HUMAN = 'A human reviewer denied this tool call.';
 export const DENIED_TAIL = 'Do not retry it; continue without it.';
+/** What a successful call that returned nothing reads as (an empty file, a tool with no output). */
+export const EMPTY_TOOL_RESULT = 'The tool call succeeded and returned no content (empty result).';
 
 /** Shared by every step without tools (most of them); never written to. */
 const NO_TOOLS: Map<string, ToolDescriptor> = new Map();
@@ -217,7 +222,9 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
     input.sources.push(`tool:${tool.id}`);
     if (result.ok) {
       finish('ok', { result: result.text });
-      return result.text;
+      if (input.named) addNamed(input.named, namedSourcesOfCall(tool.id, args));
+      // An empty result said in words: `""` or `{"content":""}` leaves the model guessing whether anything happened.
+      return result.text.trim() ? result.text : EMPTY_TOOL_RESULT;
     }
     finish('error', { error: result.error ?? result.text });
     return `Tool error from ${tool.id}: ${result.error ?? result.text}`;

@@ -6,10 +6,29 @@
  * flight. A priced catalog is required for cost: a model without a price is refused.
  */
 import type { PriceCatalog } from '../../llm/prices.ts';
+import type { ModelRole } from '../../llm/types.ts';
 import { BudgetExceededError } from './budget-error.ts';
 
 /** The max output reserved (and sent) for a call when neither the request nor the config sets one. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+
+/**
+ * The roles whose answer is small, sized to it (with room for a reasoning model's thinking, which counts
+ * as output): the router answers a two-field JSON, the judge two fields, the verifier a score, notes and
+ * ids, a reviewer a ranking and a critique per answer. Every other role writes text or plans of any
+ * length and keeps DEFAULT_MAX_OUTPUT_TOKENS. A configured max (PARLEY_MODEL_MAX_TOKENS or the role's
+ * own PARLEY_MODEL_<ROLE>_MAX_TOKENS) wins over these.
+ */
+export const ROLE_MAX_OUTPUT_TOKENS: Partial<Record<ModelRole, number>> = {
+  router: 2048,
+  judge: 2048,
+  verifier: 4096,
+  council_reviewer: 4096,
+};
+
+/** A role's max output when nothing is configured. */
+export const defaultMaxOutputTokens = (role: ModelRole): number =>
+  ROLE_MAX_OUTPUT_TOKENS[role] ?? DEFAULT_MAX_OUTPUT_TOKENS;
 
 /** A call to a model the price catalog does not know: its cost, and so every cost budget, would be unbounded. */
 export class UnpricedModelError extends BudgetExceededError {

@@ -16,7 +16,7 @@ import type {
   StructuredOptions,
   StructuredResult,
 } from '../../llm/types.ts';
-import { DEFAULT_MAX_OUTPUT_TOKENS, planCall } from './call-budget.ts';
+import { defaultMaxOutputTokens, planCall } from './call-budget.ts';
 import { estimateTokens, type ModelCallReservation, type UsageMeter } from './usage.ts';
 
 export interface MeterContext {
@@ -30,7 +30,7 @@ export interface MeterContext {
   onThought?: (role: ModelRole, text: string) => void;
   /** Prices for the cost reservation; without them only cost already spent is checked. */
   prices?: Pick<PriceCatalog, 'cost'>;
-  /** The configured max output of a role (undefined: DEFAULT_MAX_OUTPUT_TOKENS). */
+  /** The configured max output of a role (undefined: defaultMaxOutputTokens, call-budget.ts). */
   maxOutputTokens?: (role: ModelRole) => number | undefined;
 }
 
@@ -108,7 +108,8 @@ class MeteredModel implements ModelClient {
     const plan = planCall({
       model,
       inputTokens: estimateTokens(messageTexts(options.messages)),
-      maxOutputTokens: options.maxTokens ?? this.ctx.maxOutputTokens?.(options.role) ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      maxOutputTokens:
+        options.maxTokens ?? this.ctx.maxOutputTokens?.(options.role) ?? defaultMaxOutputTokens(options.role),
       headroom: this.ctx.meter.headroom(),
       prices: this.ctx.prices,
     });

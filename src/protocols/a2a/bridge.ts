@@ -31,7 +31,7 @@ import type { Logger } from '../../log.ts';
 import { ANSWER_ARTIFACT_ID, inputRequired, projectEvent, type Projection, type TaskIds } from './events.ts';
 import { agentMessage, status, textOf, textPart } from './parts.ts';
 import { readResume } from './resume.ts';
-import { runModeOf, runModelsOf } from './options.ts';
+import { runCitationsOf, runModeOf, runModelsOf } from './options.ts';
 import type { ParleyTaskStore, UnfinishedTask } from './task-store.ts';
 import type { PushOutbox } from './push-outbox.ts';
 
@@ -155,6 +155,7 @@ export class A2ARunBridge implements AgentExecutor, ExecutionEventBusManager {
       messages: await this.#priorTurns(rc.contextId, rc.context),
       mode: runModeOf(rc.request),
       models: runModelsOf(rc.request),
+      citations: runCitationsOf(rc.request),
       caller: user?.isAuthenticated ? { id: user.userName } : LOCAL_CALLER,
       protocol: 'a2a',
     });

@@ -206,7 +206,12 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
         failedStepIds: event.failedStepIds,
       });
     case 'council.stage': {
-      const out = progress({ event: event.type, stage: event.stage, detail: event.detail });
+      const out = progress({
+        event: event.type,
+        stage: event.stage,
+        detail: event.detail,
+        ...(event.labels ? { labels: event.labels } : {}),
+      });
       if (event.verdict) {
         out.push(
           AgentEvent.artifactUpdate({
@@ -235,6 +240,15 @@ export function projectEvent(event: GraphEvent, ids: TaskIds, state: Projection)
   }
 }
 
+function provenanceOf(event: Extract<GraphEvent, { type: 'run.finished' }>): Record<string, unknown> | undefined {
+  const parley = {
+    ...(event.sources ? { sources: event.sources } : {}),
+    ...(event.references ? { references: event.references } : {}),
+    ...(event.failedSteps ? { failedSteps: event.failedSteps } : {}),
+  };
+  return Object.keys(parley).length ? { parley } : undefined;
+}
+
 function finished(
   event: Extract<GraphEvent, { type: 'run.finished' }>,
   ids: TaskIds,
@@ -256,7 +270,9 @@ function finished(
     out.push(
       AgentEvent.artifactUpdate({
         ...ids,
-        artifact: artifact(ANSWER_ARTIFACT_ID, 'answer', 'The final answer', [textPart(answer)]),
+        // Provenance as data (docs/protocols/a2a.md): the steps the answer was written from, what each
+        // read by name, the numbered references an answer with citations cites, and what is missing.
+        artifact: artifact(ANSWER_ARTIFACT_ID, 'answer', 'The final answer', [textPart(answer)], provenanceOf(event)),
         append: false,
         lastChunk: true,
         metadata: undefined,

@@ -30,7 +30,7 @@ import { AVAILABLE_COMMANDS, readSlashCommand } from './commands.ts';
 import { mcpServerMap } from './mcp-servers.ts';
 import { acpProjectClient } from './project-client.ts';
 import { isRunMode, modeState, remember, type AcpSession } from './session.ts';
-import { RUN_MODES } from '../../graph/contract.ts';
+import { CITATION_STYLES, type CitationStyle, RUN_MODES } from '../../graph/contract.ts';
 import { runTurn } from './turn.ts';
 import type { AcpSessionStore } from '../../store/acp-sessions/types.ts';
 import type { ThreadStore } from '../../store/threads/types.ts';
@@ -141,6 +141,12 @@ export function buildAcpAgent(deps: AcpDeps): {
           { field: '_meta.parley.reasoning' },
           '_meta.parley.reasoning must be true or false',
         );
+      const citations = isObject(parley) ? parley.citations : undefined;
+      if (citations !== undefined && !(CITATION_STYLES as readonly unknown[]).includes(citations))
+        throw RequestError.invalidParams(
+          { field: '_meta.parley.citations' },
+          `_meta.parley.citations must be one of ${CITATION_STYLES.join(', ')}`,
+        );
       const session: AcpSession = {
         id: randomUUID(),
         cwd: params.cwd,
@@ -149,6 +155,7 @@ export function buildAcpAgent(deps: AcpDeps): {
         alwaysAllowed: new Set(),
         ...(chosen.models ? { models: chosen.models } : {}),
         ...(reasoning !== undefined ? { reasoning } : {}),
+        ...(citations !== undefined ? { citations: citations as CitationStyle } : {}),
       };
       session.tools = sessionTools(session, params.mcpServers, client);
       deps.liveTools?.add(session.tools);

@@ -3,6 +3,7 @@ import {
   type PriorMessage,
   type RequestModels,
   RUN_MODES,
+  type CitationStyle,
   type RunMode,
   type SessionTools,
 } from '../../graph/contract.ts';
@@ -26,6 +27,8 @@ export interface AcpSession {
   model?: string;
   /** `_meta.parley.reasoning`: stream the model's reasoning as agent_thought_chunk (default PARLEY_STREAM_REASONING). */
   reasoning?: boolean;
+  /** `_meta.parley.citations`: "numbered" answers cite named sources as [1], [2] (default "none"). */
+  citations?: CitationStyle;
   /** Prior turns, passed to the engine as RunRequest.messages so follow-ups have context. */
   readonly history: PriorMessage[];
   /** Tools (`server/tool`) the user allowed "always" in this session: later calls are accepted without asking. */

@@ -54,6 +54,7 @@ export async function runTurn(
         mode,
         ...(session.models ? { models: session.models } : {}),
         ...(session.reasoning !== undefined ? { reasoning: session.reasoning } : {}),
+        ...(session.citations ? { citations: session.citations } : {}),
         protocol: 'acp',
         ...(deps.caller ? { caller: deps.caller } : {}),
       },
@@ -112,7 +113,18 @@ async function finish(
       if (!view.answerStreamed && result.answer)
         await view.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: result.answer } });
       remember(deps.session, query, result.answer);
-      return { stopReason: 'end_turn', _meta: meta };
+      // Provenance as data (docs/protocols/acp.md): the answer names no step; its sources and references come here.
+      return {
+        stopReason: 'end_turn',
+        _meta: {
+          parley: {
+            ...meta.parley,
+            ...(result.sources ? { sources: result.sources } : {}),
+            ...(result.references ? { references: result.references } : {}),
+            ...(result.failedSteps ? { failedSteps: result.failedSteps } : {}),
+          },
+        },
+      };
     case 'blocked':
       // A budget or rate limit stopped the run: the agent declines to go on, and says why.
       await view.send({

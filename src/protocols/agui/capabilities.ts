@@ -33,7 +33,16 @@ export function aguiCapabilities(config: Config): AgentCapabilities {
       parley: {
         activityTypes: [TEAM_ACTIVITY],
         customEvents: Object.values(CUSTOM_EVENTS),
-        forwardedProps: ['mode', 'model', 'models', 'reasoning', 'budget', 'interrupts', 'continueOnDisconnect'],
+        forwardedProps: [
+          'mode',
+          'model',
+          'models',
+          'reasoning',
+          'citations',
+          'budget',
+          'interrupts',
+          'continueOnDisconnect',
+        ],
       },
     },
   };

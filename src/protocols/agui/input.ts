@@ -1,7 +1,7 @@
 /**
  * RunAgentInput → RunRequest. The body is validated with @ag-ui/core's own RunAgentInputSchema;
  * Parley's options travel in forwardedProps.parley (docs/protocols/agui.md):
- *   { mode?, model?, models?, budget?, reasoning?, interrupts?: boolean, continueOnDisconnect?: boolean }
+ *   { mode?, model?, models?, budget?, reasoning?, citations?, interrupts?: boolean, continueOnDisconnect?: boolean }
  * The query is the latest user message; earlier user/assistant/system/developer messages and the
  * input's context entries become prior messages. Tool messages and frontend tools are not used.
  */
@@ -78,6 +78,7 @@ export function toRunRequest(input: RunAgentInput, parley: ParleyProps, caller: 
       ...(models ? { models } : {}),
       ...(parley.budget ? { budget: parley.budget } : {}),
       ...(parley.reasoning !== undefined ? { reasoning: parley.reasoning } : {}),
+      ...(parley.citations ? { citations: parley.citations } : {}),
       caller,
       protocol: 'agui',
     },

@@ -185,6 +185,7 @@ export class AguiTranslator {
         custom(CUSTOM_EVENTS.council, {
           stage: e.stage,
           detail: e.detail,
+          ...(e.labels ? { labels: e.labels } : {}),
           ...(e.verdict ? { verdict: e.verdict } : {}),
         });
         break;
@@ -318,6 +319,10 @@ export class AguiTranslator {
           status: e.status,
           ...(e.answer !== undefined ? { answer: e.answer } : {}),
           ...(e.error ? { error: e.error } : {}),
+          // Provenance as data (docs/events.md): what the answer was written from, and its numbered references.
+          ...(e.sources ? { sources: e.sources } : {}),
+          ...(e.references ? { references: e.references } : {}),
+          ...(e.failedSteps ? { failedSteps: e.failedSteps } : {}),
         },
         outcome: e.status === 'completed' ? { type: 'success' } : { type: 'cancelled' },
         usage,

@@ -30,15 +30,15 @@ export function registerModePrompts(server: McpServer, store: KnowledgeReads): v
     'council',
     {
       title: 'Ask the council',
-      description: "Put a decision to Parley's council: five advisors, anonymous peer review, a chairman's verdict.",
+      description: "Put a decision to Parley's council: five advisors, anonymous peer review, a chairman's advice.",
       argsSchema: z.object({
         question: z.string().min(1).max(20_000).describe('The decision to deliberate, with the context that matters.'),
       }),
     },
     ({ question }) =>
       userMessage(
-        "Call Parley's `council` tool with this question and show me its verdict (recommendation, key insights, " +
-          `blind spots, confidence and next step):\n\n${question}`,
+        "Call Parley's `council` tool with this question and show me its answer as it is written (the structured " +
+          `verdict is there if I ask how the council decided):\n\n${question}`,
       ),
   );
 

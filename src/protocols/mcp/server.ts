@@ -11,7 +11,7 @@
 import {
   type Caller,
   canSee,
-  CouncilVerdictSchema,
+  CouncilRecordSchema,
   type KnowledgeReads,
   LOCAL_CALLER,
   MODEL_ROLES,
@@ -20,6 +20,7 @@ import {
   resolveModelChoice,
   RoleModelsSchema,
   RUN_MODES,
+  CITATION_STYLES,
   type RunEngine,
   type TimeTravel,
 } from '../../graph/contract.ts';
@@ -77,6 +78,13 @@ const usageShape = z.object({
   toolCalls: z.number(),
 });
 
+/** A source by the name a person knows it by (docs/events.md NamedSource). */
+const namedSource = z.object({
+  kind: z.enum(['file', 'web', 'agent', 'tool']),
+  title: z.string(),
+  uri: z.string().optional(),
+});
+
 /** `usage` and `durationMs` come with a finished run; `pending` and `then` with `input_required`. */
 const askOutput = z.object({
   runId: z.string(),
@@ -88,9 +96,13 @@ const askOutput = z.object({
   durationMs: z.number().optional(),
   // The rest of run.finished (docs/events.md): without them here, a client that validates the output rejects the result.
   sources: z
-    .array(z.object({ stepId: z.string(), specialist: z.string() }))
+    .array(z.object({ stepId: z.string(), specialist: z.string(), named: z.array(namedSource).optional() }))
     .optional()
-    .describe('The steps the answer was written from; the answer cites them as [stepId].'),
+    .describe('The steps the answer was written from, with what each read by name (the answer names no step).'),
+  references: z
+    .array(namedSource.extend({ n: z.number(), stepIds: z.array(z.string()) }))
+    .optional()
+    .describe('With citations "numbered": the references the answer cites as [n] and lists at its end.'),
   failedSteps: z
     .array(z.object({ stepId: z.string(), specialist: z.string(), status: z.string(), error: z.string() }))
     .optional()
@@ -113,7 +125,7 @@ const approveOutput = z.object({
     .describe('The call that waits for the run to go on.'),
 });
 
-const verdictOutput = CouncilVerdictSchema.extend({ runId: z.string() });
+const verdictOutput = CouncilRecordSchema.extend({ runId: z.string() });
 
 const json = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
@@ -227,6 +239,13 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         models: RoleModelsSchema.optional().describe(
           `Model ids by role for this run, e.g. {"synthesizer": "gpt-4o"}; roles: ${MODEL_ROLES.join(', ')}.`,
         ),
+        citations: z
+          .enum(CITATION_STYLES)
+          .optional()
+          .describe(
+            'none (default: the answer names no sources; they come as structured content) or numbered (the answer ' +
+              'cites named sources, files, pages or agents, as [1], [2] and lists them at its end).',
+          ),
         onApproval: z
           .enum(['return', 'wait'])
           .optional()
@@ -238,7 +257,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       }),
       outputSchema: askOutput,
     },
-    async ({ query, mode, threadId, model, models, onApproval }, ctx) => {
+    async ({ query, mode, threadId, model, models, citations, onApproval }, ctx) => {
       // A retried round of a run that waits for a human (2026-07-28): the state names the run, verified as the caller's.
       const state = modern ? ctx.mcpReq.requestState<RoundState>() : undefined;
       if (state) {
@@ -252,6 +271,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         mode,
         threadId,
         ...(chosen ? { models: chosen } : {}),
+        ...(citations ? { citations } : {}),
         caller: callerOf(),
         protocol: 'mcp',
       });
@@ -276,7 +296,8 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
       title: 'Convene the council',
       description:
         "Put a decision to Parley's council: five advisors with different thinking styles answer, three reviewers rank them anonymously, " +
-        'a chairman writes the verdict. Returns the verdict as structured content (recommendation, insights, blind spots, confidence).',
+        'a chairman compares them and decides. Returns the advice as text, and the verdict as structured content (recommendation, ' +
+        "insights, blind spots, consensus, dissent, confidence and its reason, each reviewer's ranking of the advisors).",
       inputSchema: z.object({
         question: z
           .string()
@@ -297,12 +318,7 @@ export function createParleyMcpServer(deps: McpServerDeps): McpServer {
         return toolError(`Council run ${result.runId} ${result.status}: ${result.error ?? 'no verdict was reached'}`);
       const structured = { runId: result.runId, ...verdict };
       return {
-        content: [
-          {
-            type: 'text',
-            text: `${verdict.recommendation}\n\nNext step: ${verdict.nextStep} (confidence ${verdict.confidence})`,
-          },
-        ],
+        content: [{ type: 'text', text: result.answer ?? verdict.answer ?? verdict.recommendation }],
         structuredContent: structured,
       };
     },

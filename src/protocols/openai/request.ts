@@ -10,6 +10,7 @@ import {
   readModelChoice,
   type RunMode,
   type RunRequest,
+  CITATION_STYLES,
 } from '../../graph/contract.ts';
 import type { Config } from '../../config.ts';
 
@@ -42,9 +43,15 @@ export const ChatRequestSchema = z.looseObject({
   response_format: z.looseObject({ type: z.string() }).nullish(),
   /**
    * Parley's own options for a run (OpenAI SDKs send it as an extra body field):
-   * `{ "models": { "<role>": "<id>" }, "reasoning": true }`.
+   * `{ "models": { "<role>": "<id>" }, "reasoning": true, "citations": "numbered" }`.
    */
-  parley: z.looseObject({ models: z.unknown().optional(), reasoning: z.boolean().optional() }).nullish(),
+  parley: z
+    .looseObject({
+      models: z.unknown().optional(),
+      reasoning: z.boolean().optional(),
+      citations: z.enum(CITATION_STYLES).optional(),
+    })
+    .nullish(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
@@ -115,6 +122,7 @@ export function toRunRequest(
       mode: RUN_MODE[mode],
       ...(chosen.models ? { models: chosen.models } : {}),
       ...(body.parley?.reasoning !== undefined ? { reasoning: body.parley.reasoning } : {}),
+      ...(body.parley?.citations ? { citations: body.parley.citations } : {}),
       caller,
       protocol: 'openai',
     },

@@ -4,7 +4,13 @@
  * the field (`budget.tokens: …`).
  */
 import { z } from 'zod';
-import { ModelNameSchema, RoleModelsSchema, RUN_MODES, unknownRoleMessage } from '../../graph/contract.ts';
+import {
+  CITATION_STYLES,
+  ModelNameSchema,
+  RoleModelsSchema,
+  RUN_MODES,
+  unknownRoleMessage,
+} from '../../graph/contract.ts';
 
 /** Budget overrides: each may only lower the configured default (the engine enforces that). */
 export const BudgetOverrideSchema = z
@@ -27,6 +33,8 @@ export const RunOptionsSchema = z.object({
   budget: BudgetOverrideSchema.optional(),
   /** Stream the model's reasoning as model.thought events (default PARLEY_STREAM_REASONING). */
   reasoning: z.boolean().optional(),
+  /** "numbered": the answer cites named sources as [1], [2] and lists them at its end (default "none"). */
+  citations: z.enum(CITATION_STYLES).optional(),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 

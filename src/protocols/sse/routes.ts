@@ -43,6 +43,7 @@ export function sseRoutes(deps: SseDeps): Hono {
       ...(models ? { models } : {}),
       ...(body.budget ? { budget: body.budget } : {}),
       ...(body.reasoning !== undefined ? { reasoning: body.reasoning } : {}),
+      ...(body.citations ? { citations: body.citations } : {}),
       caller: callerOf(c),
       protocol: 'sse',
     });

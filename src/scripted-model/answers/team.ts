@@ -64,17 +64,12 @@ export function teamTurn(
   if (d.deadlock && team.parent && !has('check_messages'))
     return [call('check_messages', { wait: true, from: team.parent })];
   if (d.message !== undefined && !has('send_message'))
-    return [call('send_message', { to: nextSibling(team.agent, team.parent, d.spawn), content: d.message })];
+    return [call('send_message', { to: nextSibling(team), content: d.message })];
   // It waits for its sibling's message unless one already reached it with a turn.
   const heard = messages.some((m) => m.role === 'user' && contentText(m.content).includes('[Message from'));
-  if (
-    d.message !== undefined &&
-    nextSibling(team.agent, team.parent, d.spawn) !== team.parent &&
-    !heard &&
-    !has('check_messages')
-  )
+  if (d.message !== undefined && nextSibling(team) !== team.parent && !heard && !has('check_messages'))
     return [call('check_messages', { wait: true })];
-  const finding = `${team.agent}: ${clip(task, 120)}`;
+  const finding = clip(task, 120);
   return [
     call('append_context', { key: 'findings', item: finding }),
     call('finish', { result: workerResult(task, messages) }, 1),
@@ -101,19 +96,24 @@ function spawns(ctx: RequestContext, task: string): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => {
     const specialist = chosen.length ? chosen[i % chosen.length]! : undefined;
     return {
-      task: `${task} (part ${i + 1} of ${count}${specialist && role === 'worker' ? `: ${specialist}` : ''})`,
+      task: `${task} (part ${i + 1} of ${count})`,
       role,
+      // A name for its role, as the manager's prompt asks: a worker by its specialist, a manager as a lead.
+      name: role === 'manager' ? `lead ${i + 1}` : (specialist ?? 'helper'),
       ...(specialist && role === 'worker' ? { specialist } : {}),
       ...(d.detach ? { wait: false } : {}),
     };
   });
 }
 
-/** The sibling after this agent (ids are <parent>-<n>, n = 1..N), or the parent when it has none. */
-function nextSibling(agent: string, parent: string | undefined, count = 1): string | undefined {
-  const n = Number(/-(\d+)$/.exec(agent)?.[1]);
-  if (!parent || !Number.isFinite(n) || count < 2) return parent;
-  return `${parent}-${(n % count) + 1}`;
+/**
+ * The sibling after this agent in id order (its spawner's other agents, which all start together when
+ * its spawner's turn ends), the first after the last; the parent when it has none.
+ */
+function nextSibling(team: NonNullable<RequestContext['team']>): string | undefined {
+  if (!team.parent || team.siblings.length === 0) return team.parent;
+  const ring = [...team.siblings, team.agent].sort();
+  return ring[(ring.indexOf(team.agent) + 1) % ring.length];
 }
 
 /** What the team found: the results and messages delivered to the manager, the findings it read, any refusals. */
@@ -129,11 +129,13 @@ function summaryOf(task: string, messages: ScriptedMessage[]): string {
   const results = messages.filter((m) => m.role === 'tool').map((m) => contentText(m.content));
   const findings = results.find((r) => r.startsWith('['));
   const refused = results.filter((r) => r.startsWith('Error: spawn refused'));
+  // Written for the user, as the manager's prompt asks: what was found, never who found it.
+  const found = delivered.map((l) => l.replace(/^\[(?:Result|Message) from [^\]]*\][^:]*:\s*/, ''));
   return [
-    `Team answer to "${task}" from ${delivered.filter((l) => l.startsWith('[Result from')).length} agents:`,
-    ...delivered.map((l) => `- ${l}`),
-    ...(findings ? [`Findings in the team memory: ${clip(findings, 600)}`] : []),
-    ...refused.map((r) => `- ${r.replace(/^Error: /, '')}`),
+    `Answer to "${task}", from ${delivered.filter((l) => l.startsWith('[Result from')).length} parts of the work:`,
+    ...found.map((l) => `- ${l}`),
+    ...(findings ? [`Also noted: ${clip(findings, 600)}`] : []),
+    ...refused.map((r) => `- Not split further: ${r.replace(/^Error: spawn refused: /, '')}`),
   ].join('\n');
 }
 

@@ -27,10 +27,25 @@ export interface Scorecard {
   configuration?: string;
   overall: { runs: number; passed: number; passRate: number; passHatK: number; cases: number; casesPassedAll: number };
   failures: unknown[];
+  /** `parley eval --versus direct` (eval/versus-card.ts): the graph against one direct call. */
+  versus?: { overall: VersusOverall };
   outcomes: {
     usage: { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
     durationMs: number;
   }[];
+}
+
+/** The overall counts of a versus scorecard (eval/versus-card.ts adds the spend), as the list shows them. */
+export interface VersusOverall {
+  /** Comparisons made; `errors` more could not be made (a direct or judge call failed). */
+  compared: number;
+  wins: number;
+  ties: number;
+  losses: number;
+  errors: number;
+  wonOrTied: number;
+  /** (wins + ties) / compared; 0 when nothing was compared. */
+  wonOrTiedRate: number;
 }
 
 export interface ScorecardSummary {
@@ -47,6 +62,8 @@ export interface ScorecardSummary {
   totals: { calls: number; tokens: number; costUsd: number | null; wallMs: number };
   /** True when the scorecard was over MAX_SCORECARD_BYTES and was kept without its outcomes. */
   outcomesDropped?: boolean;
+  /** With --versus direct: the graph's wins, ties and losses against one direct call. */
+  versus?: VersusOverall;
 }
 
 export interface KeptScorecard {
@@ -74,6 +91,17 @@ function totalsOf(card: Scorecard): ScorecardSummary['totals'] {
     wallMs: sum((o) => o.durationMs),
   };
 }
+
+/** The counts alone (the spend stays in the whole scorecard). */
+const versusOverallOf = (o: VersusOverall): VersusOverall => ({
+  compared: o.compared,
+  wins: o.wins,
+  ties: o.ties,
+  losses: o.losses,
+  errors: o.errors,
+  wonOrTied: o.wonOrTied,
+  wonOrTiedRate: o.wonOrTiedRate,
+});
 
 function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
@@ -103,6 +131,7 @@ export function keepScorecard(dataDir: string, callerId: string, card: Scorecard
     failures: card.failures.length,
     totals: totalsOf(card),
     ...(outcomesDropped ? { outcomesDropped } : {}),
+    ...(card.versus ? { versus: versusOverallOf(card.versus.overall) } : {}),
   };
   // The whole scorecard first: a summary is listed only once what it points at is there.
   writeAtomically(join(folder, `${id}.json`), text);

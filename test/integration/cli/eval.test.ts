@@ -2,43 +2,27 @@
  * `parley eval` as CI runs it: bin/parley.js on the starter suite against the built-in scripted model
  * (every case passes), and a suite with a check broken on purpose (a clear table, exit 1).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { NO_HOME } from '../../support/home.ts';
+import { runParley } from '../../support/parley-cli.ts';
 
-const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'parley-eval-test-'));
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function parley(args: string[], extra: Record<string, string> = {}) {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_')),
-  );
-  const child = spawn(process.execPath, [BIN, ...args], {
-    // A data dir of the test's own: parley eval keeps its scorecard there for the console.
-    env: {
-      ...env,
-      PARLEY_HOME: NO_HOME,
-      PARLEY_DATA_DIR: join(dir, 'data'),
-      PARLEY_SCRIPTED_PROMPT_CHECK: '1',
-      ...extra,
-    },
-    cwd: ROOT,
+  // A data dir of the test's own: parley eval keeps its scorecard there for the console.
+  return runParley(args, {
+    PARLEY_HOME: NO_HOME,
+    PARLEY_DATA_DIR: join(dir, 'data'),
+    PARLEY_SCRIPTED_PROMPT_CHECK: '1',
+    ...extra,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { exit, out: () => stdout, err: () => stderr };
 }
 
 interface Spend {

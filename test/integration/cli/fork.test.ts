@@ -1,29 +1,20 @@
 /** `parley fork RUN [--from CHECKPOINT]` as a user runs it: bin/parley.js against the `parley serve` of the data dir. */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GraphEvent } from '../../../src/graph/run/events.ts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
+import { runParley } from '../../support/parley-cli.ts';
 import { NO_HOME } from '../../support/home.ts';
 import { postJson, readAll } from '../../support/protocols/sse-read.ts';
 import { EMPTY_MCP_CONFIG } from '../../support/server.ts';
 import { useServeProcesses } from '../../support/serve-process.ts';
 
-const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
 const ENV = { PARLEY_HOME: NO_HOME, PARLEY_MCP_CONFIG: EMPTY_MCP_CONFIG };
 const processes = useServeProcesses('parley-fork', ENV);
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 
 function parley(args: string[], dataDir: string) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PARLEY_')));
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, ...ENV, PARLEY_DATA_DIR: dataDir } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { exit, out: () => stdout, err: () => stderr };
+  return runParley(args, { ...ENV, PARLEY_DATA_DIR: dataDir });
 }
 
 describe('parley fork', () => {

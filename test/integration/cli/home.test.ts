@@ -3,16 +3,13 @@
  * `--home`, and the lines said at start about each source — including the ones that make a roster
  * smaller than the user expects (issue #16: "2 specialists instead of 12 and no warning").
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
+import { ROOT, runParley } from '../../support/parley-cli.ts';
 
-const BIN = fileURLToPath(new URL('../../../bin/parley.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EMPTY_MCP = join(ROOT, 'test/fixtures/mcp-empty.json');
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
@@ -29,18 +26,7 @@ function tempDir(prefix: string): string {
 
 /** `parley <args>` in a fresh project folder, with the user's environment minus every Parley/model setting. */
 function parley(args: string[], env: Record<string, string>, cwd = tempDir('parley-project-')) {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('PARLEY_') && !k.startsWith('OPENAI_') && !k.startsWith('OTEL_'),
-    ),
-  );
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...clean, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { exit, out: () => stdout, err: () => stderr };
+  return runParley(args, env, cwd);
 }
 
 describe('parley init', () => {

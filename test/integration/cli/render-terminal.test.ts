@@ -40,8 +40,10 @@ describe('terminal rendering of a run', () => {
     });
     events.forEach(render);
     expect(result.status).toBe('completed');
-    expect(progress.filter((l) => l.startsWith('  ✚ manager spawned manager-'))).toHaveLength(2);
-    expect(progress).toContain('  ✉ manager-1 → manager-2: done here');
+    expect(progress.filter((l) => l.startsWith('  ✚ manager spawned '))).toHaveLength(2);
+    // Agents named by role; the two siblings message each other (in id order: database, security).
+    expect(progress).toContain('  ✉ database → security: done here');
+    expect(progress).toContain('  ✉ security → database: done here');
     expect(progress.some((l) => l.startsWith('  ✎ manager wrote "summary": '))).toBe(true);
   });
 });

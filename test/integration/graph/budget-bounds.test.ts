@@ -42,11 +42,15 @@ describe('a reservation covers the maximum output', () => {
     for (const call of sent) expect(maxTokensOf(call)).toBeLessThanOrEqual(maxOutput);
   });
 
-  it('the max output sent is the configured default when the budget has room (8192 tokens)', async () => {
+  it("the max output sent is the role's default when the budget has room: the router's sized to its answer, the answer's 8192", async () => {
     const { result } = await p.run({ query: 'hello', caller: { id: 'bounds-b' } });
     expect(result.status).toBe('completed');
-    const first = callsOf(p.scripted.requests, result.runId)[0]!;
-    expect(maxTokensOf(first)).toBe(8192);
+    const [route, answer] = callsOf(p.scripted.requests, result.runId);
+    // The router answers a two-field JSON (issue 43: it was sent 8192).
+    expect(route!.schemaName).toBe('route');
+    expect(maxTokensOf(route!)).toBe(2048);
+    expect(answer!.role).toBe('default');
+    expect(maxTokensOf(answer!)).toBe(8192);
   });
 });
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTestParley } from '../../support/engine.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
-import { CouncilVerdictSchema } from '../../../src/graph/prompting/schemas.ts';
+import { CouncilRecordSchema } from '../../../src/graph/prompting/schemas.ts';
+import { ADVISORS, confidenceInWords } from '../../../src/graph/specialists/council.ts';
+import { expectAdvice, expectVerdictData } from '../../support/council-answer.ts';
 import { callsOf, ofType } from '../../support/run-events.ts';
 import { GraphPlanSchema } from '../../../src/graph/planning/graph-plan.ts';
 import { createPriceCatalog } from '../../../src/llm/prices.ts';
@@ -9,55 +11,99 @@ import { Engine } from '../../../src/graph/engine.ts';
 
 const p = useTestParley();
 
-/** The labelled answers of a council request, in the order the request shows them. */
-const answersOf = (text: string): Record<string, string> =>
-  JSON.parse(/<parley:answers>([\s\S]*?)<\/parley:answers>/.exec(text)![1]!) as Record<string, string>;
+/** A request's candidate blocks, label → text, in the order the request shows them. */
+const candidatesOf = (text: string): [string, string][] =>
+  [...text.matchAll(/<parley:candidate label="([^"]*)">\n([\s\S]*?)\n<\/parley:candidate>/g)].map((m) => [
+    m[1]!,
+    m[2]!,
+  ]);
+
+/** The property names of the JSON schema a structured request sent, in order. */
+const fieldsOf = (body: unknown) =>
+  Object.keys(
+    (body as { response_format: { json_schema: { schema: { properties: object } } } }).response_format.json_schema
+      .schema.properties,
+  );
 
 describe('council', () => {
-  it('mode council: 5 advisors, answers blind behind A–E, 3 reviews, a typed verdict stored as a Decision', async () => {
+  it('mode council: 5 advisors, 3 blind reviews each under its own labels, a compared verdict stored as a Decision, advice as the answer', async () => {
     const question = 'Should we rewrite the billing service in Rust?';
     const { result, events } = await p.run({ query: question, mode: 'council' });
     expect(result.status).toBe('completed');
-    expect(ofType(events, 'council.stage').map((e) => e.stage)).toEqual(['advisors', 'reviews', 'verdict']);
+    const stages = ofType(events, 'council.stage');
+    expect(stages.map((e) => e.stage)).toEqual(['advisors', 'reviews', 'verdict']);
     const calls = callsOf(p.scripted.requests, result.runId);
     const advisors = calls.filter((c) => c.role === 'council_advisor');
     expect(advisors).toHaveLength(5);
-    // Each advisor got its own thinking style.
-    const styles = advisors.map((c) => JSON.stringify(c.body).match(/You are the ([A-Za-z-]+)[. ]/)?.[1]);
-    expect(new Set(styles)).toEqual(
-      new Set(['Contrarian', 'First-Principles', 'Expansionist', 'Outsider', 'Executor']),
+    // Each advisor got its own thinking style; what each answered, by advisor id.
+    const textOf = new Map<string, string>(
+      advisors.map((c) => {
+        const system = JSON.stringify(c.body);
+        const advisor = ADVISORS.find((a) => system.includes(JSON.stringify(a.style).slice(1, -1)))!;
+        return [advisor.id, c.answer!] as const;
+      }),
     );
-    // Reviewers saw labels A–E, not advisor names.
+    expect([...textOf.keys()].sort()).toEqual(ADVISORS.map((a) => a.id).sort());
+    expect(new Set(textOf.values()).size).toBe(5);
+
+    // Reviewers: one delimited block per candidate, labels A–E in order, no escaped JSON of answers.
     const reviews = calls.filter((c) => c.schemaName === 'council_review');
     expect(reviews).toHaveLength(3);
-    for (const r of reviews) {
-      const body = JSON.stringify(r.body);
-      expect(body).not.toMatch(/Contrarian|Expansionist/);
+    const reviewerLabels = stages.find((e) => e.stage === 'reviews')!.labels!;
+    expect(reviewerLabels).toHaveLength(3);
+    reviews.forEach((r, i) => {
+      const blocks = candidatesOf(r.lastUserMessage);
+      expect(blocks.map(([label]) => label)).toEqual(['A', 'B', 'C', 'D', 'E']);
+      expect(r.lastUserMessage).not.toMatch(/<parley:answers>|\\"/);
+      // The event's mapping is exactly what this reviewer was shown: its label → that advisor's answer.
+      const mapping = reviewerLabels[i]!;
+      expect(Object.keys(mapping)).toEqual(['A', 'B', 'C', 'D', 'E']);
+      for (const [label, text] of blocks) expect(text).toBe(textOf.get(mapping[label]!));
+      // Reviewers saw labels, never advisor names or ids.
+      expect(JSON.stringify(r.body)).not.toMatch(/Contrarian|Expansionist|first-principles/);
+      // It assesses each answer before it ranks them.
+      expect(fieldsOf(r.body)).toEqual(['assessments', 'ranking']);
+    });
+    // Each reviewer has its own labels: every advisor is under a different label (and position) for each reviewer.
+    for (const advisor of textOf.keys()) {
+      const labels = reviewerLabels.map((m) => Object.entries(m).find(([, a]) => a === advisor)![0]);
+      expect(new Set(labels).size).toBe(3);
     }
-    // Each reviewer saw all five labelled answers in its own order (position bias spread out), as recorded in the event.
-    const seen = reviews.map((r) => Object.keys(answersOf(r.lastUserMessage)));
-    for (const labels of seen) expect([...labels].sort()).toEqual(['A', 'B', 'C', 'D', 'E']);
-    expect(new Set(seen.map((l) => l.join(''))).size).toBe(3);
-    for (let pos = 0; pos < 5; pos++) expect(new Set(seen.map((l) => l[pos])).size).toBe(3);
-    const reviewStage = ofType(events, 'council.stage').find((e) => e.stage === 'reviews')!;
-    expect(reviewStage.orders).toEqual(seen);
-    // Each label is the same answer for every reviewer and for the chairman.
-    const chairman = calls.find((c) => c.schemaName === 'council_verdict')!;
-    const chairAnswers = answersOf(chairman.lastUserMessage);
-    for (const r of reviews) expect(answersOf(r.lastUserMessage)).toEqual(chairAnswers);
-    // The reviews reach the chairman in a delimited block; its prompt keeps the labels internal.
-    expect(chairman.lastUserMessage).toMatch(/<parley:reviews>\[\{"reviewer":1,"ranking":\[/);
-    expect(JSON.stringify(chairman.body)).toMatch(/labels A to E and the reviewer numbers are internal/);
-    expect(calls.filter((c) => c.schemaName === 'council_verdict')).toHaveLength(1);
 
-    const verdict = ofType(events, 'council.stage').at(-1)!.verdict!;
-    expect(CouncilVerdictSchema.parse(verdict)).toEqual(verdict);
-    expect(result.answer).toContain(`Recommendation: ${verdict.recommendation}`);
-    // The verdict streams in sections that add up to the answer, and names no label.
+    // The chairman: its own labels (on the verdict event), the reviews translated into them, comparison first.
+    const chairman = calls.find((c) => c.schemaName === 'council_verdict')!;
+    expect(calls.filter((c) => c.schemaName === 'council_verdict')).toHaveLength(1);
+    const verdictStage = stages.at(-1)!;
+    const chairLabels = verdictStage.labels![0]!;
+    for (const [label, text] of candidatesOf(chairman.lastUserMessage))
+      expect(text).toBe(textOf.get(chairLabels[label]!));
+    const verdict = verdictStage.verdict!;
+    const labelOf = (advisor: string) => Object.entries(chairLabels).find(([, a]) => a === advisor)![0];
+    // One delimited block per reviewer, its ranking and critiques in the chairman's labels.
+    const sentRankings = [
+      ...chairman.lastUserMessage.matchAll(/<parley:review reviewer="(\d)">\nRanking, best first: ([A-E, ]+)\n/g),
+    ].map((m) => m[2]!.split(', '));
+    expect(sentRankings).toEqual(verdict.rankings!.map((r) => r.ranking.map(labelOf)));
+    expect(chairman.lastUserMessage).not.toMatch(/<parley:reviews>|\\"/);
+    const fields = fieldsOf(chairman.body);
+    expect(fields[0]).toBe('comparison');
+    expect(fields.at(-1)).toBe('answer');
+    expect(JSON.stringify(chairman.body)).not.toMatch(/first-principles/);
+
+    // The verdict is data (with its confidence, its reason and each reviewer's ranking by advisor id) ...
+    expect(CouncilRecordSchema.parse(verdict)).toEqual(verdict);
+    expectVerdictData(verdict);
+    expect(verdictStage.detail).toBe(
+      `the chairman is ${confidenceInWords(verdict.confidence)}: ${verdict.confidenceReason}`,
+    );
+    for (const r of verdict.rankings!) expect([...r.ranking].sort()).toEqual([...textOf.keys()].sort());
+    // ... and the answer is the chairman's advice: streamed by paragraph, no record sections, no labels or mapping.
+    expect(result.answer).toBe(verdict.answer);
+    expectAdvice(result.answer);
     const deltas = ofType(events, 'answer.delta').map((e) => e.text);
-    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(result.answer);
-    expect(result.answer).not.toMatch(/\banswer [A-E]\b/i);
+    for (const id of textOf.keys()) expect(result.answer).not.toContain(id);
     const decisions = await p.store.listDecisions(10);
     expect(decisions.find((d) => d.runId === result.runId)).toMatchObject({ question, verdict });
   });
@@ -85,7 +131,9 @@ describe('council', () => {
     const decide = ofType(events, 'step.finished').find((e) => e.stepId === 'decide')!;
     expect(decide).toMatchObject({ status: 'succeeded', lineage: { kind: 'council' } });
     expect(decide.lineage!.usage.modelCalls).toBe(9);
-    expect(decide.output).toMatch(/^Recommendation: /);
+    // The step's output is the council's advice, as the run's answer would be.
+    expectAdvice(decide.output);
+    expect(decide.output).toMatch(/^Follow the strongest advice: /);
     expect(ofType(events, 'step.started').find((e) => e.stepId === 'announce')!.objective).toContain(decide.output!);
     expect((await p.store.listDecisions(10)).some((d) => d.runId === result.runId)).toBe(true);
   });

@@ -28,8 +28,9 @@ describe('dynamic mode', () => {
     const children = spawned(events);
     expect(children.length).toBeGreaterThanOrEqual(2);
     expect(children.map((c) => c.specialist)).toEqual(expect.arrayContaining(['security', 'database']));
-    for (const [i, child] of children.entries())
-      expect(child).toMatchObject({ stepId: `manager-${i + 1}`, parentStepId: 'manager', role: 'worker' });
+    // Named by their role (the scripted manager names each by its specialist), not "manager-N".
+    for (const child of children)
+      expect(child).toMatchObject({ stepId: child.specialist, parentStepId: 'manager', role: 'worker' });
     // Every spawned step is started and finished by the scheduler like a planned one.
     const done = new Map(finishedSteps(events).map((e) => [e.stepId, e]));
     for (const child of children) expect(done.get(child.stepId)?.status).toBe('succeeded');
@@ -41,7 +42,7 @@ describe('dynamic mode', () => {
     expect(writes.filter((w) => w.key === 'findings').map((w) => w.stepId)).toEqual(
       expect.arrayContaining(children.map((c) => c.stepId)),
     );
-    for (const child of children) expect(manager.output).toContain(`${child.stepId}: Research the security`);
+    expect(manager.output).toContain('Also noted: ["Research the security');
     expect(writes.at(-1)).toMatchObject({ stepId: 'manager', key: 'summary' });
     // The verifier saw the emergent graph and passed it with nothing to add: the manager's result is the answer.
     expect(result.answer).toBe(manager.output);
@@ -57,12 +58,12 @@ describe('dynamic mode', () => {
     const tree = spawned(events).map((e) => `${e.parentStepId}>${e.stepId}:${e.role}`);
     expect(tree).toEqual(
       expect.arrayContaining([
-        'manager>manager-1:manager',
-        'manager>manager-2:manager',
-        'manager-1>manager-1-1:worker',
-        'manager-1>manager-1-2:worker',
-        'manager-2>manager-2-1:worker',
-        'manager-2>manager-2-2:worker',
+        'manager>lead-1:manager',
+        'manager>lead-2:manager',
+        'lead-1>lead-1-security:worker',
+        'lead-1>lead-1-database:worker',
+        'lead-2>lead-2-security:worker',
+        'lead-2>lead-2-database:worker',
       ]),
     );
     expect(tree).toHaveLength(6);
@@ -77,22 +78,22 @@ describe('dynamic mode', () => {
     expect(result.status).toBe('completed');
     const sent = ofType(events, 'message.sent').map((m) => `${m.from}>${m.to}:${m.preview}`);
     expect(sent.sort()).toEqual([
-      'manager-1>manager-2:my part is done',
-      'manager-2>manager-3:my part is done',
-      'manager-3>manager-1:my part is done',
+      'database>researcher:my part is done',
+      'researcher>security:my part is done',
+      'security>database:my part is done',
     ]);
     const outputs = new Map(finishedSteps(events).map((e) => [e.stepId, e.output ?? '']));
-    expect(outputs.get('manager-2')).toContain('Heard: [Message from manager-1] my part is done');
-    expect(outputs.get('manager-1')).toContain('Heard: [Message from manager-3] my part is done');
+    expect(outputs.get('researcher')).toContain('Heard: [Message from database] my part is done');
+    expect(outputs.get('database')).toContain('Heard: [Message from security] my part is done');
   });
 
   it('a deadlock ends the run failed, naming the cycle of waits', async () => {
     const { result, events } = await p.run({ query: 'Research security [[deadlock]]', mode: 'dynamic' });
     expect(result.status).toBe('failed');
     expect(result.error).toMatch(/^deadlock: /);
-    expect(result.error).toContain('manager waits for the agents it spawned (manager-1)');
-    expect(result.error).toContain('manager-1 waits for a message from manager');
-    expect(result.error).toContain('manager → manager-1 → manager');
+    expect(result.error).toContain('manager waits for the agents it spawned (security)');
+    expect(result.error).toContain('security waits for a message from manager');
+    expect(result.error).toContain('manager → security → manager');
     expect(finishedSteps(events).map((e) => e.status)).toEqual(['cancelled', 'cancelled']);
   });
 
@@ -106,7 +107,8 @@ describe('dynamic mode', () => {
     let cancelledAt = 0;
     for await (const e of handle.events()) {
       events.push(e);
-      if (e.type === 'step.started' && e.stepId === 'manager-2' && !cancelledAt) {
+      const second = spawned(events)[1]?.stepId;
+      if (e.type === 'step.started' && e.stepId === second && !cancelledAt) {
         cancelledAt = Date.now();
         expect(p.engine.cancel(handle.id, 'stop the team')).toBe(true);
       }
@@ -154,6 +156,7 @@ describe('dynamic mode', () => {
     const first = await p.run({ query: 'Review the security of the login code', mode: 'dynamic' });
     expect(first.result.status).toBe('completed');
     const grown = spawned(first.events).map((e) => e.specialist);
+    const grownIds = spawned(first.events).map((e) => e.stepId);
     const second = await p.run({ query: 'Review the security of a login code!', mode: 'dynamic' });
     expect(second.result.status).toBe('completed');
     const route = ofType(second.events, 'route.decided')[0]!;
@@ -164,7 +167,7 @@ describe('dynamic mode', () => {
     // The proven shape is planned up front: the workers first, the manager reading their results.
     const steps = ofType(second.events, 'plan.ready')[0]!.plan.steps;
     expect(steps.filter((s) => s.id !== 'manager').map((s) => s.specialist)).toEqual(grown);
-    expect(steps.find((s) => s.id === 'manager')).toMatchObject({ dependsOn: grown.map((_, i) => `manager-${i + 1}`) });
+    expect(steps.find((s) => s.id === 'manager')).toMatchObject({ dependsOn: grownIds });
     expect(spawned(second.events)).toHaveLength(0);
   });
 });
@@ -183,7 +186,7 @@ describe("dynamic mode: the manager's answer", () => {
     expect(kinds(result.runId)).toEqual(['planner', 'specialist', 'specialist', 'planner', 'planner', 'verification']);
     expect(ofType(events, 'verify.result')[0]).toMatchObject({ next: 'synthesize', feedback: '' });
     const manager = finishedSteps(events).find((e) => e.stepId === 'manager')!;
-    expect(manager.output).toMatch(/^Team answer to "Research security and database design" from 2 agents:/);
+    expect(manager.output).toMatch(/^Answer to "Research security and database design", from 2 parts of the work:/);
     // Out as an answer is: streamed, then on run.finished with the steps it came from and nothing missing.
     expect(ofType(events, 'answer.delta').map((d) => d.text)).toEqual([manager.output]);
     const finished = ofType(events, 'run.finished')[0]!;
@@ -208,7 +211,7 @@ describe("dynamic mode: the manager's answer", () => {
     expect(finishTool(workerCall).description).toBe('End your work with your result.');
   });
 
-  it('the same team with verifier notes to mention calls the synthesizer: one call more, the notes in its input', async () => {
+  it('the same team with verifier notes: one editor call, given the answer and the notes, keeps the answer and fixes what the notes say', async () => {
     const query = 'Research security and database design of the ledger [[spawn:2]] [[verify:0.9]]';
     const { result, events } = await p.run({ query, mode: 'dynamic' });
     expect(result.status).toBe('completed');
@@ -224,15 +227,23 @@ describe("dynamic mode: the manager's answer", () => {
       'synthesizer',
     ]);
     const synth = callsOfRun(result.runId).at(-1)!;
+    const manager = finishedSteps(events).find((e) => e.stepId === 'manager')!;
+    // The revision request: the manager's answer and the notes, and the prompt of an editor, not a writer.
+    expect(synth.lastUserMessage).toContain(`<parley:answer>${manager.output}</parley:answer>`);
     expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verdict.feedback}</parley:verifier_notes>`);
-    expect(result.answer).toContain('synthesized from 3 step results');
+    const system = JSON.stringify((synth.body as { messages: unknown[] }).messages[0]);
+    expect(system).toContain("You are Parley's editor.");
+    expect(system).toContain('keep its structure, wording, order and length everywhere else');
+    expect(system).not.toContain("You are Parley's synthesizer.");
+    // The scripted editor keeps the answer and adds one line for the note: the answer is the manager's, revised.
+    expect(result.answer).toBe(`${manager.output}\n\nRevised where the review asked: ${verdict.feedback}`);
   });
 
   describe('an agent that fails', () => {
-    // Every call of agent manager-2 fails with HTTP 500 (the client makes no retries in tests).
+    // Every call of agent "database" fails with HTTP 500 (the client makes no retries in tests).
     const failing = useTestParley({
       config: { knowledge: { teamReuse: false } },
-      faults: [{ role: 'specialist', contains: '(step manager-2)', fault: '500', times: 1000 }],
+      faults: [{ role: 'specialist', contains: '(step database)', fault: '500', times: 1000 }],
     });
 
     it('still has the synthesizer write the answer, which says what is missing', async () => {
@@ -245,10 +256,10 @@ describe("dynamic mode: the manager's answer", () => {
         finishedSteps(events)
           .filter((e) => e.status === 'failed')
           .map((e) => e.stepId),
-      ).toContain('manager-2');
+      ).toContain('database');
       const calls = failing.scripted.requests.filter((r) => r.runId === result.runId);
       expect(calls.at(-1)!.role).toBe('synthesizer');
-      expect(result.failedSteps?.map((f) => f.stepId)).toEqual(['manager-2']);
+      expect(result.failedSteps?.map((f) => f.stepId)).toEqual(['database']);
       expect(result.answer).toContain('Not done (this answer is partial):');
     });
   });
@@ -262,8 +273,8 @@ describe('dynamic mode: safety rails', () => {
   it('at the depth limit an agent is not offered spawn_agent, and does its part itself', async () => {
     const { result, events } = await p.run({ query: 'Research security [[spawn:1]] [[depth:3]]', mode: 'dynamic' });
     expect(result.status).toBe('completed');
-    // manager-1 is a manager at depth 1 = the limit: it is not offered spawn_agent, so it works itself.
-    expect(spawned(events).map((e) => `${e.stepId}:${e.role}`)).toEqual(['manager-1:manager']);
+    // lead-1 is a manager at depth 1 = the limit: it is not offered spawn_agent, so it works itself.
+    expect(spawned(events).map((e) => `${e.stepId}:${e.role}`)).toEqual(['lead-1:manager']);
     const offered = p.scripted.requests
       .filter((r) => r.runId === result.runId)
       .map((r) => (r.body as { tools?: { function: { name: string } }[] }).tools?.map((t) => t.function.name) ?? []);
@@ -279,7 +290,7 @@ describe('dynamic mode: safety rails', () => {
     expect(result.status).toBe('completed');
     expect(spawned(events)).toHaveLength(3);
     const manager = finishedSteps(events).find((e) => e.stepId === 'manager')!;
-    expect(manager.output).toContain('spawn refused: the run has 4 steps, the most one run may have (4).');
+    expect(manager.output).toContain('Not split further: the run has 4 steps, the most one run may have (4).');
   });
 });
 
@@ -296,7 +307,7 @@ describe('dynamic mode: budgets', () => {
     expect(result.usage.modelCalls).toBeLessThanOrEqual(10);
     expect(spawned(events).length).toBeLessThan(8);
     const manager = finishedSteps(events).find((e) => e.stepId === 'manager')!;
-    expect(manager.output).toContain("spawn refused: the run's budget:");
+    expect(manager.output).toContain("Not split further: the run's budget:");
     expect(manager.output).toContain('model calls are made');
   });
 });
@@ -316,7 +327,7 @@ describe('dynamic mode: an approval inside a spawned agent (real MCP server)', (
     for await (const e of handle.events()) {
       events.push(e);
       if (e.type === 'approval.requested' && e.request.kind === 'tool') {
-        expect(e.request.stepId).toBe('manager-1');
+        expect(e.request.stepId).toBe('notes-keeper');
         expect(notes.mcp.state.writes.length).toBe(before);
         const call = e.request.toolCalls[0]!;
         const answer = await p.approvals.resolve(
@@ -329,9 +340,9 @@ describe('dynamic mode: an approval inside a spawned agent (real MCP server)', (
     }
     const result = await handle.result;
     expect(result.status).toBe('completed');
-    expect(spawned(events)).toMatchObject([{ stepId: 'manager-1', specialist: 'notes-keeper' }]);
+    expect(spawned(events)).toMatchObject([{ stepId: 'notes-keeper', specialist: 'notes-keeper' }]);
     expect(ofType(events, 'approval.resolved')[0]!.outcome.resolvedBy).toBe('human');
     expect(notes.mcp.state.writes.length).toBe(before + 1);
-    expect(ofType(events, 'tool.finished')[0]).toMatchObject({ stepId: 'manager-1', status: 'ok' });
+    expect(ofType(events, 'tool.finished')[0]).toMatchObject({ stepId: 'notes-keeper', status: 'ok' });
   });
 });

@@ -88,10 +88,12 @@ describe('the answer of a run with failed parts', () => {
     const finished = ofType(events, 'run.finished')[0]!;
     expect(finished.failedSteps).toEqual(expected);
 
-    // The answer keeps the partial result (step c) and names each failed part with its error.
+    // The answer keeps the partial result (step c) and says in plain words what each missing part was
+    // to do and why it is missing: no step id, no specialist, no template (issue 43).
     expect(result.sources?.map((s) => s.stepId)).toContain('c');
-    expect(result.answer).toContain(`a (writer) failed: ${failedA.error}`);
-    expect(result.answer).toContain('b (researcher) skipped: dependency "a" failed');
+    expect(result.answer).toContain(`- Draft the brief: failed (${failedA.error})`);
+    expect(result.answer).toContain('- Check the brief: not done, because work it depended on failed');
+    expect(result.answer).not.toMatch(/\ba \(writer\)|\bb \(researcher\)|\{\{/);
     // The synthesizer's model was told what failed, not only what succeeded.
     const synth = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'synthesizer')!;
     expect(JSON.stringify(synth.body)).toMatch(

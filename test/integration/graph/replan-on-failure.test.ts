@@ -90,9 +90,9 @@ describe('a failed step with dependents', () => {
     expect(result.failedSteps).toBeUndefined();
     expect(result.sources?.map((s) => s.stepId)).toContain('c');
     const cOutput = first.find((e) => e.stepId === 'c')!.output!;
-    expect(cOutput).toContain('(step c): Compute the revenue totals');
+    expect(cOutput).toContain('Your objective: Compute the revenue totals');
     const synth = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'synthesizer')!;
-    expect(JSON.stringify(synth.body)).toContain('(step c): Compute the revenue totals');
+    expect(JSON.stringify(synth.body)).toContain('Your objective: Compute the revenue totals');
   });
 
   it('a failed step that nothing depends on does not re-plan: the verifier judges the round', async () => {
@@ -152,8 +152,12 @@ describe('a step that keeps failing', () => {
     ]);
     expect(result.sources?.map((s) => s.stepId)).toContain('c');
     expect(result.answer).toContain('Not done (this answer is partial):');
-    expect(result.answer).toMatch(/- s1 \([\w-]+\) failed: .*500/);
-    expect(result.answer).toContain('s2 (');
+    // In plain words: each missing part's objective and why, never its step id (issue 43).
+    const objectiveOf = (id: string) => plans[1]!.plan.steps.find((s) => s.id === id)!.objective;
+    expect(result.answer).toContain(`- ${objectiveOf('s1')}: failed (`);
+    expect(result.answer).toMatch(/: failed \(.*500/);
+    expect(result.answer).toContain('not done, because work it depended on failed');
+    expect(result.answer).not.toMatch(/- s[12] \(/);
   });
 });
 

@@ -104,39 +104,57 @@ describe('schema answers', () => {
     ).toMatchObject({ score: 0.9 });
   });
 
-  it('reviews and decides a council from the anonymized answers', async () => {
-    const answers =
-      '<parley:answers>{"A":"Short.","B":"A much longer and more careful answer. With reasons.","C":"Medium length answer."}</parley:answers>';
+  it('reviews and decides a council from the anonymized answers, one candidate block each', async () => {
+    const candidate = (label: string, text: string) =>
+      `<parley:candidate label="${label}">\n${text}\n</parley:candidate>`;
+    const answers = [
+      candidate('A', 'Short.'),
+      candidate('B', 'A much longer and more careful answer. With reasons.'),
+      candidate('C', 'Medium length answer.'),
+    ].join('\n\n');
     const review = (await structured(
       'council_review',
       {
         type: 'object',
-        properties: { ranking: { type: 'array', items: { type: 'string' } }, critique: { type: 'string' } },
-        required: ['ranking', 'critique'],
+        properties: {
+          assessments: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { label: { type: 'string' }, critique: { type: 'string' } },
+              required: ['label', 'critique'],
+            },
+          },
+          ranking: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['assessments', 'ranking'],
       },
       answers,
-    )) as { ranking: string[] };
+    )) as { assessments: { label: string }[]; ranking: string[] };
+    expect(review.assessments.map((a) => a.label)).toEqual(['A', 'B', 'C']);
     expect(review.ranking).toEqual(['B', 'C', 'A']);
+    const strings = ['comparison', 'recommendation', 'consensus', 'dissent', 'nextStep', 'confidenceReason', 'answer'];
     const verdictSchema = {
       type: 'object',
       properties: {
-        ...Object.fromEntries(
-          ['recommendation', 'consensus', 'dissent', 'nextStep'].map((k) => [k, { type: 'string' }]),
-        ),
+        ...Object.fromEntries(strings.map((k) => [k, { type: 'string' }])),
         keyInsights: { type: 'array', items: { type: 'string' } },
         blindSpots: { type: 'array', items: { type: 'string' } },
         confidence: { type: 'number', minimum: 0, maximum: 1 },
       },
-      required: ['recommendation', 'keyInsights', 'blindSpots', 'consensus', 'dissent', 'nextStep', 'confidence'],
+      required: [...strings, 'keyInsights', 'blindSpots', 'confidence'],
     };
     const verdict = (await structured(
       'council_verdict',
       verdictSchema,
       `<parley:query>Should we?</parley:query>${answers}`,
-    )) as { recommendation: string; keyInsights: string[]; confidence: number };
+    )) as { recommendation: string; keyInsights: string[]; confidence: number; comparison: string; answer: string };
     // The best-ranked answer (B), named by its content: like a model following the chairman's prompt, no label.
     expect(verdict.recommendation).toContain('A much longer and more careful answer.');
     expect(verdict.recommendation).not.toMatch(/answer [A-C]\b/);
+    expect(verdict.comparison).toContain('B > C > A');
+    expect(verdict.answer).toContain(verdict.recommendation);
+    expect(verdict.answer).not.toMatch(/^(Consensus|Dissent|Confidence):/m);
     expect(verdict.keyInsights).toHaveLength(3);
     expect(verdict.confidence).toBeGreaterThan(0);
   });

@@ -10,6 +10,8 @@ import type { DecisionRecord } from '../../../src/knowledge/store.ts';
 import { callerIdOf } from '../../../src/http/auth.ts';
 import { EMPTY_MCP_CONFIG, startShippedParley, type ShippedParley } from '../../support/server.ts';
 import { postJson, readAll } from '../../support/protocols/sse-read.ts';
+import { expectAdvice, expectVerdictData } from '../../support/council-answer.ts';
+import { ofType } from '../../support/run-events.ts';
 
 const K1 = 'decisions-key-one';
 const K2 = 'decisions-key-two';
@@ -28,6 +30,9 @@ async function council(key: string, question: string): Promise<string> {
   const events = (await readAll(res)).map((m) => m.json);
   const runId = events[0]!.runId;
   await server.parley.engine.get(runId)?.result;
+  // Over SSE the run.finished answer is the advice; the verdict (with its confidence) is on council.stage.
+  expectAdvice(ofType(events, 'run.finished')[0]!.answer);
+  expectVerdictData(ofType(events, 'council.stage').find((e) => e.stage === 'verdict')?.verdict);
   return runId;
 }
 

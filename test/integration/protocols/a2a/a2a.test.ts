@@ -19,6 +19,8 @@ import {
   text,
   type A2ARig,
 } from '../../../support/protocols/a2a-helpers.ts';
+import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
+import type { CouncilVerdict } from '../../../../src/graph/run/events.ts';
 
 let rig: A2ARig;
 beforeAll(async () => {
@@ -136,6 +138,9 @@ describe('running tasks', () => {
     const verdict = task.artifacts.find((a) => a.artifactId === 'council-verdict')?.parts[0]?.content;
     expect(verdict?.$case).toBe('data');
     expect(verdict?.$case === 'data' && typeof verdict.value.recommendation).toBe('string');
+    // The answer artifact is the advice; the verdict with its confidence and rankings stays in the data part.
+    expectAdvice(answerOf(task));
+    expectVerdictData(verdict?.$case === 'data' ? (verdict.value as Partial<CouncilVerdict>) : undefined);
   });
 
   it('a graph failure is a FAILED task carrying the reason', async () => {

@@ -18,6 +18,7 @@ import {
   updatesOf,
   type RecordingClient,
 } from '../../../support/protocols/acp-client.ts';
+import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
   name: string;
@@ -85,6 +86,23 @@ describe('ACP in-process against the real engine', () => {
         'dynamic',
         'hybrid',
       ]);
+    });
+  });
+
+  it('mode council: the message is the advice; the verdict with its confidence stays on the events', async () => {
+    await withClient(async (ctx, rc) => {
+      const session = await ctx.buildSession('/tmp/project').start();
+      await ctx.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: 'council' });
+      const response = await session.prompt('Should we move the team wiki into the monorepo?');
+      expect(response.stopReason).toBe('end_turn');
+      const runId = runIdOf(response);
+      const result = await parley.engine.get(runId)!.result;
+      expect(result.status).toBe('completed');
+      const message = messageText(rc, session.sessionId);
+      expect(message).toBe(result.answer);
+      expectAdvice(message);
+      const verdict = (await eventsOf(runId)).find((e) => e.type === 'council.stage' && e.stage === 'verdict');
+      expectVerdictData(verdict?.type === 'council.stage' ? verdict.verdict : undefined);
     });
   });
 

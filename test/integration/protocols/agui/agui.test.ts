@@ -15,6 +15,8 @@ import {
 import { AGUI_MEDIA_TYPE } from '@ag-ui/encoder';
 import { lastValueFrom, toArray } from 'rxjs';
 import { ASK_QUERY, NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
+import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
+import type { CouncilVerdict } from '../../../../src/graph/run/events.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -96,7 +98,7 @@ describe('POST /ag-ui', () => {
     const { events, subscriber } = recorder();
     const runId = randomUUID();
     await agent.runAgent({ runId, forwardedProps: { parley: { mode: 'council' } } }, subscriber);
-    const stages = ofType<{ name: string; value: { stage: string; verdict?: { recommendation: string } } } & BaseEvent>(
+    const stages = ofType<{ name: string; value: { stage: string; verdict?: CouncilVerdict } } & BaseEvent>(
       events,
       EventType.CUSTOM,
     )
@@ -104,13 +106,15 @@ describe('POST /ag-ui', () => {
       .map((e) => e.value);
     expect(stages.map((s) => s.stage)).toEqual(expect.arrayContaining(['advisors', 'reviews', 'verdict']));
     expect(stages.find((s) => s.stage === 'verdict')?.verdict?.recommendation).toEqual(expect.any(String));
+    // The verdict (confidence, rankings) is CUSTOM data; the message is the advice.
+    expectVerdictData(stages.find((s) => s.stage === 'verdict')?.verdict);
     const result = await rig.parley.engine.get(runId)!.result;
     expect(result.status).toBe('completed');
-    expect(
-      ofType<{ delta: string } & BaseEvent>(events, EventType.TEXT_MESSAGE_CONTENT)
-        .map((e) => e.delta)
-        .join(''),
-    ).toBe(result.answer);
+    const message = ofType<{ delta: string } & BaseEvent>(events, EventType.TEXT_MESSAGE_CONTENT)
+      .map((e) => e.delta)
+      .join('');
+    expect(message).toBe(result.answer);
+    expectAdvice(message);
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
   });
 

@@ -15,6 +15,7 @@ import {
   textOf,
   type AskResult,
 } from '../../../support/protocols/mcp-helpers.ts';
+import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
 
 const IDLE_MS = 300;
 let served: Awaited<ReturnType<typeof startMcpHttp>>;
@@ -127,7 +128,7 @@ describe('MCP server over Streamable HTTP', () => {
     expect((await client.listTools()).tools).toHaveLength(6);
   });
 
-  it('council returns the verdict as structured content', async () => {
+  it('council returns the advice as text and the verdict as structured content', async () => {
     const client = await connect();
     const result = await client.callTool({
       name: 'council',
@@ -140,6 +141,24 @@ describe('MCP server over Streamable HTTP', () => {
     expect(verdict.recommendation.length).toBeGreaterThan(0);
     expect(verdict.confidence).toBeGreaterThanOrEqual(0);
     expect(Array.isArray(verdict.keyInsights)).toBe(true);
+    expectVerdictData(verdict);
+    const text = textOf(result);
+    expect(text).toBe((await parley.engine.get(verdict.runId)!.result).answer);
+    expectAdvice(text);
+  });
+
+  it('ask in mode council answers with the advice', async () => {
+    const client = await connect();
+    const result = await client.callTool({
+      name: 'ask',
+      arguments: { query: 'Should we hire a second designer or a contractor?', mode: 'council' },
+    });
+    expect(result.isError).toBeFalsy();
+    const { runId, status } = structured<{ runId: string; status: string }>(result);
+    expect(status).toBe('completed');
+    const text = textOf(result);
+    expect(text).toBe((await parley.engine.get(runId)!.result).answer);
+    expectAdvice(text);
   });
 
   it('list_specialists, get_run and the parley://runs/{id} resource read the knowledge graph', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import type { GraphEvent } from '../../../../src/graph/run/events.ts';
 import { NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
+import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
 
 let rig: Rig;
 let client: OpenAI;
@@ -71,6 +72,7 @@ describe('POST /v1/chat/completions, non-streaming', () => {
     for await (const e of rig.parley.engine.get(runId)!.events()) events.push(e);
     const route = events.find((e) => e.type === 'route.decided');
     expect(route).toMatchObject({ stage });
+    if (routing === 'council') expectAdvice(data.choices[0]!.message.content ?? undefined);
   });
 
   it('passthrough: the configured model answers directly, with no run', async () => {
@@ -125,7 +127,12 @@ describe('POST /v1/chat/completions, streaming', () => {
         prompt_tokens: result.usage.inputTokens,
         completion_tokens: result.usage.outputTokens,
       });
-      if (routing === 'council') expect(progress.some((p) => p.type === 'council.stage')).toBe(true);
+      if (routing === 'council') {
+        // The content is the advice; the verdict, with its confidence, travels in the progress field.
+        expectAdvice(content);
+        const stage = progress.find((p) => p.type === 'council.stage' && p.stage === 'verdict');
+        expectVerdictData(stage?.type === 'council.stage' ? stage.verdict : undefined);
+      }
     },
   );
 

@@ -25,7 +25,7 @@ const succeeded = (s: PlanStep, output: string): StepOutcome => ({
   output,
 });
 
-const ANSWER = 'Qdrant and Milvus are Apache-2.0 [manager-1]; Weaviate is BSD-3 [manager-2].';
+const ANSWER = 'Qdrant and Milvus are Apache-2.0; Weaviate is BSD-3.';
 const manager = planned('manager', { manager: true });
 const workers = [spawnedBy('manager', 'manager-1', 'researcher'), spawnedBy('manager', 'manager-2', 'database')];
 const plan: GraphPlan = { rationale: '', steps: [manager, ...workers] };
