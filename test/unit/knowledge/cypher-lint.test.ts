@@ -5,8 +5,9 @@
  * themselves; later versions wrap them in `{ diagnostics }`).
  * Runs without a Neo4j server.
  */
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { lintCypherQuery, testData } from '@neo4j-cypher/language-support';
+import type * as CypherLanguageSupport from '@neo4j-cypher/language-support';
 import {
   MIGRATE_TO_2,
   Q,
@@ -15,6 +16,13 @@ import {
   WRITE_SCHEMA_VERSION,
 } from '../../../src/knowledge/neo4j/queries.ts';
 import { QUERY_NAMES } from '../../../src/knowledge/cypher/queries.ts';
+
+// The linter's CommonJS build (one 24 MB file), loaded by Node itself: its ESM build has extension-less
+// imports Node cannot resolve, so vitest transformed its ~40 MB module by module instead (~18 s of CPU and
+// minutes of wall time on a loaded 2-core machine; ~2.5 s this way). docs/testing.md, "Where the time goes".
+const { lintCypherQuery, testData } = createRequire(import.meta.url)(
+  '@neo4j-cypher/language-support',
+) as typeof CypherLanguageSupport;
 
 const statements: [string, string][] = [
   ...Object.entries(Q),
