@@ -4,6 +4,17 @@ import { NO_HOME } from './test/support/home.ts';
 // `npm run test:timing`: per-file wall, import, tests and CPU into test-results/timing.json (docs/testing.md).
 const timing = Boolean(process.env.PARLEY_TEST_TIMING);
 
+/**
+ * Files that register OpenTelemetry's process-wide providers (the API keeps the first one it is given): each
+ * needs a process of its own, so they run in the `telemetry` project, which keeps vitest's isolation.
+ */
+const OTEL_GLOBALS = [
+  'test/integration/graph/telemetry.test.ts',
+  'test/integration/llm/telemetry.test.ts',
+  'test/integration/server/trace-context.test.ts',
+  'test/integration/tools/trace-context.test.ts',
+];
+
 /** The files that run a contract suite (a new store or cluster backend's file joins by living in these folders). */
 const CONTRACT = [
   'test/integration/store/**/*.test.ts',
@@ -47,9 +58,11 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           isolate: false,
-          exclude: ['test/integration/cli/**', ...CONTRACT],
+          exclude: ['test/integration/cli/**', ...CONTRACT, ...OTEL_GLOBALS],
         },
       },
+      // Integration files that set OpenTelemetry's global providers, one fresh process each (OTEL_GLOBALS).
+      { extends: true, test: { name: 'telemetry', include: OTEL_GLOBALS } },
       // Launches bin/parley.js, which runs the compiled dist/ (built first when stale: test/support/build.ts).
       {
         extends: true,
