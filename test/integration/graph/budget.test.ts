@@ -40,12 +40,12 @@ describe('usage guard', () => {
       query: 'Write a report on cheese [[steps:2]]',
       mode: 'orchestrate',
       models,
-      budget: { costUsd: 0.004 },
+      budget: { costUsd: 0.006 },
       caller: { id: 'budget-e' },
     });
     expect(result.status).toBe('blocked');
     expect(result.error).toMatch(
-      /^cost budget: run has spent \$0\.00\d+ of \$0\.004 and the next call needs about \$0\.000\d+$/,
+      /^cost budget: run has spent \$0\.00\d+ of \$0\.006 and the next call needs about \$0\.000\d+$/,
     );
     expect(result.usage.costUsd).toBeGreaterThan(0);
     // Every call the server saw was counted and paid for; the refused one never went out.
