@@ -357,7 +357,8 @@ export class Engine implements RunEngine {
           { 'parley.run_id': run.id, 'parley.protocol': run.request.protocol, 'parley.mode': run.mode },
           async () => {
             run.history = await loadHistory(run, ctx);
-            await walkNodes(run, this.#ctx);
+            const decided = await walkNodes(run, ctx);
+            if (decided) run.outcome = decided;
           },
         );
     } catch (err) {

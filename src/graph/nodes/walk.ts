@@ -4,11 +4,12 @@
  */
 import type { NodeName } from '../run/events.ts';
 import { FIRST_NODE, isEdge } from '../run/edges.ts';
-import { emit, type EngineContext, type RunState } from '../run/state.ts';
+import { emit, type EngineContext, type RunOutcome, type RunState } from '../run/state.ts';
 import { applyUpdate } from '../run/update.ts';
 import { NODES, type NodeFn } from './index.ts';
 
-export async function walkNodes(run: RunState, ctx: EngineContext): Promise<void> {
+/** Walks the run to its end; the outcome a node (or the watchdog) decided, which the engine alone sets. */
+export async function walkNodes(run: RunState, ctx: EngineContext): Promise<RunOutcome | undefined> {
   const signal = run.abort.signal;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
@@ -22,11 +23,10 @@ export async function walkNodes(run: RunState, ctx: EngineContext): Promise<void
     for (let transitions = 1; ; transitions++) {
       if (signal.aborted) throw signal.reason;
       if (transitions > ctx.config.engine.maxTransitions) {
-        run.outcome = {
+        return {
           status: 'failed',
           error: `watchdog: the run made more than ${ctx.config.engine.maxTransitions} node transitions (last node: ${node})`,
         };
-        return;
       }
       run.node = node;
       emit(run, { type: 'node.started', node });
@@ -40,13 +40,15 @@ export async function walkNodes(run: RunState, ctx: EngineContext): Promise<void
       ]);
       // The types hold every node to its row of the edge table; this holds a node that casts around them.
       if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
+      let outcome: RunOutcome | undefined;
       if (update) {
-        const { outcome, ...decided } = update;
+        const { outcome: said, ...decided } = update;
         applyUpdate(run, decided);
-        if (outcome) run.outcome = outcome;
+        outcome = said;
       }
       emit(run, { type: 'node.finished', node: current, durationMs: ctx.now() - t0, next });
-      if (next === 'end' || run.outcome) return;
+      if (outcome) return outcome;
+      if (next === 'end' || run.outcome) return undefined;
       node = next;
     }
   } finally {
