@@ -106,7 +106,7 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     await page.locator(`.turn[data-run-id="${runId}"] .answer`).filter({ hasNotText: '…' }).waitFor();
     await expect
       .poll(() => page.locator(`.turn[data-run-id="${runId}"] .answer`).textContent(), { timeout: 20_000 })
-      .toMatch(/succeeded/);
+      .toMatch(/Successfully wrote to .*accepted\.txt/);
     await page.locator('.react-flow [data-state="succeeded"]').waitFor();
     expect(readFileSync(workspaceFile('accepted.txt'), 'utf8')).toBe('approved content');
     // The step's lineage shows the tool call and its result.

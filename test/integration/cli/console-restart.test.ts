@@ -56,7 +56,9 @@ describe.skipIf(!CHROMIUM)('the console across kill -9', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Accepted');
     await page.getByRole('link', { name: 'Chat' }).click();
     await page.locator('[data-run-state="completed"]').waitFor({ timeout: 30_000 });
-    await expect.poll(() => page.locator('.turn .answer').last().textContent()).toMatch(/succeeded/);
+    await expect
+      .poll(() => page.locator('.turn .answer').last().textContent())
+      .toMatch(/Successfully wrote to .*crash\.txt/);
     expect(await page.locator('.chat .error').count()).toBe(0);
     expect(existsSync(join(dataDir, 'workspace', 'crash.txt'))).toBe(true);
     expect(readFileSync(join(dataDir, 'workspace', 'crash.txt'), 'utf8')).toBe('written after the crash');
