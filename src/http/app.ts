@@ -74,7 +74,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<ParleyEnv> {
     }),
   );
   // Before anything reads a body: a method the path does not serve is a 405 with Allow (TRACE with a body too).
-  app.use('*', refuseUnservedMethods(app, JSON_RPC_PATHS));
+  app.use('*', refuseUnservedMethods(app, JSON_RPC_PATHS, options.bodyLimitBytes));
   app.use('*', limitBody(options.bodyLimitBytes));
   app.use(
     '*',

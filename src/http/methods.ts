@@ -8,6 +8,7 @@
  * that is not a CORS preflight (the origin guard answers those) gets 204 with `Allow`.
  * CONNECT never reaches Hono: Node's `connect` event answers it (refuseConnect).
  */
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { RouterRoute } from 'hono/types';
@@ -40,17 +41,54 @@ export function allowedMethods(app: AnyHono, path: string, jsonRpcPaths: string[
 const isJsonRpc = (path: string, jsonRpcPaths: string[]) =>
   jsonRpcPaths.includes(path.length > 1 ? path.replace(/\/$/, '') : path);
 
-/** Mount after auth and before the body limit and the JSON body check: a refused method's body is never read. */
-export function refuseUnservedMethods(app: AnyHono, jsonRpcPaths: string[]): MiddlewareHandler {
+/**
+ * Mount after auth and before the body limit and the JSON body check: a refused method's body is never
+ * read (parsed). It is discarded, up to `discardBytes`, before the answer: left to @hono/node-server, an
+ * unread body is drained for 500 ms only and then the socket is closed, so a slow client still sending a
+ * large body got ECONNRESET instead of the 405 (found by the fuzz test under load).
+ */
+export function refuseUnservedMethods(app: AnyHono, jsonRpcPaths: string[], discardBytes = 0): MiddlewareHandler {
   return async (c, next) => {
     const method = c.req.method;
     const allowed = allowedMethods(app, c.req.path, jsonRpcPaths);
     if (allowed.includes(method) && method !== 'OPTIONS') return next();
+    await discardBody(c, discardBytes);
     if (allowed.length === 0) return notFound(c);
     const allow = allowed.join(', ');
     if (method === 'OPTIONS') return c.body(null, 204, { Allow: allow });
     return methodNotAllowed(c, allow, isJsonRpc(c.req.path, jsonRpcPaths));
   };
+}
+
+/** Reads and drops the request's bytes (at most `maxBytes`; past them the listener's own drain takes over). */
+async function discardBody(c: Context, maxBytes: number): Promise<void> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (maxBytes <= 0 || !incoming || incoming.readableEnded || incoming.destroyed) return;
+  const length = c.req.header('content-length');
+  const hasBody = length !== undefined ? length.trim() !== '0' : c.req.header('transfer-encoding') !== undefined;
+  if (!hasBody) return;
+  await new Promise<void>((resolve) => {
+    let read = 0;
+    const done = () => {
+      incoming.off('data', onData);
+      incoming.off('end', done);
+      incoming.off('error', done);
+      incoming.off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > maxBytes) {
+        incoming.pause();
+        done();
+      }
+    };
+    incoming.on('data', onData);
+    incoming.once('end', done);
+    incoming.once('error', done);
+    incoming.once('close', done);
+    incoming.resume();
+  });
 }
 
 function methodNotAllowed(c: Context, allow: string, jsonRpc: boolean): Response {

@@ -60,7 +60,10 @@ describe('the console page', () => {
   it('keeps every API behind the key, and a foreign Origin refused, as before', async () => {
     expect((await fetch(`${server.url}/api/runs`)).status).toBe(401);
     expect((await fetch(`${server.url}/mcp/servers`)).status).toBe(401);
-    expect((await fetch(`${server.url}/`, { method: 'POST' })).status).toBe(404);
+    // Issue 44 §1: a method the path does not serve is a 405 naming the ones it does.
+    const post = await fetch(`${server.url}/`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toMatch(/\bGET\b/);
     const foreign = await fetch(`${server.url}/`, { headers: { origin: 'https://evil.example' } });
     expect(foreign.status).toBe(403);
     const servers = await fetch(`${server.url}/mcp/servers`, { headers: { authorization: `Bearer ${KEY}` } });

@@ -294,6 +294,12 @@ describe('empty bodies on the JSON-RPC endpoints', () => {
           'mcp-session-id': 'unknown',
         },
       });
+      if (method === 'OPTIONS') {
+        // Issue 44 §1: a plain OPTIONS (not a CORS preflight) is 204 with Allow, its body never read.
+        expect(res.status, method).toBe(204);
+        expect(res.headers.get('allow'), method).toMatch(/\bPOST\b/);
+        continue;
+      }
       expect(res.status, method).toBe(404);
       expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
     }
@@ -312,6 +318,12 @@ describe('empty bodies on the JSON-RPC endpoints', () => {
         accept: 'application/json, text/event-stream',
         'mcp-session-id': 'unknown',
       });
+      if (method === 'OPTIONS') {
+        // Issue 44 §1: a plain OPTIONS is 204 with Allow, whatever body it carries (never read).
+        expect(status, `${method} ${body}`).toBe(204);
+        expect(text, `${method} ${body}`).toBe('');
+        continue;
+      }
       expect(status, `${method} ${body}`).toBe(404);
       expect(type).toMatch(/^application\/json/);
       expect(JSON.parse(text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } });
