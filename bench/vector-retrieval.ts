@@ -5,17 +5,9 @@ import { withVectorRetrieval } from '../src/knowledge/vector-retrieval.ts';
 import { VectorIndex } from '../src/knowledge/vector-index.ts';
 import { createEmbedder } from '../src/llm/embeddings.ts';
 import { startScriptedModel } from '../src/scripted-model/index.ts';
+// The same seeded vocabulary and generator as the knowledge bench (seed 42: the same phrases as before).
+import { WORDS, phrase, pick } from './lib/knowledge-records.ts';
 
-const WORDS = (
-  'python typescript rust sql postgres schema index migration docker kubernetes ci pipeline deploy security audit ' +
-  'vulnerability test pytest vitest documentation readme release notes debug stack trace memory leak performance ' +
-  'profiling cache redis kafka queue api rest graphql auth oauth token frontend react css accessibility design ' +
-  'architecture microservice monitoring metrics logging alert budget cost forecast revenue report spreadsheet'
-).split(' ');
-let seed = 42;
-const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
-const phrase = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 const spec = (i: number): SpecialistRecord => ({
   id: `spec-${i}`,
   name: `spec-${i}`,
