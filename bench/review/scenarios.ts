@@ -41,6 +41,15 @@ export const SCENARIOS: Record<string, Scenario> = {
       { query: 'Now make the sketch use Redis instead of Postgres.', continueThread: true },
     ],
   },
+  runbook: {
+    about: 'a multi-part operational task with a requested form (mode auto)',
+    turns: [
+      {
+        query:
+          'Our Redis primary just failed over to a replica and the API is throwing timeouts. Give me an on-call runbook: what to check first, the commands to run, when to escalate, and a short checklist at the end.',
+      },
+    ],
+  },
   dynamic: {
     about: 'a task for a dynamic team (mode dynamic)',
     turns: [

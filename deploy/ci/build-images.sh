@@ -46,8 +46,17 @@ build() {
 secrets=()
 npmrc=$(npm config get userconfig 2>/dev/null || true)
 [ -f "$npmrc" ] && secrets+=(--secret "id=npmrc,src=$npmrc")
+# The CA bundle: npm's own setting, else the one Node and the system are told to trust. npm's setting can be
+# missing where the host's is not: Node 24 from .cache/node24 (.ci/run) runs npm with its own prefix, whose global
+# npmrc (where this machine sets cafile) does not exist, and the host npm still trusts the registry through
+# NODE_EXTRA_CA_CERTS. The build's npm runs on the image's Node and sees neither unless it is lent here.
 cafile=$(npm config get cafile 2>/dev/null || true)
-[ -f "$cafile" ] && secrets+=(--secret "id=cacert,src=$cafile")
+for candidate in "$cafile" "${NODE_EXTRA_CA_CERTS:-}" "${SSL_CERT_FILE:-}"; do
+  if [ -n "$candidate" ] && [ "$candidate" != null ] && [ -f "$candidate" ]; then
+    secrets+=(--secret "id=cacert,src=$candidate")
+    break
+  fi
+done
 build localhost/parley:latest localhost/node:24-bookworm-slim \
   "Containerfile package.json package-lock.json tsconfig.json mcp_config.json prices.json bin src console specialists deploy/prune-runtime.mjs deploy/entrypoint.sh deploy/probe.mjs" \
   --build-arg BASE=localhost/node:24-bookworm-slim "${secrets[@]}" .
