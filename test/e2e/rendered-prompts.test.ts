@@ -154,14 +154,19 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(systemOf(agent)).toContain('an agent you spawn works on meanwhile');
   });
 
-  it("the verifier sees each step's tool calls and their status, and is told what they prove", () => {
+  it("the verifier sees each step's tool calls, their status and the files they named, and is told what they prove", () => {
     const writing = run('plan-write-approval');
     const verify = writing.requests.find((q) => q.schemaName === 'verification')!;
     expect(systemOf(verify)).toContain('the tool calls are the evidence of what it did');
+    expect(systemOf(verify)).toContain('"targets" when the call\'s arguments named files');
     const steps = JSON.parse(/<parley:steps>([\s\S]*?)<\/parley:steps>/.exec(verify.lastUserMessage)![1]!) as {
-      toolCalls: { tool: string; status: string }[];
+      toolCalls: { tool: string; status: string; targets?: string[] }[];
     }[];
-    expect(steps.flatMap((s) => s.toolCalls)).toContainEqual({ tool: 'filesystem/write_file', status: 'ok' });
+    const write = steps.flatMap((s) => s.toolCalls).find((t) => t.tool === 'filesystem/write_file');
+    expect(write?.status).toBe('ok');
+    // The path the write went to (a review's verifier could not tell where a file was written: 2026-12-02-tools).
+    expect(write?.targets).toHaveLength(1);
+    expect(write!.targets![0]!.endsWith('/release-notes.md')).toBe(true);
   });
 
   it('the synthesizer reports an action by what was done and where; the direct answer is as long as the question needs', () => {

@@ -23,8 +23,9 @@ export const RETRY_SCORE = 0.4;
 const VERIFIER_SYSTEM = `You are Parley's verifier. Judge whether the step results answer the query.
 The request holds the parley:query block (the user's question), the parley:steps block (each step's "id", the "specialist" that ran it,
 its "status": "succeeded", "failed", "skipped" or "cancelled", its "output", or its error when it did not succeed, and its "toolCalls":
-every tool call the step made, in order, as the engine recorded it: "tool" (server/tool) and "status": "ok" (it ran), "error" (it failed)
-or "denied" (a human or the approval timeout refused it, so it did not run); [] when the step called no tool),
+every tool call the step made, in order, as the engine recorded it: "tool" (server/tool), "status": "ok" (it ran), "error" (it failed)
+or "denied" (a human or the approval timeout refused it, so it did not run), and "targets" when the call's arguments named files or
+web addresses (the paths and URLs it read or wrote, as the step passed them); [] when the step called no tool),
 and the parley:round block (this verification's number, 1 for the first; a later round judges steps re-run after earlier feedback).
 The output is the step's own report; the tool calls are the evidence of what it did. A step that reports a change (a file
 written, something sent) without a matching "ok" call of a tool that does it has not shown it: treat the claim as unproven.

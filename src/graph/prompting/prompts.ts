@@ -93,7 +93,13 @@ export function stepsBlock(
           output: piece?.text ?? o.output ?? o.error ?? '',
           ...(references ? { references: references.get(o.stepId) ?? [] } : {}),
           ...(withToolCalls
-            ? { toolCalls: (o.lineage?.toolCalls ?? []).map((t) => ({ tool: t.tool, status: t.status })) }
+            ? {
+                toolCalls: (o.lineage?.toolCalls ?? []).map((t) => ({
+                  tool: t.tool,
+                  status: t.status,
+                  ...(t.targets ? { targets: t.targets } : {}),
+                })),
+              }
             : {}),
           ...(piece?.summarized
             ? {

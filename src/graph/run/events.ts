@@ -66,7 +66,8 @@ export interface StepLineage {
   finishedAt: string;
   durationMs: number;
   attempt: number;
-  toolCalls: { toolCallId: string; tool: string; status: 'ok' | 'error' | 'denied' }[];
+  /** `targets`: the files and addresses the call's arguments named (named-sources.ts), absent when none. */
+  toolCalls: { toolCallId: string; tool: string; status: 'ok' | 'error' | 'denied'; targets?: string[] }[];
   sources: string[];
   /** What the step read or wrote, by names a reader knows (files, web pages, remote agents); absent when none. */
   named?: NamedSource[];

@@ -29,6 +29,14 @@ function fromText(text: string): NamedSource | undefined {
   return name && name !== '.' && name !== '/' ? { kind: 'file', title: name, uri: path } : undefined;
 }
 
+/** The files and addresses a tool call's arguments name, as written (the verifier's evidence of what a call touched). */
+export function callTargets(args: Record<string, unknown>): string[] {
+  return [...PATH_KEYS, ...URL_KEYS]
+    .flatMap((key) => strings(args[key]))
+    .map((s) => s.trim())
+    .filter((s) => s && s.length <= 2000);
+}
+
 /** What one successful tool call read or wrote, by name: the files and pages its arguments name, else the tool. */
 export function namedSourcesOfCall(toolId: string, args: Record<string, unknown>): NamedSource[] {
   const named = [...PATH_KEYS, ...URL_KEYS].flatMap((key) => strings(args[key]).map(fromText));

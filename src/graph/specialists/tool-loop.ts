@@ -9,7 +9,7 @@ import type { ApprovalPort } from '../../hitl/types.ts';
 import type { ChatMessage, ChatTool, ModelRole, ToolCall } from '../../llm/types.ts';
 import type { ToolDescriptor, ToolInspection } from '../../tools/types.ts';
 import type { NamedSource, StepLineage, UsageTotals } from '../run/events.ts';
-import { addNamed, namedSourcesOfCall } from './named-sources.ts';
+import { addNamed, callTargets, namedSourcesOfCall } from './named-sources.ts';
 import type { StepClock } from '../planning/scheduler.ts';
 import { emit, type EngineContext, type RunState } from '../run/state.ts';
 import { addUsage } from '../spending/usage.ts';
@@ -143,7 +143,8 @@ async function callOneTool(input: ToolLoopInput, byName: Map<string, ToolDescrip
   emit(run, { type: 'tool.started', stepId, toolCallId, tool: tool.id, args });
   const started = ctx.now();
   const finish = (status: 'ok' | 'error' | 'denied', text: { result?: string; error?: string }) => {
-    input.toolCalls.push({ toolCallId, tool: tool.id, status });
+    const targets = callTargets(args);
+    input.toolCalls.push({ toolCallId, tool: tool.id, status, ...(targets.length ? { targets } : {}) });
     // The step's usage counts the calls that reached a tool host, as the run's meter does: a denied
     // call never ran.
     if (status !== 'denied') input.usage.toolCalls++;
