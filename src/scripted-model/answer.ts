@@ -7,6 +7,7 @@ import { shape, violate, type JsonSchema } from './json-schema.ts';
 import { routeAnswer } from './answers/route.ts';
 import { graphPlanAnswer } from './answers/graph-plan.ts';
 import { verificationAnswer } from './answers/verification.ts';
+import { answerEditsAnswer } from './answers/answer-edits.ts';
 import { judgementAnswer } from './answers/judgement.ts';
 import { pairwiseJudgementAnswer } from './answers/pairwise.ts';
 import { councilReviewAnswer, councilVerdictAnswer } from './answers/council.ts';
@@ -28,6 +29,7 @@ const SCHEMA_ANSWERS: Record<string, (ctx: RequestContext) => unknown> = {
   route: routeAnswer,
   graph_plan: graphPlanAnswer,
   verification: verificationAnswer,
+  answer_edits: answerEditsAnswer,
   judgement: judgementAnswer,
   pairwise_judgement: pairwiseJudgementAnswer,
   council_review: councilReviewAnswer,

@@ -45,6 +45,8 @@ export interface Directives {
   detach: boolean;
   /** [[words:N]]: a specialist's text answer is N words long. */
   words?: number;
+  /** [[edits:miss]]: the editor's `answer_edits` name a passage the answer does not hold (Parley then rewrites it whole). */
+  editsMiss?: boolean;
 }
 
 /** A team agent's view of itself: the <parley:team> block of its system prompt. */
@@ -218,6 +220,7 @@ export function parseDirectives(texts: string[], lastUserText: string, queryBloc
       else if (name === 'deadlock') d.deadlock = true;
       else if (name === 'detach') d.detach = true;
       else if (name === 'words' && Number(arg) > 0) d.words = Math.floor(Number(arg));
+      else if (name === 'edits' && arg === 'miss') d.editsMiss = true;
     }
   }
   for (const m of lastUserText.matchAll(DIRECTIVE)) {

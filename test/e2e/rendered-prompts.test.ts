@@ -208,6 +208,9 @@ describe('the prompts every role gets, with the shipped config', () => {
     expect(chairman).toContain('how sure you are that the recommendation is right given what is known');
     expect(chairman).toContain('never as a number');
     expect(chairman).toContain('in the language of their question');
+    // A "Should we …?" question is yes-or-no and needs weighing: the yes or no first, then the advice (2026-12-02-council).
+    expect(chairman).toContain('gets the yes or no in the first sentence, then the advice');
+    expect(chairman).toContain('a client may show the recommendation and your confidence reason');
     expect(chairmanRequest.lastUserMessage.match(/<parley:review reviewer="[1-3]">/g)).toHaveLength(3);
     // Every field either role answers is explained in its prompt, by its quoted name.
     for (const [request, fields] of [

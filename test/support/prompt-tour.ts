@@ -82,6 +82,14 @@ function scenarios(dataDir: string): TourScenario[] {
       request: { query: 'Find the top 3 open-source vector databases and compare their licences' },
     },
     {
+      name: 'dynamic-edit',
+      about: "the same work, the verifier passing it with a note: the manager's answer revised by edits",
+      request: {
+        query: 'Survey the open-source message brokers and compare their licences [[verify:0.9]]',
+        mode: 'dynamic',
+      },
+    },
+    {
       name: 'eval-judge',
       about: "a planned answer, then an evaluation suite's judge check grades it against a rubric",
       request: { query: 'Compare B-trees and LSM-trees for a write-heavy workload', mode: 'orchestrate' },

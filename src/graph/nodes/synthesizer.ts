@@ -6,7 +6,8 @@
  * After exhausted verification it answers from the best round and says so first. When steps failed or
  * were skipped, the answer ends with each missing part in plain words (also on run.finished as failedSteps).
  * A dynamic team whose manager already answered keeps that answer: as it stands when the verifier passed
- * with nothing to mention (dynamic/manager-answer.ts), else edited only where the verifier's notes say.
+ * with nothing to mention (dynamic/manager-answer.ts), else edited only where the verifier's notes say, by
+ * edits Parley applies (answer-edits.ts), written out whole only when an edit does not apply.
  */
 import { block, stepsBlock } from '../prompting/prompts.ts';
 import { memoryNote, withHistoryThenMemory } from '../prompting/memory-note.ts';
@@ -22,6 +23,7 @@ import { fitStepOutputs } from '../prompting/context-budget.ts';
 import { managerAnswer, rootAnswer, sourcesOf } from '../dynamic/manager-answer.ts';
 import { teamOf } from '../dynamic/team.ts';
 import { referenceRows, referencesOf, referencesText, type References } from './answer-references.ts';
+import { reviseByEdits } from './answer-edits.ts';
 
 /** What the answer may say about how it was made, and how it names its sources. */
 function forTheReader(references: References | undefined): string {
@@ -163,6 +165,22 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
     return end();
   }
 
+  // An editor reads the answer once: the step whose output it is (the root manager's) is not repeated as evidence.
+  const evidence = written !== undefined ? outcomes.filter((o) => o.output !== written) : outcomes;
+  // Revised for the notes by edits Parley applies, not written out again; whole only when an edit does not apply.
+  if (written !== undefined && notes && !references?.list.length) {
+    const revised = await reviseByEdits(run, ctx, {
+      written,
+      notes,
+      outcomes: evidence,
+      readerRules: forTheReader(undefined),
+    });
+    if (revised !== undefined) {
+      say(revised);
+      return end();
+    }
+  }
+
   const system =
     (written !== undefined ? editorSystem(!!notes, references) : synthSystem(!!notes, references)) + todayNoteOf(ctx);
   const rest = [
@@ -173,11 +191,11 @@ export async function synthesizer(run: NodeRun, ctx: EngineContext): Promise<Dec
     written ?? '',
     ...run.history.messages.map((m) => m.content),
   ];
-  const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, outcomes);
+  const fitted = await fitStepOutputs(run, ctx, { role: 'synthesizer' }, rest, evidence);
   const blocks = [
     block('query', run.request.query),
     written !== undefined ? block('answer', written) : '',
-    stepsBlock(outcomes, fitted, false, references?.byStep),
+    stepsBlock(evidence, fitted, false, references?.byStep),
     references?.list.length ? block('references', JSON.stringify(referenceRows(references.list))) : '',
     notes ? block('verifier_notes', notes) : '',
   ];

@@ -101,7 +101,8 @@ Compare first, then decide, then write the answer. Fields, in this order:
 - "confidence": 0..1, how sure you are that the recommendation is right given what is known: lower when the advisors split
   on substance or when facts the answer depends on are missing from the question.
 - "confidenceReason": one sentence on why the confidence is that high and not higher (the fact it hinges on, the split).
-These fields are the council's record, kept as data; the person who asked does not read them. Outside "comparison" never
+These fields are the council's record, kept as data: the answer does not show them, though a client may show the
+recommendation and your confidence reason beside the run's progress. Outside "comparison" never
 mention the labels, reviewer numbers or rankings ("answer C", "reviewer 2", "ranked first"): state the ideas themselves.
 Last, the one field the person reads:
 - "answer": your advice, written for them, in the language of their question. Give the
@@ -110,9 +111,10 @@ Last, the one field the person reads:
   helps), not as a report on the council: no "the advisors", "the council", "consensus" or "dissent", no labels, reviewer
   numbers or rankings, no section headed Consensus, Dissent, Blind spots or Confidence. If you say how sure you are, say
   it in words with its reason (e.g. "this holds unless your traffic is mostly writes"), never as a number. Give one figure
-  per estimate, the same one your recommendation uses. Answer in the form the question asks for: a question that asks for a
-  short answer (yes or no, one line, a name, a number) gets that answer first and a sentence or two of reason, not all of
-  the parts above.`;
+  per estimate, the same one your recommendation uses (a range counts as one figure). Answer in the form the question asks
+  for: a question that asks for a short answer (one line, a name, a number, "just yes or no") gets that answer first and a
+  sentence or two of reason, not all of the parts above; a yes-or-no question that needs weighing ("Should we …?") gets
+  the yes or no in the first sentence, then the advice.`;
 
 export interface CouncilResult {
   verdict: CouncilVerdict;

@@ -211,7 +211,7 @@ describe("dynamic mode: the manager's answer", () => {
     expect(finishTool(workerCall).description).toBe('End your work with your result.');
   });
 
-  it('the same team with verifier notes: one editor call, given the answer and the notes, keeps the answer and fixes what the notes say', async () => {
+  it('the same team with verifier notes: one editor call names its edits, Parley applies them, the rest of the answer stays', async () => {
     const query = 'Research security and database design of the ledger [[spawn:2]] [[verify:0.9]]';
     const { result, events } = await p.run({ query, mode: 'dynamic' });
     expect(result.status).toBe('completed');
@@ -224,19 +224,37 @@ describe("dynamic mode: the manager's answer", () => {
       'planner',
       'planner',
       'verification',
-      'synthesizer',
+      'answer_edits',
     ]);
-    const synth = callsOfRun(result.runId).at(-1)!;
+    const edit = callsOfRun(result.runId).at(-1)!;
     const manager = finishedSteps(events).find((e) => e.stepId === 'manager')!;
-    // The revision request: the manager's answer and the notes, and the prompt of an editor, not a writer.
-    expect(synth.lastUserMessage).toContain(`<parley:answer>${manager.output}</parley:answer>`);
-    expect(synth.lastUserMessage).toContain(`<parley:verifier_notes>${verdict.feedback}</parley:verifier_notes>`);
-    const system = JSON.stringify((synth.body as { messages: unknown[] }).messages[0]);
+    // The revision request: the manager's answer and the notes, and the prompt of an editor who names edits.
+    expect(edit.lastUserMessage).toContain(`<parley:answer>${manager.output}</parley:answer>`);
+    expect(edit.lastUserMessage).toContain(`<parley:verifier_notes>${verdict.feedback}</parley:verifier_notes>`);
+    const system = JSON.stringify((edit.body as { messages: unknown[] }).messages[0]);
     expect(system).toContain("You are Parley's editor.");
-    expect(system).toContain('keep its structure, wording, order and length everywhere else');
-    expect(system).not.toContain("You are Parley's synthesizer.");
-    // The scripted editor keeps the answer and adds one line for the note: the answer is the manager's, revised.
+    expect(system).toContain('You do not write the answer out again');
+    expect(system).toContain('Do not mention steps, their ids');
+    // The scripted editor adds one line for the note after the last line: the answer is the manager's, revised,
+    // and its output is the edit, not the answer again.
     expect(result.answer).toBe(`${manager.output}\n\nRevised where the review asked: ${verdict.feedback}`);
+    expect(edit.answer!.length).toBeLessThan(manager.output!.length + 400);
+    expect(JSON.parse(edit.answer!)).toMatchObject({ edits: [{ find: expect.any(String) as string }] });
+  });
+
+  it('an edit that does not apply: the answer is written out whole by the editor instead, never half-edited', async () => {
+    const query = 'Research security and database design of the ledger [[spawn:2]] [[verify:0.9]] [[edits:miss]]';
+    const { result, events } = await p.run({ query, mode: 'dynamic' });
+    expect(result.status).toBe('completed');
+    expect(kinds(result.runId).slice(-2)).toEqual(['answer_edits', 'synthesizer']);
+    const whole = callsOfRun(result.runId).at(-1)!;
+    expect(JSON.stringify((whole.body as { messages: unknown[] }).messages[0])).toContain(
+      'keep its structure, wording, order and length everywhere else',
+    );
+    const verdict = ofType(events, 'verify.result')[0]!;
+    const manager = finishedSteps(events).find((e) => e.stepId === 'manager')!;
+    expect(result.answer).toBe(`${manager.output}\n\nRevised where the review asked: ${verdict.feedback}`);
+    expect(result.answer).not.toContain('a passage this answer does not hold');
   });
 
   describe('an agent that fails', () => {
