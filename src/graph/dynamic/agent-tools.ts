@@ -128,8 +128,10 @@ export function agentHooks(
 ): AgentHooks {
   const { maxDepth, maxIterations } = team.limits;
   const depth = team.depthOf(stepId);
-  const names = (Object.keys(SCHEMAS) as ToolName[]).filter((n) => n !== 'spawn_agent' || depth < maxDepth);
   const role = team.roleOf(stepId);
+  const manages = role === 'manager' && depth < maxDepth;
+  // Only a manager spawns, and only where depth allows (a worker offered spawn_agent was told both: a review found it).
+  const names = (Object.keys(SCHEMAS) as ToolName[]).filter((n) => n !== 'spawn_agent' || manages);
   const parent = team.parentOf(stepId);
   const info = {
     agent: stepId,
@@ -139,7 +141,6 @@ export function agentHooks(
     ...(parent ? { parent } : {}),
     agents: team.others(stepId),
   };
-  const manages = role === 'manager' && depth < maxDepth;
   const answers = rootManagerOf(run.plan!) === stepId;
   // The blocks are named without their tags here: the scripted model reads the first tag it finds in a message.
   const note =

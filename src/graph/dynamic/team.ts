@@ -165,6 +165,8 @@ export class Team {
       this.#ctx.logger.info('dynamic team: spawn refused', { runId: run.id, stepId: parentId, reason: why });
       return `Error: spawn refused: ${why}`;
     };
+    // A worker does its task itself (spawn_agent's "role"); it is not offered spawn_agent (agent-tools.ts).
+    if (parent.role === 'worker') return refuse('you are a worker: do this part yourself.');
     if (parent.depth + 1 > maxDepth)
       return refuse(
         `you are at depth ${parent.depth} and agents spawn down to depth ${maxDepth} at most; do this part yourself.`,

@@ -211,6 +211,28 @@ describe("dynamic mode: the manager's answer", () => {
     expect(finishTool(workerCall).description).toBe('End your work with your result.');
   });
 
+  it('a worker is not offered spawn_agent even where depth allows: only a manager spawns', async () => {
+    const { result, events } = await p.run({
+      query: 'Research security and database design [[spawn:2]]',
+      mode: 'dynamic',
+    });
+    expect(result.status).toBe('completed');
+    expect(spawned(events).map((e) => e.role)).toEqual(['worker', 'worker']);
+    const offered = (role: string) =>
+      p.scripted.requests
+        .filter((r) => r.runId === result.runId && r.role === role)
+        .map((r) => (r.body as { tools?: { function: { name: string } }[] }).tools?.map((t) => t.function.name) ?? []);
+    // The workers, at depth 1 of at most 3 (the default), get their team tools but not spawn_agent…
+    for (const names of offered('specialist')) {
+      expect(names).toContain('finish');
+      expect(names).not.toContain('spawn_agent');
+    }
+    const worker = p.scripted.requests.find((r) => r.runId === result.runId && r.role === 'specialist')!;
+    expect(JSON.stringify(worker.body)).toContain('(worker, depth 1 of at most 3');
+    // …and the manager, at depth 0, spawns.
+    expect(offered('planner').some((names) => names.includes('spawn_agent'))).toBe(true);
+  });
+
   it('the same team with verifier notes: one editor call names its edits, Parley applies them, the rest of the answer stays', async () => {
     const query = 'Research security and database design of the ledger [[spawn:2]] [[verify:0.9]]';
     const { result, events } = await p.run({ query, mode: 'dynamic' });
