@@ -32,6 +32,7 @@ import { createCore, type Closer, type Core } from './core.ts';
 import { authEnabled, authenticateBearer, bearerIsToken, callerOf } from './http/auth.ts';
 import { isLoopback, originPolicy } from './http/request-origin.ts';
 import { refuseUpgrade } from './http/upgrade.ts';
+import { answerClientError } from './http/client-error.ts';
 import { refuseConnect } from './http/methods.ts';
 import type { CappedClient } from './protocols/acp/index.ts';
 import { runningRunsOf } from './graph/durable/running-run.ts';
@@ -324,6 +325,8 @@ export async function createParley(config: Config, options: ParleyOptions = {}):
             resolve({ url, port: info.port });
           },
         ) as Server;
+        // A request Node's parser refuses (unknown method, malformed, headers too large): answered, not reset.
+        s.on('clientError', answerClientError);
         s.on('connection', (socket: Duplex) => {
           connections += 1;
           socket.once('close', () => (connections -= 1));

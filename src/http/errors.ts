@@ -19,11 +19,13 @@ export const ERROR_CODES = {
   403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
+  408: 'request_timeout',
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   422: 'unprocessable',
   429: 'rate_limited',
+  431: 'headers_too_large',
   500: 'internal_error',
   503: 'unavailable',
 } as const satisfies Partial<Record<ContentfulStatusCode, string>>;

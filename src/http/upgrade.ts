@@ -1,22 +1,26 @@
 /**
- * Refusing a WebSocket upgrade (or a CONNECT): these reach the Node server's `upgrade` and `connect`
- * events, never Hono, so the refusal is written on the raw socket, in the API's error shape.
+ * Refusing a WebSocket upgrade (or a CONNECT, or a request Node's parser refused: client-error.ts): these
+ * reach the Node server's `upgrade`, `connect` and `clientError` events, never Hono, so the refusal is
+ * written on the raw socket, in the API's error shape.
  */
 import type { Duplex } from 'node:stream';
 import { ERROR_CODES, errorBody } from './errors.ts';
 
 const REASONS: Record<number, string> = {
+  400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   503: 'Service Unavailable',
 };
 
 export function refuseOnSocket(
   socket: Duplex,
-  status: 401 | 403 | 404 | 405 | 429 | 503,
+  status: 400 | 401 | 403 | 404 | 405 | 408 | 429 | 431 | 503,
   message: string,
   headers: Record<string, string> = {},
 ): void {
