@@ -18,6 +18,9 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** How long a refused upgrade's or CONNECT's socket stays open for a client that does not close it. */
+export const REFUSED_SOCKET_LINGER_MS = 2_000;
+
 export function refuseOnSocket(
   socket: Duplex,
   status: 400 | 401 | 403 | 404 | 405 | 408 | 429 | 431 | 503,
@@ -33,6 +36,12 @@ export function refuseOnSocket(
   ];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  // The socket of an upgrade or a CONNECT is handed over paused, and the HTTP server no longer tracks it:
+  // unread, the client's end of it is never seen, so it stayed open after the client went (a descriptor
+  // per refusal, and the server's close waited on it for good). Read and drop what the client still
+  // sends, so its end closes the socket; one whose client keeps it open is cut after a moment.
+  socket.resume();
+  setTimeout(() => socket.destroy(), REFUSED_SOCKET_LINGER_MS).unref();
 }
 
 export const refuseUpgrade = refuseOnSocket;

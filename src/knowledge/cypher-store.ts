@@ -32,6 +32,7 @@ import type { KnowledgeView } from './view.ts';
 import {
   approvalFromNode,
   decisionFromNode,
+  json,
   num,
   optNum,
   proficiencyFromNode,
@@ -219,17 +220,21 @@ export class CypherStore implements KnowledgeStore {
       limit,
     };
     const rows = await this.#exec.read((q) => q(this.#Q.listRuns, params));
-    return rows.map((r) => ({
-      id: str(r.id),
-      query: str(r.query),
-      status: str(r.status) as RunSummary['status'],
-      startedAt: str(r.startedAt),
-      durationMs: num(r.durationMs),
-      score: optNum(r.score),
-      threadId: str(r.threadId),
-      protocol: str(r.protocol),
-      callerId: str(r.callerId),
-    }));
+    return rows.map((r) => {
+      const forkedFrom = json<RunSummary['forkedFrom']>(r.forkedFrom, undefined);
+      return {
+        id: str(r.id),
+        query: str(r.query),
+        status: str(r.status) as RunSummary['status'],
+        startedAt: str(r.startedAt),
+        durationMs: num(r.durationMs),
+        score: optNum(r.score),
+        threadId: str(r.threadId),
+        protocol: str(r.protocol),
+        callerId: str(r.callerId),
+        ...(forkedFrom ? { forkedFrom } : {}),
+      };
+    });
   }
 
   async getProficiency(subject: string, kind: Proficiency['kind']): Promise<Proficiency | undefined> {

@@ -32,6 +32,12 @@ export interface GraphPlan {
   steps: PlanStep[];
 }
 
+/** Where a fork (docs/time-travel.md) started: the run and its checkpoint (GET /api/runs/:id/checkpoints). */
+export interface ForkOrigin {
+  runId: string;
+  checkpoint: string;
+}
+
 export type RunStatus = 'completed' | 'failed' | 'cancelled' | 'blocked';
 export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
 

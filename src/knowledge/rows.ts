@@ -127,6 +127,8 @@ export function runFromNodes(r: Node, steps: Node[]): RunRecord {
   if (plan) run.plan = plan;
   const team = optStr(r.teamConfigId);
   if (team !== undefined) run.teamConfigId = team;
+  const forkedFrom = json<RunRecord['forkedFrom']>(r.forkedFrom, undefined);
+  if (forkedFrom) run.forkedFrom = forkedFrom;
   return run;
 }
 

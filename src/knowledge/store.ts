@@ -5,7 +5,7 @@
  */
 import type { ApprovalRecord, ToolAnnotations } from '../hitl/types.ts';
 import type { ModelRole } from '../llm/types.ts';
-import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from './records.ts';
+import type { CouncilVerdict, ForkOrigin, GraphPlan, RunStatus, StepStatus } from './records.ts';
 
 /** The approval audit row is the broker's (hitl/ sits below knowledge/); the store keeps it. */
 export type { ApprovalRecord } from '../hitl/types.ts';
@@ -128,6 +128,8 @@ export interface RunRecord {
   steps: StepRecord[];
   /** TeamConfig reused by the router, if any. */
   teamConfigId?: string;
+  /** Set on a fork (POST /api/runs/:id/fork): the run and checkpoint it started from, as run.started said. */
+  forkedFrom?: ForkOrigin;
 }
 
 export interface RunSummary {
@@ -142,6 +144,8 @@ export interface RunSummary {
   protocol: string;
   /** The caller that owns it (a non-secret id): only an admin's list holds other callers' runs. */
   callerId: string;
+  /** Set on a fork: the run and checkpoint it started from. */
+  forkedFrom?: ForkOrigin;
 }
 
 export interface DecisionRecord {

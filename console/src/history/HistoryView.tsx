@@ -80,6 +80,12 @@ function Runs() {
               <td>{new Date(run.startedAt).toLocaleString()}</td>
               <td>
                 <a href={hrefOf({ view: 'run', runId: run.id })}>{run.query || run.id}</a>
+                {run.forkedFrom && (
+                  <small className="muted">
+                    {' '}
+                    fork of <a href={hrefOf({ view: 'run', runId: run.forkedFrom.runId })}>{run.forkedFrom.runId}</a>
+                  </small>
+                )}
               </td>
               <td>{run.status}</td>
               <td>{run.protocol}</td>

@@ -1,6 +1,6 @@
 /** #/runs/<id>: one run's graph, summary and answer, live while it runs, replayed after; then its checkpoints. */
 import { useState } from 'react';
-import type { GraphEvent } from '../api/types.ts';
+import type { GraphEvent, RunRecord } from '../api/types.ts';
 import { hrefOf } from '../shell/route.ts';
 import { TimeTravel } from '../timetravel/TimeTravel.tsx';
 import RunDetail from './RunDetail.tsx';
@@ -25,6 +25,12 @@ export default function RunPage({ runId }: { runId: string }) {
     if (['route.decided', 'plan.ready', 'step.finished', 'verify.result', 'run.finished'].includes(event.type))
       setMoments((m) => m + 1);
   };
+  // A finished run whose event log is gone is drawn from its record (GET /api/runs/:id), a fork's parent with it.
+  const onRecord = (record: RunRecord) => {
+    setQuery(record.query);
+    setForkedFrom(record.forkedFrom);
+    if (record.answer !== undefined) setAnswer(record.answer);
+  };
   return (
     <div className="run-page">
       <h2 className="clip">{query || `Run ${runId}`}</h2>
@@ -38,7 +44,7 @@ export default function RunPage({ runId }: { runId: string }) {
         )}
         <a href={hrefOf({ view: 'compare', a: runId })}>Compare with…</a>
       </p>
-      <RunDetail runId={runId} onEvent={onEvent} />
+      <RunDetail runId={runId} onEvent={onEvent} onRecord={onRecord} />
       {answer && (
         <section className="panel" aria-label="Answer">
           <h3>Answer</h3>

@@ -17,7 +17,15 @@ export interface RunFeed {
   replayedFrom?: 'record';
 }
 
-export function useRunEvents(runId: string | undefined, onEvent?: (event: GraphEvent) => void): RunFeed | undefined {
+/**
+ * `onEvent` sees each event as it is applied; `onRecord` the run's record when the event log was gone and
+ * the view was drawn from it (a finished run past retention: its query, answer and a fork's parent are there).
+ */
+export function useRunEvents(
+  runId: string | undefined,
+  onEvent?: (event: GraphEvent) => void,
+  onRecord?: (record: RunRecord) => void,
+): RunFeed | undefined {
   const [feed, setFeed] = useState<RunFeed | undefined>(undefined);
   useEffect(() => {
     if (!runId) {
@@ -48,7 +56,10 @@ export function useRunEvents(runId: string | undefined, onEvent?: (event: GraphE
       if (err instanceof ApiError && err.status === 404 && view.eventCount === 0) {
         try {
           const record = await api<RunRecord>(`/api/runs/${encodeURIComponent(runId)}`, { signal: abort.signal });
-          if (!abort.signal.aborted) setFeed({ view: viewFromRecord(record), replayedFrom: 'record' });
+          if (!abort.signal.aborted) {
+            setFeed({ view: viewFromRecord(record), replayedFrom: 'record' });
+            onRecord?.(record);
+          }
           return;
         } catch (recordErr) {
           err = recordErr;
@@ -61,7 +72,7 @@ export function useRunEvents(runId: string | undefined, onEvent?: (event: GraphE
       abort.abort();
       if (frame) cancelAnimationFrame(frame);
     };
-    // onEvent is a notification hook: a new function identity must not restart the stream.
+    // onEvent and onRecord are notification hooks: a new function identity must not restart the stream.
   }, [runId]);
   return feed;
 }

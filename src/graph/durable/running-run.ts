@@ -7,6 +7,7 @@
  */
 import type { Checkpoint, RunStore, StoredApproval, StoredRun } from '../../store/runs/run-store.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
+import type { ForkOrigin } from '../run/events.ts';
 import type { RunRequest } from '../run/request.ts';
 import { stepRecordsOf } from '../run/record.ts';
 import type { StepOutcome } from '../planning/scheduler.ts';
@@ -21,9 +22,14 @@ export interface RunningRunSummary {
   threadId: string;
   protocol: string;
   callerId: string;
+  forkedFrom?: ForkOrigin;
 }
 
+/** A fork's origin as its stored request holds it (graph/timetravel/fork-request.ts), or undefined. */
+const forkOriginOf = (run: StoredRun): ForkOrigin | undefined => (run.request as Partial<RunRequest>).forkedFrom;
+
 export function runningRunSummary(run: StoredRun, now: number): RunningRunSummary {
+  const forkedFrom = forkOriginOf(run);
   return {
     id: run.id,
     query: (run.request as Partial<RunRequest>).query ?? '',
@@ -34,6 +40,7 @@ export function runningRunSummary(run: StoredRun, now: number): RunningRunSummar
     threadId: run.threadId,
     protocol: (run.request as Partial<RunRequest>).protocol ?? 'unknown',
     callerId: run.callerId,
+    ...(forkedFrom ? { forkedFrom } : {}),
   };
 }
 
@@ -90,9 +97,15 @@ export function runningRunsOf(store: Pick<RunStore, 'runs' | 'checkpoints' | 'ap
       if (run.status !== 'running') {
         if (!run.memory) return undefined;
         const approvals = await store.approvals.listForRun(id);
+        // A fork's record names its parent; one stored before records did is completed from its request.
+        const forkedFrom = forkOriginOf(run);
         return {
           callerId: run.callerId,
-          detail: { ...(run.memory as object), approvals: approvals.map(approvalView) },
+          detail: {
+            ...(forkedFrom ? { forkedFrom } : {}),
+            ...(run.memory as object),
+            approvals: approvals.map(approvalView),
+          },
         };
       }
       const [checkpoint, approvals] = await Promise.all([store.checkpoints.load(id), store.approvals.listForRun(id)]);

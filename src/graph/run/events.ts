@@ -2,7 +2,7 @@
  * GraphEvent: THE contract every adapter consumes. docs/events.md documents each type with an example.
  * Every event carries runId, a per-run strictly increasing seq (starting at 1) and an ISO timestamp.
  */
-import type { CouncilVerdict, GraphPlan, RunStatus, StepStatus } from '../../knowledge/records.ts';
+import type { CouncilVerdict, ForkOrigin, GraphPlan, RunStatus, StepStatus } from '../../knowledge/records.ts';
 import type { ApprovalOutcome, ApprovalRequest } from '../../hitl/types.ts';
 import type { RunMode } from './request.ts';
 import type { ModelRole } from '../../llm/types.ts';
@@ -135,11 +135,7 @@ export interface RunEnding {
   durationMs: number;
 }
 
-/** Where a fork started: the run and the checkpoint (GET /api/runs/:id/checkpoints). */
-export interface ForkOrigin {
-  runId: string;
-  checkpoint: string;
-}
+export type { ForkOrigin } from '../../knowledge/records.ts';
 
 export type GraphEventBody =
   | {

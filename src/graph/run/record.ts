@@ -51,6 +51,7 @@ export function runRecordOf(run: FinishedRun, outcome: RunOutcome, durationMs: n
     ...(source ? { plan: source.plan } : {}),
     steps: source ? stepRecordsOf(source.plan, source.results) : [],
     ...(run.teamConfigId ? { teamConfigId: run.teamConfigId } : {}),
+    ...(run.request.forkedFrom ? { forkedFrom: run.request.forkedFrom } : {}),
   };
 }
 

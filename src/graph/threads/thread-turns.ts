@@ -6,6 +6,7 @@
  * its run.started announced (the request's, else the run id), so a client that continues with that id,
  * on any protocol, gets the conversation.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEnding } from '../run/events.ts';
 import type { StepOutcome } from '../run/step-outcome.ts';
 import type { EngineContext, RunState } from '../run/state.ts';
@@ -15,14 +16,14 @@ import type { ThreadTurn, TurnStep } from '../../store/threads/types.ts';
 const FINDING_CHARS = 500;
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** How long a thread read that fails is retried (within the run's own deadline: its abort signal). */
+/** How long a thread read that fails is retried at most (less when the run's wall time is shorter). */
 export const THREAD_READ_RETRY_MS = 20_000;
 
 /**
  * The run's history: its caller's stored thread (when it names one) and the messages it sent. A read
- * that fails (the store restarting) is retried with backoff for THREAD_READ_RETRY_MS or until the run is
- * stopped; if it still fails the run fails saying why, rather than answer as if the conversation had
- * not happened (every protocol shows a failed run's reason).
+ * that fails (the store restarting) is retried with backoff for THREAD_READ_RETRY_MS, or less within the
+ * run's wall-time budget, or until the run is stopped; if it still fails the run fails saying why,
+ * rather than answer as if the conversation had not happened (every protocol shows a failed run's reason).
  */
 export async function loadHistory(run: RunState, ctx: EngineContext): Promise<ConversationHistory> {
   const budget = { tokens: ctx.config.engine.threadHistoryTokens, recentTurns: ctx.config.engine.threadRecentTurns };
@@ -37,7 +38,9 @@ export async function loadHistory(run: RunState, ctx: EngineContext): Promise<Co
 }
 
 async function retried<T>(read: () => Promise<T>, run: RunState, ctx: EngineContext): Promise<T> {
-  const giveUpAt = ctx.now() + THREAD_READ_RETRY_MS;
+  // The history is the run's first step, so its whole wall time is ahead: the retries end before it does,
+  // and the run fails naming the thread rather than "wall time budget" with the cause left in the log.
+  const giveUpAt = ctx.now() + Math.min(THREAD_READ_RETRY_MS, run.meter.budget.wallTimeMs);
   for (let delay = 100, attempt = 1; ; delay = Math.min(delay * 2, 2_000), attempt++) {
     try {
       return await read();
@@ -54,7 +57,9 @@ async function retried<T>(read: () => Promise<T>, run: RunState, ctx: EngineCont
         );
       }
       ctx.logger.warn('reading the thread failed; retrying', { runId: run.id, attempt, error });
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      // A stop (cancel, shutdown) ends the wait at once; the run ends as its stop says (outcome.ts reads its reason).
+      await sleep(delay, undefined, { signal: run.abort.signal }).catch(() => undefined);
+      if (run.abort.signal.aborted) throw run.abort.signal.reason;
     }
   }
 }

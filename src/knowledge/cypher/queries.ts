@@ -113,7 +113,7 @@ export const CYPHER = {
     WHERE ($status = '' OR r.status = $status) AND ($threadId = '' OR r.threadId = $threadId)
       AND ($callerId = '' OR r.callerId = $callerId) AND ($protocol = '' OR r.protocol = $protocol)
     RETURN r.id AS id, r.query AS query, r.status AS status, r.startedAt AS startedAt, r.durationMs AS durationMs,
-           r.score AS score, r.threadId AS threadId, r.protocol AS protocol, r.callerId AS callerId
+           r.score AS score, r.threadId AS threadId, r.protocol AS protocol, r.callerId AS callerId, r.forkedFrom AS forkedFrom
     ORDER BY r.startedAt DESC, r.id DESC LIMIT $limit`,
 
   upsertApproval: `MERGE (a:Decision {id: $id})

@@ -20,6 +20,12 @@ export function invalidRunRecord(run: RunRecord): string | undefined {
   }
   for (const key of ['durationMs', 'tokens'] as const)
     if (!isFiniteNumber(run[key])) return `${at}: ${key} must be a finite number`;
+  const origin = run.forkedFrom;
+  if (
+    origin !== undefined &&
+    !(typeof origin === 'object' && origin !== null && isText(origin.runId) && isText(origin.checkpoint))
+  )
+    return `${at}: forkedFrom must be { runId, checkpoint } when set`;
   for (const key of ['costUsd', 'score'] as const) {
     if (run[key] !== null && run[key] !== undefined && !isFiniteNumber(run[key]))
       return `${at}: ${key} must be a finite number or null`;

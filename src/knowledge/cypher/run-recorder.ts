@@ -317,6 +317,7 @@ function runParams(run: RunRecord): Params {
     score: run.score,
     plan: run.plan ? JSON.stringify(run.plan) : null,
     teamConfigId: run.teamConfigId ?? null,
+    forkedFrom: run.forkedFrom ? JSON.stringify(run.forkedFrom) : null,
     searchText: memorySearchText(run),
   };
 }

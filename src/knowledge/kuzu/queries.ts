@@ -47,7 +47,7 @@ const DIALECT = {
       status: $runs_status[i], answer: nullif($runs_answer[i], ''), error: nullif($runs_error[i], ''),
       tokens: CAST($runs_tokens[i] AS DOUBLE), costUsd: CAST(nullif($runs_costUsd[i], '') AS DOUBLE),
       score: CAST(nullif($runs_score[i], '') AS DOUBLE), plan: nullif($runs_plan[i], ''),
-      teamConfigId: nullif($runs_teamConfigId[i], '')})`,
+      teamConfigId: nullif($runs_teamConfigId[i], ''), forkedFrom: nullif($runs_forkedFrom[i], '')})`,
   /** Runs recorded again: every property replaced. */
   updateRuns: `UNWIND range(1, size($runs_id)) AS i
     MATCH (r:Run {id: $runs_id[i]})
@@ -56,7 +56,7 @@ const DIALECT = {
         r.status = $runs_status[i], r.answer = nullif($runs_answer[i], ''), r.error = nullif($runs_error[i], ''),
         r.tokens = CAST($runs_tokens[i] AS DOUBLE), r.costUsd = CAST(nullif($runs_costUsd[i], '') AS DOUBLE),
         r.score = CAST(nullif($runs_score[i], '') AS DOUBLE), r.plan = nullif($runs_plan[i], ''),
-        r.teamConfigId = nullif($runs_teamConfigId[i], '')`,
+        r.teamConfigId = nullif($runs_teamConfigId[i], ''), r.forkedFrom = nullif($runs_forkedFrom[i], '')`,
   /** The steps of a batch of runs and their BY link to the specialist (a step of an unknown specialist has none). */
   createSteps: `UNWIND range(1, size($steps_id)) AS i
     MATCH (r:Run {id: $steps_runId[i]})

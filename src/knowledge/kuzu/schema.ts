@@ -7,12 +7,13 @@
  * docs/performance.md), so version 5 keeps five node tables where there were nine: the registry is
  * one table, Specialist (specialists, and rows of kind 'tool' and 'source'), proven teams are
  * Proficiency rows (kind 'team'), approvals are Decision rows (kind 'tool' or 'elicitation', beside
- * the council's 'council'); docs/knowledge.md, Schema.
+ * the council's 'council'); docs/knowledge.md, Schema. Version 6 gives Run a forkedFrom column (a
+ * fork's origin, JSON).
  */
 import { SchemaVersionError } from '../errors.ts';
 import type { KuzuSession } from './session.ts';
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** What a new database gets: the current version's tables, created in one transaction (createFresh). */
 const CURRENT: string[] = [
@@ -20,7 +21,8 @@ const CURRENT: string[] = [
   // or 'source' (where both came from: sourceKind … error). Ids cannot collide: a source's has a ':'
   // before any '/', a tool's a '/' before any ':' (MCP server names have neither), a specialist's neither.
   'CREATE NODE TABLE Specialist(id STRING, name STRING, description STRING, kind STRING, domains STRING, prompt STRING, endpoint STRING, modelRole STRING, tools STRING, sourceId STRING, available BOOLEAN, unavailableReason STRING, searchText STRING, server STRING, inputSchema STRING, annotations STRING, sourceKind STRING, location STRING, contentHash STRING, ingestedAt STRING, status STRING, error STRING, PRIMARY KEY(id))',
-  'CREATE NODE TABLE Run(id STRING, threadId STRING, query STRING, protocol STRING, callerId STRING, startedAt STRING, durationMs DOUBLE, status STRING, answer STRING, error STRING, tokens DOUBLE, costUsd DOUBLE, score DOUBLE, plan STRING, teamConfigId STRING, searchText STRING, PRIMARY KEY(id))',
+  // forkedFrom: a fork's { runId, checkpoint } as JSON (null for every other run).
+  'CREATE NODE TABLE Run(id STRING, threadId STRING, query STRING, protocol STRING, callerId STRING, startedAt STRING, durationMs DOUBLE, status STRING, answer STRING, error STRING, tokens DOUBLE, costUsd DOUBLE, score DOUBLE, plan STRING, teamConfigId STRING, searchText STRING, forkedFrom STRING, PRIMARY KEY(id))',
   'CREATE NODE TABLE Step(id STRING, runId STRING, stepId STRING, idx INT64, specialist STRING, objective STRING, status STRING, output STRING, error STRING, durationMs DOUBLE, tokens DOUBLE, costUsd DOUBLE, toolCalls STRING, PRIMARY KEY(id))',
   // kind 'specialist' | 'domain' (runs … costRuns) or 'team' (callerId … avgScore, and successes).
   "CREATE NODE TABLE Proficiency(id STRING, subject STRING, kind STRING, runs INT64, successes INT64, meanScore DOUBLE, meanLatencyMs DOUBLE, meanCostUsd DOUBLE, costRuns INT64, callerId STRING DEFAULT '', pattern STRING, specialists STRING, plan STRING, uses INT64, avgScore DOUBLE, PRIMARY KEY(id))",
@@ -73,6 +75,8 @@ const MIGRATIONS: Record<number, MigrationStep[]> = {
   4: [dropMetaTable],
   // Nine node tables become five (see the top): all in one transaction with the version (mergeTables).
   5: [mergeTables],
+  // A fork's run record names its parent (docs/time-travel.md); runs recorded before have none (null).
+  6: [addForkOrigin],
 };
 
 /**
@@ -144,11 +148,25 @@ const MERGE_TABLES = [
  * One transaction, the version comment included: a crash or an error anywhere leaves version 4 as
  * it was, and the next open runs this again.
  */
-async function mergeTables(session: KuzuSession): Promise<void> {
-  await session.ddl('BEGIN TRANSACTION');
-  try {
+function mergeTables(session: KuzuSession): Promise<void> {
+  return inOneTransaction(session, async () => {
     for (const statement of MERGE_TABLES) await session.ddl(statement);
     await writeVersion(session, 5);
+  });
+}
+
+/** Version 6 and its version comment in one transaction, like version 5: a failure leaves version 5 as it was. */
+function addForkOrigin(session: KuzuSession): Promise<void> {
+  return inOneTransaction(session, async () => {
+    await session.ddl('ALTER TABLE Run ADD IF NOT EXISTS forkedFrom STRING');
+    await writeVersion(session, 6);
+  });
+}
+
+async function inOneTransaction(session: KuzuSession, work: () => Promise<void>): Promise<void> {
+  await session.ddl('BEGIN TRANSACTION');
+  try {
+    await work();
     await session.ddl('COMMIT');
   } catch (err) {
     await session.ddl('ROLLBACK').catch(() => undefined);
@@ -218,7 +236,8 @@ export async function migrate(session: KuzuSession, target = SCHEMA_VERSION): Pr
       );
     }
     const last = Math.min(target, SCHEMA_VERSION);
-    if (current === 0 && last > 0) return createFresh(session, last);
+    if (current === 0 && last === SCHEMA_VERSION) return createFresh(session);
+    // An older version on a new database (tests build them) is its versions' steps in turn, as an upgrade ran them.
     for (let v = current + 1; v <= last; v++) {
       for (const step of MIGRATIONS[v] ?? []) await (typeof step === 'string' ? session.ddl(step) : step(session));
       await writeVersion(session, v);
@@ -233,23 +252,13 @@ export async function needsMigration(session: KuzuSession): Promise<boolean> {
 }
 
 /**
- * A new database gets its DDL in one write transaction, and the version at once: one commit
- * instead of one per table (a cold start on a fresh data dir: docs/performance.md). The current
- * version is CURRENT; an older one (tests build them) is its versions' DDL replayed, the function
- * steps skipped: they transform what an older database holds, and a new one holds nothing.
+ * A new database gets the current version's DDL (CURRENT) in one write transaction, and the version at
+ * once: one commit instead of one per table (a cold start on a fresh data dir: docs/performance.md).
  */
-async function createFresh(session: KuzuSession, version: number): Promise<void> {
-  await session.ddl('BEGIN TRANSACTION');
-  try {
-    if (version === SCHEMA_VERSION) for (const statement of CURRENT) await session.ddl(statement);
-    else
-      for (let v = 1; v <= version; v++)
-        for (const step of MIGRATIONS[v] ?? []) if (typeof step === 'string') await session.ddl(step);
-    if (version > LAST_META_VERSION) await session.ddl('DROP TABLE IF EXISTS Meta');
-    await writeVersion(session, version);
-    await session.ddl('COMMIT');
-  } catch (err) {
-    await session.ddl('ROLLBACK').catch(() => undefined);
-    throw err;
-  }
+function createFresh(session: KuzuSession): Promise<void> {
+  return inOneTransaction(session, async () => {
+    for (const statement of CURRENT) await session.ddl(statement);
+    await session.ddl('DROP TABLE IF EXISTS Meta');
+    await writeVersion(session, SCHEMA_VERSION);
+  });
 }

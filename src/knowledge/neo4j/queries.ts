@@ -36,14 +36,14 @@ const DIALECT = {
     CREATE (r:Run {id: x.id, threadId: x.threadId, query: x.query, protocol: x.protocol, callerId: x.callerId,
       startedAt: x.startedAt, durationMs: x.durationMs, status: x.status, answer: x.answer, error: x.error,
       tokens: x.tokens, costUsd: x.costUsd, score: x.score, plan: x.plan, teamConfigId: x.teamConfigId,
-      searchText: x.searchText})`,
+      forkedFrom: x.forkedFrom, searchText: x.searchText})`,
   /** Runs recorded again: every property replaced. */
   updateRuns: `UNWIND $runs AS x
     MATCH (r:Run {id: x.id})
     SET r.threadId = x.threadId, r.query = x.query, r.protocol = x.protocol, r.callerId = x.callerId,
         r.startedAt = x.startedAt, r.durationMs = x.durationMs, r.status = x.status, r.answer = x.answer,
         r.error = x.error, r.tokens = x.tokens, r.costUsd = x.costUsd, r.score = x.score, r.plan = x.plan,
-        r.teamConfigId = x.teamConfigId, r.searchText = x.searchText`,
+        r.teamConfigId = x.teamConfigId, r.forkedFrom = x.forkedFrom, r.searchText = x.searchText`,
   /** The steps of a batch of runs and their BY link to the specialist (a step of an unknown specialist has none). */
   createSteps: `UNWIND $steps AS x
     MATCH (r:Run {id: x.runId})

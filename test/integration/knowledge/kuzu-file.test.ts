@@ -138,7 +138,7 @@ describe('Kuzu store on a file', () => {
     ).toEqual([{ name: 'Specialist', comment: `parley schema ${SCHEMA_VERSION}` }]);
     expect(await raw.query('CALL SHOW_INDEXES() RETURN index_name AS i')).toEqual([]);
     await raw.close();
-    expect(SCHEMA_VERSION).toBe(5);
+    expect(SCHEMA_VERSION).toBe(6);
   });
 
   it('migrates a version 3 database (the version in a Meta table) to the current one without losing what it holds', async () => {
@@ -303,6 +303,81 @@ describe('Kuzu store on a file', () => {
     await raw.close();
   });
 
+  it("migrates a version 5 database: Run gains forkedFrom, its runs read with none, and a fork's record keeps its origin", async () => {
+    const path = tempDb();
+    await (await version5Database(path)).close();
+
+    const store = await openKuzuStore({ path });
+    open.push(store);
+    const old = await store.getRun('run-v5');
+    expect(old).toMatchObject({ id: 'run-v5', query: 'Draft the release notes', answer: 'notes', status: 'completed' });
+    expect(old).not.toHaveProperty('forkedFrom');
+    const forkedFrom = { runId: 'run-v5', checkpoint: 'cp-3' };
+    const fork = run('Draft the release notes, shorter', [step('s1', 'database')], { forkedFrom });
+    await store.recordRun(fork);
+    expect(await store.getRun(fork.id)).toEqual(fork);
+    expect((await store.listRuns()).map((r) => ({ id: r.id, forkedFrom: r.forkedFrom }))).toEqual([
+      { id: fork.id, forkedFrom },
+      { id: 'run-v5', forkedFrom: undefined },
+    ]);
+    await store.close();
+    open.length = 0;
+
+    const raw = await KuzuSession.open(path);
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
+      { comment: 'parley schema 6' },
+    ]);
+    expect(await raw.query(`MATCH (r:Run) RETURN r.id AS id, r.forkedFrom AS forkedFrom ORDER BY r.startedAt`)).toEqual(
+      [
+        { id: 'run-v5', forkedFrom: null },
+        { id: fork.id, forkedFrom: JSON.stringify(forkedFrom) },
+      ],
+    );
+    await raw.close();
+  });
+
+  it('a migration to version 6 that fails at its last statement leaves version 5 as it was; the next open migrates it', async () => {
+    const failAtTheVersion = async (session: KuzuSession) => {
+      const ddl = session.ddl.bind(session);
+      session.ddl = async (statement) => {
+        if (statement === "COMMENT ON TABLE Specialist IS 'parley schema 6'") throw new Error('simulated crash');
+        return ddl(statement);
+      };
+      try {
+        await migrate(session);
+      } finally {
+        session.ddl = ddl;
+      }
+    };
+    const runColumns = async (session: KuzuSession) =>
+      (await session.query("CALL TABLE_INFO('Run') RETURN name")).map((c) => c.name);
+    // In place: the new column goes with the failed version (one transaction). This file is not opened again
+    // (a rolled-back DDL transaction can leave a file the pinned Kuzu cannot reopen: migrate-on-copy.ts).
+    const inPlace = await version5Database(tempDb());
+    await expect(failAtTheVersion(inPlace)).rejects.toThrow('simulated crash');
+    expect(await runColumns(inPlace)).not.toContain('forkedFrom');
+    expect(await inPlace.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
+      { comment: 'parley schema 5' },
+    ]);
+    await inPlace.close();
+
+    // As the store opens it: on a copy, the original untouched.
+    const path = tempDb();
+    await (await version5Database(path)).close();
+    await expect(openMigrated(path, {}, failAtTheVersion)).rejects.toThrow('simulated crash');
+    expect(readdirSync(dirname(path))).toEqual(['knowledge.kuzu']);
+    const raw = await KuzuSession.open(path);
+    expect(await raw.query("CALL SHOW_TABLES() WHERE name = 'Specialist' RETURN comment")).toEqual([
+      { comment: 'parley schema 5' },
+    ]);
+    expect(await runColumns(raw)).not.toContain('forkedFrom');
+    await raw.close();
+
+    const store = await openKuzuStore({ path });
+    open.push(store);
+    expect((await store.getRun('run-v5'))?.answer).toBe('notes');
+  });
+
   it('creates the schema on a database where a version 1-3 Parley stopped after creating an empty Meta table', async () => {
     const path = tempDb();
     const old = await KuzuSession.open(path);
@@ -361,6 +436,18 @@ async function version4Database(path: string): Promise<KuzuSession> {
   const session = await KuzuSession.open(path);
   await migrate(session, 4);
   await writeVersion4Records(session);
+  return session;
+}
+
+/** A version 5 database at `path` (upgraded from 1 as a Parley did) holding one run, as a version 5 Parley wrote it. */
+async function version5Database(path: string): Promise<KuzuSession> {
+  const session = await KuzuSession.open(path);
+  await migrate(session, 5);
+  await session.query(
+    `CREATE (:Run {id: 'run-v5', threadId: 't', query: 'Draft the release notes', protocol: 'sse', callerId: 'tester',
+      startedAt: '2025-12-31T00:00:00.000Z', durationMs: 1.0, status: 'completed', answer: 'notes', tokens: 1.0, costUsd: 0.0,
+      score: 0.8})`,
+  );
   return session;
 }
 

@@ -210,6 +210,39 @@ export function defineNeo4jSchemaSuite(db: UsedNeo4j): void {
     expect(await db.cypher("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([{ v: '2' }]);
   });
 
+  it("opens a version 2 graph whose runs have no forkedFrom: they read with none, and a fork's record keeps its origin", async () => {
+    // What a version 2 Parley wrote (before runs named their fork origin): its open, then one run.
+    await (await openNeo4jStore(db.connection)).close();
+    await db.cypher(
+      `CREATE (:Run {id: 'run-v2', threadId: 't', query: 'Draft the release notes', protocol: 'sse', callerId: 'tester',
+        startedAt: '2025-12-31T00:00:00.000Z', durationMs: 1.0, status: 'completed', answer: 'notes', tokens: 1.0,
+        costUsd: 0.0, score: 0.8, searchText: 'draft release notes'})`,
+    );
+
+    const store = await openNeo4jStore(db.connection);
+    try {
+      const old = await store.getRun('run-v2');
+      expect(old).toMatchObject({ id: 'run-v2', answer: 'notes' });
+      expect(old).not.toHaveProperty('forkedFrom');
+      const forkedFrom = { runId: 'run-v2', checkpoint: 'cp-3' };
+      const fork = run('Draft the release notes, shorter', [], { plan: undefined, forkedFrom });
+      await store.recordRun(fork);
+      expect(await store.getRun(fork.id)).toEqual(fork);
+      expect((await store.listRuns()).map((r) => ({ id: r.id, forkedFrom: r.forkedFrom }))).toEqual([
+        { id: fork.id, forkedFrom },
+        { id: 'run-v2', forkedFrom: undefined },
+      ]);
+    } finally {
+      await store.close();
+    }
+    // A property needs no migration on Neo4j (labels have no declared columns): the version stays.
+    expect(await db.cypher("MATCH (m:Meta {key: 'schemaVersion'}) RETURN m.value AS v")).toEqual([
+      { v: String(NEO4J_SCHEMA_VERSION) },
+    ]);
+    expect(NEO4J_SCHEMA_VERSION).toBe(2);
+    expect(await db.cypher("MATCH (r:Run {id: 'run-v2'}) RETURN r.forkedFrom AS f")).toEqual([{ f: null }]);
+  });
+
   it('refuses a graph written by a newer schema, saying which, and changes nothing', async () => {
     await db.cypher("CREATE (:Meta {key: 'schemaVersion', value: '99'})");
     await expect(openNeo4jStore(db.connection)).rejects.toThrow(

@@ -3,7 +3,7 @@
  * neo4j.test.ts when NEO4J_URI is set). Each test opens a fresh, empty store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
+import type { KnowledgeStore, RunRecord } from '../../../src/knowledge/store.ts';
 import { MEMORY_MIN_RELEVANCE } from '../../../src/knowledge/memory-relevance.ts';
 import { ROSTER, run, specialist, step, tool } from '../../support/records.ts';
 
@@ -254,6 +254,27 @@ export function defineStoreContract(open: (options?: ContractStoreOptions) => Pr
         protocol: c.protocol,
         callerId: c.callerId,
       });
+    });
+
+    it("keeps a fork's origin on its record and its summary; a run recorded again keeps it, other runs have none", async () => {
+      const parent = run('draft the release notes', [], { plan: undefined, score: null });
+      const forkedFrom = { runId: parent.id, checkpoint: 'cp-4' };
+      const child = run('draft the release notes, shorter', [], { plan: undefined, score: null, forkedFrom });
+      await store.recordRun(parent);
+      await store.recordRun(child);
+      expect(await store.getRun(child.id)).toEqual(child);
+      expect(await store.getRun(parent.id)).not.toHaveProperty('forkedFrom');
+      const listed = await store.listRuns();
+      expect(listed.find((s) => s.id === child.id)?.forkedFrom).toEqual(forkedFrom);
+      expect(listed.find((s) => s.id === parent.id)).not.toHaveProperty('forkedFrom');
+      // Recorded again (a recovery hands a record over twice): replaced whole, the origin with it.
+      const again = { ...child, answer: 'shorter notes', forkedFrom: { runId: parent.id, checkpoint: 'cp-5' } };
+      await store.recordRun(again);
+      expect(await store.getRun(child.id)).toEqual(again);
+      // A record of the wrong shape fails its own caller, never the batch.
+      const bad = { ...run('bad origin', []), forkedFrom: { runId: 7 } } as unknown as RunRecord;
+      await expect(store.recordRun(bad)).rejects.toThrow(/forkedFrom must be \{ runId, checkpoint \} when set/);
+      expect(await store.getRun(bad.id)).toBeUndefined();
     });
 
     it('learns proficiency from the verifier score, not from the absence of errors, and only once per run', async () => {

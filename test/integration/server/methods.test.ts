@@ -4,7 +4,9 @@
  * a 404; a method name Node's HTTP parser does not know is the parser's 400. Over real HTTP (node:http,
  * which sends any method) against the whole server with API keys; nothing starts a run.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { REFUSED_SOCKET_LINGER_MS } from '../../../src/http/upgrade.ts';
 import { rawRequest } from '../../support/raw-http.ts';
 import { startShippedParley, type ShippedParley } from '../../support/server.ts';
 
@@ -99,6 +101,49 @@ describe('a method the route does not serve', () => {
       expect([method, a.status, a.allow]).toEqual([method, 401, undefined]);
     }
   });
+
+  it('a refused CONNECT or upgrade leaves no connection behind once its client went, or after a while if it stays', async () => {
+    const open = () => server.parley.openConnections();
+    // The tests above refused CONNECTs too: their sockets are gone once the linger is over.
+    await new Promise((r) => setTimeout(r, REFUSED_SOCKET_LINGER_MS + 200));
+    const baseline = open();
+    const { port } = new URL(server.url);
+    const head = [
+      'CONNECT /stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ' + KEY + '\r\n\r\n',
+      'CONNECT /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      'GET /no-socket-here HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    ];
+    /** Sends `request` on a raw socket, reads the answer to the server's end; `leave` says what the client does then. */
+    const refused = (request: string, leave: 'end' | 'destroy' | 'stay') =>
+      new Promise<{ answer: string; socket: Socket }>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        socket.allowHalfOpen = true;
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+        socket.on('end', () => {
+          if (leave === 'end') socket.end();
+          if (leave === 'destroy') socket.destroy();
+          resolve({ answer, socket });
+        });
+        socket.on('error', reject);
+      });
+    for (const request of head)
+      for (const leave of ['end', 'destroy'] as const) {
+        const { answer } = await refused(request, leave);
+        expect(answer).toMatch(/^HTTP\/1\.1 (401|404|405) /);
+        await vi.waitFor(() => expect(open(), `${request.split(' ', 2).join(' ')} then ${leave}`).toBe(baseline), {
+          timeout: 1_000,
+        });
+      }
+    // A client that never closes its side is cut: the server closes the socket itself.
+    const started = Date.now();
+    const { socket } = await refused(head[0]!, 'stay');
+    expect(open()).toBe(baseline + 1);
+    await vi.waitFor(() => expect(open()).toBe(baseline), { timeout: REFUSED_SOCKET_LINGER_MS + 3_000, interval: 50 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REFUSED_SOCKET_LINGER_MS - 100);
+    socket.destroy();
+  }, 30_000);
 
   it('a method name the HTTP parser does not know is its 400, and the server goes on', async () => {
     const a = await send('FROBNICATE', '/stream', BODY);

@@ -1,7 +1,9 @@
 /**
  * THE table of what the fuzz test attacks: every route Parley serves, one row each, found with
  *   grep -rnE "app\.(get|post|all|on)\(|\.route\(|upgrade" src/
- * (src/http/app.ts, src/knowledge/routes.ts, src/hitl/routes.ts, src/protocols/{sse,agui,openai,a2a}/routes.ts, src/protocols/a2a/rest.ts, src/protocols/mcp/http.ts, src/protocols/acp/{http,ws}.ts).
+ * (src/http/app.ts, src/knowledge/routes.ts, src/hitl/routes.ts, src/protocols/{sse,agui,openai,a2a}/routes.ts,
+ * src/protocols/sse/{time-travel-routes,eval-routes,threads}.ts, src/protocols/a2a/rest.ts, src/protocols/mcp/http.ts,
+ * src/protocols/acp/{http,ws}.ts; the console's static files, src/console/, have no row).
  * A route added there needs a row here.
  *
  * Each row generates the near-valid part of a request (path, route-specific headers, body); the
@@ -806,6 +808,128 @@ const approveBodies = fc.oneof(
   junkBodies('/api/approve'),
 );
 
+// ── POST /api/runs/:id/fork and /replay (time travel) ──────────────────────────
+
+/**
+ * The run in the path never exists (the fuzz target has no runs), so even a valid body starts nothing: it is
+ * 404 (`unknown-run`). The body is checked first (graph/timetravel/), so the invalid ones are 400s whatever the id.
+ */
+// A dot segment ("..", "%2e%2e") would take the request to another path (/api/fork), no longer this JSON route.
+const runPath = (tail: string) =>
+  idSegment.filter((id) => !/^(\.|%2e){1,2}$/i.test(id)).map((id) => `/api/runs/${id}/${tail}`);
+const badModel = fc.oneof(
+  fc.constantFrom('', 'has space', 'm'.repeat(201), 'caf\u00e9'),
+  notString.filter((v) => v !== null),
+);
+const badRoleModels = fc.oneof(
+  notObject.filter((v) => v !== null),
+  fc.constantFrom({ wizard: 'gpt' }, { synthesizer: '' }, { verifier: 5 }, { planner: 'two words' }),
+);
+
+const FORK_KEYS = ['checkpoint', 'edit'];
+const FORK_EDIT_KEYS = ['query', 'plan', 'outputs', 'model', 'models', 'stepModels'];
+const forkTemplate: fc.Arbitrary<Json> = fc.record(
+  {
+    checkpoint: fc.oneof(
+      fc.nat({ max: 99 }).map((n) => `cp-${n}`),
+      someText,
+    ),
+    edit: fc.record(
+      {
+        query: freeText,
+        outputs: fc.dictionary(fc.constantFrom('s1', 's2'), someText, { maxKeys: 2 }),
+        model: fc.constantFrom('gpt-5-mini', 'scripted'),
+        models: fc.constant({ verifier: 'gpt-5-mini' }),
+        stepModels: fc.constant({ s1: 'gpt-5-mini' }),
+        plan: fc.constant({
+          rationale: 'r',
+          steps: [{ id: 'a', specialist: 'writer', objective: 'o', dependsOn: [] }],
+        }),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: ['checkpoint'] },
+);
+const forkBodies = (path: string) =>
+  fc.oneof(
+    forkTemplate.map((body) => withBody(path)({ body, why: 'unknown-run' })),
+    invalid(forkTemplate, [
+      remove('checkpoint-missing', 'checkpoint'),
+      put(
+        'checkpoint-invalid',
+        'checkpoint',
+        fc.oneof(
+          fc.constant(''),
+          fc.constant('c'.repeat(65)),
+          notString.filter((v) => v !== null),
+        ),
+      ),
+      unknownKey(FORK_KEYS).chain((k) => put('unknown-field', k, anyJson)),
+      put(
+        'edit-not-object',
+        'edit',
+        notObject.filter((v) => v !== null),
+      ),
+      unknownKey(FORK_EDIT_KEYS).chain((k) => put('edit-unknown-field', `edit.${k}`, anyJson)),
+      put(
+        'edit-query-invalid',
+        'edit.query',
+        fc.oneof(
+          fc.constantFrom('', '   ', 'q'.repeat(20_001)),
+          notString.filter((v) => v !== null),
+        ),
+      ),
+      put(
+        'edit-outputs-invalid',
+        'edit.outputs',
+        fc.oneof(
+          notObject.filter((v) => v !== null),
+          fc.constantFrom({ s1: 5 }, { '': 'x' }, { s1: null }),
+        ),
+      ),
+      put('edit-model-invalid', 'edit.model', badModel),
+      put('edit-models-invalid', 'edit.models', badRoleModels),
+      put('edit-stepModels-invalid', 'edit.stepModels', fc.oneof(badRoleModels, fc.constant({ s1: '' }))),
+      ...encodingViolations('checkpoint'),
+    ]).map(withBody(path)),
+  );
+
+const REPLAY_KEYS = ['model', 'models', 'specialists'];
+const replayTemplate: fc.Arbitrary<Json> = fc.record(
+  {
+    model: fc.constantFrom('gpt-5-mini', 'scripted'),
+    models: fc.constant({ specialist: 'gpt-5-mini' }),
+    specialists: fc.array(fc.constantFrom('writer', 'researcher', 'database'), { minLength: 1, maxLength: 3 }),
+  },
+  { requiredKeys: [] },
+);
+const replayBodies = (path: string) =>
+  fc.oneof(
+    replayTemplate.map((body) => withBody(path)({ body, why: 'unknown-run' })),
+    invalid(replayTemplate, [
+      unknownKey(REPLAY_KEYS).chain((k) => put('unknown-field', k, anyJson)),
+      put('model-invalid', 'model', badModel),
+      put('models-invalid', 'models', badRoleModels),
+      put(
+        'specialists-invalid',
+        'specialists',
+        fc.oneof(
+          notArray.filter((v) => v !== null),
+          fc.constantFrom([], [''], [5], ['s'.repeat(201)]),
+          fc.constant(Array.from({ length: 201 }, (_, i) => `s${i}`)),
+        ),
+      ),
+      ...encodingViolations('model'),
+    ]).map(withBody(path)),
+  );
+
+/** A near-valid row for a POST on a run: its body generator on a generated run id, junk bodies now and then. */
+const onRun = (tail: string, bodies: (path: string) => fc.Arbitrary<Shape>): fc.Arbitrary<Shape> =>
+  runPath(tail).chain((path) =>
+    fc.oneof({ arbitrary: bodies(path), weight: 3 }, { arbitrary: junkBodies(path), weight: 1 }),
+  );
+
 // ── WebSocket /acp ───────────────────────────────────────────────────────────
 
 /** After an initialize and a session/new (harmless: no run), one to three malformed frames. */
@@ -889,6 +1013,30 @@ export const ENDPOINTS: Endpoint[] = [
     near: getShape('/api/runs/:id/checkpoints/:checkpoint'),
   },
   {
+    id: 'POST /api/runs/:id/fork',
+    methods: ['POST'],
+    protocol: 'rest',
+    startsRuns: true,
+    json: true,
+    near: onRun('fork', forkBodies),
+  },
+  {
+    id: 'POST /api/runs/:id/replay',
+    methods: ['POST'],
+    protocol: 'rest',
+    startsRuns: true,
+    json: true,
+    near: onRun('replay', replayBodies),
+  },
+  {
+    id: 'GET /api/runs/compare',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/api/runs/compare', queryOf({ a: fc.oneof(idSegment, text), b: fc.oneof(idSegment, text) })),
+  },
+  {
     id: 'GET /api/evals',
     methods: ['GET'],
     protocol: 'rest',
@@ -918,6 +1066,24 @@ export const ENDPOINTS: Endpoint[] = [
         domain: text,
         available: fc.oneof(fc.constantFrom('true', 'false'), text),
         q: text,
+      }),
+    ),
+  },
+  {
+    id: 'GET /api/memory',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape(
+      '/api/memory',
+      queryOf({
+        q: fc.oneof(
+          text,
+          fc.constantFrom('', '   '),
+          fc.integer({ min: 2_001, max: 6_000 }).map((n) => 'w'.repeat(n)),
+        ),
+        k: fc.oneof(fc.integer({ min: -5, max: 100 }).map(String), text),
       }),
     ),
   },
@@ -997,6 +1163,14 @@ export const ENDPOINTS: Endpoint[] = [
     near: getShape('/mcp/tools', queryOf({ server: text })),
   },
   {
+    id: 'GET /mcp/servers',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/mcp/servers'),
+  },
+  {
     id: 'POST /mcp/reload',
     methods: ['POST'],
     protocol: 'rest',
@@ -1030,6 +1204,14 @@ export const ENDPOINTS: Endpoint[] = [
     startsRuns: true,
     json: true,
     near: withJunk('/ag-ui', aguiBodies),
+  },
+  {
+    id: 'GET /ag-ui/capabilities',
+    methods: ['GET'],
+    protocol: 'rest',
+    startsRuns: false,
+    json: false,
+    near: getShape('/ag-ui/capabilities'),
   },
   // src/protocols/openai/routes.ts
   {
