@@ -59,6 +59,8 @@ describe('approval inside a step (real MCP server)', () => {
         toolCallId: requested.kind === 'tool' ? requested.toolCalls[0]!.toolCallId : '',
         tool: 'notes/write_note',
         status: 'ok',
+        // The file the call named: the verifier's evidence of where it wrote.
+        targets: ['standup.md'],
       },
     ]);
     expect(step.output).toContain('wrote 7 chars to standup.md');

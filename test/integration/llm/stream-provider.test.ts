@@ -54,11 +54,17 @@ function client(env: Record<string, string> = {}) {
   return createModelClient(config.model);
 }
 
+/** Resolves when the client has read a chunk with this text: a script that must keep two writes in two reads waits on it. */
+const readers: { text: string; resolve: () => void }[] = [];
+const readByClient = (text: string) => new Promise<void>((resolve) => readers.push({ text, resolve }));
+
 async function collect(env?: Record<string, string>): Promise<{ chunks: StreamChunk[]; error?: unknown }> {
   const chunks: StreamChunk[] = [];
   try {
-    for await (const c of client(env).stream({ role: 'synthesizer', messages: [{ role: 'user', content: 'hi' }] }))
+    for await (const c of client(env).stream({ role: 'synthesizer', messages: [{ role: 'user', content: 'hi' }] })) {
       chunks.push(c);
+      for (const r of readers.filter((w) => w.text === c.text)) r.resolve();
+    }
     return { chunks };
   } catch (error) {
     return { chunks, error };
@@ -131,9 +137,11 @@ describe('a streamed completion read from the wire', () => {
     });
     script = async (res) => {
       res.write(`data: ${chunk('a')}\n\ndata: ${chunk('b')}\n\ndata: ${reasoning}\n\ndata: ${chunk('c')}\n\n`);
-      await tick();
+      // Each later write once the client has read the one before: under load two writes a few ms apart
+      // arrive in one read, and are rightly joined (seen at load 9).
+      await readByClient('c');
       res.write(`data: ${chunk('d')}\n\n`);
-      await tick();
+      await readByClient('d');
       res.end(`data: ${chunk('e')}\n\ndata: ${chunk(null, 'stop')}\n\ndata: [DONE]\n\n`);
     };
     const { chunks, error } = await collect();
