@@ -76,6 +76,10 @@ export function completion(result: RunResult, model: string, created: number) {
       status: result.status,
       costUsd: result.usage.costUsd,
       durationMs: result.durationMs,
+      // Provenance as data, as the stream's run.finished carries it (docs/events.md): the answer names no step.
+      ...(result.sources ? { sources: result.sources } : {}),
+      ...(result.references ? { references: result.references } : {}),
+      ...(result.failedSteps ? { failedSteps: result.failedSteps } : {}),
     },
   };
 }

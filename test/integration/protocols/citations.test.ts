@@ -3,33 +3,21 @@
  * travel as data; a request with `citations: "numbered"` gets [1], [2] in the text, pointing at named
  * sources (the file a tool read: never a step id), and the list of references at the end. Seen over SSE
  * (POST /stream, real HTTP) and over A2A with its own client SDK (metadata.citations, the answer
- * artifact's metadata), with a real MCP server whose read_note the planned step calls.
+ * artifact's metadata), with a real MCP server whose read_note the planned step calls. AG-UI, ACP, MCP
+ * and the OpenAI-compatible endpoint have theirs in their own test files (protocols/<protocol>/).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SendMessageRequest } from '@a2a-js/sdk';
 import { silentLogger } from '../../../src/log.ts';
 import { sseRoutes } from '../../../src/protocols/sse/index.ts';
 import type { GraphEvent } from '../../../src/graph/run/events.ts';
 import { serveRoutes, type TestServer } from '../../support/http.ts';
 import { postJson, readAll } from '../../support/protocols/sse-read.ts';
 import { collect, send, startA2ARig, text, type A2ARig } from '../../support/protocols/a2a-helpers.ts';
-
-/** A specialist that reads notes through the fixture server's read_note (its `path` names the file). */
-const READER = {
-  id: 'reader',
-  name: 'reader',
-  description: 'Reads note files and reports what they say',
-  kind: 'prompt' as const,
-  domains: ['notes', 'reading'],
-  prompt: 'You read notes.',
-  endpoint: '',
-  modelRole: 'specialist' as const,
-  tools: ['fx/read_note'],
-  sourceId: 'skills:citations-test',
-  available: true,
-};
+import { READER, STANDUP_REFERENCE, STANDUP_SOURCE, STEP_IDS } from '../../support/protocols/citing.ts';
+import { expectNumbered, expectUncited } from '../../support/protocols/citing-expect.ts';
 
 const QUERY = 'reader: read the standup notes [[verify:0.95]] [[tool:fx/read_note {"path":"notes/standup.md"}]]';
-const STEP_IDS = /\[s\d+\]|\bs1\b/;
 
 let rig: A2ARig;
 let sse: TestServer;
@@ -113,22 +101,38 @@ describe('SSE', () => {
 });
 
 describe('A2A (its client SDK)', () => {
-  it('metadata.citations "numbered": the answer artifact cites [1] and carries the references in its metadata', async () => {
-    const events = await collect(
-      rig.client.sendMessageStream(send([text(QUERY)], {}, { mode: 'orchestrate', citations: 'numbered' })),
-    );
+  type Provenance = { parley?: { references?: unknown[]; sources?: unknown[] } };
+
+  /** The answer artifact's text and the provenance in its metadata. */
+  async function answerOf(request: SendMessageRequest) {
+    const events = await collect(rig.client.sendMessageStream(request));
     const answer = events
       .map((e) => (e.payload?.$case === 'artifactUpdate' ? e.payload.value.artifact : undefined))
       .find((a) => a?.artifactId === 'answer')!;
     const said = answer.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-    expect(said).toMatch(/ \[1\]\n/);
-    expect(said.endsWith('References:\n[1] standup.md (file)')).toBe(true);
-    expect(said).not.toMatch(STEP_IDS);
-    const parley = (answer.metadata as { parley?: { references?: unknown[]; sources?: unknown[] } }).parley;
-    expect(parley?.references).toEqual([
-      { n: 1, kind: 'file', title: 'standup.md', uri: 'notes/standup.md', stepIds: ['s1'] },
-    ]);
-    expect(parley?.sources).toHaveLength(1);
+    return { said, parley: (answer.metadata as Provenance).parley };
+  }
+
+  it('metadata.citations "numbered": the answer artifact cites [1] and carries the references in its metadata', async () => {
+    const { said, parley } = await answerOf(send([text(QUERY)], {}, { mode: 'orchestrate', citations: 'numbered' }));
+    expectNumbered(said);
+    expect(parley?.references).toEqual([STANDUP_REFERENCE]);
+    expect(parley?.sources).toEqual([STANDUP_SOURCE]);
+  });
+
+  it("the message's metadata.citations counts when the request's metadata has none", async () => {
+    const request = send([text(QUERY)], {}, { mode: 'orchestrate' });
+    request.message!.metadata = { citations: 'numbered' };
+    const { said, parley } = await answerOf(request);
+    expectNumbered(said);
+    expect(parley?.references).toEqual([STANDUP_REFERENCE]);
+  });
+
+  it('without it: no [n] in the answer; the file read still comes in its metadata, with no references', async () => {
+    const { said, parley } = await answerOf(send([text(QUERY)], {}, { mode: 'orchestrate' }));
+    expectUncited(said);
+    expect(parley?.sources).toEqual([STANDUP_SOURCE]);
+    expect(parley?.references).toBeUndefined();
   });
 
   it('an unknown citation style is refused with the reason', async () => {

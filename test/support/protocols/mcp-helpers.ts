@@ -15,6 +15,7 @@ import { createLmdbMcpEventStore } from '../../../src/store/mcp-events/lmdb-even
 import { listen } from '../http.ts';
 import { startFixtureHttpServer } from '../../fixtures/tools/http-server.ts';
 import { NOTER } from './a2a-helpers.ts';
+import { READER } from './citing.ts';
 
 export { NOTER, NOTE_QUERY } from './a2a-helpers.ts';
 
@@ -128,13 +129,14 @@ export function mcpClient(name: string, elicit?: Elicit, options: { modern?: boo
 /**
  * Parley's MCP server over Streamable HTTP on 127.0.0.1: the real engine (scripted model, Kuzu in
  * memory) with the fixture MCP server over HTTP as its tool host, /mcp plus /mcp-short whose
- * sessions expire after `sessionIdleMs`, and the approval routes.
+ * sessions expire after `sessionIdleMs`, and the approval routes. The noter is its one specialist;
+ * `reader` adds the reader (citing.ts), whose step reads a named file.
  */
-export async function startMcpHttp(options: { sessionIdleMs?: number } = {}) {
+export async function startMcpHttp(options: { sessionIdleMs?: number; reader?: boolean } = {}) {
   const fixture = await startFixtureHttpServer();
   const parley = await createTestParley({
     roster: false,
-    specialists: [NOTER],
+    specialists: options.reader ? [NOTER, READER] : [NOTER],
     mcpServers: { fx: { url: fixture.mcpUrl } },
   });
   // The event store the server wires in (resumable streams), in its own temporary environment.
@@ -192,7 +194,7 @@ const STDIO_ENTRY = fileURLToPath(new URL('./mcp-stdio-entry.ts', import.meta.ur
  * serveMcpStdio, the fixture MCP server over stdio as its tool host) driven by the client SDK's
  * stdio transport. The fixture logs each write to a file, so the test sees what the process did.
  */
-export async function startMcpStdio(options: { elicit?: Elicit; modern?: boolean } = {}) {
+export async function startMcpStdio(options: { elicit?: Elicit; modern?: boolean; reader?: boolean } = {}) {
   const writeLog = join(mkdtempSync(join(tmpdir(), 'parley-mcp-stdio-')), 'writes.jsonl');
   const client = mcpClient('parley-stdio-test', options.elicit, { modern: options.modern });
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
@@ -200,7 +202,7 @@ export async function startMcpStdio(options: { elicit?: Elicit; modern?: boolean
     new StdioClientTransport({
       command: process.execPath,
       args: ['--import', 'tsx', STDIO_ENTRY],
-      env: { ...env, FIXTURE_LOG: writeLog },
+      env: { ...env, FIXTURE_LOG: writeLog, ...(options.reader ? { MCP_TEST_READER: '1' } : {}) },
       stderr: 'ignore',
     }),
   );

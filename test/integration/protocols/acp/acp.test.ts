@@ -19,6 +19,8 @@ import {
   type RecordingClient,
 } from '../../../support/protocols/acp-client.ts';
 import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
+import { STANDUP_REFERENCE, STANDUP_SOURCE } from '../../../support/protocols/citing.ts';
+import { expectNumbered, expectUncited } from '../../../support/protocols/citing-expect.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
   name: string;
@@ -312,6 +314,55 @@ describe('ACP sessions and prompt content', () => {
         }),
       );
       expect(err.code).toBe(-32002);
+    });
+  });
+});
+
+describe('ACP: citations (session/new _meta.parley.citations)', () => {
+  // One scribe step reading notes/standup.md (read_note asks first in this rig: the client allows once).
+  const READ_PROMPT = `${scribePrompt('read_note', { path: 'notes/standup.md' })} [[steps:1]] [[planspecialist:scribe]] [[verify:0.95]]`;
+  const SCRIBE_SOURCE = { ...STANDUP_SOURCE, specialist: 'scribe' };
+  type Provenance = { runId: string; sources?: unknown[]; references?: unknown[] };
+
+  const readNotes = (options?: Record<string, unknown>) =>
+    withClient(async (ctx, rc) => {
+      const session = await ctx
+        .buildSession({ cwd: '/tmp', mcpServers: [], ...(options ? { _meta: { parley: options } } : {}) })
+        .start();
+      const response = await session.prompt(READ_PROMPT);
+      expect(response.stopReason).toBe('end_turn');
+      expect(rc.permissions).toHaveLength(1);
+      const said = messageText(rc, session.sessionId);
+      const provenance = (response._meta as { parley: Provenance }).parley;
+      expect((await parley.engine.get(provenance.runId)!.result).answer).toBe(said);
+      return { said, provenance };
+    });
+
+  it('"numbered": the message cites [1] and lists standup.md; the stop response\'s _meta carries the references', async () => {
+    const { said, provenance } = await readNotes({ citations: 'numbered' });
+    expectNumbered(said);
+    expect(provenance.references).toEqual([STANDUP_REFERENCE]);
+    expect(provenance.sources).toEqual([SCRIBE_SOURCE]);
+  });
+
+  it('without it: no [n] in the message; the file read still comes as data, with no references', async () => {
+    const { said, provenance } = await readNotes();
+    expectUncited(said);
+    expect(provenance.sources).toEqual([SCRIBE_SOURCE]);
+    expect(provenance.references).toBeUndefined();
+  });
+
+  it('an unknown style is -32602 naming _meta.parley.citations', async () => {
+    await withClient(async (ctx) => {
+      const err = await errorOf(
+        ctx.request(methods.agent.session.new, {
+          cwd: '/tmp',
+          mcpServers: [],
+          _meta: { parley: { citations: 'footnotes' } },
+        }),
+      );
+      expect(err.code).toBe(-32602);
+      expect(err.message).toContain('_meta.parley.citations must be one of none, numbered');
     });
   });
 });

@@ -14,13 +14,16 @@ import {
 } from '@ag-ui/client';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/encoder';
 import { lastValueFrom, toArray } from 'rxjs';
-import { ASK_QUERY, NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
+import { ASK_QUERY, ASKER, NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
+import { NOTER } from '../../../support/protocols/a2a-helpers.ts';
+import { READ_QUERY, READER, STANDUP_REFERENCE, STANDUP_SOURCE } from '../../../support/protocols/citing.ts';
+import { expectNumbered, expectUncited } from '../../../support/protocols/citing-expect.ts';
 import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
 import type { CouncilVerdict } from '../../../../src/graph/run/events.ts';
 
 let rig: Rig;
 beforeAll(async () => {
-  rig = await startRig();
+  rig = await startRig({ specialists: [NOTER, ASKER, READER] });
 });
 afterAll(async () => {
   await rig?.close();
@@ -370,5 +373,46 @@ describe('POST /ag-ui', () => {
     );
     expect((await rig.parley.engine.get(runId)!.result).status).toBe('completed');
     expect(rig.fixture.state.writes).toContainEqual({ path: 'stays.txt', content: 'hello' });
+  });
+});
+
+describe('citations: forwardedProps.parley.citations', () => {
+  type Finished = BaseEvent & { result: Record<string, unknown> };
+
+  async function readNotes(parley: Record<string, unknown>) {
+    const agent = agentWith(READ_QUERY);
+    const { events, subscriber } = recorder();
+    const result = await agent.runAgent({ forwardedProps: { parley } }, subscriber);
+    // The answer's text message (the assistant's tool-call messages come before it).
+    const start = ofType<{ messageId: string } & BaseEvent>(events, EventType.TEXT_MESSAGE_START);
+    expect(start).toHaveLength(1);
+    const said = result.newMessages.find((m) => m.id === start[0]!.messageId)?.content;
+    const finished = events.at(-1) as Finished;
+    expect(finished).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+    expect(typeof said).toBe('string');
+    expect(finished.result.answer).toBe(said);
+    return { said: said as string, result: finished.result };
+  }
+
+  it('"numbered": the message cites [1] and lists standup.md; RUN_FINISHED.result carries the references', async () => {
+    const { said, result } = await readNotes({ citations: 'numbered' });
+    expectNumbered(said);
+    expect(result).toMatchObject({ status: 'completed', sources: [STANDUP_SOURCE] });
+    expect(result.references).toEqual([STANDUP_REFERENCE]);
+  });
+
+  it('without it: no [n] in the message; the file read still comes as data, with no references', async () => {
+    const { said, result } = await readNotes({});
+    expectUncited(said);
+    expect(result).toMatchObject({ status: 'completed', sources: [STANDUP_SOURCE] });
+    expect(result.references).toBeUndefined();
+  });
+
+  it('an unknown style is a 400 naming forwardedProps.parley.citations, and starts no run', async () => {
+    const before = rig.parley.engine.retainedRuns;
+    await expect(
+      agentWith(READ_QUERY).runAgent({ forwardedProps: { parley: { citations: 'footnotes' } } }),
+    ).rejects.toThrow(/HTTP 400.*forwardedProps\.parley\.citations/);
+    expect(rig.parley.engine.retainedRuns).toBe(before);
   });
 });

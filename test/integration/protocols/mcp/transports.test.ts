@@ -22,6 +22,8 @@ import {
   textOf,
   type AskResult,
 } from '../../../support/protocols/mcp-helpers.ts';
+import { READ_QUERY, STANDUP_REFERENCE, STANDUP_SOURCE } from '../../../support/protocols/citing.ts';
+import { expectNumbered, expectUncited } from '../../../support/protocols/citing-expect.ts';
 
 interface Served {
   client: Client;
@@ -47,7 +49,7 @@ const TRANSPORTS: { name: string; start(): Promise<Served> }[] = [
   {
     name: 'Streamable HTTP',
     async start() {
-      const served = await startMcpHttp();
+      const served = await startMcpHttp({ reader: true });
       const asked: string[] = [];
       const client = await served.connect({ elicit: acceptingElicitation(asked) });
       return {
@@ -68,7 +70,7 @@ const TRANSPORTS: { name: string; start(): Promise<Served> }[] = [
     name: 'stdio',
     async start() {
       const asked: string[] = [];
-      const served = await startMcpStdio({ elicit: acceptingElicitation(asked) });
+      const served = await startMcpStdio({ elicit: acceptingElicitation(asked), reader: true });
       const client = served.client;
       // Each stdio client is its own Parley process (its own engine and tool host).
       const others: { close(): Promise<void> }[] = [];
@@ -399,5 +401,43 @@ describe.each(TRANSPORTS)('MCP server over $name', ({ start }) => {
     expect((err as { message: string }).message).toMatch(/Invalid params: params\.level: Invalid option/);
     expect((err as { message: string }).message).not.toMatch(/\n|"code"/);
     expect((await served.client.listTools()).tools).toHaveLength(6);
+  });
+
+  describe('ask with citations', () => {
+    type Cited = AskResult & { sources?: unknown[]; references?: unknown[] };
+    const readNotes = async (citations?: string) => {
+      const result = await served.client.callTool({
+        name: 'ask',
+        arguments: { query: READ_QUERY, ...(citations ? { citations } : {}) },
+      });
+      expect(result.isError).toBeFalsy();
+      const out = structured<Cited>(result);
+      expect(out.status).toBe('completed');
+      expect(textOf(result)).toBe(out.answer);
+      return { said: textOf(result), out };
+    };
+
+    it('"numbered": the text cites [1] and lists standup.md; structuredContent carries the references', async () => {
+      const { said, out } = await readNotes('numbered');
+      expectNumbered(said);
+      expect(out.references).toEqual([STANDUP_REFERENCE]);
+      expect(out.sources).toEqual([STANDUP_SOURCE]);
+    });
+
+    it('without it: no [n] in the text; the file read still comes as structured content, with no references', async () => {
+      const { said, out } = await readNotes();
+      expectUncited(said);
+      expect(out.sources).toEqual([STANDUP_SOURCE]);
+      expect(out.references).toBeUndefined();
+    });
+
+    it('an unknown style is a tool error naming citations', async () => {
+      const result = await served.client.callTool({
+        name: 'ask',
+        arguments: { query: READ_QUERY, citations: 'footnotes' },
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/citations: Invalid option: expected one of "none"\|"numbered"/);
+    });
   });
 });

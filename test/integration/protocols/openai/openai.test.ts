@@ -2,13 +2,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import type { GraphEvent } from '../../../../src/graph/run/events.ts';
-import { NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
+import { ASKER, NOTE_QUERY, startRig, until, type Rig } from '../../../support/protocols/agui-rig.ts';
+import { NOTER } from '../../../support/protocols/a2a-helpers.ts';
+import { READ_QUERY, READER, STANDUP_REFERENCE, STANDUP_SOURCE } from '../../../support/protocols/citing.ts';
+import { expectNumbered, expectUncited } from '../../../support/protocols/citing-expect.ts';
 import { expectAdvice, expectVerdictData } from '../../../support/council-answer.ts';
 
 let rig: Rig;
 let client: OpenAI;
 beforeAll(async () => {
-  rig = await startRig();
+  rig = await startRig({ specialists: [NOTER, ASKER, READER] });
   client = new OpenAI({ baseURL: `${rig.url}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
 afterAll(async () => {
@@ -298,5 +301,59 @@ describe('disconnect', () => {
     abort.abort();
     expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
     expect((await rig.parley.engine.get(runId)!.result).status).toBe('cancelled');
+  });
+});
+
+describe('citations: parley.citations', () => {
+  type Provenance = { runId: string; sources?: unknown[]; references?: unknown[] };
+  const readNotes = async (parley?: object) => {
+    const data = await client.chat.completions.create({
+      model: 'parley',
+      messages: [{ role: 'user', content: READ_QUERY }],
+      ...(parley ? { parley } : {}),
+    } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    return { said: data.choices[0]!.message.content ?? '', parley: (data as unknown as { parley: Provenance }).parley };
+  };
+
+  it('"numbered": the message cites [1] and lists standup.md; the parley object carries the references', async () => {
+    const { said, parley } = await readNotes({ citations: 'numbered' });
+    expectNumbered(said);
+    expect(parley.references).toEqual([STANDUP_REFERENCE]);
+    expect(parley.sources).toEqual([STANDUP_SOURCE]);
+    expect((await rig.parley.engine.get(parley.runId)!.result).answer).toBe(said);
+  });
+
+  it('"numbered", streamed: the content deltas cite [1]; the stop chunk\'s run.finished carries the references', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'parley',
+      messages: [{ role: 'user', content: READ_QUERY }],
+      stream: true,
+      parley: { citations: 'numbered' },
+    } as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
+    const { chunks, content } = await collect(stream);
+    expectNumbered(content);
+    const stop = chunks.find((c) => c.choices[0]?.finish_reason === 'stop');
+    expect(stop?.parley).toMatchObject({
+      type: 'run.finished',
+      status: 'completed',
+      answer: content,
+      references: [STANDUP_REFERENCE],
+      sources: [STANDUP_SOURCE],
+    });
+  });
+
+  it('without it: no [n] in the message; the file read still comes as data, with no references', async () => {
+    const { said, parley } = await readNotes();
+    expectUncited(said);
+    expect(parley.sources).toEqual([STANDUP_SOURCE]);
+    expect(parley.references).toBeUndefined();
+  });
+
+  it('an unknown style is a 400 naming parley.citations, and starts no run', async () => {
+    const before = rig.parley.engine.retainedRuns;
+    const err = await readNotes({ citations: 'footnotes' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('parley.citations');
+    expect(rig.parley.engine.retainedRuns).toBe(before);
   });
 });
