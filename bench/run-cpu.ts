@@ -13,7 +13,8 @@
  * scenario): the CPU a run costs when runs overlap, e.g. execution-memory records sharing a write.
  * Linux only (/proc).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CONTENDER_NAMES, NEEDS_POSTGRES, loadContender, type ContenderName } from './contenders/index.ts';
 import { POSTGRES_MISSING, postgresBinDir } from '../test/support/postgres.ts';
@@ -114,7 +115,26 @@ try {
       tid === String(process.pid) ? 'main JavaScript thread' : process.env.BENCH_BY_TID ? `${name} ${tid}` : name;
     byName.set(label, (byName.get(label) ?? 0) + spent);
   }
-  console.log(`${contender.name}: ${RUNS} runs, N = ${FAN_OUT}, L = 0, ${IN_FLIGHT} at a time`);
+  const mainMs = byName.get('main JavaScript thread') ?? 0;
+  // Beside the profile: what it covered, so bench/cpu-profile.ts can give ms per run of CPU (a profile's
+  // sample intervals are wall time, longer than the thread's CPU time when the machine is loaded).
+  if (values.profile)
+    writeFileSync(
+      `${values.profile}.json`,
+      JSON.stringify({
+        contender: contender.name,
+        runs: RUNS,
+        inFlight: IN_FLIGHT,
+        mainThreadMs: mainMs,
+        processMs: (cpu.user + cpu.system) / 1000,
+        loadavg: loadavg(),
+      }),
+    );
+  console.log(
+    `${contender.name}: ${RUNS} runs, N = ${FAN_OUT}, L = 0, ${IN_FLIGHT} at a time (load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   if (IN_FLIGHT > 1) console.log(`  runs per second     ${((RUNS / wall) * 1000).toFixed(1)}`);
   console.log(`  wall per run        ${(wall / RUNS).toFixed(2)} ms${floor ? ' (with its paired floor run)' : ''}`);
   if (floor) {
