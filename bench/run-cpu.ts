@@ -59,6 +59,13 @@ function threadCpu(): Map<string, { name: string; ms: number }> {
   return out;
 }
 
+/** CPU ms of a whole process (every thread), from /proc/<pid>/stat. */
+function processCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+}
+
 const contenderName = values.contender as ContenderName;
 if (!CONTENDER_NAMES.includes(contenderName)) {
   console.error(`--contender ${values.contender}: not one of ${CONTENDER_NAMES.join(', ')}`);
@@ -88,6 +95,7 @@ try {
   const stopProfile = await startMainProfile(values.profile);
   const before = threadCpu();
   const server0 = instance.serverCpuMs?.();
+  const model0 = processCpu(model.pid);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let next = 0;
@@ -106,6 +114,7 @@ try {
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const after = threadCpu();
+  const modelMs = processCpu(model.pid) - model0;
   const serverMs = server0 === undefined ? undefined : instance.serverCpuMs!() - server0;
   await stopProfile();
   const byName = new Map<string, number>();
@@ -126,6 +135,7 @@ try {
         runs: RUNS,
         inFlight: IN_FLIGHT,
         mainThreadMs: mainMs,
+        modelMs,
         processMs: (cpu.user + cpu.system) / 1000,
         loadavg: loadavg(),
       }),
@@ -150,6 +160,9 @@ try {
   for (const [name, ms] of [...byName].sort((a, b) => b[1] - a[1]))
     if (ms > 0) console.log(`    ${name.padEnd(24)} ${(ms / RUNS).toFixed(2)} ms`);
   // /proc ticks are 10 ms: over a few hundred runs the per-run figure is good to ~0.05 ms.
+  // The scripted model shares the machine's two cores: with runs in flight its CPU per run (longer prompts
+  // to parse, more tokens to count) bounds the throughput as much as the contender's own.
+  console.log(`  scripted model CPU  ${(modelMs / RUNS).toFixed(2)} ms per run (its process, not in the above)`);
   if (serverMs !== undefined)
     console.log(`  Postgres server CPU ${(serverMs / RUNS).toFixed(2)} ms per run (its processes, not in the above)`);
 } finally {
