@@ -13,7 +13,8 @@
  * scenario): the CPU a run costs when runs overlap, e.g. execution-memory records sharing a write.
  * Linux only (/proc).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CONTENDER_NAMES, NEEDS_POSTGRES, loadContender, type ContenderName } from './contenders/index.ts';
 import { POSTGRES_MISSING, postgresBinDir } from '../test/support/postgres.ts';
@@ -58,6 +59,13 @@ function threadCpu(): Map<string, { name: string; ms: number }> {
   return out;
 }
 
+/** CPU ms of a whole process (every thread), from /proc/<pid>/stat. */
+function processCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+}
+
 const contenderName = values.contender as ContenderName;
 if (!CONTENDER_NAMES.includes(contenderName)) {
   console.error(`--contender ${values.contender}: not one of ${CONTENDER_NAMES.join(', ')}`);
@@ -87,6 +95,7 @@ try {
   const stopProfile = await startMainProfile(values.profile);
   const before = threadCpu();
   const server0 = instance.serverCpuMs?.();
+  const model0 = processCpu(model.pid);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let next = 0;
@@ -105,6 +114,7 @@ try {
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const after = threadCpu();
+  const modelMs = processCpu(model.pid) - model0;
   const serverMs = server0 === undefined ? undefined : instance.serverCpuMs!() - server0;
   await stopProfile();
   const byName = new Map<string, number>();
@@ -114,7 +124,27 @@ try {
       tid === String(process.pid) ? 'main JavaScript thread' : process.env.BENCH_BY_TID ? `${name} ${tid}` : name;
     byName.set(label, (byName.get(label) ?? 0) + spent);
   }
-  console.log(`${contender.name}: ${RUNS} runs, N = ${FAN_OUT}, L = 0, ${IN_FLIGHT} at a time`);
+  const mainMs = byName.get('main JavaScript thread') ?? 0;
+  // Beside the profile: what it covered, so bench/cpu-profile.ts can give ms per run of CPU (a profile's
+  // sample intervals are wall time, longer than the thread's CPU time when the machine is loaded).
+  if (values.profile)
+    writeFileSync(
+      `${values.profile}.json`,
+      JSON.stringify({
+        contender: contender.name,
+        runs: RUNS,
+        inFlight: IN_FLIGHT,
+        mainThreadMs: mainMs,
+        modelMs,
+        processMs: (cpu.user + cpu.system) / 1000,
+        loadavg: loadavg(),
+      }),
+    );
+  console.log(
+    `${contender.name}: ${RUNS} runs, N = ${FAN_OUT}, L = 0, ${IN_FLIGHT} at a time (load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   if (IN_FLIGHT > 1) console.log(`  runs per second     ${((RUNS / wall) * 1000).toFixed(1)}`);
   console.log(`  wall per run        ${(wall / RUNS).toFixed(2)} ms${floor ? ' (with its paired floor run)' : ''}`);
   if (floor) {
@@ -130,6 +160,9 @@ try {
   for (const [name, ms] of [...byName].sort((a, b) => b[1] - a[1]))
     if (ms > 0) console.log(`    ${name.padEnd(24)} ${(ms / RUNS).toFixed(2)} ms`);
   // /proc ticks are 10 ms: over a few hundred runs the per-run figure is good to ~0.05 ms.
+  // The scripted model shares the machine's two cores: with runs in flight its CPU per run (longer prompts
+  // to parse, more tokens to count) bounds the throughput as much as the contender's own.
+  console.log(`  scripted model CPU  ${(modelMs / RUNS).toFixed(2)} ms per run (its process, not in the above)`);
   if (serverMs !== undefined)
     console.log(`  Postgres server CPU ${(serverMs / RUNS).toFixed(2)} ms per run (its processes, not in the above)`);
 } finally {

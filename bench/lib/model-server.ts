@@ -25,6 +25,8 @@ export type ModelProcessReply =
   { id: number; url: string } | { id: number; length: number } | { id: number; entries: LogEntry[] };
 
 export interface ModelServer {
+  /** The model process's id (its CPU time is in /proc/<pid>/stat). */
+  pid: number;
   /** The latency it started with (see setLatency). */
   latencyMs: number;
   /** Changes the fixed latency of calls arriving from now on. */
@@ -68,6 +70,7 @@ export async function startModelServer(latencyMs: number): Promise<ModelServer> 
       child.send({ ...req, id });
     });
   return {
+    pid: child.pid!,
     latencyMs,
     baseUrl: `${url}/v1`,
     length: async () => (await ask<{ id: number; length: number }>({ cmd: 'length' })).length,

@@ -11,6 +11,11 @@
  * A new run's record goes with its first batch and its thread turn with its last (the one holding
  * `run.finished`): LMDB commits the writes of one turn of the event loop together, so each is one commit
  * less per run, and neither event reaches a consumer before the write that goes with it is committed.
+ *
+ * A batch of streamed text only (answer.delta, model.thought) waits up to STREAM_LINGER_MS for more before
+ * it is sent, and goes at once with the next event of another kind: a streamed answer is a commit (and a
+ * flush to disk) every STREAM_LINGER_MS, not one per network read, and at most that much later in a
+ * consumer's hands. Nothing is told before its commit, as for every batch (issue 47).
  */
 import type { Logger } from '../../log.ts';
 import type { RunStore, StoredEvent, StoredRun } from '../../store/runs/run-store.ts';
@@ -18,6 +23,18 @@ import type { GraphEvent } from '../run/events.ts';
 import type { GraphPlan } from '../planning/graph-plan.ts';
 import type { RunRecord } from '../../knowledge/store.ts';
 import type { RunState } from '../run/state.ts';
+
+/**
+ * How long a batch of streamed text waits for more before it is committed. A provider streams a token every
+ * ~10–50 ms: a few tokens per commit, and text still reaches a reader well within a human's reading pace.
+ */
+export const STREAM_LINGER_MS = 25;
+
+/** Streamed text: an event a reader sees go by, committed in groups (STREAM_LINGER_MS). */
+const streamed = (event: GraphEvent) => event.type === 'answer.delta' || event.type === 'model.thought';
+
+/** Hands each event of a run to the store (the promise of its commit); flush() sends what it holds back now. */
+export type RunPersister = ((event: GraphEvent) => Promise<unknown>) & { flush(): void };
 
 export interface PersistedRun {
   record: StoredRun;
@@ -59,7 +76,7 @@ export function runPersister(
   fresh: boolean,
   made: Made,
   logger: Logger,
-): ((event: GraphEvent) => Promise<unknown>) | undefined {
+): RunPersister | undefined {
   if (!store) return undefined;
   const run: PersistedRun = {
     record,
@@ -71,11 +88,7 @@ export function runPersister(
   return persistEvents(store, run, logger);
 }
 
-export function persistEvents(
-  store: RunStore,
-  run: PersistedRun,
-  logger: Logger,
-): (event: GraphEvent) => Promise<unknown> {
+export function persistEvents(store: RunStore, run: PersistedRun, logger: Logger): RunPersister {
   // The store retried the write and marked the run degraded (logged, GET /ready); the run goes on in
   // memory and its clients are not held. One line per run here: a degraded run fails every write.
   let told = false;
@@ -91,10 +104,15 @@ export function persistEvents(
   let sending = false;
   /** The run's record goes with its first batch. */
   let unrecorded = run.fresh === true;
+  /** The open batch is streamed text only, waiting for more until this timer fires. */
+  let lingering: ReturnType<typeof setTimeout> | undefined;
 
   const send = () => {
     const batch = open;
-    if (!batch) return;
+    // One batch in flight at a time: a send queued before another went finds it sending (the commit's callback sends next).
+    if (!batch || sending) return;
+    if (lingering) clearTimeout(lingering);
+    lingering = undefined;
     open = undefined;
     sending = true;
     // One append for the batch's events and its checkpoints beside it: the store commits them in the order asked.
@@ -109,9 +127,17 @@ export function persistEvents(
     void committed.then(() => {
       batch.resolve();
       sending = false;
-      // What came while this batch committed goes now, together.
-      if (open) send();
+      // What came while this batch committed goes now, together (streamed text only: when its wait is over).
+      if (open) sendOrLinger(open);
     });
+  };
+
+  /** Sends the batch now, or, streamed text only, when it has waited STREAM_LINGER_MS since it opened. */
+  const sendOrLinger = (batch: Batch) => {
+    if (!batch.streamOnly) return send();
+    const wait = STREAM_LINGER_MS - (performance.now() - batch.openedAt);
+    if (wait <= 0) return send();
+    lingering = setTimeout(send, wait);
   };
 
   /** The write that goes with an event a recovery needs (the plan, a finished step, the end), or undefined. */
@@ -146,14 +172,29 @@ export function persistEvents(
     return undefined;
   };
 
-  return (event) => {
+  const persist = (event: GraphEvent): Promise<unknown> => {
     let batch = open;
+    const stream = streamed(event);
     if (!batch) {
       let resolve!: () => void;
       const committed = new Promise<void>((r) => (resolve = r));
-      batch = open = { events: [], checkpoints: [], committed, resolve };
-      // Nothing in flight: the batch goes at the end of this turn, with whatever else the turn emits.
-      if (!sending) queueMicrotask(send);
+      batch = open = { events: [], checkpoints: [], committed, resolve, streamOnly: stream, openedAt: 0 };
+      if (stream) {
+        batch.openedAt = performance.now();
+        // Streamed text waits for more (or for an event of another kind) unless a commit is in flight.
+        if (!sending) lingering = setTimeout(send, STREAM_LINGER_MS);
+      }
+      // Nothing in flight: the batch goes at the end of this turn of the event loop, with whatever else the
+      // turn emits (a node's last events, the walk's node.finished and the next node.started, the run's end).
+      else if (!sending) setImmediate(send);
+    } else if (!stream && batch.streamOnly) {
+      // An event of another kind goes at the end of this turn, with the streamed text before it.
+      batch.streamOnly = false;
+      if (lingering) {
+        clearTimeout(lingering);
+        lingering = undefined;
+        setImmediate(send);
+      }
     }
     batch.events.push(event as unknown as StoredEvent);
     const checkpoint = checkpointOf(event);
@@ -164,6 +205,13 @@ export function persistEvents(
     if (event.type === 'run.finished' && !sending) send();
     return batch.committed;
   };
+  // The log ended without run.finished (the process stops): what waits goes now, or after the commit in flight.
+  const flush = () => {
+    if (!open) return;
+    open.streamOnly = false;
+    send();
+  };
+  return Object.assign(persist, { flush });
 }
 
 /** Events emitted while the previous batch commits, sent together: one append, one promise. */
@@ -172,4 +220,8 @@ interface Batch {
   checkpoints: (() => Promise<unknown>)[];
   committed: Promise<void>;
   resolve: () => void;
+  /** Only streamed text so far: it may wait for more (STREAM_LINGER_MS). */
+  streamOnly: boolean;
+  /** When a streamed-text batch opened (performance.now()). */
+  openedAt: number;
 }

@@ -32,12 +32,13 @@ export async function walkNodes(run: RunState, ctx: EngineContext): Promise<RunO
       emit(run, { type: 'node.started', node });
       const t0 = ctx.now();
       const current: NodeName = node;
-      const { next, update } = await Promise.race([
-        ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () =>
-          (NODES[current] as NodeFn)(run, ctx),
-        ),
-        aborted,
-      ]);
+      const work = ctx.span(`node ${current}`, { 'parley.run_id': run.id, 'parley.node': current }, () =>
+        (NODES[current] as NodeFn)(run, ctx),
+      );
+      const { next, update } = await Promise.race([work, aborted]).catch(async (err: unknown) => {
+        if (signal.aborted) await keepFinishedUpdate(run, work);
+        throw err;
+      });
       // The types hold every node to its row of the edge table; this holds a node that casts around them.
       if (!isEdge(current, next)) throw new Error(`node ${current} went to ${String(next)}, not one of its edges`);
       let outcome: RunOutcome | undefined;
@@ -54,4 +55,19 @@ export async function walkNodes(run: RunState, ctx: EngineContext): Promise<RunO
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * A cancel that lands as a node finishes (a consumer cancelling on the node's last event, e.g. verify.result)
+ * can win the race while the node's promise is still a few microtasks from settling. The node did its work
+ * and its events told clients so: its update stands (the run still ends cancelled, its outcome ignored).
+ * Waits one turn of the event loop at most, so a node still working (a model call the abort cuts short) is
+ * not waited for.
+ */
+async function keepFinishedUpdate(run: RunState, work: Promise<Awaited<ReturnType<NodeFn>>>): Promise<void> {
+  const turn = new Promise<undefined>((resolve) => setImmediate(resolve, undefined));
+  const done = await Promise.race([work.catch(() => undefined), turn]);
+  if (!done?.update) return;
+  const { outcome: _outcome, ...decided } = done.update;
+  applyUpdate(run, decided);
 }

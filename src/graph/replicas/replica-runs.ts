@@ -126,8 +126,8 @@ export class ReplicaRuns {
    */
   signalEvents<E extends { seq: number }>(
     runId: string,
-    persist: (event: E) => Promise<unknown>,
-  ): (event: E) => Promise<unknown> {
+    persist: ((event: E) => Promise<unknown>) & { flush?: () => void },
+  ): ((event: E) => Promise<unknown>) & { flush?: () => void } {
     let latest = 0;
     let scheduled = false;
     const channel = runEventsChannel(runId);
@@ -140,7 +140,7 @@ export class ReplicaRuns {
     let lastIn: Promise<unknown> | undefined;
     let lastOut: Promise<unknown> | undefined;
     let batch = { seq: 0 };
-    return (event) => {
+    const signalled = (event: E) => {
       const committed = persist(event);
       if (committed === lastIn) {
         batch.seq = Math.max(batch.seq, event.seq);
@@ -158,6 +158,8 @@ export class ReplicaRuns {
       });
       return lastOut;
     };
+    // The persister's flush (the log ended without run.finished) passes through.
+    return persist.flush ? Object.assign(signalled, { flush: persist.flush }) : signalled;
   }
 
   /** A cancel for a run executing on another replica; false when no replica is known to run it. */

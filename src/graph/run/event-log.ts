@@ -27,6 +27,12 @@ interface Consumer {
   reject?: (error: Error) => void;
 }
 
+/**
+ * Hands an event to the run store; `flush`, when there is one, sends what it still holds back (streamed text
+ * waiting for more, durable/persist-events.ts) at once: the log calls it when it ends without run.finished.
+ */
+export type Persist = ((event: GraphEvent) => Promise<unknown> | undefined) & { flush?: () => void };
+
 export interface RunEventLogOptions {
   /** Events one consumer may lag behind before it is detached. */
   buffer: number;
@@ -37,7 +43,7 @@ export interface RunEventLogOptions {
    * settles (its commit); undefined lets consumers see it at once. Events committed together may
    * share one promise (the same object): consumers are then held once, at the first of them.
    */
-  persist?: (event: GraphEvent) => Promise<unknown> | undefined;
+  persist?: Persist;
   /** The events logged before a restart (seq 1..n, in order): the log continues after them. */
   restored?: GraphEvent[];
 }
@@ -147,6 +153,8 @@ export class RunEventLog {
    * following it ends now and its client reconnects with Last-Event-ID. Later emits are ignored.
    */
   end(): void {
+    // What the store still holds back goes now: the process is stopping, and a consumer waits for its commit.
+    this.persist?.flush?.();
     this.closed = true;
     for (const c of this.consumers) if (c.resolve) this.#wake(c);
   }
