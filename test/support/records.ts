@@ -2,6 +2,7 @@
 import type { RunRecord, SpecialistRecord, StepRecord, ToolRecord } from '../../src/knowledge/store.ts';
 import type { GraphPlan } from '../../src/graph/planning/graph-plan.ts';
 import type { KnowledgeStore } from '../../src/knowledge/store.ts';
+import type { StoredRun } from '../../src/store/runs/run-store.ts';
 
 export function specialist(id: string, description: string, extra: Partial<SpecialistRecord> = {}): SpecialistRecord {
   return {
@@ -149,3 +150,14 @@ export function notesKeeper(sourceId: string): SpecialistRecord {
     tools: ['notes/write_note', 'notes/read_note'],
   };
 }
+
+/** A run as the run store holds it while it runs (caller c1, thread `t-<id>`), for tests of the store path. */
+export const runningRecord = (id: string): StoredRun => ({
+  id,
+  callerId: 'c1',
+  threadId: `t-${id}`,
+  status: 'running',
+  request: { query: 'q', protocol: 'test' },
+  createdAt: 1,
+  updatedAt: 1,
+});

@@ -39,7 +39,7 @@ export function callTargets(args: Record<string, unknown>): string[] {
 
 /** What one successful tool call read or wrote, by name: the files and pages its arguments name, else the tool. */
 export function namedSourcesOfCall(toolId: string, args: Record<string, unknown>): NamedSource[] {
-  const named = [...PATH_KEYS, ...URL_KEYS].flatMap((key) => strings(args[key]).map(fromText));
+  const named = callTargets(args).map(fromText);
   const found = named.filter((s): s is NamedSource => s !== undefined);
   return found.length ? found : [{ kind: 'tool', title: toolId }];
 }

@@ -18,7 +18,8 @@ import { silentLogger } from '../../../src/log.ts';
 import { openKv } from '../../../src/store/kv.ts';
 import { settledHeap } from '../../support/fuzz/harness.ts';
 import { openLmdbRunStore } from '../../../src/store/runs/lmdb/lmdb-run-store.ts';
-import type { RunStore, StoredRun } from '../../../src/store/runs/run-store.ts';
+import type { RunStore } from '../../../src/store/runs/run-store.ts';
+import { runningRecord } from '../../support/records.ts';
 
 /** The real broker the engine hands retention: stored handles list and answer approvals through it. */
 const approvals = new ApprovalBroker({ timeoutMs: 60_000, defaultDecision: 'deny' });
@@ -44,15 +45,7 @@ async function finishedRun(
   store?: RunStore,
   answer = 'the answer',
 ): Promise<{ log: RunEventLog; handle: RunHandle }> {
-  const record: StoredRun = {
-    id,
-    callerId: 'c1',
-    threadId: `t-${id}`,
-    status: 'running',
-    request: { query: 'q', protocol: 'test' },
-    createdAt: 1,
-    updatedAt: 1,
-  };
+  const record = runningRecord(id);
   if (store) await store.runs.put(record);
   const persist = store ? persistEvents(store, { record, plan: () => undefined }, silentLogger) : undefined;
   const log = new RunEventLog(id, { buffer: 100, ...(persist ? { persist } : {}) });

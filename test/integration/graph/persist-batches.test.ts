@@ -14,7 +14,8 @@ import { RunEventLog } from '../../../src/graph/run/event-log.ts';
 import { silentLogger } from '../../../src/log.ts';
 import { openKv } from '../../../src/store/kv.ts';
 import { openLmdbRunStore } from '../../../src/store/runs/lmdb/lmdb-run-store.ts';
-import type { RunStore, StoredEvent, StoredRun } from '../../../src/store/runs/run-store.ts';
+import type { RunStore, StoredEvent } from '../../../src/store/runs/run-store.ts';
+import { runningRecord } from '../../support/records.ts';
 
 const usage = { inputTokens: 1, outputTokens: 2, cachedTokens: 0, costUsd: 0, modelCalls: 1, toolCalls: 0 };
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -47,15 +48,7 @@ function recordedStore() {
 }
 
 function runLog(store: RunStore, id: string) {
-  const record: StoredRun = {
-    id,
-    callerId: 'c1',
-    threadId: `t-${id}`,
-    status: 'running',
-    request: { query: 'q', protocol: 'test' },
-    createdAt: 1,
-    updatedAt: 1,
-  };
+  const record = runningRecord(id);
   const persist = persistEvents(store, { record, plan: () => undefined, fresh: true }, silentLogger);
   return new RunEventLog(id, { buffer: 1000, persist });
 }

@@ -7,35 +7,13 @@
  * No model is called for any of them. Once the database is back, the thread is read again.
  */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { GraphEvent, GraphEventOf } from '../../../src/graph/run/events.ts';
 import { THREAD_READ_RETRY_MS } from '../../../src/graph/threads/thread-turns.ts';
-import { startShippedParley, type ShippedParley } from '../../support/server.ts';
-import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from '../../support/postgres.ts';
-import { tcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import { postJson, readAll } from '../../support/protocols/sse-read.ts';
+import { useServerOnCuttablePostgres } from '../../support/postgres-behind-proxy.ts';
 
-const available = postgresBinDir() !== undefined;
-if (!available) console.log(`history-read-give-up.test.ts: ${POSTGRES_MISSING}`);
-
-let pg: TestPostgres | undefined;
-let proxy: TcpProxy | undefined;
-let server: ShippedParley | undefined;
-
-beforeAll(async () => {
-  if (!available) return;
-  pg = await startPostgres();
-  proxy = await tcpProxy(Number(new URL(pg.url).port));
-  const url = new URL(pg.url);
-  url.port = String(proxy.port);
-  server = await startShippedParley({ PARLEY_DATABASE_URL: url.toString() });
-}, 120_000);
-afterAll(async () => {
-  proxy?.mend();
-  await server?.close();
-  await proxy?.close();
-  await pg?.stop();
-});
+const { available, server, proxy } = useServerOnCuttablePostgres('history-read-give-up.test.ts');
 
 const THREAD = 'history-give-up-thread';
 const FOLLOW_UP = 'What was the code word? [[route:direct]]';
@@ -45,7 +23,7 @@ const REASON = new RegExp(
 
 /** A run over POST /stream to its end: the run.finished event and when the client had it. */
 async function streamed(body: Record<string, unknown>, since: number) {
-  const events = (await readAll(await postJson(`${server!.url}/stream`, body))).map((m) => m.json as GraphEvent);
+  const events = (await readAll(await postJson(`${server().url}/stream`, body))).map((m) => m.json as GraphEvent);
   return { events, finished: events.at(-1) as GraphEventOf<'run.finished'>, ms: Date.now() - since };
 }
 
@@ -58,9 +36,9 @@ it.skipIf(!available)(
     );
     expect(first.finished).toMatchObject({ type: 'run.finished', status: 'completed' });
 
-    proxy!.cut();
+    proxy().cut();
     const since = Date.now();
-    const openai = new OpenAI({ baseURL: `${server!.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const openai = new OpenAI({ baseURL: `${server().url}/v1`, apiKey: 'unused', maxRetries: 0 });
     const [sse, withDeadline, viaOpenAI] = await Promise.all([
       streamed({ query: FOLLOW_UP, threadId: THREAD }, since),
       streamed({ query: FOLLOW_UP, threadId: THREAD, budget: { wallTimeMs: 4_000 } }, since),
@@ -92,14 +70,14 @@ it.skipIf(!available)(
     );
     // None of them asked a model anything: no answer was made without the conversation.
     const failedRuns = [sse, withDeadline].map((r) => r.events[0]!.runId);
-    const calls = server!.parley.scripted!.requests.filter((r) => r.runId !== first.events[0]!.runId);
+    const calls = server().parley.scripted!.requests.filter((r) => r.runId !== first.events[0]!.runId);
     expect(calls, `runs ${failedRuns.join(', ')}`).toEqual([]);
 
     // The database back: the thread is read again, the conversation reaches the model.
-    proxy!.mend();
+    proxy().mend();
     const again = await streamed({ query: FOLLOW_UP, threadId: THREAD }, Date.now());
     expect(again.finished).toMatchObject({ type: 'run.finished', status: 'completed' });
-    const request = server!.parley.scripted!.requests.filter((r) => r.runId === again.events[0]!.runId);
+    const request = server().parley.scripted!.requests.filter((r) => r.runId === again.events[0]!.runId);
     expect(request.some((r) => JSON.stringify(r.body).includes('PELICAN-7731'))).toBe(true);
   },
   120_000,
