@@ -320,7 +320,7 @@ export class Engine implements RunEngine {
     for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.endsHere));
     this.#running.clear();
-    await this.#memoryWrites.recorded();
+    await this.#memoryWrites.recorded(this.#ctx.store);
     this.#finished.close();
     await this.#saveLedger();
   }
@@ -331,7 +331,7 @@ export class Engine implements RunEngine {
    * `result` settles before that; the knowledge store's reads see the record either way.
    */
   recorded(runId?: string): Promise<void> {
-    return this.#memoryWrites.recorded(runId);
+    return this.#memoryWrites.recorded(this.#ctx.store, runId);
   }
 
   async #execute(run: RunState, made: Made, resumed = false): Promise<RunResult> {

@@ -130,6 +130,10 @@ export class CypherStore implements KnowledgeStore {
     return this.#recorder.recordRun(run, options);
   }
 
+  writePending(): Promise<void> {
+    return this.#recorder.settle();
+  }
+
   recordApproval(approval: ApprovalRecord): Promise<void> {
     return this.#recorder.recordApproval(approval);
   }
@@ -302,8 +306,8 @@ export class CypherStore implements KnowledgeStore {
   }
 
   async close(): Promise<void> {
-    // Records already handed to recordRun are written first, as they were when each queued its own transaction.
-    await this.#recorder.drain();
+    // Records already handed to recordRun are written first (now: nothing waits out its deferral at close).
+    await this.#recorder.settle();
     return this.#exec.close();
   }
 }

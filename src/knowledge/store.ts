@@ -220,6 +220,11 @@ export interface KnowledgeStore {
    * written at once then): getRun, listRuns, getProficiency, searchMemory, a findTeamConfig it could change.
    */
   recordRun(run: RunRecord, options?: { deferMs?: number }): Promise<void>;
+  /**
+   * Writes every record handed to recordRun now, without waiting out its `deferMs`; settles once they are
+   * committed (or failed). For a caller that waits for the records: the engine stopping, `Engine.recorded`.
+   */
+  writePending(): Promise<void>;
   /** Unscoped: the record carries callerId, and adapters check it against the request's caller. */
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(

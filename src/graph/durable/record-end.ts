@@ -12,7 +12,7 @@
  * a record that could change which team it reuses (CypherStore.findTeamConfig). Bounded: past
  * MAX_PENDING_MEMORY_WRITES a run waits for its own write, as every run did before.
  */
-import type { RunRecord } from '../../knowledge/store.ts';
+import type { KnowledgeStore, RunRecord } from '../../knowledge/store.ts';
 import type { EngineContext, RunState } from '../run/state.ts';
 
 /**
@@ -69,10 +69,22 @@ export class MemoryWrites {
     return written;
   }
 
-  /** Settles once the run's record (or, without an id, every record handed over so far) is written. */
-  async recorded(runId?: string): Promise<void> {
-    if (runId !== undefined) return this.#pending.get(runId);
-    while (this.#pending.size) await Promise.all(this.#pending.values());
+  /**
+   * Settles once the run's record (or, without an id, every record handed over so far) is written. Whoever
+   * waits for a record wants it now: the store writes what is deferred at once (a test or the engine
+   * stopping would otherwise wait out MEMORY_DEFER_MS: 2 s at every shutdown).
+   */
+  async recorded(store: Pick<KnowledgeStore, 'writePending'>, runId?: string): Promise<void> {
+    if (runId !== undefined) {
+      const written = this.#pending.get(runId);
+      if (!written) return;
+      await store.writePending();
+      return written;
+    }
+    while (this.#pending.size) {
+      await store.writePending();
+      await Promise.all(this.#pending.values());
+    }
   }
 
   /** The records of one batch commit together: they are noted in the run store together, one write. */
