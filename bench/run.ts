@@ -16,6 +16,7 @@ import { POSTGRES_MISSING, postgresBinDir } from '../test/support/postgres.ts';
 import { SCENARIOS, runJob } from './lib/jobs.ts';
 import { buildChecks, buildGoals, renderTables, type BenchResults, type ContenderResults } from './lib/report.ts';
 import type { ScenarioGroup } from './lib/worker.ts';
+import { benchNode } from './lib/bench-node.ts';
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +51,9 @@ if (names.length === 0) {
   process.exit(2);
 }
 
+const runtime = benchNode();
+if (runtime.note) console.error(`[bench] ${runtime.note}`);
+
 // Read from node_modules directly: some packages do not export their package.json.
 const version = (pkg: string) =>
   (
@@ -62,7 +66,7 @@ const machine = {
   cpu: os.cpus()[0]?.model ?? 'unknown',
   memoryGB: Math.round(os.totalmem() / 1024 ** 3),
   platform: `${os.platform()} ${os.release()}`,
-  node: process.version,
+  node: runtime.version,
   commit: (() => {
     try {
       return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -96,7 +100,7 @@ for (const name of names) {
   for (const scenario of SCENARIOS[name as ContenderName]) {
     if (scenarioFilter && !scenarioFilter.includes(scenario)) continue;
     process.stderr.write(`[bench] ${name} · ${scenario} … `);
-    const outcome = await runJob({ contender: name, scenario, quick: values.quick });
+    const outcome = await runJob({ contender: name, scenario, quick: values.quick }, runtime.path);
     process.stderr.write(`${outcome.ok ? 'done' : 'FAILED'} in ${outcome.seconds.toFixed(1)} s\n`);
     if (!outcome.ok) {
       results.errors.push(`${scenario}: ${outcome.error}`);
@@ -131,14 +135,14 @@ console.log(`\nWrote ${values.out} in ${((performance.now() - started) / 1000).t
 // Dynamic teams beside the static plan of the same shape (bench/dynamic.ts), in its own process.
 if (!scenarioFilter || scenarioFilter.includes('dynamic' as ScenarioGroup)) {
   const quick = values.quick ? ['--runs', '10', '--open', '50'] : [];
-  execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/dynamic.ts', ...quick], {
+  execFileSync(runtime.path, ['--expose-gc', '--import', 'tsx', 'bench/dynamic.ts', ...quick], {
     stdio: 'inherit',
   });
 }
 // Time travel on a 50-step run (bench/time-travel.ts): listing its checkpoints, reading one, starting a fork.
 if (!scenarioFilter || scenarioFilter.includes('time-travel' as ScenarioGroup)) {
   const quick = values.quick ? ['--lists', '5', '--forks', '3'] : [];
-  execFileSync(process.execPath, ['--import', 'tsx', 'bench/time-travel.ts', ...quick], { stdio: 'inherit' });
+  execFileSync(runtime.path, ['--import', 'tsx', 'bench/time-travel.ts', ...quick], { stdio: 'inherit' });
 }
 const failed =
   Object.values(contenders).some((c) => c.errors.length) ||

@@ -28,12 +28,16 @@ export interface JobOutcome {
   seconds: number;
 }
 
-/** Runs one job in a fresh `node --expose-gc --import tsx` process (extra node flags from BENCH_NODE_FLAGS). */
-export function runJob(job: WorkerJob): Promise<JobOutcome> {
+/**
+ * Runs one job in a fresh `node --expose-gc --import tsx` process (extra node flags from BENCH_NODE_FLAGS), on
+ * `execPath` (bench-node.ts: the runtime Parley ships on) or this process's Node.
+ */
+export function runJob(job: WorkerJob, execPath = process.execPath): Promise<JobOutcome> {
   const started = performance.now();
   const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return new Promise((resolve) => {
     const child = fork(workerEntry, [], {
+      execPath,
       execArgv: ['--expose-gc', '--import', 'tsx', ...extra],
       env: { ...process.env, BENCH_JOB: JSON.stringify(job) },
       serialization: 'advanced',
