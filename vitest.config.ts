@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { NO_HOME } from './test/support/home.ts';
+import LongestFirst from './test/support/longest-first.ts';
 
 // `npm run test:timing`: per-file wall, import, tests and CPU into test-results/timing.json (docs/testing.md).
 const timing = Boolean(process.env.PARLEY_TEST_TIMING);
@@ -35,6 +36,8 @@ export default defineConfig({
     env: { PARLEY_HOME: NO_HOME, PARLEY_SCRIPTED_PROMPT_CHECK: '1' },
     setupFiles: ['test/support/prompt-check.ts', ...(timing ? ['test/support/timing-cpu.ts'] : [])],
     ...(timing ? { reporters: ['default', './test/support/timing-reporter.ts'] } : {}),
+    // Longest files first, a shared-worker project's files together (test/support/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores on CI: keep file parallelism modest so timing-based assertions stay honest.
