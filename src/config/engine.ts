@@ -143,6 +143,14 @@ export const ENGINE_SETTINGS = [
       'Newest turns of a thread given verbatim (when they fit the history budget); older turns are summarised.',
   },
   {
+    env: 'PARLEY_THREAD_READ_RETRY_MS',
+    at: 'engine.threadReadRetryMs',
+    schema: positiveInt,
+    default: '20000',
+    description:
+      "How long a follow-up run retries reading its thread when the store fails (a restarting database) before it fails naming the thread; less when the run's wall-time budget is shorter.",
+  },
+  {
     env: 'PARLEY_THREADS_MAX_PER_CALLER',
     at: 'threads.maxPerCaller',
     schema: positiveInt,

@@ -14,7 +14,8 @@ export interface ServerOnCuttablePostgres {
   proxy: () => TcpProxy;
 }
 
-export function useServerOnCuttablePostgres(file: string): ServerOnCuttablePostgres {
+/** `env`: more settings for the server (a shorter PARLEY_THREAD_READ_RETRY_MS). */
+export function useServerOnCuttablePostgres(file: string, env: Record<string, string> = {}): ServerOnCuttablePostgres {
   const available = postgresBinDir() !== undefined;
   if (!available) console.log(`${file}: ${POSTGRES_MISSING}`);
   let pg: TestPostgres | undefined;
@@ -26,7 +27,7 @@ export function useServerOnCuttablePostgres(file: string): ServerOnCuttablePostg
     proxy = await tcpProxy(Number(new URL(pg.url).port));
     const url = new URL(pg.url);
     url.port = String(proxy.port);
-    server = await startShippedParley({ PARLEY_DATABASE_URL: url.toString() });
+    server = await startShippedParley({ ...env, PARLEY_DATABASE_URL: url.toString() });
   }, 120_000);
   afterAll(async () => {
     // A test that failed with the proxy cut would leave the server's close waiting on Postgres.

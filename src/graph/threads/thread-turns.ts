@@ -16,12 +16,9 @@ import type { ThreadTurn, TurnStep } from '../../store/threads/types.ts';
 const FINDING_CHARS = 500;
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** How long a thread read that fails is retried at most (less when the run's wall time is shorter). */
-export const THREAD_READ_RETRY_MS = 20_000;
-
 /**
  * The run's history: its caller's stored thread (when it names one) and the messages it sent. A read
- * that fails (the store restarting) is retried with backoff for THREAD_READ_RETRY_MS, or less within the
+ * that fails (the store restarting) is retried with backoff for PARLEY_THREAD_READ_RETRY_MS (20 s), or less within the
  * run's wall-time budget, or until the run is stopped; if it still fails the run fails saying why,
  * rather than answer as if the conversation had not happened (every protocol shows a failed run's reason).
  */
@@ -40,7 +37,7 @@ export async function loadHistory(run: RunState, ctx: EngineContext): Promise<Co
 async function retried<T>(read: () => Promise<T>, run: RunState, ctx: EngineContext): Promise<T> {
   // The history is the run's first step, so its whole wall time is ahead: the retries end before it does,
   // and the run fails naming the thread rather than "wall time budget" with the cause left in the log.
-  const giveUpAt = ctx.now() + Math.min(THREAD_READ_RETRY_MS, run.meter.budget.wallTimeMs);
+  const giveUpAt = ctx.now() + Math.min(ctx.config.engine.threadReadRetryMs, run.meter.budget.wallTimeMs);
   for (let delay = 100, attempt = 1; ; delay = Math.min(delay * 2, 2_000), attempt++) {
     try {
       return await read();
