@@ -74,6 +74,7 @@ export function withoutWrites(store: KnowledgeStore): KnowledgeStore {
     retrieveSpecialists: (query, k) => store.retrieveSpecialists(query, k),
     findTeamConfig: (query, scope) => store.findTeamConfig(query, scope),
     recordRun: async () => {},
+    settleRuns: async () => {},
     getRun: (id) => store.getRun(id),
     listRuns: (options) => store.listRuns(options),
     getProficiency: (subject, kind) => store.getProficiency(subject, kind),

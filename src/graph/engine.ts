@@ -320,7 +320,7 @@ export class Engine implements RunEngine {
     for (const e of running) this.cancel(e.handle.id, reason);
     await Promise.all(running.map((e) => e.endsHere));
     this.#running.clear();
-    await this.#memoryWrites.recorded();
+    await this.#memoryWrites.settle(this.#ctx);
     this.#finished.close();
     await this.#saveLedger();
   }

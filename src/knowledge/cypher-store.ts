@@ -130,6 +130,10 @@ export class CypherStore implements KnowledgeStore {
     return this.#recorder.recordRun(run, options);
   }
 
+  settleRuns(): Promise<void> {
+    return this.#recorder.settle();
+  }
+
   recordApproval(approval: ApprovalRecord): Promise<void> {
     return this.#recorder.recordApproval(approval);
   }

@@ -220,6 +220,11 @@ export interface KnowledgeStore {
    * written at once then): getRun, listRuns, getProficiency, searchMemory, a findTeamConfig it could change.
    */
   recordRun(run: RunRecord, options?: { deferMs?: number }): Promise<void>;
+  /**
+   * Writes every record handed to recordRun so far now, none waiting out its `deferMs`; settles once they are
+   * committed (or failed). What a closing engine calls instead of waiting out the deferral.
+   */
+  settleRuns(): Promise<void>;
   /** Unscoped: the record carries callerId, and adapters check it against the request's caller. */
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(

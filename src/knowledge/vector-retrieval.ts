@@ -179,6 +179,7 @@ export function withVectorRetrieval(
     retrieveSpecialists,
     findTeamConfig: (query, scope) => inner.findTeamConfig(query, scope),
     recordRun: (run, options) => inner.recordRun(run, options),
+    settleRuns: () => inner.settleRuns(),
     getRun: (id) => inner.getRun(id),
     listRuns: (options) => inner.listRuns(options),
     getProficiency: (subject, kind) => inner.getProficiency(subject, kind),

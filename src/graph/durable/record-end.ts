@@ -43,6 +43,8 @@ export class MemoryWrites {
   /** Runs whose records were committed, to note as remembered in the run store in one write. */
   #remembered: string[] = [];
   #marking?: Promise<void>;
+  /** Set by settle(): the engine is closing, so no record waits for others any more. */
+  #closing = false;
 
   get size(): number {
     return this.#pending.size;
@@ -51,7 +53,7 @@ export class MemoryWrites {
   /** Hands the record to the knowledge store; the promise settles once it is written (or failed, logged). */
   add(runId: string, ctx: EngineContext, memory: RunRecord): Promise<void> {
     const written = ctx.store
-      .recordRun(memory, { deferMs: MEMORY_DEFER_MS })
+      .recordRun(memory, { deferMs: this.#closing ? 0 : MEMORY_DEFER_MS })
       .then(
         () => this.#markRemembered(ctx, runId),
         (err: unknown) => {
@@ -73,6 +75,17 @@ export class MemoryWrites {
   async recorded(runId?: string): Promise<void> {
     if (runId !== undefined) return this.#pending.get(runId);
     while (this.#pending.size) await Promise.all(this.#pending.values());
+  }
+
+  /**
+   * For a closing engine: every record written now, not after its deferral (MEMORY_DEFER_MS), and noted
+   * remembered. Waiting the deferral out held every `parley run`, `parley eval` and stop of `parley serve`
+   * that had finished a run 2 s longer, for no batch to join.
+   */
+  async settle(ctx: EngineContext): Promise<void> {
+    this.#closing = true;
+    if (this.#pending.size) await ctx.store.settleRuns();
+    await this.recorded();
   }
 
   /** The records of one batch commit together: they are noted in the run store together, one write. */
