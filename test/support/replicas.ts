@@ -15,7 +15,7 @@ import { BUILD_TIMEOUT_MS, ensureBuilt } from './build.ts';
 import { POSTGRES_MISSING, postgresBinDir, startPostgres, type TestPostgres } from './postgres.ts';
 import { readSse, postJson } from './protocols/sse-read.ts';
 import { REDIS_MISSING, redisServerPresent, startRedis, type TestRedis } from './redis.ts';
-import { useServeProcesses, type ServeProcess } from './serve-process.ts';
+import { serveProcess, useServeProcesses, type ServeProcess } from './serve-process.ts';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { a2aClientAs, approvalPart, collect, send, stateOf, taskIdOf, text } from './protocols/a2a-helpers.ts';
 
@@ -25,7 +25,17 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 export const replicasMissing = (): string | undefined =>
   postgresBinDir() === undefined ? POSTGRES_MISSING : redisServerPresent() ? undefined : REDIS_MISSING;
 
-export function useReplicas(prefix: string, env: Record<string, string> = {}) {
+export interface UseReplicasOptions {
+  /**
+   * Replicas started once for the whole file (after Postgres and Redis, on the file's first database,
+   * killed after its last test), for the files whose tests only talk to them: none kills, restarts or
+   * reconfigures one, and each test reads only its own runs (and the part of a log written during it).
+   * A replica costs a start of Parley and its MCP servers; `replica()` still starts one for a test alone.
+   */
+  shared?: number;
+}
+
+export function useReplicas(prefix: string, env: Record<string, string> = {}, options: UseReplicasOptions = {}) {
   let pg: TestPostgres | undefined;
   const { Client } = pgModule;
   let redis: TestRedis | undefined;
@@ -46,17 +56,22 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
   // not be taken over by the next test's replicas.
   let database = 'postgres';
   let tests = 0;
-  const processes = useServeProcesses(prefix, () => ({
+  const replicaEnv = () => ({
     PARLEY_DATABASE_URL: pg!.urlOf(database),
     PARLEY_REDIS_URL: redis!.url,
     PARLEY_MCP_CONFIG: mcpConfig,
     PARLEY_REPLICA_LEASE_MS: '2000',
     ...env,
-  }));
+  });
+  const processes = useServeProcesses(prefix, replicaEnv);
+  let fileReplicas: ServeProcess[] = [];
   beforeAll(async () => {
     if (replicasMissing()) return;
     ensureBuilt();
     [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+    fileReplicas = await Promise.all(
+      Array.from({ length: options.shared ?? 0 }, () => serveProcess(processes.tempDataDir(), replicaEnv())),
+    );
   }, BUILD_TIMEOUT_MS);
   beforeEach(async () => {
     if (!pg) return;
@@ -70,6 +85,8 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
     }
   });
   afterAll(async () => {
+    for (const s of fileReplicas) s.child.kill('SIGKILL');
+    await Promise.all(fileReplicas.map((s) => s.exit));
     await Promise.all([pg?.stop(), redis?.stop()]);
     redis = undefined;
     rmSync(shared, { recursive: true, force: true });
@@ -95,6 +112,8 @@ export function useReplicas(prefix: string, env: Record<string, string> = {}) {
       await redis?.stop();
       redis = undefined;
     },
+    /** The file's replicas (options.shared), started before its first test. */
+    sharedReplicas: (): ServeProcess[] => fileReplicas,
     /** A new replica (its own data dir). */
     replica: (extra: Record<string, string> = {}): Promise<ServeProcess> =>
       processes.serve(processes.tempDataDir(), extra),

@@ -56,7 +56,8 @@ const CASES: [string, RegExp[], string, RegExp[]][] = [
 ];
 
 describe('parley doctor against the scripted model', () => {
-  it.each(CASES)(
+  // Each profile is its own `parley doctor` process with its own scripted model: they run at once.
+  it.concurrent.each(CASES)(
     'profile %s: probes, the strategy each structured role will use, advice; exit 0',
     async (profile, probes, strategy, advice) => {
       // Max tokens and temperature are configured so the rejecting profiles are met (and learned from).

@@ -116,10 +116,11 @@ describe('parley eval', () => {
   it('refuses a bad suite or command before running anything', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'name: bad\ncases:\n  - id: x\n    query: hi\n    checks: [{ contain: typo }]\n');
+    // Independent commands: run at once (each is a start of bin/parley.js).
     const p = parley(['eval', bad]);
+    const usage = parley(['eval', 'evals/starter.yaml', '--repeat', 'zero']);
     expect(await p.exit).toBe(2);
     expect(p.err()).toContain(`parley eval: ${bad}: cases.0.checks.0: not a check: write one of { contains },`);
-    const usage = parley(['eval', 'evals/starter.yaml', '--repeat', 'zero']);
     expect(await usage.exit).toBe(2);
     expect(usage.err()).toContain('--repeat needs a whole number');
   });
@@ -195,25 +196,10 @@ describe('parley eval', () => {
         `    checks: [{ contains: ${contains} }]`,
       ].join('\n');
     writeFileSync(suite, cases('B-tree'));
+    // The same suite changed to break: its own file, so it can run beside the unchanged one.
+    const changed = join(dir, 'baseline-changed.yaml');
+    writeFileSync(changed, cases('red-black'));
     const base = join(dir, 'base.json');
-    const first = parley(['eval', suite, '--out', base]);
-    expect(await first.exit, first.err()).toBe(0);
-
-    const again = parley(['eval', suite, '--baseline', base, '--out', join(dir, 'again.json')]);
-    expect(await again.exit, again.err()).toBe(0);
-    expect(again.out()).toContain(`baseline ${base} (calls, tokens and cost may grow 10%): no regression`);
-
-    writeFileSync(suite, cases('red-black'));
-    const broken = parley(['eval', suite, '--baseline', base, '--tolerance', '5', '--out', join(dir, 'now.json')]);
-    expect(await broken.exit, broken.err()).toBe(1);
-    const text = broken.out().slice(broken.out().indexOf('\nbaseline '));
-    expect(text).toContain(`baseline ${base} (calls, tokens and cost may grow 5%): 3 regressions`);
-    expect(text).toMatch(/^case +what +baseline +now +change$/m);
-    expect(text).toMatch(/^will-break +passed +1\/1 +0\/1 +now fails$/m);
-    expect(text).toMatch(/^overall +pass rate +100% +50% +-50%$/m);
-    expect(text).toMatch(/^overall +pass\^k +100% +50% +-50%$/m);
-    expect(text).not.toMatch(/^steady /m);
-
     // Calls and tokens up beyond the tolerance: the baseline ran with one verification round (the case
     // ends after its first, low-scored one), today's configuration allows the second.
     const grows = join(dir, 'grows.yaml');
@@ -228,20 +214,40 @@ describe('parley eval', () => {
       ].join('\n'),
     );
     const cheap = join(dir, 'cheap.json');
+    // Each `parley eval` runs on a temporary data dir of its own: the two baselines are made at once, and
+    // the runs checked against them at once after.
+    const first = parley(['eval', suite, '--out', base]);
     const one = parley(['eval', grows, '--out', cheap], { PARLEY_MAX_VERIFY_ROUNDS: '1' });
+    expect(await first.exit, first.err()).toBe(0);
     expect(await one.exit, one.err()).toBe(0);
+
+    const again = parley(['eval', suite, '--baseline', base, '--out', join(dir, 'again.json')]);
+    const broken = parley(['eval', changed, '--baseline', base, '--tolerance', '5', '--out', join(dir, 'now.json')]);
     const costlier = parley(['eval', grows, '--baseline', cheap, '--out', join(dir, 'costlier.json')]);
+    // A tolerance wide enough lets the same growth pass.
+    const lenient = parley(['eval', grows, '--baseline', cheap, '--tolerance', '100', '--out', join(dir, 'l.json')]);
+    const other = parley(['eval', 'evals/starter.yaml', '--baseline', base]);
+
+    expect(await again.exit, again.err()).toBe(0);
+    expect(again.out()).toContain(`baseline ${base} (calls, tokens and cost may grow 10%): no regression`);
+
+    expect(await broken.exit, broken.err()).toBe(1);
+    const text = broken.out().slice(broken.out().indexOf('\nbaseline '));
+    expect(text).toContain(`baseline ${base} (calls, tokens and cost may grow 5%): 3 regressions`);
+    expect(text).toMatch(/^case +what +baseline +now +change$/m);
+    expect(text).toMatch(/^will-break +passed +1\/1 +0\/1 +now fails$/m);
+    expect(text).toMatch(/^overall +pass rate +100% +50% +-50%$/m);
+    expect(text).toMatch(/^overall +pass\^k +100% +50% +-50%$/m);
+    expect(text).not.toMatch(/^steady /m);
+
     expect(await costlier.exit, costlier.err()).toBe(1);
     const grown = costlier.out().slice(costlier.out().indexOf('\nbaseline '));
     expect(grown).toContain(`baseline ${cheap} (calls, tokens and cost may grow 10%): 2 regressions`);
     expect(grown).toMatch(/^verified-twice +calls +5 +8 +\+60%$/m);
     expect(grown).toMatch(/^verified-twice +tokens +\d+ +\d+ +\+\d+%$/m);
-    // A tolerance wide enough lets the same growth pass.
-    const lenient = parley(['eval', grows, '--baseline', cheap, '--tolerance', '100', '--out', join(dir, 'l.json')]);
     expect(await lenient.exit, lenient.err()).toBe(0);
     expect(lenient.out()).toContain('(calls, tokens and cost may grow 100%): no regression');
 
-    const other = parley(['eval', 'evals/starter.yaml', '--baseline', base]);
     expect(await other.exit).toBe(2);
     expect(other.err()).toContain(`parley eval: ${base} is a scorecard of suite "baseline", not "starter"`);
   }, 180_000);
@@ -251,25 +257,26 @@ describe('parley eval', () => {
     writeFileSync(typo, 'PARLEY_MODEL_PLANER=gpt-5-mini\n');
     const a = join(dir, 'ok.env');
     writeFileSync(a, 'PARLEY_LOG_LEVEL=error\n');
+    const bad = join(dir, 'bad-value.env');
+    writeFileSync(bad, 'PARLEY_MAX_VERIFY_ROUNDS=many\n');
+    const notJson = join(dir, 'not.json');
+    writeFileSync(notJson, 'nope');
+    // Independent commands, each refused before anything runs: started at once.
     const p = parley(['eval', 'evals/starter.yaml', '--compare', a, typo]);
+    const q = parley(['eval', 'evals/starter.yaml', '--compare', a, bad]);
+    const r = parley(['eval', 'evals/starter.yaml', '--baseline', notJson]);
+    const both = parley(['eval', 'evals/starter.yaml', '--compare', a, a, '--baseline', notJson]);
+    const one = parley(['eval', 'evals/starter.yaml', '--compare', a]);
     expect(await p.exit).toBe(2);
     expect(p.err()).toContain(
       `parley eval: ${typo}: PARLEY_MODEL_PLANER is not a Parley setting (docs/configuration.md lists them)`,
     );
-    const bad = join(dir, 'bad-value.env');
-    writeFileSync(bad, 'PARLEY_MAX_VERIFY_ROUNDS=many\n');
-    const q = parley(['eval', 'evals/starter.yaml', '--compare', a, bad]);
     expect(await q.exit).toBe(2);
     expect(q.err()).toContain(`parley eval: configuration error in ${bad}: PARLEY_MAX_VERIFY_ROUNDS="many" is invalid`);
-    const notJson = join(dir, 'not.json');
-    writeFileSync(notJson, 'nope');
-    const r = parley(['eval', 'evals/starter.yaml', '--baseline', notJson]);
     expect(await r.exit).toBe(2);
     expect(r.err()).toContain(`parley eval: cannot read the baseline ${notJson}: not JSON`);
-    const both = parley(['eval', 'evals/starter.yaml', '--compare', a, a, '--baseline', notJson]);
     expect(await both.exit).toBe(2);
     expect(both.err()).toContain('--baseline checks one configuration');
-    const one = parley(['eval', 'evals/starter.yaml', '--compare', a]);
     expect(await one.exit).toBe(2);
     expect(one.err()).toContain('--compare needs two configuration files');
   });

@@ -12,10 +12,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../support/build.ts';
 import { NODE24_MISSING, node24 } from '../../support/node24.ts';
-import { useServeProcesses } from '../../support/serve-process.ts';
+import { serveProcess, type ServeProcess } from '../../support/serve-one.ts';
 
 const SUITE = fileURLToPath(
   new URL('../../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
@@ -116,14 +116,25 @@ async function runSuite(url: string, revision: string) {
 }
 
 describe.skipIf(!nodeBin)('MCP conformance suite against parley serve', () => {
-  // A server per test: useServeProcesses stops a test's servers after it.
-  const { serve, tempDataDir } = useServeProcesses('parley-conformance');
-  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
+  // One server for both revisions: the suite only talks to it (a session, a stateless request, each
+  // scenario on its own), and a server started per revision cost a start of Parley and its MCP servers.
+  let server: ServeProcess | undefined;
+  let dataDir: string;
+  beforeAll(async () => {
+    ensureBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'parley-conformance-'));
+    server = await serveProcess(dataDir);
+  }, BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await server?.exit;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it.each(['2026-07-28', '2025-11-25'])(
     '--requirements %s: every check that needs no fixture of the suite passes',
     async (revision) => {
-      const url = `${(await serve(tempDataDir())).url}/mcp`;
+      const url = `${server!.url}/mcp`;
       const { scenarios, total, output } = await runSuite(url, revision);
       expect(total, output.slice(-2_000)).not.toBeNull();
       console.log(`MCP conformance ${revision}: ${total![1]} passed, ${total![2]} failed (fixture scenarios included)`);

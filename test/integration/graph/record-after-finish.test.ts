@@ -2,9 +2,10 @@
  * The execution-memory write happens after the run's result (off its critical path, deferred so that
  * runs finishing one after another share a write: durable/record-end.ts); a read of the knowledge store
  * right after the result still finds the record, `engine.recorded(id)` waits for the write, and
- * `engine.close()` waits for every pending one.
+ * `engine.close()` waits for every pending one, written at once rather than after its deferral.
  */
 import { describe, expect, it } from 'vitest';
+import { MEMORY_DEFER_MS } from '../../../src/graph/durable/record-end.ts';
 import { useTestParley } from '../../support/use-test-parley.ts';
 
 const p = useTestParley({}, { each: true });
@@ -65,5 +66,16 @@ describe('recording a run after run.finished', () => {
     await p.engine.close();
     expect(recorded).toBe(1);
     expect(await p.store.getRun(handle.id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('engine.close() writes a deferred record at once instead of waiting out MEMORY_DEFER_MS', async () => {
+    const { result } = await p.run({ query: 'Write a report on the traffic data [[steps:2]]', mode: 'orchestrate' });
+    expect(result.status).toBe('completed');
+    // The record waits for others to share its write; a closing engine has no other to wait for.
+    const t0 = Date.now();
+    await p.engine.close();
+    const closeMs = Date.now() - t0;
+    expect(closeMs).toBeLessThan(MEMORY_DEFER_MS * 0.75);
+    expect(await p.store.getRun(result.runId)).toMatchObject({ status: 'completed' });
   });
 });

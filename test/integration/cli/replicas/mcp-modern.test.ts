@@ -11,17 +11,20 @@ import { describe, expect, it, vi } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { acceptingElicitation, mcpClient, structured, type AskResult } from '../../../support/protocols/mcp-helpers.ts';
 import { replicasMissing, useReplicas } from '../../../support/replicas.ts';
+import type { ServeProcess } from '../../../support/serve-process.ts';
 import { roundRobin } from '../../../support/round-robin.ts';
 
 const missing = replicasMissing();
 if (missing) console.log(`mcp-modern.test.ts: ${missing}`);
 vi.setConfig({ testTimeout: 120_000 });
 
-const { replica, workspace, writeQuery } = useReplicas('parley-replica-mcp-modern');
+// Two replicas for the file: no test kills or restarts one, and each reads only its own run.
+const { sharedReplicas, workspace, writeQuery } = useReplicas('parley-replica-mcp-modern', {}, { shared: 2 });
 
 describe.skipIf(missing !== undefined)('MCP 2026-07-28 across replicas', () => {
   it('a stateless client behind a round-robin balancer asks, answers the approval by retrying, and gets the result', async () => {
-    const [a, b] = await Promise.all([replica(), replica()]);
+    const [a, b] = sharedReplicas() as [ServeProcess, ServeProcess];
+    const from = [a.log().length, b.log().length];
     const proxy = await roundRobin([a.url, b.url]);
     const asked: string[] = [];
     const client = mcpClient('balanced-2026', acceptingElicitation(asked), { modern: true });
@@ -39,7 +42,8 @@ describe.skipIf(missing !== undefined)('MCP 2026-07-28 across replicas', () => {
       expect(readFileSync(join(workspace, 'modern.txt'), 'utf8')).toBe('approved by retrying');
       // No session anywhere: neither replica opened or revived one.
       expect(transport.sessionId).toBeUndefined();
-      for (const r of [a, b]) expect(r.log()).not.toContain('mcp: serving a session opened elsewhere');
+      for (const [i, r] of [a, b].entries())
+        expect(r.log().slice(from[i]), r.url).not.toContain('mcp: serving a session opened elsewhere');
     } finally {
       await client.close();
       proxy.server.close();
@@ -47,7 +51,7 @@ describe.skipIf(missing !== undefined)('MCP 2026-07-28 across replicas', () => {
   });
 
   it('subscriptions/listen on one replica hears of a run recorded on the other (over the cluster)', async () => {
-    const [a, b] = await Promise.all([replica(), replica()]);
+    const [a, b] = sharedReplicas() as [ServeProcess, ServeProcess];
     const listener = mcpClient('listens-on-a', undefined, { modern: true });
     const asker = mcpClient('asks-on-b', undefined, { modern: true });
     await listener.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`)));

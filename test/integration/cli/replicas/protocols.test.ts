@@ -14,6 +14,7 @@ import { postJson } from '../../../support/protocols/sse-read.ts';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { stateOf } from '../../../support/protocols/a2a-helpers.ts';
 import { a2aTaskWaitingOn, replicasMissing, startRun, subscribeOn, useReplicas } from '../../../support/replicas.ts';
+import type { ServeProcess } from '../../../support/serve-process.ts';
 import { roundRobin } from '../../../support/round-robin.ts';
 
 interface PendingOut {
@@ -26,11 +27,19 @@ const missing = replicasMissing();
 if (missing) console.log(`protocols.test.ts: ${missing}`);
 vi.setConfig({ testTimeout: 120_000 });
 
-const { replica, workspace, writeQuery } = useReplicas('parley-replica-protocols');
+// Two replicas for the file: no test kills or restarts one, and each follows only its own run.
+const { sharedReplicas, workspace, writeQuery } = useReplicas('parley-replica-protocols', {}, { shared: 2 });
+
+/** The file's replicas A and B, and what each one logged since the test began. */
+function pair() {
+  const [a, b] = sharedReplicas() as [ServeProcess, ServeProcess];
+  const from = [a.log().length, b.log().length];
+  return { a, b, logOf: (r: ServeProcess) => r.log().slice(from[r === a ? 0 : 1]) };
+}
 
 describe.skipIf(missing !== undefined)('protocol clients across replicas', () => {
   it('AG-UI: an interrupt shown by A is resumed through B; A goes on and B streams the rest', async () => {
-    const [a, b] = await Promise.all([replica(), replica()]);
+    const { a, b, logOf } = pair();
     const threadId = randomUUID();
     const agent = new HttpAgent({ url: `${a.url}/ag-ui`, threadId });
     agent.addMessage({ id: randomUUID(), role: 'user', content: writeQuery('agui.txt', 'through B') });
@@ -61,12 +70,12 @@ describe.skipIf(missing !== undefined)('protocol clients across replicas', () =>
     expect(after.some((e) => e.type === EventType.CUSTOM && 'name' in e && e.name === 'approval_required')).toBe(false);
     expect(readFileSync(join(workspace, 'agui.txt'), 'utf8')).toBe('through B');
     // The run executed on A: its log says so, B only followed it.
-    expect(a.log()).not.toContain('taking over');
-    expect(b.log()).not.toContain('taking over');
+    expect(logOf(a)).not.toContain('taking over');
+    expect(logOf(b)).not.toContain('taking over');
   });
 
   it('A2A: SubscribeToTask on B follows a task whose run A executes, to its end', async () => {
-    const [a, b] = await Promise.all([replica(), replica()]);
+    const { a, b } = pair();
     const task = await a2aTaskWaitingOn(a.url, writeQuery('sub.txt', 'followed on B'));
     const followed = await subscribeOn(b.url, task.taskId);
     await vi.waitFor(() => expect(followed.events.length).toBeGreaterThan(0));
@@ -84,7 +93,7 @@ describe.skipIf(missing !== undefined)('protocol clients across replicas', () =>
   });
 
   it('MCP: a client of B sees the approval a run on A waits for (get_run) and answers it (approve); A goes on', async () => {
-    const [a, b] = await Promise.all([replica(), replica()]);
+    const { a, b } = pair();
     const run = await startRun(
       a.url,
       { query: writeQuery('mcp.txt', 'answered over MCP'), mode: 'orchestrate' },
@@ -111,7 +120,7 @@ describe.skipIf(missing !== undefined)('protocol clients across replicas', () =>
   });
 
   it('MCP: one session behind a round-robin balancer is served by every replica in turn', async () => {
-    const [a, b] = await Promise.all([replica(), replica()]);
+    const { a, b, logOf } = pair();
     const proxy = await roundRobin([a.url, b.url]);
     const client = new Client({ name: 'balanced', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${proxy.url}/mcp`));
@@ -123,7 +132,7 @@ describe.skipIf(missing !== undefined)('protocol clients across replicas', () =>
       expect(asked.isError).toBeFalsy();
       expect(transport.sessionId).toBe(sessionId);
       // The session was opened on one replica and served by the other too.
-      const revived = [a, b].filter((r) => r.log().includes('mcp: serving a session opened elsewhere'));
+      const revived = [a, b].filter((r) => logOf(r).includes('mcp: serving a session opened elsewhere'));
       expect(revived).toHaveLength(1);
     } finally {
       await client.close();
