@@ -83,7 +83,15 @@ export async function fetchAgentCard(
   baseUrl: string,
   timeoutMs: number,
 ): Promise<{ card: PeerCard; contentHash: string }> {
-  const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  const once: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  // A connection that fails (a peer closing an idle keep-alive connection as it is reused: undici's
+  // "fetch failed") is tried once more on a fresh one: a card is a GET, and one reset at start-up should not
+  // leave a live peer out of the registry until the next restart. A timeout or an HTTP error is not retried.
+  const fetchImpl: typeof fetch = (input, init) =>
+    once(input, init).catch((err: unknown) => {
+      if (!(err instanceof TypeError)) throw err;
+      return once(input, init);
+    });
   // The resolver resolves the well-known path relative to the base: without a trailing slash a
   // peer mounted under a path (http://host/peer) would lose its last segment.
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;

@@ -6,6 +6,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { openKuzuStore } from '../../../src/knowledge/kuzu/store.ts';
 import type { KnowledgeStore } from '../../../src/knowledge/store.ts';
@@ -275,5 +277,28 @@ describe('ingestion', () => {
     expect(report.unavailable).toHaveLength(1);
     expect(report.unavailable[0]?.source).toBe(`a2a:${cards.url}/nobody`);
     expect((await store.getSource(`a2a:${cards.url}/nobody`))?.status).toBe('unavailable');
+  });
+
+  it('an A2A peer whose first connection is reset (an idle keep-alive closed as it is reused) is read on a fresh one', async () => {
+    let requests = 0;
+    const peer = createServer((req, res) => {
+      requests++;
+      // The first request's connection dies without an answer: undici's "fetch failed".
+      if (requests === 1) return req.socket.destroy();
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(cardV1(`http://127.0.0.1:${(peer.address() as AddressInfo).port}/flaky`)));
+    });
+    await new Promise<void>((done) => peer.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(peer.address() as AddressInfo).port}/flaky`;
+      const report = await ingestAll({ ...deps, mcpConfigPath: undefined, skillsDirs: [], a2aPeers: [url] });
+      expect(report.unavailable).toEqual([]);
+      expect(requests).toBe(2);
+      expect((await store.getSource(`a2a:${url}`))?.status).not.toBe('unavailable');
+      expect((await store.listSpecialists()).map((s) => s.kind)).toContain('a2a');
+    } finally {
+      peer.closeAllConnections();
+      await new Promise((done) => peer.close(done));
+    }
   });
 });
