@@ -193,7 +193,7 @@ export function renderTables(results: BenchResults): string {
       const last = l.samples.at(-1);
       return [
         n,
-        String(l.runs),
+        `${l.runs - (l.warmupRuns ?? 0)} after ${l.warmupRuns ?? '?'}`,
         f(l.slopeBytesPerRun, 1),
         `${(l.growthBytes / 1024 / 1024).toFixed(2)} MB`,
         f(l.rssSlopeBytesPerRun, 0),

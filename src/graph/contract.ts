@@ -28,6 +28,8 @@ export type {
 // The run request, its caller and who may see what.
 export { canSee, CITATION_STYLES, LOCAL_CALLER, ownerFilter, RUN_MODES } from './run/request.ts';
 export type { Caller, CitationStyle, ContentPart, PriorMessage, RunMode, RunRequest } from './run/request.ts';
+// A new run id (a flat string: what the engine gives a run that names none).
+export { newId } from './run/new-id.ts';
 // Per-request model choice (`model` / `models` in a request body).
 export {
   ModelNameSchema,

@@ -11,7 +11,6 @@
  * specialists, teams, reuse, the plan and its scheduler, prompts, the conversation); what a run is
  * (run/: request, state, events, edges, log, outcome, the engine's ports) and what it spends.
  */
-import { randomUUID } from 'node:crypto';
 import type { GraphEvent, GraphEventOf } from './run/events.ts';
 import { canSee, ownerIdOf, type Caller, type RunRequest } from './run/request.ts';
 import type { CancelAnswer, RunEngine, RunHandle, RunOptions, RunResult } from './run/engine-port.ts';
@@ -19,6 +18,7 @@ import { ADMITTED, admissionGate } from './spending/admission.ts';
 import type { EngineDeps } from './run/engine-deps.ts';
 import { createEngineContext } from './run/engine-context.ts';
 import { RunEventLog } from './run/event-log.ts';
+import { newId } from './run/new-id.ts';
 import { wallTimeLimit } from './spending/usage.ts';
 import { admitDirectCall, type DirectCall, type DirectCallRequest } from './spending/direct-call.ts';
 import { createRunState, emit, type EngineContext, type RunOutcome, type RunState } from './run/state.ts';
@@ -99,7 +99,7 @@ export class Engine implements RunEngine {
 
   start(request: RunRequest, options: RunOptions = {}): RunHandle {
     const ctx = this.#ctx;
-    const id = request.runId ?? randomUUID();
+    const id = request.runId ?? newId();
     const threadId = request.threadId ?? id;
     const startedAt = ctx.now();
     if (this.#running.has(id) || this.#finished.has(id)) {

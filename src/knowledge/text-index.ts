@@ -66,6 +66,12 @@ export class Bm25Index<T> {
     return this.#postings.size;
   }
 
+  /** The item of the document with this key, if any. */
+  get(key: string): T | undefined {
+    const slot = this.#slotOf.get(key);
+    return slot === undefined ? undefined : this.#items[slot];
+  }
+
   /** Adds the document, or replaces the one with the same key. */
   set(key: string, text: string, item: T): void {
     this.delete(key);

@@ -144,10 +144,23 @@ export function presetById(id: string): ProviderPreset | undefined {
   return PRESETS.find((p) => p.id === id);
 }
 
+/**
+ * Base URLs already matched to their preset. Capabilities are resolved on every model call attempt, and
+ * parsing the URL each time was ~0.2 ms of a bench run's main thread (N = 8, docs/performance.md, 2026-12-02
+ * afternoon). The base URLs come from the configuration (a few); bounded anyway.
+ */
+const detected = new Map<string, ProviderPreset>();
+const MAX_DETECTED = 64;
+
 /** The preset a base URL can only be (hosted providers by host name; Ollama and LM Studio by their default ports), else generic. */
 export function detectPreset(baseUrl: string): ProviderPreset {
+  const known = detected.get(baseUrl);
+  if (known) return known;
   const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
-  return (url && PRESETS.find((p) => p.detect?.(url))) ?? presetById('generic')!;
+  const preset = (url && PRESETS.find((p) => p.detect?.(url))) ?? presetById('generic')!;
+  if (detected.size >= MAX_DETECTED) detected.clear();
+  detected.set(baseUrl, preset);
+  return preset;
 }
 
 /** The settings a role's capabilities are resolved from (a subset of RoleModelConfig). */

@@ -1,6 +1,9 @@
 /**
  * Leak check: many sequential runs at L = 0, heap after a full GC every `sampleEvery` runs, and the
- * least-squares slope of heap over run count after the first samples (warm-up).
+ * least-squares slope of heap over run count after the warm-up (`warmupRuns`, else the first two samples).
+ * The warm-up is what V8 needs to finish compiling the code a run calls: over runs 90 -> 300 of a fresh
+ * process, ~2 KB per run of Parley's heap growth was compiled code, and after 1,000 runs the same 210 runs
+ * grew it by 0.01 MB (docs/performance.md, 2026-12-02 afternoon). A leak keeps growing after it.
  */
 import type { Contender } from '../contender.ts';
 import { collect } from '../clock.ts';
@@ -12,11 +15,15 @@ export interface LeakParams {
   runs: (contender: string) => number;
   sampleEvery: number;
   fanOut: number;
+  /** Runs before the first sample counted (a multiple of sampleEvery); default: the first two samples. */
+  warmupRuns?: number;
 }
 
 export interface LeakResult {
   runs: number;
   fanOut: number;
+  /** Runs before the first sample counted. */
+  warmupRuns: number;
   samples: { afterRuns: number; heapUsed: number; rss: number }[];
   /** Bytes of heap kept per run (slope after the warm-up samples); ~0 means no growth. */
   slopeBytesPerRun: number;
@@ -52,10 +59,12 @@ export async function measureLeak(contender: Contender, params: LeakParams): Pro
     await instance.close();
     await model.close();
   }
-  const kept = samples.slice(Math.min(2, Math.max(0, samples.length - 2)));
+  const skip = params.warmupRuns !== undefined ? params.warmupRuns / params.sampleEvery - 1 : 2;
+  const kept = samples.slice(Math.min(skip, Math.max(0, samples.length - 2)));
   return {
     runs,
     fanOut: params.fanOut,
+    warmupRuns: kept[0]?.afterRuns ?? 0,
     samples,
     slopeBytesPerRun: slope(
       kept.map((s) => s.afterRuns),

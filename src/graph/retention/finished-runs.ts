@@ -16,7 +16,7 @@ import type { Logger } from '../../log.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import type { RunHandle } from '../run/engine-port.ts';
 import type { RunEventLog } from '../run/event-log.ts';
-import { storedRunHandle, type StoredRunIds } from './stored-handle.ts';
+import { storedRunHandle, type StoredRunIds, type StoredRunSource } from './stored-handle.ts';
 
 /** Longer than any id Parley or a client gives a run (UUIDs; protocol ids are far shorter). */
 const MAX_STORED_ID_CHARS = 256;
@@ -28,9 +28,9 @@ export interface RetentionLimits {
   budgetBytes: number;
 }
 
+/** One per retained run (up to PARLEY_RUN_RETENTION_MAX): its caller is the handle's. */
 interface Finished {
   handle: RunHandle;
-  callerId: string;
   expiresAt: number;
   /** What its in-memory event log is estimated to keep on the heap; 0 when it is served from the store. */
   bytes: number;
@@ -55,7 +55,8 @@ export class FinishedRuns {
   #bytes = 0;
   #sweep?: ReturnType<typeof setInterval>;
 
-  readonly #approvals: ApprovalPort;
+  /** What every stored handle reads from (one object, not two fields in each handle). */
+  readonly #source?: StoredRunSource;
 
   constructor(
     limits: RetentionLimits,
@@ -65,7 +66,7 @@ export class FinishedRuns {
     this.#now = deps.now;
     this.#logger = deps.logger;
     this.#store = deps.store;
-    this.#approvals = deps.approvals;
+    if (deps.store) this.#source = { store: deps.store, approvals: deps.approvals };
   }
 
   get size(): number {
@@ -92,22 +93,20 @@ export class FinishedRuns {
   add(handle: RunHandle, log: RunEventLog): void {
     const entry: Finished = {
       handle,
-      callerId: handle.callerId,
       expiresAt: this.#now() + this.#limits.retentionMs,
       bytes: 0,
     };
     this.#insert(handle.id, entry);
     const finished = log.snapshot(log.lastSeq - 1)[0]?.type === 'run.finished';
-    if (this.#store && finished) void this.#moveToStore(handle, entry, log, this.#store);
+    if (this.#source && finished) void this.#moveToStore(handle, entry, log, this.#source);
     else this.#keepInMemory(handle.id, entry, log);
   }
 
   /** A run finished before this process started, or on another replica: served from the store. */
   addStored(ids: StoredRunIds, finishedAt: number): void {
-    if (!this.#store || this.#runs.has(ids.id)) return;
+    if (!this.#source || this.#runs.has(ids.id)) return;
     this.#insert(ids.id, {
-      handle: storedRunHandle(ids, this.#store, this.#approvals),
-      callerId: ids.callerId,
+      handle: storedRunHandle(ids, this.#source),
       expiresAt: finishedAt + this.#limits.retentionMs,
       bytes: 0,
     });
@@ -138,8 +137,8 @@ export class FinishedRuns {
 
   #insert(id: string, entry: Finished): void {
     this.#runs.set(id, entry);
-    const own = this.#byCaller.get(entry.callerId) ?? new Set<string>();
-    this.#byCaller.set(entry.callerId, own.add(id));
+    const own = this.#byCaller.get(entry.handle.callerId) ?? new Set<string>();
+    this.#byCaller.set(entry.handle.callerId, own.add(id));
     // The count cap bounds retention under load, whatever each run keeps.
     while (this.#runs.size > this.#limits.max) this.#drop(this.#oldestOfLargest());
     this.#sweepLater();
@@ -157,16 +156,16 @@ export class FinishedRuns {
     return pick!;
   }
 
-  async #moveToStore(handle: RunHandle, entry: Finished, log: RunEventLog, store: RunStore): Promise<void> {
+  async #moveToStore(handle: RunHandle, entry: Finished, log: RunEventLog, source: StoredRunSource): Promise<void> {
     let committed = false;
     try {
-      const last = await store.events.read(handle.id, log.lastSeq - 1, 1);
+      const last = await source.store.events.read(handle.id, log.lastSeq - 1, 1);
       committed = last[0]?.seq === log.lastSeq;
     } catch {
       // Read as not committed: the run stays in memory.
     }
     if (this.#runs.get(handle.id) !== entry) return; // dropped meanwhile
-    if (committed) entry.handle = storedRunHandle(handle, store, this.#approvals);
+    if (committed) entry.handle = storedRunHandle(handle, source);
     else this.#keepInMemory(handle.id, entry, log);
   }
 
@@ -205,9 +204,9 @@ export class FinishedRuns {
     const entry = this.#runs.get(id);
     if (!entry) return;
     this.#runs.delete(id);
-    const own = this.#byCaller.get(entry.callerId);
+    const own = this.#byCaller.get(entry.handle.callerId);
     own?.delete(id);
-    if (own?.size === 0) this.#byCaller.delete(entry.callerId);
+    if (own?.size === 0) this.#byCaller.delete(entry.handle.callerId);
     this.#bytes -= entry.bytes;
     this.#store?.forget(id).catch((err: unknown) => {
       this.#logger.error('run store: forgetting a run failed', { runId: id, error: String(err) });

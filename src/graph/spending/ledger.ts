@@ -44,8 +44,15 @@ const UNLIMITED_THREADS: ThreadLimits = { tokens: Number.POSITIVE_INFINITY, cost
 
 export class CallerLedger {
   readonly #callers = new Map<string, Spend & { starts: number[] }>();
-  /** Keyed by caller and thread: two callers naming the same thread id never share a budget. */
-  readonly #threads = new Map<string, Spend & { caller: string; thread: string }>();
+  /**
+   * Each caller's threads (caller → thread id → spend): two callers naming the same thread id never share a
+   * budget. Nested so that a thread is keyed by its id itself: a `caller\nthread` key and the two ids copied
+   * into each entry were ~75 of the ~315 bytes a thread of a UUID id cost for 24 h, up to 10,000 threads
+   * (every run of a new conversation starts one; docs/performance.md, 2026-12-02).
+   */
+  readonly #threads = new Map<string, Map<string, Spend>>();
+  /** Threads held, over every caller (MAX_ENTRIES bounds it). */
+  #threadCount = 0;
   readonly #limits: CallerLimits;
   readonly #threadLimits: ThreadLimits;
   readonly #now: () => number;
@@ -171,16 +178,9 @@ export class CallerLedger {
     for (const [id, e] of this.#callers)
       if (open(e)) callers[id] = { windowStart: e.windowStart, tokens: e.tokens, costUsd: e.costUsd };
     const threads: LedgerSnapshot['threads'] = [];
-    for (const e of this.#threads.values()) {
-      if (open(e))
-        threads.push({
-          caller: e.caller,
-          thread: e.thread,
-          windowStart: e.windowStart,
-          tokens: e.tokens,
-          costUsd: e.costUsd,
-        });
-    }
+    for (const [caller, own] of this.#threads)
+      for (const [thread, e] of own)
+        if (open(e)) threads.push({ caller, thread, windowStart: e.windowStart, tokens: e.tokens, costUsd: e.costUsd });
     return { callers, threads };
   }
 
@@ -192,7 +192,13 @@ export class CallerLedger {
     }
     for (const e of s.threads) {
       if (fresh(e.windowStart))
-        this.#threads.set(threadKey(e.caller, e.thread), { ...e, reservedTokens: 0, reservedCostUsd: 0 });
+        this.#addThread(e.caller, e.thread, {
+          windowStart: e.windowStart,
+          tokens: e.tokens,
+          costUsd: e.costUsd,
+          reservedTokens: 0,
+          reservedCostUsd: 0,
+        });
     }
   }
 
@@ -219,25 +225,43 @@ export class CallerLedger {
     return e;
   }
 
-  #thread(callerId: string, threadId: string): Spend & { caller: string; thread: string } {
+  #thread(callerId: string, threadId: string): Spend {
     const now = this.#now();
-    const key = threadKey(callerId, threadId);
-    let e = this.#threads.get(key);
+    let e = this.#threads.get(callerId)?.get(threadId);
     if (e) rollOver(e, now, this.#limits.windowMs);
     else {
-      if (this.#threads.size >= MAX_ENTRIES) this.#prune(this.#threads, now, () => true);
-      e = {
-        caller: callerId,
-        thread: threadId,
-        windowStart: now,
-        tokens: 0,
-        costUsd: 0,
-        reservedTokens: 0,
-        reservedCostUsd: 0,
-      };
-      this.#threads.set(key, e);
+      if (this.#threadCount >= MAX_ENTRIES) this.#pruneThreads(now);
+      e = { windowStart: now, tokens: 0, costUsd: 0, reservedTokens: 0, reservedCostUsd: 0 };
+      this.#addThread(callerId, threadId, e);
     }
     return e;
+  }
+
+  #addThread(callerId: string, threadId: string, e: Spend): void {
+    let own = this.#threads.get(callerId);
+    if (!own) this.#threads.set(callerId, (own = new Map()));
+    if (!own.has(threadId)) this.#threadCount++;
+    own.set(threadId, e);
+  }
+
+  #dropThread(callerId: string, own: Map<string, Spend>, threadId: string): void {
+    if (!own.delete(threadId)) return;
+    this.#threadCount--;
+    if (own.size === 0) this.#threads.delete(callerId);
+  }
+
+  /** #prune's rule for the threads of every caller: idle expired windows first, then the oldest idle ones. */
+  #pruneThreads(now: number): void {
+    const quiet = (e: Spend) => e.reservedTokens === 0 && e.reservedCostUsd === 0;
+    for (const [caller, own] of this.#threads)
+      for (const [thread, e] of own)
+        if (quiet(e) && now - e.windowStart >= this.#limits.windowMs) this.#dropThread(caller, own, thread);
+    if (this.#threadCount < MAX_ENTRIES) return;
+    const oldest: { caller: string; own: Map<string, Spend>; thread: string; windowStart: number }[] = [];
+    for (const [caller, own] of this.#threads)
+      for (const [thread, e] of own) if (quiet(e)) oldest.push({ caller, own, thread, windowStart: e.windowStart });
+    oldest.sort((a, b) => a.windowStart - b.windowStart);
+    for (const o of oldest.slice(0, this.#threadCount - MAX_ENTRIES + 1)) this.#dropThread(o.caller, o.own, o.thread);
   }
 
   /**
@@ -252,8 +276,6 @@ export class CallerLedger {
     for (const [k] of oldest.slice(0, map.size - MAX_ENTRIES + 1)) map.delete(k);
   }
 }
-
-const threadKey = (callerId: string, threadId: string) => `${callerId}\n${threadId}`;
 
 function rollOver(e: Spend, now: number, windowMs: number): void {
   if (now - e.windowStart < windowMs) return;

@@ -8,12 +8,11 @@
  *   - GET /ag-ui/capabilities: AgentCapabilities (what the endpoint supports)
  * Bad input answers 400 `{ error: { code, message, field } }` and starts nothing.
  */
-import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import type { RunAgentInput } from '@ag-ui/core';
 import type { Config } from '../../config.ts';
-import { canSee, type GraphEvent, type RunEngine, type RunHandle } from '../../graph/contract.ts';
+import { canSee, newId, type GraphEvent, type RunEngine, type RunHandle } from '../../graph/contract.ts';
 import { callerOf } from '../../http/auth.ts';
 import { readJson } from '../../http/body.ts';
 import { errorHandler, jsonError } from '../../http/errors.ts';
@@ -80,7 +79,7 @@ export function aguiRoutes(deps: AguiDeps): Hono {
       );
     // Another caller's run has this id: this run gets its own engine id (the AG-UI runId stays the
     // client's, RUN_STARTED's metadata names the engine's), so nothing tells the caller the other exists.
-    const handle = deps.engine.start(existing ? { ...built.request, runId: randomUUID() } : built.request);
+    const handle = deps.engine.start(existing ? { ...built.request, runId: newId() } : built.request);
     const admission = await admit(handle);
     if (!admission.admitted) {
       return jsonError(c, 429, admission.error, 'rate_limited', {
