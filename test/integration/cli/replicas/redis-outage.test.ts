@@ -108,8 +108,12 @@ describe.skipIf(missing !== undefined)('a Redis outage', () => {
       },
       { timeout: 30_000 },
     );
+    // Redis can be back before the loop sees the outage end (the script that stops it returns after the restart):
+    // then the loop's last approval went through, once, and this one finds it decided. Never twice either way.
+    const decidedInLoop = answers.filter((x) => x.what === 'approve a run held elsewhere' && x.status === 200);
+    expect(decidedInLoop.length).toBeLessThanOrEqual(1);
     const after = await postJson(`${b.url}/api/approve`, { request_id: remoteAsk.id, decisions: acceptAll(remoteAsk) });
-    expect(after.status, await after.clone().text()).toBe(200);
+    expect(after.status, await after.clone().text()).toBe(decidedInLoop.length ? 409 : 200);
     await Promise.all([local.done, remote.done]);
     for (const run of [local, remote])
       expect(run.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
