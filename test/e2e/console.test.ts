@@ -244,10 +244,11 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     await ask(page, 'Compare the top 3 caching libraries [[spawn:3]] [[message:found a lead]]', 'dynamic');
     await page.locator('[data-run-state="completed"]').waitFor({ timeout: 30_000 });
     const nodes = page.locator('.react-flow [data-step-id]');
-    expect(await nodes.count()).toBe(4);
+    // Polled: React Flow draws the edges once it has measured the nodes (a frame or more later under load).
+    await expect.poll(() => nodes.count()).toBe(4);
     expect(await page.locator('.react-flow [data-step-id] .tag').filter({ hasText: 'manager' }).count()).toBe(1);
     // Dashed edges from the manager to each agent it spawned; the team's messages beside the graph.
-    expect(await page.locator('.react-flow .edge-spawned').count()).toBe(3);
+    await expect.poll(() => page.locator('.react-flow .edge-spawned').count()).toBe(3);
     await expect.poll(() => page.locator('.messages').textContent()).toContain('found a lead');
     await screenshot(page, 'dynamic');
     await page.close();

@@ -6,6 +6,7 @@
 import type { KnowledgeStore } from '../../knowledge/store.ts';
 import type { RunStore } from '../../store/runs/run-store.ts';
 import type { RunEngine, RunHandle } from '../run/engine-port.ts';
+import { untilRecorded } from '../run/until-recorded.ts';
 import type { GraphEvent, GraphEventOf } from '../run/events.ts';
 import { COUNCIL_SPECIALIST, MANAGER_SPECIALIST, type PlanStep } from '../planning/graph-plan.ts';
 import type { Caller, RunRequest } from '../run/request.ts';
@@ -136,6 +137,7 @@ export function timeTravel(deps: TimeTravelDeps): TimeTravel {
         { ...forked.request, caller, protocol },
         forked.resumeFrom ? { resumeFrom: forked.resumeFrom } : {},
       );
+      await untilRecorded(handle);
       return { ok: true, handle, forkedFrom: forked.request.forkedFrom };
     },
 
@@ -146,7 +148,9 @@ export function timeTravel(deps: TimeTravelDeps): TimeTravel {
       if (!run) return unknownRun(runId);
       const replay = replayRequest(runId, run.request, parsed.data, await knownSpecialists());
       if (!replay.ok) return { ok: false, status: 400, message: replay.message };
-      return { ok: true, handle: deps.engine.start({ ...replay.request, caller, protocol }) };
+      const handle = deps.engine.start({ ...replay.request, caller, protocol });
+      await untilRecorded(handle);
+      return { ok: true, handle };
     },
 
     async compare(a, b, caller) {
